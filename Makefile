@@ -1,0 +1,168 @@
+# accel - build, test, install. `make help` lists the targets.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+PLUGINDIR ?= $(LIBDIR)/accel
+DESTDIR ?=
+
+CC ?= cc
+B := build
+VERSION := 0.1.0
+SOVERSION := 0
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+ifneq ($(CI),)
+WERROR ?= 1
+endif
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifneq ($(SANITIZE),)
+SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+endif
+OPT ?= -O2 -g
+CFLAGS ?=
+CFLAGS += $(OPT) $(WARN) $(SAN) -std=gnu11 -pthread -fPIC -D_GNU_SOURCE
+CPPFLAGS += -Ilibcore/include -Ilibcore
+LDFLAGS += $(SAN) -pthread
+
+PKGS := libzstd liblz4 libisal hwloc libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CORE_SRC := $(wildcard libcore/*.c) $(wildcard backends/cpu/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
+PROGS := accel-compress
+PROG_BIN := $(PROGS:%=$(B)/%)
+LIB := $(B)/lib/libaccel.so.$(VERSION)
+
+# Optional backends are plugins: backends/<name>/backend.mk sets
+# <name>_PKGS (pkg-config names) and <name>_SRC; a backend whose packages
+# are missing is left out with one line saying so.
+OPT_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
+-include $(wildcard backends/*/backend.mk)
+define backend_rule
+$(1)_OK := $$(shell pkg-config --exists $$($(1)_PKGS) 2>/dev/null && echo yes)
+ifeq ($$($(1)_OK),yes)
+PLUGINS += $(B)/plugins/accel_$(1).so
+$(B)/plugins/accel_$(1).so: $$($(1)_SRC) $(LIB) libcore/include/accel.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(shell pkg-config --cflags $$($(1)_PKGS)) -shared -o $$@ $$($(1)_SRC) \
+		$$(LDFLAGS) -L$(B)/lib -laccel $$(shell pkg-config --libs $$($(1)_PKGS)) $$($(1)_LIBS)
+else
+$$(info accel: leaving out the $(1) backend: pkg-config cannot find $$($(1)_PKGS))
+endif
+endef
+$(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b))))
+
+TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+MAN_PAGES := $(PROGS:%=$(B)/man/%.1) $(B)/man/accel.7
+COMPLETIONS := $(PROGS:%=$(B)/completions/bash/%) $(PROGS:%=$(B)/completions/zsh/_%) \
+	$(PROGS:%=$(B)/completions/fish/%.fish)
+
+all: $(LIB) $(PROG_BIN) $(PLUGINS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
+
+$(B)/obj/%.o: %.c libcore/include/accel.h libcore/core.h $(wildcard backends/cpu/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DACCEL_PLUGIN_DIR='"$(PLUGINDIR)"' -c -o $@ $<
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libaccel.so.$(SOVERSION) -o $@ $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl
+	ln -sf libaccel.so.$(VERSION) $(B)/lib/libaccel.so.$(SOVERSION)
+	ln -sf libaccel.so.$(VERSION) $(B)/lib/libaccel.so
+
+# Programs find libaccel beside them in the build tree and in ../lib installed.
+$(B)/%: cmd/%.c $(LIB)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
+		-Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib' $(PKG_LIBS)
+
+$(B)/man/%.1: man/%.1.in $(B)/%
+	@mkdir -p $(@D)
+	$(B)/$* --help-man > $@.opts
+	sed -e '/^@OPTIONS@$$/{r $@.opts' -e 'd}' -e 's/@VERSION@/$(VERSION)/g' $< > $@
+	rm -f $@.opts
+
+$(B)/man/accel.7: man/accel.7.in
+	@mkdir -p $(@D)
+	sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
+
+$(B)/completions/bash/%: $(B)/%
+	@mkdir -p $(@D)
+	$< --completion bash > $@
+$(B)/completions/zsh/_%: $(B)/%
+	@mkdir -p $(@D)
+	$< --completion zsh > $@
+$(B)/completions/fish/%.fish: $(B)/%
+	@mkdir -p $(@D)
+	$< --completion fish > $@
+
+$(B)/accel.pc: Makefile
+	@mkdir -p $(@D)
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: accel\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -laccel\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'accelerator discovery, routing and stream engine' '$(VERSION)' > $@
+
+$(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel
+
+$(B)/tests/test_%: tests/unit/test_%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $$(pkg-config --libs cmocka)
+
+check: all $(TEST_PLUGINS) $(UNIT_BIN)
+	@tests/run.sh
+
+deps:
+	@sh tests/deps.sh
+
+demo: all
+	@sh examples/tour.sh
+
+bench: all
+	@sh tests/bench/compress.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 $(PROG_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so.$(SOVERSION)
+	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so
+	install -m 644 libcore/include/accel.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(B)/accel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/)
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(B)/man/accel.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 $(filter $(B)/completions/bash/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/bash-completion/completions/
+	install -m 644 $(filter $(B)/completions/zsh/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/zsh/site-functions/
+	install -m 644 $(filter $(B)/completions/fish/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/
+
+uninstall:
+	rm -f $(PROGS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(LIBDIR)/libaccel.so* \
+		$(DESTDIR)$(INCLUDEDIR)/accel.h $(DESTDIR)$(LIBDIR)/pkgconfig/accel.pc \
+		$(PROGS:%=$(DESTDIR)$(MANDIR)/man1/%.1) $(DESTDIR)$(MANDIR)/man7/accel.7 \
+		$(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
+		$(PROGS:%=$(DESTDIR)$(DATADIR)/zsh/site-functions/_%) \
+		$(PROGS:%=$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/%.fish)
+	rm -rf $(DESTDIR)$(PLUGINDIR)
+
+clean:
+	rm -rf $(B)
+
+help:
+	@echo 'targets: all (default), deps, check, demo, bench, install, uninstall, clean'
+	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=...'
+
+.PHONY: all check deps demo bench install uninstall clean help
+.SECONDARY:

@@ -1,0 +1,119 @@
+/*
+ * cpu.c - the CPU backend: always present, always last resort. Its one
+ * engine ("cpu") runs the codecs of this folder on the host's cores.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu.h"
+
+static const struct cpu_codec *const codecs[] = {
+	&cpu_zstd_compress, &cpu_zstd_decompress,
+	&cpu_gzip_compress, &cpu_gzip_decompress,
+	&cpu_lz4_compress, &cpu_lz4_decompress,
+};
+#define NCODECS (sizeof codecs / sizeof codecs[0])
+
+static const char *const cpu_ops[] = {
+	"zstd.compress", "zstd.decompress", "gzip.compress", "gzip.decompress",
+	"lz4.compress", "lz4.decompress", NULL,
+};
+
+struct cpu_ctx {
+	const struct cpu_codec *codec;
+	void *inner;
+};
+
+static const struct cpu_codec *find_codec(const char *op)
+{
+	for (size_t i = 0; i < NCODECS; i++)
+		if (!strcmp(codecs[i]->op, op))
+			return codecs[i];
+	return NULL;
+}
+
+static int cpu_probe(struct accel_probe *p)
+{
+	struct accel_device d;
+	memset(&d, 0, sizeof d);
+	d.cls = ACCEL_CLASS_CPU;
+	d.numa_node = -1;
+	int rc = cpu_topology(&d, accel_probe_sysroot(p));
+	if (rc < 0)
+		return accel_probe_fail(p, "hwloc could not read the CPU topology");
+	int dev = accel_probe_add_device(p, &d);
+	if (dev < 0)
+		return dev;
+	return accel_probe_add_engine(p, dev, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+
+static int cpu_supports(const struct accel_engine *e, const struct accel_op *op,
+			double *prior, char *reason, size_t len)
+{
+	(void)e;
+	const struct cpu_codec *c = find_codec(op->name);
+	if (!c) {
+		snprintf(reason, len, "the CPU backend has no %s", op->name);
+		return ACCEL_ENOTSUP;
+	}
+	int n = accel_cpu_count();
+	*prior = c->prior_mbps * n;
+	snprintf(reason, len, "%s on %d core%s", c->library, n, n == 1 ? "" : "s");
+	return 0;
+}
+
+static int cpu_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	(void)e;
+	const struct cpu_codec *c = find_codec(op->name);
+	if (!c)
+		return ACCEL_ENOTSUP;
+	struct cpu_ctx *x = calloc(1, sizeof *x);
+	if (!x)
+		return ACCEL_ENOMEM;
+	x->codec = c;
+	int rc = c->open(op, &x->inner);
+	if (rc < 0) {
+		free(x);
+		return rc;
+	}
+	*ctx = x;
+	return 0;
+}
+
+static int cpu_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct cpu_ctx *x = ctx;
+	return x->codec->run(x->inner, u, err, len);
+}
+
+static int cpu_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	struct cpu_ctx *x = ctx;
+	if (!x->codec->stream) {
+		snprintf(err, len, "%s cannot run sequentially", x->codec->op);
+		return ACCEL_ENOTSUP;
+	}
+	return x->codec->stream(x->inner, in, out, err, len);
+}
+
+static void cpu_close(void *ctx)
+{
+	struct cpu_ctx *x = ctx;
+	if (!x)
+		return;
+	x->codec->close(x->inner);
+	free(x);
+}
+
+const struct accel_backend accel_backend_cpu = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "cpu",
+	.description = "host CPU: libzstd, ISA-L igzip, liblz4",
+	.ops = cpu_ops,
+	.probe = cpu_probe,
+	.supports = cpu_supports,
+	.open = cpu_open,
+	.run = cpu_run,
+	.stream = cpu_stream,
+	.close = cpu_close,
+};

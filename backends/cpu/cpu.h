@@ -1,0 +1,28 @@
+/*
+ * cpu.h - the CPU backend's codecs: each is a set of functions the backend
+ * table dispatches to by operation name.
+ */
+#ifndef ACCEL_BACKEND_CPU_H
+#define ACCEL_BACKEND_CPU_H
+
+#include "accel.h"
+
+struct cpu_codec {
+	const char *op;           /* "zstd.compress" */
+	double prior_mbps;        /* single-core throughput guess, MB/s of input */
+	const char *library;      /* "libzstd", for route reasons */
+	int (*open)(const struct accel_op *op, void **ctx);
+	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
+	/* NULL for operations that always split into units. */
+	int (*stream)(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len);
+	void (*close)(void *ctx);
+};
+
+extern const struct cpu_codec cpu_zstd_compress, cpu_zstd_decompress;
+extern const struct cpu_codec cpu_gzip_compress, cpu_gzip_decompress;
+extern const struct cpu_codec cpu_lz4_compress, cpu_lz4_decompress;
+
+/* Probe the CPU with hwloc and /proc/cpuinfo; fills d. */
+int cpu_topology(struct accel_device *d, const char *sysroot);
+
+#endif

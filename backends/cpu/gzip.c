@@ -1,0 +1,219 @@
+/*
+ * gzip.c - gzip members (RFC 1952) with ISA-L's igzip. Each unit becomes one
+ * member whose FEXTRA field carries the subfield 'A','C' (LEN 8: the
+ * member's total size and its uncompressed size, both 32-bit little-endian),
+ * so a reader finds member boundaries without inflating, as BGZF does with
+ * its 'B','C' subfield. gzip, pigz and zlib ignore unknown subfields.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <isa-l/igzip_lib.h>
+#include "cpu.h"
+
+/* Header written before each member: 10 fixed bytes, XLEN, one subfield. */
+#define GZ_HDR 24
+
+/* accel level (1..19) to ISA-L's 0..3: 1 -> 0, 2-3 -> 1, 4-6 -> 2, 7+ -> 3. */
+static int isal_level(int level)
+{
+	return level <= 1 ? 0 : level <= 3 ? 1 : level <= 6 ? 2 : 3;
+}
+
+static const uint32_t level_buf_size[4] = {
+	ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT, ISAL_DEF_LVL3_DEFAULT,
+};
+
+struct gc {
+	int level;
+	uint8_t *level_buf;
+	struct isal_zstream z;
+};
+
+static int gc_open(const struct accel_op *op, void **ctx)
+{
+	struct gc *g = calloc(1, sizeof *g);
+	if (!g)
+		return ACCEL_ENOMEM;
+	g->level = isal_level(op->level);
+	g->level_buf = malloc(level_buf_size[g->level]);
+	if (!g->level_buf) {
+		free(g);
+		return ACCEL_ENOMEM;
+	}
+	*ctx = g;
+	return 0;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static int gc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct gc *g = ctx;
+	size_t cap = GZ_HDR + u->in.len + u->in.len / 8 + 1024;
+	if (u->in.len > 0xffffffffu - 65536) {
+		snprintf(err, len, "gzip: unit of %zu bytes is too large for a member", u->in.len);
+		return ACCEL_EINVAL;
+	}
+	if (accel_buf_reserve(&u->out, cap))
+		return ACCEL_ENOMEM;
+	uint8_t *h = u->out.data;
+	static const uint8_t fixed[10] = { 0x1f, 0x8b, 8, 4 /* FEXTRA */, 0, 0, 0, 0, 0, 3 /* Unix */ };
+	memcpy(h, fixed, 10);
+	h[8] = g->level == 0 ? 4 : g->level == 3 ? 2 : 0; /* XFL: fastest / max compression */
+	h[10] = 12; h[11] = 0;      /* XLEN */
+	h[12] = 'A'; h[13] = 'C';   /* subfield id */
+	h[14] = 8; h[15] = 0;       /* subfield LEN */
+	put32(h + 20, (uint32_t)u->in.len);
+
+	struct isal_zstream *z = &g->z;
+	isal_deflate_stateless_init(z);
+	z->level = (uint32_t)g->level;
+	z->level_buf = g->level_buf;
+	z->level_buf_size = level_buf_size[g->level];
+	z->gzip_flag = IGZIP_GZIP_NO_HDR;  /* deflate data + CRC32/ISIZE trailer */
+	z->end_of_stream = 1;
+	z->flush = NO_FLUSH;
+	z->next_in = u->in.data;
+	z->avail_in = (uint32_t)u->in.len;
+	z->next_out = u->out.data + GZ_HDR;
+	z->avail_out = (uint32_t)(cap - GZ_HDR);
+	int rc = isal_deflate_stateless(z);
+	if (rc != COMP_OK) {
+		snprintf(err, len, "igzip: deflate failed (error %d)", rc);
+		return ACCEL_EDEVICE;
+	}
+	u->out.len = GZ_HDR + z->total_out;
+	put32(h + 16, (uint32_t)u->out.len);
+	return 0;
+}
+
+static void gc_close(void *ctx)
+{
+	struct gc *g = ctx;
+	if (g)
+		free(g->level_buf);
+	free(g);
+}
+
+static const char *inflate_error(int rc)
+{
+	switch (rc) {
+	case ISAL_INVALID_BLOCK: return "invalid deflate block";
+	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+	case ISAL_INVALID_LOOKBACK: return "invalid distance (lookback)";
+	case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+	case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
+	case ISAL_INCORRECT_CHECKSUM: return "CRC32 mismatch";
+	case ISAL_NEED_DICT: return "needs a dictionary";
+	case ISAL_OUT_OVERFLOW: return "more data than the header says";
+	}
+	return "inflate failed";
+}
+
+struct gd {
+	struct inflate_state st;
+	uint8_t *buf;
+	size_t cap;
+};
+
+static int gd_open(const struct accel_op *op, void **ctx)
+{
+	(void)op;
+	struct gd *g = calloc(1, sizeof *g);
+	if (!g)
+		return ACCEL_ENOMEM;
+	*ctx = g;
+	return 0;
+}
+
+/* A member from our compressor: its size and ISIZE are in the header. */
+static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct gd *g = ctx;
+	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
+		return ACCEL_ENOMEM;
+	isal_inflate_init(&g->st);
+	g->st.crc_flag = ISAL_GZIP;
+	g->st.next_in = u->in.data;
+	g->st.avail_in = (uint32_t)u->in.len;
+	g->st.next_out = u->out.data;
+	g->st.avail_out = (uint32_t)u->out_hint;
+	int rc = isal_inflate_stateless(&g->st);
+	if (rc != ISAL_DECOMP_OK && rc != ISAL_END_INPUT) {
+		snprintf(err, len, "gzip member: %s", inflate_error(rc));
+		return ACCEL_EDATA;
+	}
+	if (g->st.total_out != u->out_hint) {
+		snprintf(err, len, "gzip member: %u bytes decoded, header says %zu", g->st.total_out, u->out_hint);
+		return ACCEL_EDATA;
+	}
+	u->out.len = g->st.total_out;
+	return 0;
+}
+
+/* Any gzip member (gzip, pigz, ours): inflated with bounded memory. */
+static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	struct gd *g = ctx;
+	if (!g->buf) {
+		g->cap = 1u << 18;
+		if (!(g->buf = malloc(g->cap)))
+			return ACCEL_ENOMEM;
+	}
+	uint64_t start = in->offset;
+	isal_inflate_init(&g->st);
+	g->st.crc_flag = ISAL_GZIP;
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(in, 1u << 18, &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			snprintf(err, len, "gzip member at byte offset %llu is truncated at byte offset %llu",
+				 (unsigned long long)start, (unsigned long long)in->offset);
+			return ACCEL_EDATA;
+		}
+		g->st.next_in = (uint8_t *)p;
+		g->st.avail_in = (uint32_t)n;
+		for (;;) {
+			g->st.next_out = g->buf;
+			g->st.avail_out = (uint32_t)g->cap;
+			int rc = isal_inflate(&g->st);
+			if (rc != ISAL_DECOMP_OK) {
+				snprintf(err, len, "gzip member at byte offset %llu: %s", (unsigned long long)start,
+					 inflate_error(rc));
+				return ACCEL_EDATA;
+			}
+			size_t got = g->cap - g->st.avail_out;
+			int w = accel_output_write(out, g->buf, got);
+			if (w < 0)
+				return w;
+			if (g->st.block_state == ISAL_BLOCK_FINISH || (!g->st.avail_in && g->st.avail_out))
+				break;
+		}
+		accel_input_consume(in, (size_t)n - g->st.avail_in);
+		if (g->st.block_state == ISAL_BLOCK_FINISH)
+			return 0;
+	}
+}
+
+static void gd_close(void *ctx)
+{
+	struct gd *g = ctx;
+	if (g)
+		free(g->buf);
+	free(g);
+}
+
+const struct cpu_codec cpu_gzip_compress = {
+	"gzip.compress", 200, "ISA-L igzip", gc_open, gc_run, NULL, gc_close,
+};
+const struct cpu_codec cpu_gzip_decompress = {
+	"gzip.decompress", 600, "ISA-L igzip", gd_open, gd_run, gd_stream, gd_close,
+};

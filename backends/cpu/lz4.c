@@ -1,0 +1,158 @@
+/*
+ * lz4.c - LZ4 frames (the LZ4 Frame Format Description, v1.6.x) with liblz4:
+ * one frame per unit with content size and content checksum, independent
+ * 4 MiB blocks; decompression one frame per unit or sequentially.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <lz4frame.h>
+#include "cpu.h"
+
+/* accel level to lz4's: 1-2 the fast compressor, 3-12 LZ4HC levels (as the
+ * lz4 command line), above 12 capped at 12. */
+static int lz4_level(int level)
+{
+	return level < 3 ? 0 : level > 12 ? 12 : level;
+}
+
+struct lc {
+	LZ4F_cctx *cctx;
+	LZ4F_preferences_t prefs;
+};
+
+static int lc_open(const struct accel_op *op, void **ctx)
+{
+	struct lc *l = calloc(1, sizeof *l);
+	if (!l || LZ4F_isError(LZ4F_createCompressionContext(&l->cctx, LZ4F_VERSION))) {
+		free(l);
+		return ACCEL_ENOMEM;
+	}
+	l->prefs.compressionLevel = lz4_level(op->level);
+	l->prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+	l->prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	l->prefs.frameInfo.contentChecksumFlag = op->checksum ? LZ4F_contentChecksumEnabled : LZ4F_noContentChecksum;
+	*ctx = l;
+	return 0;
+}
+
+static int lc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct lc *l = ctx;
+	LZ4F_preferences_t prefs = l->prefs;
+	prefs.frameInfo.contentSize = u->in.len;
+	size_t bound = LZ4F_compressFrameBound(u->in.len, &prefs);
+	if (accel_buf_reserve(&u->out, bound))
+		return ACCEL_ENOMEM;
+	/* The streaming calls reuse the context's tables across units. */
+	size_t h = LZ4F_compressBegin(l->cctx, u->out.data, bound, &prefs);
+	size_t b = LZ4F_isError(h) ? h : LZ4F_compressUpdate(l->cctx, u->out.data + h, bound - h,
+							    u->in.data, u->in.len, NULL);
+	size_t e = LZ4F_isError(b) ? b : LZ4F_compressEnd(l->cctx, u->out.data + h + b, bound - h - b, NULL);
+	if (LZ4F_isError(e)) {
+		snprintf(err, len, "lz4: %s", LZ4F_getErrorName(e));
+		return ACCEL_EDEVICE;
+	}
+	size_t n = h + b + e;
+	u->out.len = n;
+	return 0;
+}
+
+static void lc_close(void *ctx)
+{
+	struct lc *l = ctx;
+	if (l)
+		LZ4F_freeCompressionContext(l->cctx);
+	free(l);
+}
+
+struct ld {
+	LZ4F_dctx *dctx;
+	uint8_t *buf;
+	size_t cap;
+};
+
+static int ld_open(const struct accel_op *op, void **ctx)
+{
+	(void)op;
+	struct ld *l = calloc(1, sizeof *l);
+	if (!l || LZ4F_isError(LZ4F_createDecompressionContext(&l->dctx, LZ4F_VERSION))) {
+		free(l);
+		return ACCEL_ENOMEM;
+	}
+	*ctx = l;
+	return 0;
+}
+
+static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct ld *l = ctx;
+	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
+		return ACCEL_ENOMEM;
+	LZ4F_resetDecompressionContext(l->dctx);
+	size_t src = u->in.len, dst = u->out_hint;
+	size_t rc = LZ4F_decompress(l->dctx, u->out.data, &dst, u->in.data, &src, NULL);
+	if (LZ4F_isError(rc)) {
+		snprintf(err, len, "lz4 frame: %s", LZ4F_getErrorName(rc));
+		return ACCEL_EDATA;
+	}
+	if (rc != 0 || src != u->in.len || dst != u->out_hint) {
+		snprintf(err, len, "lz4 frame: %zu bytes decoded, header says %zu", dst, u->out_hint);
+		return ACCEL_EDATA;
+	}
+	u->out.len = dst;
+	return 0;
+}
+
+static int ld_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	struct ld *l = ctx;
+	if (!l->buf) {
+		l->cap = 4u << 20;
+		if (!(l->buf = malloc(l->cap)))
+			return ACCEL_ENOMEM;
+	}
+	LZ4F_resetDecompressionContext(l->dctx);
+	uint64_t start = in->offset;
+	size_t hint = 4;
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(in, hint > (1u << 16) ? hint : (1u << 16), &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			snprintf(err, len, "lz4 frame at byte offset %llu is truncated at byte offset %llu",
+				 (unsigned long long)start, (unsigned long long)in->offset);
+			return ACCEL_EDATA;
+		}
+		size_t src = (size_t)n, dst = l->cap;
+		hint = LZ4F_decompress(l->dctx, l->buf, &dst, p, &src, NULL);
+		if (LZ4F_isError(hint)) {
+			snprintf(err, len, "lz4 frame at byte offset %llu: %s", (unsigned long long)start,
+				 LZ4F_getErrorName(hint));
+			return ACCEL_EDATA;
+		}
+		accel_input_consume(in, src);
+		int w = accel_output_write(out, l->buf, dst);
+		if (w < 0)
+			return w;
+		if (hint == 0)
+			return 0;
+	}
+}
+
+static void ld_close(void *ctx)
+{
+	struct ld *l = ctx;
+	if (l) {
+		LZ4F_freeDecompressionContext(l->dctx);
+		free(l->buf);
+	}
+	free(l);
+}
+
+const struct cpu_codec cpu_lz4_compress = {
+	"lz4.compress", 400, "liblz4", lc_open, lc_run, NULL, lc_close,
+};
+const struct cpu_codec cpu_lz4_decompress = {
+	"lz4.decompress", 1200, "liblz4", ld_open, ld_run, ld_stream, ld_close,
+};

@@ -1,0 +1,97 @@
+/*
+ * topology.c - the CPU device: packages, cores, threads, NUMA nodes and
+ * caches from hwloc; model and feature flags from /proc/cpuinfo (under
+ * $ACCEL_SYSROOT for recorded trees), memory from /proc/meminfo.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hwloc.h>
+#include "cpu.h"
+
+static void read_cpuinfo(struct accel_device *d, const char *root)
+{
+	char path[4096], line[8192];
+	snprintf(path, sizeof path, "%s/proc/cpuinfo", root);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	int have_flags = 0, have_model = 0;
+	while (fgets(line, sizeof line, f) && !(have_flags && have_model)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		char *v = colon + 1;
+		while (*v == ' ')
+			v++;
+		v[strcspn(v, "\n")] = 0;
+		if (!have_model && !strncmp(line, "model name", 10)) {
+			snprintf(d->model, sizeof d->model, "%s", v);
+			have_model = 1;
+		} else if (!d->vendor[0] && !strncmp(line, "vendor_id", 9)) {
+			snprintf(d->vendor, sizeof d->vendor, "%s", v);
+		} else if (!have_flags && !strncmp(line, "flags", 5)) {
+			d->flags = accel_cpu_flags_parse(v);
+			have_flags = 1;
+		}
+	}
+	fclose(f);
+}
+
+static uint64_t meminfo_total(const char *root)
+{
+	char path[4096], line[256];
+	unsigned long long kb = 0;
+	snprintf(path, sizeof path, "%s/proc/meminfo", root);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+int cpu_topology(struct accel_device *d, const char *root)
+{
+	read_cpuinfo(d, root);
+	snprintf(d->driver, sizeof d->driver, "kernel");
+	accel_device_add_api(d, "host", 1, NULL);
+	d->memory_bytes = meminfo_total(root);
+
+	/* A recorded tree: hwloc reads its /sys and /proc there. */
+	if (root[0])
+		setenv("HWLOC_FSROOT", root, 1);
+	hwloc_topology_t topo;
+	if (hwloc_topology_init(&topo) < 0)
+		return ACCEL_ENOTSUP;
+	if (hwloc_topology_load(topo) < 0) {
+		hwloc_topology_destroy(topo);
+		return ACCEL_ENOTSUP;
+	}
+	d->packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+	d->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+	d->threads = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+	d->numa_nodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+	static const hwloc_obj_type_t caches[4] = {
+		HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
+	};
+	for (int i = 0; i < 4; i++) {
+		hwloc_obj_t c = hwloc_get_obj_by_type(topo, caches[i], 0);
+		d->cache_bytes[i] = c && c->attr ? c->attr->cache.size : 0;
+	}
+	hwloc_obj_t rootobj = hwloc_get_root_obj(topo);
+	if (!d->model[0]) {
+		const char *m = hwloc_obj_get_info_by_name(rootobj, "CPUModel");
+		hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+		if (!m && pkg)
+			m = hwloc_obj_get_info_by_name(pkg, "CPUModel");
+		snprintf(d->model, sizeof d->model, "%s", m ? m : "unknown");
+	}
+	if (!d->memory_bytes && rootobj->total_memory)
+		d->memory_bytes = rootobj->total_memory;
+	d->numa_node = d->numa_nodes > 1 ? -1 : 0;
+	hwloc_topology_destroy(topo);
+	return 0;
+}

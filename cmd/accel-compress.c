@@ -1,0 +1,488 @@
+/*
+ * accel-compress - zstd, gzip and lz4 compression and decompression, parallel
+ * over chunks both ways, with output the standard tools read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "accel.h"
+
+enum {
+	OPT_DECOMPRESS = 1, OPT_COMPRESS, OPT_OUTPUT, OPT_FORCE, OPT_LEVEL, OPT_ULTRA,
+	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT,
+};
+
+static const struct accel_option options[] = {
+	{ OPT_DECOMPRESS, 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", NULL, 0 },
+	{ OPT_COMPRESS, 'z', "compress", NULL, "compress (the default)", NULL, 0 },
+	{ OPT_LEVEL, 0, NULL, "LEVEL", "compression level 1-19 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC },
+	{ OPT_ULTRA, 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", NULL, 0 },
+	{ OPT_FORMAT, 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", 0 },
+	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
+	{ OPT_STDOUT, 'c', "stdout", NULL, "write to stdout (the default; for zstd and gzip habits)", NULL, 0 },
+	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
+	{ OPT_CHUNK, 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", NULL, 0 },
+	{ OPT_NO_CHECK, 0, "no-check", NULL, "do not write content checksums", NULL, 0 },
+	{ OPT_LIST, 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", NULL, 0 },
+	{ OPT_TEST, 't', "test", NULL, "decompress and verify, writing nothing", NULL, 0 },
+	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --list: print JSON", NULL, 0 },
+	ACCEL_COMMON_OPTIONS,
+	{ 0 },
+};
+
+static const struct accel_cli cli = {
+	"accel-compress", "[options] [FILE...]",
+	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
+	options,
+};
+
+/* Decompression units larger than this are decoded sequentially. */
+#define MAX_FRAME ((uint64_t)64 << 20)
+
+struct job {
+	int decompress, list, test, force, ultra, checksum, level, json;
+	const char *format;
+	const char *output;
+	uint64_t chunk;
+	struct accel_common common;
+};
+
+struct dec {
+	enum accel_format format;
+	uint64_t max;
+};
+
+static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	(void)err;
+	(void)len;
+	const uint64_t *chunk = user;
+	return accel_read_chunk(in, u, (size_t)*chunk);
+}
+
+/* Next frame of the input: a unit when its end is known, else a region for
+ * the sequential decoder. Skippable frames are passed over. */
+static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct dec *d = user;
+	for (;;) {
+		struct accel_frame f;
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(in, 4, &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return 0;
+		enum accel_format fmt = accel_format_detect(p, (size_t)n);
+		if (fmt == ACCEL_FORMAT_SKIPPABLE) {
+			int rc = accel_frame_scan(in, 0, 1, &f, err, len);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (fmt != d->format) {
+			if (fmt == ACCEL_FORMAT_UNKNOWN)
+				snprintf(err, len, "trailing data is not in %s format", accel_format_name(d->format));
+			else
+				snprintf(err, len, "a %s frame inside %s data is not supported", accel_format_name(fmt),
+					 accel_format_name(d->format));
+			return ACCEL_EDATA;
+		}
+		uint64_t off = in->offset;
+		int rc = accel_frame_scan(in, d->max, 0, &f, err, len);
+		if (rc == ACCEL_ENOTSUP)
+			return ACCEL_STREAM_SERIAL;
+		if (rc < 0)
+			return rc;
+		if (accel_buf_reserve(&u->in, (size_t)f.frame_size))
+			return ACCEL_ENOMEM;
+		n = accel_input_peek(in, (size_t)f.frame_size, &p);
+		if (n < 0)
+			return (int)n;
+		memcpy(u->in.data, p, (size_t)f.frame_size);
+		u->in.len = (size_t)f.frame_size;
+		accel_input_consume(in, (size_t)f.frame_size);
+		u->offset = off;
+		u->out_hint = (size_t)f.content_size;
+		return 1;
+	}
+}
+
+static uint64_t default_chunk(const char *format, int level)
+{
+	if (!strcmp(format, "gzip"))
+		return 1u << 20;
+	if (!strcmp(format, "lz4"))
+		return 4u << 20;
+	/* zstd: about four times the window of the level, as zstd -T does. */
+	return level <= 2 ? 4u << 20 : level <= 8 ? 8u << 20 : level <= 16 ? 16u << 20 : 32u << 20;
+}
+
+static int default_level(const char *format)
+{
+	return !strcmp(format, "gzip") ? 6 : !strcmp(format, "lz4") ? 1 : 3;
+}
+
+/* Report a failed run as one line; returns the exit status. */
+static int report(int rc, const char *msg)
+{
+	if (rc == ACCEL_EPIPE)
+		return 0;
+	accel_msg_error("%s", msg[0] ? msg : accel_strerror(rc));
+	return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
+}
+
+/* Compress or decompress one input to out. */
+static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, struct accel_output *out,
+		   double *in_bytes)
+{
+	struct accel_input in;
+	char err[512];
+	int rc = accel_input_open(&in, path);
+	if (rc < 0) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	if (in.fd == 0 && isatty(0) && !job->force) {
+		accel_msg_error("stdin is a terminal; give a FILE, a pipe or -f");
+		accel_input_close(&in);
+		return ACCEL_EXIT_FAILURE;
+	}
+	char opname[32];
+	struct dec dec = { ACCEL_FORMAT_NONE, MAX_FRAME };
+	struct accel_op op = { opname, job->level, job->checksum, (size_t)job->chunk, NULL };
+	if (job->decompress) {
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(&in, 4, &p);
+		if (n < 0) {
+			accel_msg_error("cannot read %s: %s", in.name, strerror(errno));
+			accel_input_close(&in);
+			return ACCEL_EXIT_FAILURE;
+		}
+		dec.format = accel_format_detect(p, (size_t)n);
+		if (n == 0 || dec.format == ACCEL_FORMAT_UNKNOWN || dec.format == ACCEL_FORMAT_SKIPPABLE) {
+			accel_msg_error("%s: %s", in.name, n == 0 ? "unexpected end of input (empty)" :
+					"not in a known format (zstd, gzip or lz4) at byte offset 0");
+			accel_input_close(&in);
+			return ACCEL_EXIT_DATA;
+		}
+		snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(dec.format));
+	} else {
+		snprintf(opname, sizeof opname, "%s.compress", job->format);
+	}
+
+	struct accel_route route;
+	struct accel_route_req req = { &op, job->common.backend, in.size, NULL };
+	rc = accel_route(ctx, &req, &route);
+	if (job->common.verbose)
+		accel_route_print(&route, stderr);
+	if (rc < 0) {
+		accel_input_close(&in);
+		if (rc == ACCEL_EINVAL) {
+			accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
+			return ACCEL_EXIT_USAGE;
+		}
+		accel_msg_error("no engine can run %s (try -v for the reasons)", opname);
+		return ACCEL_EXIT_FAILURE;
+	}
+
+	struct accel_stream_config cfg = {
+		.threads = job->common.threads,
+		.fallback = job->common.fallback,
+		.progress = job->common.progress < 0 ? isatty(2) && !job->common.quiet : job->common.progress,
+		.total_size = in.size,
+		.prog = cli.prog,
+		.verbose = job->common.quiet ? -1 : job->common.verbose,
+	};
+	struct accel_stream_ops ops = { job->decompress ? next_frame : next_chunk, NULL, NULL };
+	struct accel_stream_stats stats;
+	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, job->decompress ? (void *)&dec : (void *)&job->chunk,
+			      &in, out, &stats, err, sizeof err);
+	if (job->common.verbose) {
+		fprintf(stderr, "%s: %s: ", cli.prog, in.name);
+		accel_stream_stats_print(&stats, stderr);
+	}
+	*in_bytes += (double)stats.bytes_in;
+	accel_input_close(&in);
+	if (rc < 0) {
+		/* A stream error names the input; the reader's already does. */
+		char line[700];
+		snprintf(line, sizeof line, "%s%s%s", strncmp(err, in.name, strlen(in.name)) ? in.name : "",
+			 strncmp(err, in.name, strlen(in.name)) ? ": " : "", err);
+		return report(rc, line);
+	}
+	return 0;
+}
+
+static const char *check_name(enum accel_format f, int checksum)
+{
+	if (!checksum)
+		return "none";
+	return f == ACCEL_FORMAT_ZSTD ? "xxh64" : f == ACCEL_FORMAT_LZ4 ? "xxh32" : "crc32";
+}
+
+/* Size of the content of a gzip member we cannot walk: inflate it to nothing. */
+static int measure_serial(struct accel_ctx *ctx, enum accel_format fmt, struct accel_input *in,
+			  uint64_t *content, char *err, size_t len)
+{
+	char opname[32];
+	snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(fmt));
+	struct accel_op op = { opname, 0, 1, 0, NULL };
+	const struct accel_engine *cpu = accel_cpu_engine(ctx);
+	void *ectx;
+	int rc = cpu->backend->open(cpu, &op, &ectx);
+	if (rc < 0)
+		return rc;
+	struct accel_output sink;
+	memset(&sink, 0, sizeof sink);
+	sink.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	rc = sink.fd < 0 ? ACCEL_EIO : cpu->backend->stream(ectx, in, &sink, err, len);
+	if (sink.fd >= 0)
+		close(sink.fd);
+	cpu->backend->close(ectx);
+	*content = sink.written;
+	return rc;
+}
+
+static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJSON *files)
+{
+	struct accel_input in;
+	char err[512] = "";
+	if (accel_input_open(&in, path) < 0) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	cJSON *file = cJSON_CreateObject(), *frames = cJSON_CreateArray();
+	enum accel_format format = ACCEL_FORMAT_NONE;
+	uint64_t nframes = 0, nskip = 0, csize = 0, usize = 0;
+	int unknown_size = 0, checksum = 1, rc = 0;
+	for (;;) {
+		struct accel_frame f;
+		uint64_t off = in.offset;
+		rc = accel_frame_scan(&in, 0, 1, &f, err, sizeof err);
+		if (rc == ACCEL_ENOTSUP) {
+			uint64_t content;
+			rc = measure_serial(ctx, f.format, &in, &content, err, sizeof err);
+			f.content_size = (int64_t)content;
+			f.frame_size = (int64_t)(in.offset - off);
+		}
+		if (rc < 0 || f.format == ACCEL_FORMAT_NONE)
+			break;
+		if (f.format == ACCEL_FORMAT_SKIPPABLE) {
+			nskip++;
+			csize += (uint64_t)f.frame_size;
+			continue;
+		}
+		if (format == ACCEL_FORMAT_NONE)
+			format = f.format;
+		nframes++;
+		csize += (uint64_t)f.frame_size;
+		if (f.content_size < 0)
+			unknown_size = 1;
+		else
+			usize += (uint64_t)f.content_size;
+		checksum &= f.checksum;
+		cJSON *fr = cJSON_CreateObject();
+		cJSON_AddNumberToObject(fr, "offset", (double)off);
+		cJSON_AddNumberToObject(fr, "compressed_bytes", (double)f.frame_size);
+		if (f.content_size >= 0)
+			cJSON_AddNumberToObject(fr, "uncompressed_bytes", (double)f.content_size);
+		else
+			cJSON_AddNullToObject(fr, "uncompressed_bytes");
+		cJSON_AddItemToArray(frames, fr);
+	}
+	accel_input_close(&in);
+	if (rc == 0 && format == ACCEL_FORMAT_NONE) {
+		snprintf(err, sizeof err, "no compressed frame found");
+		rc = ACCEL_EDATA;
+	}
+	if (rc < 0) {
+		cJSON_Delete(file);
+		cJSON_Delete(frames);
+		accel_msg_error("%s: %s", in.name, err);
+		return accel_exit_status(rc);
+	}
+	double ratio = csize && !unknown_size ? (double)usize / (double)csize : 0;
+	if (job->json) {
+		cJSON_AddStringToObject(file, "name", in.name);
+		cJSON_AddStringToObject(file, "format", accel_format_name(format));
+		cJSON_AddNumberToObject(file, "frames", (double)nframes);
+		cJSON_AddNumberToObject(file, "skippable_frames", (double)nskip);
+		cJSON_AddNumberToObject(file, "compressed_bytes", (double)csize);
+		if (unknown_size)
+			cJSON_AddNullToObject(file, "uncompressed_bytes");
+		else
+			cJSON_AddNumberToObject(file, "uncompressed_bytes", (double)usize);
+		cJSON_AddNumberToObject(file, "ratio", ratio);
+		cJSON_AddStringToObject(file, "check", check_name(format, checksum));
+		cJSON_AddItemToObject(file, "frame_list", frames);
+		cJSON_AddItemToArray(files, file);
+		return 0;
+	}
+	cJSON_Delete(file);
+	char usz[32] = "unknown";
+	if (!unknown_size)
+		snprintf(usz, sizeof usz, "%llu", (unsigned long long)usize);
+	printf("%7llu %6llu %14llu %14s %7.3f  %-6s %-6s %s\n", (unsigned long long)nframes,
+	       (unsigned long long)nskip, (unsigned long long)csize, usz, ratio, check_name(format, checksum),
+	       accel_format_name(format), in.name);
+	if (job->common.verbose) {
+		const cJSON *fr;
+		int i = 0;
+		cJSON_ArrayForEach(fr, frames) {
+			const cJSON *u = cJSON_GetObjectItem(fr, "uncompressed_bytes");
+			printf("    frame %d at %.0f: %.0f -> %s\n", i++, cJSON_GetObjectItem(fr, "offset")->valuedouble,
+			       cJSON_GetObjectItem(fr, "compressed_bytes")->valuedouble,
+			       cJSON_IsNumber(u) ? cJSON_PrintUnformatted(u) : "unknown");
+		}
+	}
+	cJSON_Delete(frames);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
+{
+	memset(job, 0, sizeof *job);
+	job->checksum = 1;
+	job->format = "zstd";
+	if (accel_common_init(&job->common, &cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	accel_optparse_init(p, &cli, argc, argv);
+	int id, rc;
+	const char *arg;
+	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
+		int c = accel_common_option(&job->common, &cli, id, arg);
+		if (c == 2)
+			return -1;
+		if (c < 0)
+			return ACCEL_EXIT_USAGE;
+		if (c == 1)
+			continue;
+		switch (id) {
+		case OPT_DECOMPRESS: job->decompress = 1; break;
+		case OPT_COMPRESS: job->decompress = 0; break;
+		case OPT_OUTPUT: job->output = arg; break;
+		case OPT_STDOUT: job->output = NULL; break;
+		case OPT_FORCE: job->force = 1; break;
+		case OPT_ULTRA: job->ultra = 1; break;
+		case OPT_NO_CHECK: job->checksum = 0; break;
+		case OPT_LIST: job->list = 1; break;
+		case OPT_TEST: job->test = 1; job->decompress = 1; break;
+		case OPT_LEVEL:
+			if (accel_parse_int(arg, 1, 22, &job->level) < 0) {
+				accel_msg_usage("level -%s is out of range (1-19, 20-22 with --ultra)", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		case OPT_FORMAT:
+			if (strcmp(arg, "zstd") && strcmp(arg, "gzip") && strcmp(arg, "lz4")) {
+				accel_msg_usage("--format: '%s' is not one of zstd, gzip, lz4", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->format = arg;
+			break;
+		case OPT_CHUNK:
+			if (accel_parse_size(arg, &job->chunk) < 0 || job->chunk < 1024 || job->chunk > (1u << 30)) {
+				accel_msg_usage("--chunk-size: '%s' is not a size from 1K to 1G", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		}
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p->errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!job->level)
+		job->level = default_level(job->format);
+	if (job->level > 19 && (!job->ultra || strcmp(job->format, "zstd"))) {
+		accel_msg_usage("level -%d needs --ultra and the zstd format", job->level);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!job->chunk)
+		job->chunk = default_chunk(job->format, job->level);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct job job;
+	struct accel_optparse p;
+	int rc = parse_args(argc, argv, &job, &p);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	char *stdin_only[] = { "-" };
+	char **files = p.noperands ? p.operands : stdin_only;
+	int nfiles = p.noperands ? p.noperands : 1;
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	int status = 0;
+	if (job.list) {
+		cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
+		cJSON_AddNumberToObject(root, "schema_version", 1);
+		cJSON_AddItemToObject(root, "files", list);
+		if (!job.json)
+			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
+			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
+		for (int i = 0; i < nfiles; i++) {
+			int r = list_one(ctx, &job, files[i], list);
+			status = status ? status : r;
+		}
+		if (job.json) {
+			char *text = cJSON_Print(root);
+			puts(text);
+			free(text);
+		}
+		cJSON_Delete(root);
+		accel_ctx_free(ctx);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			accel_msg_error("cannot write stdout: %s", strerror(errno));
+			return ACCEL_EXIT_FAILURE;
+		}
+		return status;
+	}
+
+	struct accel_output out;
+	const char *target = job.test ? "/dev/null" : job.output;
+	rc = job.test ? 0 : accel_output_open(&out, job.output, job.force, !job.decompress);
+	if (job.test) {
+		memset(&out, 0, sizeof out);
+		out.fd = open(target, O_WRONLY | O_CLOEXEC);
+		rc = out.fd < 0 ? ACCEL_EIO : 0;
+	}
+	if (rc < 0) {
+		if (rc == ACCEL_EEXIST)
+			accel_msg_error("%s already exists; use -f to overwrite it", job.output);
+		else if (rc == ACCEL_EINVAL)
+			accel_msg_error("refusing to write compressed data to a terminal; use -o FILE, a pipe or -f");
+		else
+			accel_msg_error("cannot write %s: %s", target ? target : "stdout", strerror(errno));
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	double t0 = accel_now(), bytes = 0;
+	for (int i = 0; i < nfiles && !status; i++)
+		status = run_one(ctx, &job, files[i], &out, &bytes);
+	if (status || out.broken) {
+		accel_output_abort(&out);
+	} else if (job.test) {
+		close(out.fd);
+	} else if ((rc = accel_output_commit(&out)) < 0) {
+		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	if (!status && job.common.verbose) {
+		double dt = accel_now() - t0;
+		fprintf(stderr, "%s: %.0f bytes in %.3f s, %.1f MB/s\n", cli.prog, bytes, dt,
+			dt > 0 ? bytes / dt / 1e6 : 0.0);
+	}
+	accel_ctx_free(ctx);
+	free(p.operands);
+	return status;
+}

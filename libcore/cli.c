@@ -1,0 +1,423 @@
+/*
+ * cli.c - the CLI helpers: one option table per program, from which the
+ * parser, --help, the man page's OPTIONS section and the bash/zsh/fish
+ * completions are all generated, plus the common options of DESIGN.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core.h"
+
+void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv)
+{
+	memset(p, 0, sizeof *p);
+	p->cli = cli;
+	p->argc = argc;
+	p->argv = argv;
+	p->i = 1;
+	p->operands = calloc((size_t)argc + 1, sizeof *p->operands);
+}
+
+static const struct accel_option *find_short(const struct accel_cli *cli, char c)
+{
+	for (const struct accel_option *o = cli->options; o->id; o++)
+		if (o->short_name == c)
+			return o;
+	return NULL;
+}
+
+static const struct accel_option *find_numeric(const struct accel_cli *cli)
+{
+	for (const struct accel_option *o = cli->options; o->id; o++)
+		if (o->flags & ACCEL_OPT_NUMERIC)
+			return o;
+	return NULL;
+}
+
+/* Exact long name, or a unique prefix of one (as getopt_long). */
+static const struct accel_option *find_long(struct accel_optparse *p, const char *name, size_t n)
+{
+	const struct accel_option *hit = NULL;
+	int count = 0;
+	for (const struct accel_option *o = p->cli->options; o->id; o++) {
+		if (!o->long_name || strncmp(o->long_name, name, n))
+			continue;
+		if (strlen(o->long_name) == n)
+			return o;
+		hit = o;
+		count++;
+	}
+	if (count > 1) {
+		snprintf(p->errbuf, sizeof p->errbuf, "option '--%.*s' is ambiguous", (int)n, name);
+		return NULL;
+	}
+	if (!hit)
+		snprintf(p->errbuf, sizeof p->errbuf, "unknown option '--%.*s'", (int)n, name);
+	return hit;
+}
+
+int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
+{
+	static char digits[16];
+	*arg = NULL;
+	if (!p->operands)
+		return ACCEL_ENOMEM;
+	if (p->cluster && *p->cluster) {
+		const char *c = p->cluster;
+		const struct accel_option *num = find_numeric(p->cli);
+		if (num && *c >= '0' && *c <= '9') {
+			size_t n = strspn(c, "0123456789");
+			if (n >= sizeof digits)
+				n = sizeof digits - 1;
+			memcpy(digits, c, n);
+			digits[n] = 0;
+			p->cluster = c + n;
+			*id = num->id;
+			*arg = digits;
+			return 1;
+		}
+		const struct accel_option *o = find_short(p->cli, *c);
+		if (!o) {
+			snprintf(p->errbuf, sizeof p->errbuf, "unknown option '-%c'", *c);
+			return ACCEL_EINVAL;
+		}
+		p->cluster = c + 1;
+		if (o->arg) {
+			if (*p->cluster) {
+				*arg = p->cluster;
+			} else if (p->i < p->argc) {
+				*arg = p->argv[p->i++];
+			} else {
+				snprintf(p->errbuf, sizeof p->errbuf, "option '-%c' needs an argument (%s)", *c, o->arg);
+				return ACCEL_EINVAL;
+			}
+			p->cluster = NULL;
+		}
+		*id = o->id;
+		return 1;
+	}
+	while (p->i < p->argc) {
+		char *a = p->argv[p->i++];
+		if (p->done || a[0] != '-' || !a[1]) {
+			p->operands[p->noperands++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			p->done = 1;
+			continue;
+		}
+		if (a[1] != '-') {
+			p->cluster = a + 1;
+			return accel_getopt(p, id, arg);
+		}
+		const char *name = a + 2, *eq = strchr(name, '=');
+		size_t n = eq ? (size_t)(eq - name) : strlen(name);
+		const struct accel_option *o = find_long(p, name, n);
+		if (!o)
+			return ACCEL_EINVAL;
+		if (o->arg) {
+			if (eq) {
+				*arg = eq + 1;
+			} else if (p->i < p->argc) {
+				*arg = p->argv[p->i++];
+			} else {
+				snprintf(p->errbuf, sizeof p->errbuf, "option '--%s' needs an argument (%s)",
+					 o->long_name, o->arg);
+				return ACCEL_EINVAL;
+			}
+		} else if (eq) {
+			snprintf(p->errbuf, sizeof p->errbuf, "option '--%s' takes no argument", o->long_name);
+			return ACCEL_EINVAL;
+		}
+		*id = o->id;
+		return 1;
+	}
+	return 0;
+}
+
+int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
+{
+	memset(c, 0, sizeof *c);
+	c->progress = -1;
+	c->fallback = ACCEL_FALLBACK_CPU;
+	accel_msg_prog(cli->prog);
+	const char *v;
+	if ((v = getenv("ACCEL_BACKEND")) && *v)
+		c->backend = v;
+	if ((v = getenv("ACCEL_FALLBACK")) && *v && accel_fallback_parse(v, &c->fallback) < 0) {
+		accel_msg_error("ACCEL_FALLBACK: '%s' is not one of cpu, next, none", v);
+		return ACCEL_EINVAL;
+	}
+	if ((v = getenv("ACCEL_THREADS")) && *v && accel_parse_int(v, 0, 4096, &c->threads) < 0) {
+		accel_msg_error("ACCEL_THREADS: '%s' is not a number of threads (0-4096)", v);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
+int accel_fallback_parse(const char *s, enum accel_fallback *out)
+{
+	if (!strcmp(s, "cpu"))
+		*out = ACCEL_FALLBACK_CPU;
+	else if (!strcmp(s, "next"))
+		*out = ACCEL_FALLBACK_NEXT;
+	else if (!strcmp(s, "none"))
+		*out = ACCEL_FALLBACK_NONE;
+	else
+		return ACCEL_EINVAL;
+	return 0;
+}
+
+int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg)
+{
+	switch (id) {
+	case ACCEL_OPT_BACKEND:
+		c->backend = arg;
+		return 1;
+	case ACCEL_OPT_FALLBACK:
+		if (accel_fallback_parse(arg, &c->fallback) < 0) {
+			accel_msg_usage("--fallback: '%s' is not one of cpu, next, none", arg);
+			return ACCEL_EINVAL;
+		}
+		return 1;
+	case ACCEL_OPT_THREADS:
+		if (accel_parse_int(arg, 0, 4096, &c->threads) < 0) {
+			accel_msg_usage("--threads: '%s' is not a number of threads (0-4096)", arg);
+			return ACCEL_EINVAL;
+		}
+		return 1;
+	case ACCEL_OPT_VERBOSE: c->verbose++; c->quiet = 0; return 1;
+	case ACCEL_OPT_QUIET: c->quiet = 1; c->verbose = 0; return 1;
+	case ACCEL_OPT_PROGRESS: c->progress = 1; return 1;
+	case ACCEL_OPT_NO_PROGRESS: c->progress = 0; return 1;
+	case ACCEL_OPT_JSON: c->json = 1; return 1;
+	case ACCEL_OPT_HELP: accel_cli_help(cli, stdout); return 2;
+	case ACCEL_OPT_VERSION: printf("%s %s\n", cli->prog, ACCEL_VERSION); return 2;
+	case ACCEL_OPT_GEN_MAN: accel_cli_man(cli, stdout); return 2;
+	case ACCEL_OPT_GEN_COMPLETION:
+		if (accel_cli_completion(cli, arg, stdout) < 0) {
+			accel_msg_usage("--completion: '%s' is not one of bash, zsh, fish", arg);
+			return ACCEL_EINVAL;
+		}
+		return 2;
+	}
+	return 0;
+}
+
+/* "-T, --threads N" as --help shows it. */
+static void option_label(const struct accel_option *o, char *buf, size_t len)
+{
+	if (o->flags & ACCEL_OPT_NUMERIC) {
+		snprintf(buf, len, "-%s", o->arg);
+		return;
+	}
+	char s[8] = "    ";
+	if (o->short_name)
+		snprintf(s, sizeof s, "-%c, ", o->short_name);
+	snprintf(buf, len, "%s%s%s%s%s", s, o->long_name ? "--" : "", o->long_name ? o->long_name : "",
+		 o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+void accel_cli_help(const struct accel_cli *cli, FILE *f)
+{
+	fprintf(f, "Usage: %s %s\n%s\n\nOptions:\n", cli->prog, cli->usage, cli->summary);
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if (o->flags & ACCEL_OPT_HIDDEN)
+			continue;
+		char label[64];
+		option_label(o, label, sizeof label);
+		fprintf(f, "  %-24s %s\n", label, o->help);
+	}
+	fprintf(f, "\nExit status: 0 success, 1 failure, 2 usage, 3 input failed an integrity check.\n"
+		   "See %s(1) and accel(7).\n", cli->prog);
+}
+
+/* Write s for roff: backslashes and leading dots escaped, '-' as \-. */
+static void roff(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void accel_cli_man(const struct accel_cli *cli, FILE *f)
+{
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if (o->flags & ACCEL_OPT_HIDDEN)
+			continue;
+		fputs(".TP\n", f);
+		if (o->flags & ACCEL_OPT_NUMERIC) {
+			fputs("\\fB\\-\\fI", f);
+			roff(f, o->arg);
+			fputs("\\fR\n", f);
+		} else {
+			if (o->short_name)
+				fprintf(f, "\\fB\\-%c\\fR%s", o->short_name, o->long_name ? ", " : "");
+			if (o->long_name) {
+				fputs("\\fB\\-\\-", f);
+				roff(f, o->long_name);
+				fputs("\\fR", f);
+			}
+			if (o->arg) {
+				fputs(" \\fI", f);
+				roff(f, o->arg);
+				fputs("\\fR", f);
+			}
+			fputc('\n', f);
+		}
+		roff(f, o->help);
+		fputc('\n', f);
+	}
+}
+
+/* s inside single quotes for sh/zsh ('\'' for a quote); zsh's _arguments
+ * also needs brackets and colons out of the description. */
+static void squote(FILE *f, const char *s, int zsh)
+{
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else if (zsh && (*s == '[' || *s == ']'))
+			fputc(*s == '[' ? '(' : ')', f);
+		else if (zsh && *s == ':')
+			fputs("\\:", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void fname(FILE *f, const char *prog)
+{
+	for (; *prog; prog++)
+		fputc(*prog == '-' ? '_' : *prog, f);
+}
+
+static void completion_bash(const struct accel_cli *cli, FILE *f)
+{
+	fputs("# bash completion for ", f);
+	fputs(cli->prog, f);
+	fputs(" (generated by --completion bash)\n_", f);
+	fname(f, cli->prog);
+	fputs("()\n{\n\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
+	      "\tcase \"$prev\" in\n", f);
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if ((o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC)) || !o->arg)
+			continue;
+		fputc('\t', f);
+		if (o->short_name)
+			fprintf(f, "-%c%s", o->short_name, o->long_name ? "|" : "");
+		if (o->long_name)
+			fprintf(f, "--%s", o->long_name);
+		if (!o->complete)
+			fputs(") return ;;\n", f);
+		else if (!strcmp(o->complete, "file"))
+			fputs(") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", f);
+		else if (!strcmp(o->complete, "dir"))
+			fputs(") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", f);
+		else
+			fprintf(f, ") COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return ;;\n", o->complete);
+	}
+	fputs("\tesac\n\tif [[ \"$cur\" == -* ]]; then\n\t\tCOMPREPLY=($(compgen -W '", f);
+	int first = 1;
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if (o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC))
+			continue;
+		if (o->short_name)
+			fprintf(f, "%s-%c", first ? "" : " ", o->short_name), first = 0;
+		if (o->long_name)
+			fprintf(f, "%s--%s", first ? "" : " ", o->long_name), first = 0;
+	}
+	fputs("' -- \"$cur\"))\n\t\treturn\n\tfi\n\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n}\n", f);
+	fprintf(f, "complete -o filenames -F _");
+	fname(f, cli->prog);
+	fprintf(f, " %s\n", cli->prog);
+}
+
+static void zsh_action(FILE *f, const struct accel_option *o)
+{
+	fputc(':', f);
+	squote(f, o->arg, 1);
+	fputc(':', f);
+	if (!o->complete)
+		return;
+	if (!strcmp(o->complete, "file"))
+		fputs("_files", f);
+	else if (!strcmp(o->complete, "dir"))
+		fputs("_files -/", f);
+	else
+		fprintf(f, "(%s)", o->complete);
+}
+
+static void completion_zsh(const struct accel_cli *cli, FILE *f)
+{
+	fprintf(f, "#compdef %s\n# zsh completion for %s (generated by --completion zsh)\n_arguments -s -S \\\n",
+		cli->prog, cli->prog);
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if (o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC))
+			continue;
+		fputs("  ", f);
+		if (o->short_name && o->long_name) {
+			fprintf(f, "'(-%c --%s)'{-%c%s,--%s%s}'[", o->short_name, o->long_name, o->short_name,
+				o->arg ? "+" : "", o->long_name, o->arg ? "=" : "");
+		} else if (o->short_name) {
+			fprintf(f, "'-%c%s[", o->short_name, o->arg ? "+" : "");
+		} else {
+			fprintf(f, "'--%s%s[", o->long_name, o->arg ? "=" : "");
+		}
+		squote(f, o->help, 1);
+		fputc(']', f);
+		if (o->arg)
+			zsh_action(f, o);
+		fputs("' \\\n", f);
+	}
+	fputs("  '*:file:_files'\n", f);
+}
+
+static void completion_fish(const struct accel_cli *cli, FILE *f)
+{
+	fprintf(f, "# fish completion for %s (generated by --completion fish)\n", cli->prog);
+	for (const struct accel_option *o = cli->options; o->id; o++) {
+		if (o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC))
+			continue;
+		fprintf(f, "complete -c %s", cli->prog);
+		if (o->short_name)
+			fprintf(f, " -s %c", o->short_name);
+		if (o->long_name)
+			fprintf(f, " -l %s", o->long_name);
+		if (o->arg) {
+			if (o->complete && strcmp(o->complete, "file") && strcmp(o->complete, "dir"))
+				fprintf(f, " -x -a '%s'", o->complete);
+			else if (o->complete)
+				fputs(" -r -F", f);
+			else
+				fputs(" -x", f);
+		}
+		fputs(" -d '", f);
+		for (const char *s = o->help; *s; s++) {
+			if (*s == '\'' || *s == '\\')
+				fputc('\\', f);
+			fputc(*s, f);
+		}
+		fputs("'\n", f);
+	}
+}
+
+int accel_cli_completion(const struct accel_cli *cli, const char *shell, FILE *f)
+{
+	if (!strcmp(shell, "bash"))
+		completion_bash(cli, f);
+	else if (!strcmp(shell, "zsh"))
+		completion_zsh(cli, f);
+	else if (!strcmp(shell, "fish"))
+		completion_fish(cli, f);
+	else
+		return ACCEL_EINVAL;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * core.h - internals shared by libcore's files (prefix core_). Nothing here is
+ * part of the public API in accel.h.
+ */
+#ifndef ACCEL_CORE_H
+#define ACCEL_CORE_H
+
+#include <pthread.h>
+#include "accel.h"
+
+#define CORE_MAX_BACKENDS 16
+#define CORE_MAX_DEVICES 64
+#define CORE_MAX_ENGINES 64
+
+struct accel_probe {
+	struct accel_ctx *ctx;
+	int backend;           /* index of the backend being probed */
+	char *reason;          /* where accel_probe_fail writes */
+	size_t reason_len;
+};
+
+struct accel_ctx {
+	pthread_mutex_t lock;
+	struct accel_backend_status backends[CORE_MAX_BACKENDS];
+	int nbackends;
+	void *handles[CORE_MAX_BACKENDS];  /* dlopen handles of plugins */
+	struct accel_device devices[CORE_MAX_DEVICES];
+	int ndevices;
+	struct accel_engine engines[CORE_MAX_ENGINES];
+	int nengines;
+	const char *sysroot;
+};
+
+/* Built-in backends (backends/<name>/). */
+extern const struct accel_backend accel_backend_cpu;
+
+/* Whether `op` is listed in b->ops. */
+int core_backend_offers(const struct accel_backend *b, const char *op);
+
+/* Fault injection ($ACCEL_FAULT): 1 when engine `engine` must fail on unit
+ * `seq`. The specification is parsed once per process. */
+int core_fault_hit(const char *engine, uint64_t seq);
+/* 0, or ACCEL_EINVAL when $ACCEL_FAULT is malformed. */
+int core_fault_status(void);
+/* Parse a fault specification (exposed for the unit tests); 0 or ACCEL_EINVAL. */
+int core_fault_parse(const char *spec);
+
+/* Reorder buffer: holds finished units until all earlier ones are written. */
+struct core_reorder {
+	struct accel_unit **slot;
+	size_t cap;
+	uint64_t next;        /* sequence number the writer needs next */
+};
+int core_reorder_init(struct core_reorder *r, size_t cap);
+void core_reorder_free(struct core_reorder *r);
+/* Store a finished unit. ACCEL_EINVAL when its seq is outside the window
+ * [next, next + cap) or its slot is taken. */
+int core_reorder_put(struct core_reorder *r, struct accel_unit *u);
+/* The unit with seq == next, removed and next advanced; NULL if not there yet. */
+struct accel_unit *core_reorder_take(struct core_reorder *r);
+
+
+/* snprintf that never overflows and always terminates. */
+void core_strlcpy(char *dst, const char *src, size_t len);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * device.c - the device model: classes, properties, APIs and CPU feature
+ * flags (named as the kernel names them in /proc/cpuinfo).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core.h"
+
+static const char *const class_names[ACCEL_CLASS_COUNT] = {
+	"cpu", "gpu", "crypto", "video", "nic", "npu", "other",
+};
+
+const char *accel_class_name(enum accel_device_class c)
+{
+	return (unsigned)c < ACCEL_CLASS_COUNT ? class_names[c] : "other";
+}
+
+int accel_class_parse(const char *name)
+{
+	for (int i = 0; i < ACCEL_CLASS_COUNT; i++)
+		if (!strcmp(name, class_names[i]))
+			return i;
+	return -1;
+}
+
+static const struct { uint64_t bit; const char *name; } cpu_flags[] = {
+	{ ACCEL_CPU_SSE42, "sse4_2" }, { ACCEL_CPU_PCLMUL, "pclmulqdq" },
+	{ ACCEL_CPU_AES, "aes" }, { ACCEL_CPU_VAES, "vaes" },
+	{ ACCEL_CPU_VPCLMULQDQ, "vpclmulqdq" }, { ACCEL_CPU_SHA_NI, "sha_ni" },
+	{ ACCEL_CPU_AVX, "avx" }, { ACCEL_CPU_AVX2, "avx2" }, { ACCEL_CPU_BMI2, "bmi2" },
+	{ ACCEL_CPU_AVX512F, "avx512f" }, { ACCEL_CPU_AVX512BW, "avx512bw" },
+	{ ACCEL_CPU_AVX512VL, "avx512vl" }, { ACCEL_CPU_AVX512DQ, "avx512dq" },
+	{ ACCEL_CPU_AVX512VNNI, "avx512_vnni" }, { ACCEL_CPU_AVX512BF16, "avx512_bf16" },
+	{ ACCEL_CPU_AVX512FP16, "avx512_fp16" }, { ACCEL_CPU_AVX512IFMA, "avx512ifma" },
+	{ ACCEL_CPU_AVX512VBMI, "avx512vbmi" }, { ACCEL_CPU_AMX_TILE, "amx_tile" },
+	{ ACCEL_CPU_AMX_INT8, "amx_int8" }, { ACCEL_CPU_AMX_BF16, "amx_bf16" },
+	{ ACCEL_CPU_GFNI, "gfni" }, { ACCEL_CPU_AVX_VNNI, "avx_vnni" },
+};
+
+const char *accel_cpu_flag_name(uint64_t bit)
+{
+	for (size_t i = 0; i < sizeof cpu_flags / sizeof cpu_flags[0]; i++)
+		if (cpu_flags[i].bit == bit)
+			return cpu_flags[i].name;
+	return NULL;
+}
+
+uint64_t accel_cpu_flags_parse(const char *line)
+{
+	uint64_t flags = 0;
+	const char *p = strchr(line, ':');
+	p = p ? p + 1 : line;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t n = strcspn(p, " \t\n");
+		for (size_t i = 0; n && i < sizeof cpu_flags / sizeof cpu_flags[0]; i++)
+			if (strlen(cpu_flags[i].name) == n && !strncmp(p, cpu_flags[i].name, n))
+				flags |= cpu_flags[i].bit;
+		p += n;
+		if (*p == '\n')
+			break;
+	}
+	return flags;
+}
+
+static struct accel_prop *prop_slot(struct accel_device *d, const char *key)
+{
+	for (int i = 0; i < d->nprops; i++)
+		if (!strcmp(d->props[i].key, key))
+			return &d->props[i];
+	if (d->nprops == ACCEL_MAX_PROPS)
+		return NULL;
+	struct accel_prop *p = &d->props[d->nprops++];
+	core_strlcpy(p->key, key, sizeof p->key);
+	return p;
+}
+
+int accel_device_set(struct accel_device *d, const char *key, const char *value)
+{
+	struct accel_prop *p = prop_slot(d, key);
+	if (!p)
+		return ACCEL_ENOMEM;
+	core_strlcpy(p->value, value, sizeof p->value);
+	p->numeric = 0;
+	return 0;
+}
+
+int accel_device_set_num(struct accel_device *d, const char *key, double value)
+{
+	struct accel_prop *p = prop_slot(d, key);
+	if (!p)
+		return ACCEL_ENOMEM;
+	snprintf(p->value, sizeof p->value, "%.15g", value);
+	p->numeric = 1;
+	return 0;
+}
+
+const char *accel_device_get(const struct accel_device *d, const char *key)
+{
+	for (int i = 0; i < d->nprops; i++)
+		if (!strcmp(d->props[i].key, key))
+			return d->props[i].value;
+	return NULL;
+}
+
+void accel_device_add_api(struct accel_device *d, const char *name, int ok, const char *reason)
+{
+	struct accel_api *a = NULL;
+	for (int i = 0; i < d->napis; i++)
+		if (!strcmp(d->apis[i].name, name))
+			a = &d->apis[i];
+	if (!a) {
+		if (d->napis == ACCEL_MAX_APIS)
+			return;
+		a = &d->apis[d->napis++];
+		core_strlcpy(a->name, name, sizeof a->name);
+	}
+	a->ok = ok;
+	core_strlcpy(a->reason, reason ? reason : "", sizeof a->reason);
+}

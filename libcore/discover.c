@@ -1,0 +1,296 @@
+/*
+ * discover.c - the context: the backend table (built-in and dlopen'ed
+ * plugins with an ABI check), lazy probing, and the devices and engines the
+ * probes found. A plugin or library that is missing is a reason, never a crash.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core.h"
+
+static const struct accel_backend *const builtin[] = {
+	&accel_backend_cpu,
+};
+
+int core_backend_offers(const struct accel_backend *b, const char *op)
+{
+	if (!b || !b->ops)
+		return 0;
+	for (const char *const *o = b->ops; *o; o++)
+		if (!strcmp(*o, op))
+			return 1;
+	return 0;
+}
+
+static struct accel_backend_status *add_status(struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->nbackends; i++)
+		if (!strcmp(ctx->backends[i].name, name))
+			return NULL;  /* first one found wins, as with PATH */
+	if (ctx->nbackends == CORE_MAX_BACKENDS)
+		return NULL;
+	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
+	memset(s, 0, sizeof *s);
+	core_strlcpy(s->name, name, sizeof s->name);
+	return s;
+}
+
+/* Load accel_<name>.so: a failure to load is recorded with its reason. */
+static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file)
+{
+	char name[32], sym[64], path[PATH_MAX];
+	size_t n = strlen(file);
+	if (n <= 9 || strncmp(file, "accel_", 6) || strcmp(file + n - 3, ".so") || n - 9 >= sizeof name)
+		return;
+	memcpy(name, file + 6, n - 9);
+	name[n - 9] = 0;
+	struct accel_backend_status *s = add_status(ctx, name);
+	if (!s)
+		return;
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	core_strlcpy(s->origin, path, sizeof s->origin);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(s->reason, sizeof s->reason, "cannot load plugin: %s", dlerror());
+		s->rc = ACCEL_ENOTSUP;
+		return;
+	}
+	snprintf(sym, sizeof sym, "accel_backend_%s", name);
+	const struct accel_backend *b = dlsym(h, sym);
+	if (!b) {
+		snprintf(s->reason, sizeof s->reason, "plugin does not export %s", sym);
+	} else if (b->abi != ACCEL_BACKEND_ABI) {
+		snprintf(s->reason, sizeof s->reason,
+			 "plugin built for backend ABI %u, this libaccel has ABI %u", b->abi, ACCEL_BACKEND_ABI);
+	} else if (!b->name || strcmp(b->name, name) || !b->probe) {
+		snprintf(s->reason, sizeof s->reason, "plugin table is malformed (name or probe missing)");
+	} else {
+		s->backend = b;
+		ctx->handles[s - ctx->backends] = h;
+		return;
+	}
+	s->rc = ACCEL_ENOTSUP;
+	dlclose(h);
+}
+
+static void scan_dir(struct accel_ctx *ctx, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	/* Sorted, so the order of backends does not depend on the file system. */
+	struct dirent **list;
+	closedir(d);
+	int n = scandir(dir, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		load_plugin(ctx, dir, list[i]->d_name);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+}
+
+struct accel_ctx *accel_ctx_new(void)
+{
+	struct accel_ctx *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return NULL;
+	pthread_mutex_init(&ctx->lock, NULL);
+	const char *root = getenv("ACCEL_SYSROOT");
+	ctx->sysroot = root ? root : "";
+	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+		struct accel_backend_status *s = add_status(ctx, builtin[i]->name);
+		s->backend = builtin[i];
+		core_strlcpy(s->origin, "built-in", sizeof s->origin);
+	}
+	const char *env = getenv("ACCEL_BACKEND_PATH");
+	if (env && *env) {
+		char *copy = strdup(env), *save = NULL;
+		for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+			scan_dir(ctx, dir);
+		free(copy);
+	}
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(dir, sizeof dir, "%s/../lib/accel", exe);
+		scan_dir(ctx, dir);
+		snprintf(dir, sizeof dir, "%s/plugins", exe);
+		scan_dir(ctx, dir);
+	}
+#ifdef ACCEL_PLUGIN_DIR
+	scan_dir(ctx, ACCEL_PLUGIN_DIR);
+#endif
+	return ctx;
+}
+
+void accel_ctx_free(struct accel_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	/* Plugins stay loaded: a backend's library may have registered
+	 * destructors (Vulkan and OpenCL loaders do) that must run at exit. */
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+static int backend_index(const struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->nbackends; i++)
+		if (!strcmp(ctx->backends[i].name, name))
+			return i;
+	return -1;
+}
+
+static int probe_index(struct accel_ctx *ctx, int i)
+{
+	struct accel_backend_status *s = &ctx->backends[i];
+	if (s->probed || !s->backend)
+		return s->backend ? s->rc : ACCEL_ENOTSUP;
+	struct accel_probe p = { ctx, i, s->reason, sizeof s->reason };
+	double t0 = accel_now();
+	int rc = s->backend->probe(&p);
+	s->probe_seconds = accel_now() - t0;
+	s->probed = 1;
+	s->rc = rc < 0 ? rc : 0;
+	return s->rc;
+}
+
+int accel_probe_backend(struct accel_ctx *ctx, const char *name)
+{
+	int i = backend_index(ctx, name);
+	if (i < 0)
+		return ACCEL_ENOTSUP;
+	pthread_mutex_lock(&ctx->lock);
+	int rc = probe_index(ctx, i);
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}
+
+void accel_discover(struct accel_ctx *ctx, const char *op)
+{
+	pthread_mutex_lock(&ctx->lock);
+	for (int i = 0; i < ctx->nbackends; i++)
+		if (!op || core_backend_offers(ctx->backends[i].backend, op))
+			probe_index(ctx, i);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int accel_backend_count(const struct accel_ctx *ctx) { return ctx->nbackends; }
+
+const struct accel_backend_status *accel_backend_status(const struct accel_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->nbackends ? &ctx->backends[i] : NULL;
+}
+
+int accel_device_count(const struct accel_ctx *ctx) { return ctx->ndevices; }
+
+const struct accel_device *accel_device_at(const struct accel_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->ndevices ? &ctx->devices[i] : NULL;
+}
+
+int accel_engine_count(const struct accel_ctx *ctx) { return ctx->nengines; }
+
+const struct accel_engine *accel_engine_at(const struct accel_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->nengines ? &ctx->engines[i] : NULL;
+}
+
+const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx)
+{
+	accel_probe_backend(ctx, "cpu");
+	for (int i = 0; i < ctx->nengines; i++)
+		if (ctx->engines[i].backend == &accel_backend_cpu)
+			return &ctx->engines[i];
+	return NULL;
+}
+
+/* Devices of one class are numbered in the order found: gpu0, gpu1 ... */
+static void assign_id(struct accel_ctx *ctx, struct accel_device *d)
+{
+	int n = 0;
+	for (int i = 0; i < ctx->ndevices; i++)
+		if (&ctx->devices[i] != d && ctx->devices[i].cls == d->cls)
+			n++;
+	snprintf(d->id, sizeof d->id, "%s%d", accel_class_name(d->cls), n);
+}
+
+int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
+{
+	struct accel_ctx *ctx = p->ctx;
+	if (d->pci_address[0]) {
+		for (int i = 0; i < ctx->ndevices; i++) {
+			struct accel_device *o = &ctx->devices[i];
+			if (o->cls != d->cls || strcmp(o->pci_address, d->pci_address))
+				continue;
+			for (int a = 0; a < d->napis; a++)
+				accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);
+			for (int k = 0; k < d->nprops; k++)
+				if (!accel_device_get(o, d->props[k].key))
+					o->props[o->nprops < ACCEL_MAX_PROPS ? o->nprops++ : ACCEL_MAX_PROPS - 1] = d->props[k];
+			if (!o->memory_bytes)
+				o->memory_bytes = d->memory_bytes;
+			if (!o->driver[0])
+				core_strlcpy(o->driver, d->driver, sizeof o->driver);
+			return i;
+		}
+	}
+	if (ctx->ndevices == CORE_MAX_DEVICES)
+		return ACCEL_ENOMEM;
+	struct accel_device *n = &ctx->devices[ctx->ndevices++];
+	*n = *d;
+	if (!n->id[0])
+		assign_id(ctx, n);
+	return ctx->ndevices - 1;
+}
+
+struct accel_device *accel_probe_device(struct accel_probe *p, int i)
+{
+	return i >= 0 && i < p->ctx->ndevices ? &p->ctx->devices[i] : NULL;
+}
+
+int accel_probe_add_engine(struct accel_probe *p, int device, void *data)
+{
+	struct accel_ctx *ctx = p->ctx;
+	if (ctx->nengines == CORE_MAX_ENGINES || device < 0 || device >= ctx->ndevices)
+		return ACCEL_EINVAL;
+	const struct accel_backend *b = ctx->backends[p->backend].backend;
+	struct accel_engine *e = &ctx->engines[ctx->nengines++];
+	memset(e, 0, sizeof *e);
+	e->backend = b;
+	e->device = device;
+	e->software = ctx->devices[device].software;
+	e->data = data;
+	if (b == &accel_backend_cpu)
+		core_strlcpy(e->name, "cpu", sizeof e->name);
+	else
+	{
+		char id[sizeof ctx->devices[0].id];
+		core_strlcpy(id, ctx->devices[device].id, sizeof id);
+		snprintf(e->name, sizeof e->name, "%s:%s", b->name, id);
+	}
+	return ctx->nengines - 1;
+}
+
+int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->reason, p->reason_len, fmt, ap);
+	va_end(ap);
+	return ACCEL_ENOTSUP;
+}
+
+const char *accel_probe_sysroot(const struct accel_probe *p)
+{
+	return p->ctx->sysroot;
+}

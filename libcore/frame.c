@@ -1,0 +1,292 @@
+/*
+ * frame.c - finding frame boundaries in compressed streams without decoding
+ * them, so decompression can run frames in parallel. Layouts: zstd, RFC 8878
+ * section 3.1; lz4, "LZ4 Frame Format Description" 1.6.x; gzip, RFC 1952
+ * with our 'A','C' FEXTRA subfield (backends/cpu/gzip.c).
+ */
+#include <string.h>
+#include "core.h"
+
+#define ZSTD_MAGIC 0xFD2FB528u
+#define LZ4_MAGIC 0x184D2204u
+#define SKIP_MAGIC_MASK 0xFFFFFFF0u
+#define SKIP_MAGIC 0x184D2A50u
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+const char *accel_format_name(enum accel_format f)
+{
+	switch (f) {
+	case ACCEL_FORMAT_ZSTD: return "zstd";
+	case ACCEL_FORMAT_GZIP: return "gzip";
+	case ACCEL_FORMAT_LZ4: return "lz4";
+	case ACCEL_FORMAT_SKIPPABLE: return "skippable";
+	case ACCEL_FORMAT_NONE: return "none";
+	default: return "unknown";
+	}
+}
+
+enum accel_format accel_format_detect(const uint8_t *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return ACCEL_FORMAT_GZIP;
+	if (n < 4)
+		return ACCEL_FORMAT_UNKNOWN;
+	uint32_t m = le32(p);
+	if (m == ZSTD_MAGIC)
+		return ACCEL_FORMAT_ZSTD;
+	if (m == LZ4_MAGIC)
+		return ACCEL_FORMAT_LZ4;
+	if ((m & SKIP_MAGIC_MASK) == SKIP_MAGIC)
+		return ACCEL_FORMAT_SKIPPABLE;
+	return ACCEL_FORMAT_UNKNOWN;
+}
+
+/* A cursor over the input: `pos` bytes of the frame walked so far. In peek
+ * mode they stay in the input buffer; in consume mode they are consumed as
+ * soon as walked. */
+struct cursor {
+	struct accel_input *in;
+	int consume;
+	uint64_t pos, max, start;
+	char *err;
+	size_t len;
+};
+
+/* Make n bytes at the cursor visible; ACCEL_EDATA at end of input. */
+static int need(struct cursor *c, size_t n, const uint8_t **p)
+{
+	if (!c->consume && c->pos + n > c->max)
+		return ACCEL_ENOTSUP;
+	size_t want = c->consume ? n : (size_t)c->pos + n;
+	ssize_t got = accel_input_peek(c->in, want, p);
+	if (got < 0)
+		return (int)got;
+	if ((size_t)got < want) {
+		snprintf(c->err, c->len, "truncated frame: input ends at byte offset %llu",
+			 (unsigned long long)(c->in->offset + (uint64_t)got));
+		return ACCEL_EDATA;
+	}
+	if (!c->consume)
+		*p += c->pos;
+	return 0;
+}
+
+/* Move past n bytes (which need not be visible). */
+static int skip(struct cursor *c, uint64_t n)
+{
+	if (!c->consume) {
+		const uint8_t *p;
+		if (c->pos + n > c->max)
+			return ACCEL_ENOTSUP;
+		int rc = need(c, (size_t)n, &p);
+		if (rc < 0)
+			return rc;
+		c->pos += n;
+		return 0;
+	}
+	while (n) {
+		const uint8_t *p;
+		size_t step = n > (1u << 20) ? (1u << 20) : (size_t)n;
+		ssize_t got = accel_input_peek(c->in, step, &p);
+		if (got < 0)
+			return (int)got;
+		if (got == 0) {
+			snprintf(c->err, c->len, "truncated frame: input ends at byte offset %llu",
+				 (unsigned long long)c->in->offset);
+			return ACCEL_EDATA;
+		}
+		accel_input_consume(c->in, (size_t)got);
+		n -= (uint64_t)got;
+		c->pos += (uint64_t)got;
+	}
+	return 0;
+}
+
+static int bad(struct cursor *c, const char *what)
+{
+	snprintf(c->err, c->len, "%s at byte offset %llu", what, (unsigned long long)(c->start + c->pos));
+	return ACCEL_EDATA;
+}
+
+static int scan_zstd(struct cursor *c, struct accel_frame *f)
+{
+	const uint8_t *p;
+	int rc = need(c, 5, &p);
+	if (rc < 0)
+		return rc;
+	uint8_t fhd = p[4];
+	int fcs_flag = fhd >> 6, single = fhd >> 5 & 1, did_flag = fhd & 3;
+	if (fhd & 0x08)
+		return bad(c, "zstd frame header: reserved bit set");
+	f->checksum = fhd >> 2 & 1;
+	static const int did_size[4] = { 0, 1, 2, 4 };
+	static const int fcs_size[4] = { 0, 2, 4, 8 };
+	int fcs_len = fcs_flag == 0 && single ? 1 : fcs_size[fcs_flag];
+	size_t hlen = 5 + (size_t)!single + (size_t)did_size[did_flag] + (size_t)fcs_len;
+	if ((rc = need(c, hlen, &p)) < 0)
+		return rc;
+	const uint8_t *fcs = p + hlen - fcs_len;
+	switch (fcs_len) {
+	case 0: f->content_size = -1; break;
+	case 1: f->content_size = fcs[0]; break;
+	case 2: f->content_size = (fcs[0] | fcs[1] << 8) + 256; break;
+	case 4: f->content_size = le32(fcs); break;
+	default: f->content_size = (int64_t)le64(fcs); break;
+	}
+	/* Not worth walking when the content cannot fit the limit: in peek
+	 * mode such a frame is decoded sequentially. */
+	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
+		return ACCEL_ENOTSUP;
+	if ((rc = skip(c, hlen)) < 0)
+		return rc;
+	for (;;) {
+		if ((rc = need(c, 3, &p)) < 0)
+			return rc;
+		uint32_t bh = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+		int last = bh & 1, type = bh >> 1 & 3;
+		uint32_t size = bh >> 3;
+		if (type == 3)
+			return bad(c, "zstd block header: reserved block type");
+		if (size > (128u << 10))
+			return bad(c, "zstd block header: block larger than 128 KiB");
+		if ((rc = skip(c, 3 + (type == 1 ? 1 : size))) < 0)
+			return rc;
+		f->blocks++;
+		if (last)
+			break;
+	}
+	if (f->checksum && (rc = skip(c, 4)) < 0)
+		return rc;
+	return 0;
+}
+
+static int scan_lz4(struct cursor *c, struct accel_frame *f)
+{
+	const uint8_t *p;
+	int rc = need(c, 7, &p);
+	if (rc < 0)
+		return rc;
+	uint8_t flg = p[4], bd = p[5];
+	if ((flg >> 6) != 1)
+		return bad(c, "lz4 frame header: unsupported version");
+	if ((flg & 0x02) || (bd & 0x8f))
+		return bad(c, "lz4 frame header: reserved bits set");
+	int bsize_id = bd >> 4 & 7;
+	if (bsize_id < 4)
+		return bad(c, "lz4 frame header: invalid block size");
+	uint32_t block_max = 1u << (8 + 2 * bsize_id);
+	int block_ck = flg >> 4 & 1, has_size = flg >> 3 & 1, has_dict = flg & 1;
+	f->checksum = flg >> 2 & 1;
+	size_t hlen = 4 + 2 + (has_size ? 8 : 0) + (has_dict ? 4 : 0) + 1;
+	if ((rc = need(c, hlen, &p)) < 0)
+		return rc;
+	f->content_size = has_size ? (int64_t)le64(p + 6) : -1;
+	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
+		return ACCEL_ENOTSUP;
+	if ((rc = skip(c, hlen)) < 0)
+		return rc;
+	for (;;) {
+		if ((rc = need(c, 4, &p)) < 0)
+			return rc;
+		uint32_t bs = le32(p);
+		if (bs == 0) {
+			if ((rc = skip(c, 4)) < 0)
+				return rc;
+			break;
+		}
+		uint32_t size = bs & 0x7fffffffu;
+		if (size > block_max)
+			return bad(c, "lz4 block larger than the frame's maximum block size");
+		if ((rc = skip(c, 4 + (uint64_t)size + (block_ck ? 4 : 0))) < 0)
+			return rc;
+		f->blocks++;
+	}
+	if (f->checksum && (rc = skip(c, 4)) < 0)
+		return rc;
+	return 0;
+}
+
+static int scan_gzip(struct cursor *c, struct accel_frame *f)
+{
+	const uint8_t *p;
+	int rc = need(c, 10, &p);
+	if (rc < 0)
+		return rc;
+	if (p[2] != 8)
+		return bad(c, "gzip header: compression method is not deflate");
+	if (p[3] & 0xe0)
+		return bad(c, "gzip header: reserved flag bits set");
+	f->checksum = 1;
+	if (!(p[3] & 4))
+		return ACCEL_ENOTSUP;  /* no FEXTRA: only inflating finds the end */
+	if ((rc = need(c, 12, &p)) < 0)
+		return rc;
+	size_t xlen = (size_t)(p[10] | p[11] << 8);
+	if ((rc = need(c, 12 + xlen, &p)) < 0)
+		return rc;
+	const uint8_t *x = p + 12, *end = x + xlen;
+	while (end - x >= 4) {
+		size_t sl = (size_t)(x[2] | x[3] << 8);
+		if ((size_t)(end - x - 4) < sl)
+			break;
+		if (x[0] == 'A' && x[1] == 'C' && sl == 8) {
+			uint32_t member = le32(x + 4);
+			f->content_size = le32(x + 8);
+			if (member < 12 + xlen + 8)
+				return bad(c, "gzip header: member size in the 'AC' field is too small");
+			if (!c->consume && member > c->max)
+				return ACCEL_ENOTSUP;
+			if ((rc = skip(c, member)) < 0)
+				return rc;
+			return 0;
+		}
+		x += 4 + sl;
+	}
+	return ACCEL_ENOTSUP;
+}
+
+int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
+		     char *err, size_t len)
+{
+	memset(f, 0, sizeof *f);
+	f->content_size = f->frame_size = -1;
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(in, 4, &p);
+	if (n < 0)
+		return (int)n;
+	if (n == 0) {
+		f->format = ACCEL_FORMAT_NONE;
+		return 0;
+	}
+	struct cursor c = { in, consume, 0, max, in->offset, err, len };
+	f->format = accel_format_detect(p, (size_t)n);
+	int rc;
+	switch (f->format) {
+	case ACCEL_FORMAT_ZSTD: rc = scan_zstd(&c, f); break;
+	case ACCEL_FORMAT_LZ4: rc = scan_lz4(&c, f); break;
+	case ACCEL_FORMAT_GZIP: rc = scan_gzip(&c, f); break;
+	case ACCEL_FORMAT_SKIPPABLE:
+		if ((rc = need(&c, 8, &p)) < 0)
+			break;
+		f->content_size = 0;
+		c.max = ~0ULL;  /* a skippable frame is always walked past */
+		rc = skip(&c, 8 + (uint64_t)le32(p + 4));
+		break;
+	default:
+		snprintf(err, len, "not in a known format (zstd, gzip or lz4) at byte offset %llu",
+			 (unsigned long long)in->offset);
+		return ACCEL_EDATA;
+	}
+	if (rc == 0)
+		f->frame_size = (int64_t)c.pos;
+	return rc;
+}

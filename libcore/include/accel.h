@@ -1,0 +1,642 @@
+/*
+ * accel.h - the public API of libaccel: discovery of devices, backends and
+ * engines, routing of operations, the chunked stream engine, and the CLI
+ * helpers the accel-* programs share.
+ *
+ * Conventions: functions return 0 (or a count) on success and a negative
+ * ACCEL_E* code on failure; sizes are in bytes unless a name says otherwise;
+ * no function prints anything except the ones named accel_msg_* and the
+ * option/progress helpers, which write to stderr.
+ */
+#ifndef ACCEL_H
+#define ACCEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACCEL_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+/* Error codes: every libaccel function returns 0 or one of these (negative). */
+enum accel_error {
+	ACCEL_OK = 0,
+	ACCEL_EINVAL = -1,   /* bad argument or option value */
+	ACCEL_ENOMEM = -2,   /* out of memory */
+	ACCEL_EIO = -3,      /* read or write failed (errno kept) */
+	ACCEL_ENOTSUP = -4,  /* not supported by this engine: try the next one */
+	ACCEL_EDEVICE = -5,  /* the engine failed: retry the unit elsewhere */
+	ACCEL_EDATA = -6,    /* input is corrupt, truncated or failed a check */
+	ACCEL_EPIPE = -7,    /* the reader of our output went away */
+	ACCEL_ENOENGINE = -8,/* no engine left on the route to run a unit */
+	ACCEL_EEXIST = -9,   /* output file exists and overwrite not allowed */
+	ACCEL_EUNMET = -10,  /* a stated requirement is not met */
+};
+
+/* Exit statuses shared by every program (DESIGN.md, "Conventions"). */
+enum accel_exit {
+	ACCEL_EXIT_OK = 0,
+	ACCEL_EXIT_FAILURE = 1,
+	ACCEL_EXIT_USAGE = 2,
+	ACCEL_EXIT_DATA = 3,       /* integrity or authentication check failed */
+	ACCEL_EXIT_UNMET = 4,      /* accel-detect --require not met */
+	ACCEL_EXIT_REGRESSION = 5, /* accel-bench --compare found a regression */
+};
+
+/* Short text for an ACCEL_E* code ("input is corrupt"). Never NULL. */
+const char *accel_strerror(int err);
+
+/* Exit status a program should return for an ACCEL_E* code. */
+int accel_exit_status(int err);
+
+/* ------------------------------------------------------------------ devices */
+
+enum accel_device_class {
+	ACCEL_CLASS_CPU,
+	ACCEL_CLASS_GPU,
+	ACCEL_CLASS_CRYPTO,   /* crypto/compression engine, e.g. Intel QAT */
+	ACCEL_CLASS_VIDEO,    /* video decode/encode engine */
+	ACCEL_CLASS_NIC,
+	ACCEL_CLASS_NPU,
+	ACCEL_CLASS_OTHER,
+	ACCEL_CLASS_COUNT
+};
+
+/* CPU feature flags (struct accel_device.flags for class CPU). Source: the
+ * "flags" line of /proc/cpuinfo, which uses the kernel's names. */
+enum accel_cpu_flag {
+	ACCEL_CPU_SSE42 = 1u << 0,
+	ACCEL_CPU_PCLMUL = 1u << 1,
+	ACCEL_CPU_AES = 1u << 2,
+	ACCEL_CPU_VAES = 1u << 3,
+	ACCEL_CPU_VPCLMULQDQ = 1u << 4,
+	ACCEL_CPU_SHA_NI = 1u << 5,
+	ACCEL_CPU_AVX = 1u << 6,
+	ACCEL_CPU_AVX2 = 1u << 7,
+	ACCEL_CPU_BMI2 = 1u << 8,
+	ACCEL_CPU_AVX512F = 1u << 9,
+	ACCEL_CPU_AVX512BW = 1u << 10,
+	ACCEL_CPU_AVX512VL = 1u << 11,
+	ACCEL_CPU_AVX512DQ = 1u << 12,
+	ACCEL_CPU_AVX512VNNI = 1u << 13,
+	ACCEL_CPU_AVX512BF16 = 1u << 14,
+	ACCEL_CPU_AVX512FP16 = 1u << 15,
+	ACCEL_CPU_AVX512IFMA = 1u << 16,
+	ACCEL_CPU_AVX512VBMI = 1u << 17,
+	ACCEL_CPU_AMX_TILE = 1u << 18,
+	ACCEL_CPU_AMX_INT8 = 1u << 19,
+	ACCEL_CPU_AMX_BF16 = 1u << 20,
+	ACCEL_CPU_GFNI = 1u << 21,
+	ACCEL_CPU_AVX_VNNI = 1u << 22,
+};
+
+/* CPU flag bits named in a /proc/cpuinfo "flags" line (or its value). */
+uint64_t accel_cpu_flags_parse(const char *line);
+/* Name of one CPU flag bit ("vaes"), or NULL for an unknown bit. */
+const char *accel_cpu_flag_name(uint64_t bit);
+
+/* One extra attribute of a device: backends attach what they know
+ * ("api_version" = "1.3.255", "compute_units" = "16"). */
+struct accel_prop {
+	char key[48];
+	char value[128];
+	int numeric;  /* 1: value is a JSON number, 0: a string */
+};
+
+#define ACCEL_MAX_PROPS 48
+#define ACCEL_MAX_APIS 6
+
+/* One API through which a device is reached, and its state. */
+struct accel_api {
+	char name[16];     /* "vulkan", "opencl", "cuda", "nvml" */
+	int ok;            /* 1: usable; 0: seen but not usable */
+	char reason[128];  /* why not usable, empty when ok */
+};
+
+/* A device found by discovery: a CPU package set, a GPU, an engine. */
+struct accel_device {
+	char id[16];              /* "cpu0", "gpu0" */
+	enum accel_device_class cls;
+	char vendor[64];
+	char model[128];
+	char driver[64];
+	struct accel_api apis[ACCEL_MAX_APIS];
+	int napis;
+	uint64_t memory_bytes;    /* device memory (CPU: installed RAM) */
+	int numa_node;            /* -1: unknown or not NUMA */
+	char pci_address[16];     /* "0000:65:00.0", empty if none */
+	int software;             /* 1: CPU-emulated (lavapipe, PoCL): not an accelerator */
+	uint64_t flags;           /* class-specific capability flags (enum accel_cpu_flag) */
+	/* CPU topology (class CPU only) */
+	int packages, cores, threads, numa_nodes;
+	uint64_t cache_bytes[4];  /* L1d, L2, L3, L4 per instance; 0 if absent */
+	struct accel_prop props[ACCEL_MAX_PROPS];
+	int nprops;
+};
+
+/* Attach a property to a device (string or number). Returns ACCEL_ENOMEM
+ * when the device has ACCEL_MAX_PROPS already. */
+int accel_device_set(struct accel_device *d, const char *key, const char *value);
+int accel_device_set_num(struct accel_device *d, const char *key, double value);
+/* Value of a property, or NULL. */
+const char *accel_device_get(const struct accel_device *d, const char *key);
+/* Record that the device is reached through API `name`, usable or not. */
+void accel_device_add_api(struct accel_device *d, const char *name, int ok, const char *reason);
+/* "cpu", "gpu", "crypto", "video", "nic", "npu", "other". */
+const char *accel_class_name(enum accel_device_class c);
+/* Inverse of accel_class_name; -1 for an unknown name. */
+int accel_class_parse(const char *name);
+
+/* ----------------------------------------------------------------- backends */
+
+struct accel_ctx;
+struct accel_engine;
+struct accel_unit;
+struct accel_input;
+struct accel_output;
+
+/* The ABI of the backend table. A plugin built against another value is
+ * refused with a reason, never called. */
+#define ACCEL_BACKEND_ABI 1
+
+/* An operation with its parameters, as a program asks for it. */
+struct accel_op {
+	const char *name;     /* "zstd.compress", "gzip.decompress", ... */
+	int level;            /* codec level, in the codec's own scale */
+	int checksum;         /* 1: write/verify the format's checksum */
+	size_t chunk_size;    /* bytes per unit for chunked operations */
+	const void *ext;      /* operation-specific parameters, or NULL */
+};
+
+/* What a backend's probe sees: it adds devices and engines through
+ * accel_probe_add_device() and accel_probe_add_engine(). */
+struct accel_probe;
+
+/*
+ * A backend: the code that performs operations through one API. One table per
+ * backend (the model is FFmpeg's HWContextType and curl's struct Curl_ssl),
+ * built in or loaded from the plugin accel_<name>.so, which exports it as
+ * `accel_backend_<name>`. Every function except probe is called only for
+ * engines the backend's probe added.
+ */
+struct accel_backend {
+	unsigned abi;              /* ACCEL_BACKEND_ABI */
+	const char *name;          /* "cpu", "vulkan", "opencl", "cuda" */
+	const char *description;   /* one line for accel-detect -v */
+	/* Operations this backend can ever offer; NULL-terminated. Discovery
+	 * probes a backend only when the operation asked for is listed here. */
+	const char *const *ops;
+
+	/* Find the backend's devices and add one engine per usable device.
+	 * Returns 0, or a negative code after accel_probe_fail() gave the
+	 * reason ("libvulkan.so.1 not found"). Must not block for long. */
+	int (*probe)(struct accel_probe *p);
+
+	/* Whether engine `e` can run `op`. Returns 0 and sets *prior_mbps to a
+	 * static throughput guess in MB/s of input, or ACCEL_ENOTSUP with the
+	 * reason written to reason[len]. */
+	int (*supports)(const struct accel_engine *e, const struct accel_op *op,
+			double *prior_mbps, char *reason, size_t len);
+
+	/* Open a per-worker context for running `op` on `e`. */
+	int (*open)(const struct accel_engine *e, const struct accel_op *op, void **ctx);
+
+	/* Run one unit: read u->in, write u->out (growing it with
+	 * accel_buf_reserve). Returns 0; ACCEL_EDATA for bad input; ACCEL_EDEVICE
+	 * or ACCEL_ENOTSUP when the engine failed and another may succeed. A
+	 * one-line detail goes to err[len]. */
+	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
+
+	/* Optional: process a region of input that cannot be cut into units
+	 * (for example one large zstd frame) sequentially, from `in` to `out`.
+	 * Consumes exactly one region (one frame or member); same returns as run. */
+	int (*stream)(void *ctx, struct accel_input *in, struct accel_output *out,
+		      char *err, size_t len);
+
+	void (*close)(void *ctx);
+};
+
+/* An engine: one backend on one device ("vulkan:gpu0"). */
+struct accel_engine {
+	char name[40];                    /* "cpu", "vulkan:gpu0" */
+	const struct accel_backend *backend;
+	int device;                       /* index into accel_devices() */
+	int software;                     /* copied from the device */
+	void *data;                       /* backend's own per-engine data */
+};
+
+/* Called by a probe: add (or merge into an existing device with the same
+ * PCI address) a device; returns its index, or a negative code. */
+int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d);
+/* Device index `i`, for a probe to complete what it merged. */
+struct accel_device *accel_probe_device(struct accel_probe *p, int i);
+/* Called by a probe: add an engine of this backend on device `device`. */
+int accel_probe_add_engine(struct accel_probe *p, int device, void *data);
+/* Called by a probe: record why the backend is unavailable; returns
+ * ACCEL_ENOTSUP so a probe can `return accel_probe_fail(...)`. */
+int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Root under which /sys, /proc and /dev are read ($ACCEL_SYSROOT, or ""). */
+const char *accel_probe_sysroot(const struct accel_probe *p);
+
+/* ------------------------------------------------------- context, discovery */
+
+/* Create a context: registers the built-in backends and loads plugins from
+ * $ACCEL_BACKEND_PATH (colon-separated folders), <bindir>/../lib/accel and
+ * <bindir>/plugins. A plugin that fails to load is a reason, not an error.
+ * Returns NULL only when out of memory. */
+struct accel_ctx *accel_ctx_new(void);
+void accel_ctx_free(struct accel_ctx *ctx);
+
+/* Probe backend `name` (once per context; later calls return the first
+ * result). Returns 0 or the probe's error code. */
+int accel_probe_backend(struct accel_ctx *ctx, const char *name);
+/* Probe every backend that lists `op` (NULL: every backend). */
+void accel_discover(struct accel_ctx *ctx, const char *op);
+
+/* Status of one registered backend, for reports. */
+struct accel_backend_status {
+	char name[32];
+	const struct accel_backend *backend; /* NULL: plugin failed to load */
+	char origin[256];    /* "built-in" or the plugin's path */
+	int probed;          /* 1 once probed */
+	int rc;              /* probe result: 0 ok, negative failed */
+	char reason[256];    /* why not loaded or probe failed */
+	double probe_seconds;
+};
+int accel_backend_count(const struct accel_ctx *ctx);
+const struct accel_backend_status *accel_backend_status(const struct accel_ctx *ctx, int i);
+
+/* Devices and engines found so far (grows as backends are probed). */
+int accel_device_count(const struct accel_ctx *ctx);
+const struct accel_device *accel_device_at(const struct accel_ctx *ctx, int i);
+int accel_engine_count(const struct accel_ctx *ctx);
+const struct accel_engine *accel_engine_at(const struct accel_ctx *ctx, int i);
+/* The CPU engine, probing the cpu backend if needed; never NULL. */
+const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx);
+
+/* Number of logical CPUs this process may use (affinity and cgroup quota). */
+int accel_cpu_count(void);
+
+/* ------------------------------------------------------------------ routing */
+
+enum accel_fallback {
+	ACCEL_FALLBACK_CPU,   /* retry a failed unit on the CPU engine */
+	ACCEL_FALLBACK_NEXT,  /* retry on the next engine of the route */
+	ACCEL_FALLBACK_NONE,  /* a failed unit fails the run */
+};
+/* Parse "cpu", "next", "none"; ACCEL_EINVAL otherwise. */
+int accel_fallback_parse(const char *s, enum accel_fallback *out);
+
+#define ACCEL_ROUTE_MAX 32
+
+/* One engine considered for an operation. */
+struct accel_route_entry {
+	const struct accel_engine *engine; /* NULL for a backend with no engine */
+	char name[40];       /* engine or backend name */
+	int usable;          /* 1: ranked; 0: left out */
+	double mbps;         /* expected throughput used for ranking, MB/s */
+	char reason[160];    /* why this rank, or why left out */
+};
+
+/* Ranked engines for one operation: entries[0..nranked) usable, best first;
+ * the rest left out, each with its reason. */
+struct accel_route {
+	char op[32];
+	int n, nranked;
+	int forced;          /* 1: ranked by --backend / ACCEL_BACKEND */
+	int shared;          /* 1: every ranked engine serves the stream at once */
+	struct accel_route_entry entries[ACCEL_ROUTE_MAX];
+};
+
+/* What the router is asked. */
+struct accel_route_req {
+	const struct accel_op *op;
+	const char *backend;     /* --backend list ("auto", "cpu", "vulkan:0,cpu"); NULL: $ACCEL_BACKEND, else auto */
+	int64_t size_hint;       /* job size in bytes, -1 unknown */
+	const char *profile;     /* profile path; NULL: $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json */
+};
+
+/* Below this many bytes a job stays on the CPU unless forced: a device's
+ * start-up and transfer cost would dominate. */
+#define ACCEL_SMALL_JOB_BYTES (1u << 20)
+
+/*
+ * Rank the engines for req->op: a forced backend list first, in its order;
+ * else the profile's measured MB/s for the job's size class, else each
+ * backend's static prior. Software-emulated devices are never ranked above
+ * native CPU code unless named. Probes the backends that list the
+ * operation. Returns 0, or ACCEL_EINVAL for a malformed backend list, or
+ * ACCEL_ENOENGINE when no engine can run it (r still holds the reasons).
+ */
+int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r);
+/* Print a route as text lines (`-v`, accel-detect --routes). */
+void accel_route_print(const struct accel_route *r, FILE *f);
+
+/* Size class of a job for the profile: "small" (< 1 MiB), "medium"
+ * (< 64 MiB), "large", or "unknown" for a negative size. */
+const char *accel_size_class(int64_t bytes);
+
+/* One measured throughput from the profile (written by accel-bench --save). */
+struct accel_profile_entry {
+	char op[32], engine[40], size_class[16];
+	double mbps;
+};
+/* Load a profile; returns the number of entries (0 when the file is absent)
+ * or ACCEL_EDATA for a file that is not a valid profile. *out is malloc'd. */
+int accel_profile_load(const char *path, struct accel_profile_entry **out);
+
+/* ---------------------------------------------------------- buffers, units */
+
+/* A growable byte buffer. */
+struct accel_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+/* Make room for `len` bytes in total; keeps the content. ACCEL_ENOMEM. */
+int accel_buf_reserve(struct accel_buf *b, size_t cap);
+void accel_buf_free(struct accel_buf *b);
+
+/* A unit of work in the stream engine: a chunk, a frame, a batch. */
+struct accel_unit {
+	uint64_t seq;        /* index in the stream, from 0 (a STREAM nonce counter) */
+	uint64_t offset;     /* byte offset of the unit's input in the stream */
+	int last;            /* 1: the final unit of the stream */
+	size_t out_hint;     /* expected output size in bytes, 0 unknown */
+	struct accel_buf in;
+	struct accel_buf out;
+	const struct accel_engine *engine; /* the engine that produced out */
+};
+
+/* ---------------------------------------------------------------- input/output */
+
+/* Buffered input from a file descriptor, with the byte offset consumed. */
+struct accel_input {
+	int fd;
+	const char *name;    /* "stdin" or the file name, for messages */
+	uint8_t *buf;
+	size_t start, end, cap;
+	uint64_t offset;     /* bytes consumed so far */
+	int eof;
+	int64_t size;        /* total size when known (regular file), else -1 */
+};
+/* Open FILE ("-" or NULL: stdin). ACCEL_EIO with errno set. */
+int accel_input_open(struct accel_input *in, const char *path);
+void accel_input_close(struct accel_input *in);
+/* Make at least `n` bytes visible at *p (fewer only at end of input);
+ * returns the number visible, or ACCEL_EIO. Does not consume. */
+ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p);
+/* Consume `n` bytes already visible through accel_input_peek. */
+void accel_input_consume(struct accel_input *in, size_t n);
+/* Read up to `n` bytes into dst (short only at end of input); returns the
+ * count or ACCEL_EIO. */
+ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
+
+/* Output to stdout or to a file that appears only when complete: a FILE is
+ * written as a temporary beside it and renamed on accel_output_commit();
+ * accel_output_abort() removes it, so a failed run leaves no partial file. */
+struct accel_output {
+	int fd;
+	char *path;          /* final path, NULL for stdout */
+	char *tmp;           /* temporary path while writing */
+	uint64_t written;    /* bytes written */
+	int broken;          /* EPIPE seen */
+};
+/* force: allow replacing an existing FILE and writing binary data to a
+ * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
+ * terminal refused) or ACCEL_EIO. */
+int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
+/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO. */
+int accel_output_write(struct accel_output *out, const void *data, size_t len);
+/* Flush, close (checking errors: a full disk is an error) and rename. */
+int accel_output_commit(struct accel_output *out);
+void accel_output_abort(struct accel_output *out);
+
+/* ------------------------------------------------------------ stream engine */
+
+/* What a program gives the stream engine. */
+struct accel_stream_ops {
+	/* Fill u->in with the next unit read from `in` and set u->offset,
+	 * u->last and u->out_hint. Return 1 for a unit, 0 at end of input,
+	 * ACCEL_STREAM_SERIAL when the next input must be processed
+	 * sequentially by the route's backend `stream` function, or a negative
+	 * error (ACCEL_EDATA: bad input at u->offset). */
+	int (*next)(void *user, struct accel_input *in, struct accel_unit *u,
+		    char *err, size_t len);
+	/* Optional: write a header before any unit's output. */
+	int (*begin)(void *user, struct accel_output *out);
+	/* Optional: write a trailer after the last unit's output. */
+	int (*end)(void *user, struct accel_output *out);
+};
+#define ACCEL_STREAM_SERIAL 2
+
+/* Statistics for one engine in one run (for -v). */
+struct accel_engine_stats {
+	char name[40];
+	uint64_t units, bytes_in, bytes_out;
+	uint64_t failures, retried; /* units failed here; units retried from elsewhere */
+	double busy_seconds;
+	int dropped;
+	int workers;
+};
+
+struct accel_stream_stats {
+	uint64_t units, serial_regions, bytes_in, bytes_out;
+	double seconds;
+	int nengines;
+	struct accel_engine_stats engines[ACCEL_ROUTE_MAX];
+};
+
+struct accel_stream_config {
+	int threads;                  /* CPU workers; 0: all cores */
+	enum accel_fallback fallback;
+	int max_failures;             /* failures before an engine is dropped (0: 3) */
+	int progress;                 /* 1: progress meter on stderr */
+	int64_t total_size;           /* input size for ETA, -1 unknown */
+	const char *prog;             /* program name for messages */
+	int verbose;                  /* 1: report fallbacks on stderr */
+};
+
+/*
+ * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
+ * workers run them on the route's engines, a writer emits outputs in input
+ * order. A unit failed by an engine is run again according to
+ * cfg->fallback; an engine failing cfg->max_failures times is dropped. At most
+ * 2 * workers + 2 units are in flight (back-pressure). Fault injection:
+ * $ACCEL_FAULT (see accel(7)). Returns 0 or the first error, with a message
+ * in err[len] naming the byte offset for ACCEL_EDATA.
+ */
+int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+		     const struct accel_route *route, const struct accel_op *op,
+		     const struct accel_stream_ops *ops, void *user,
+		     struct accel_input *in, struct accel_output *out,
+		     struct accel_stream_stats *stats, char *err, size_t len);
+/* Print per-engine statistics (-v). */
+void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
+
+/* Reader helper: fill u->in with up to `size` bytes, set u->offset and
+ * u->last (true when the input ends with this chunk). Returns 1, 0 at end
+ * of input (no bytes and not the first chunk), or ACCEL_EIO. An empty
+ * input yields one empty last chunk, so formats can write an empty frame. */
+int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size);
+
+/* --------------------------------------------------- compressed frames */
+
+enum accel_format {
+	ACCEL_FORMAT_NONE,       /* end of input */
+	ACCEL_FORMAT_UNKNOWN,
+	ACCEL_FORMAT_ZSTD,
+	ACCEL_FORMAT_GZIP,
+	ACCEL_FORMAT_LZ4,
+	ACCEL_FORMAT_SKIPPABLE,  /* zstd/lz4 skippable frame: no content */
+};
+
+/* "zstd", "gzip", "lz4", "skippable", "unknown". */
+const char *accel_format_name(enum accel_format f);
+/* Format named by its magic bytes at p[0..n). */
+enum accel_format accel_format_detect(const uint8_t *p, size_t n);
+
+/* What is known of one frame (a gzip member, a zstd or lz4 frame) without
+ * decoding it. */
+struct accel_frame {
+	enum accel_format format;
+	int64_t content_size;    /* decompressed bytes, -1 unknown */
+	int64_t frame_size;      /* compressed bytes of the whole frame, -1 unknown */
+	int checksum;            /* 1: the frame carries a content checksum */
+	int blocks;              /* number of blocks walked (zstd, lz4) */
+};
+
+/*
+ * Inspect the frame at the current position of `in` and find its end
+ * without decoding: from the zstd (RFC 8878) and lz4 (LZ4 Frame Format)
+ * block headers, or from the 'A','C' FEXTRA subfield of our gzip members.
+ * consume = 0: peek only, and stop with ACCEL_ENOTSUP (nothing consumed)
+ * when the frame is longer than `max` bytes or its end cannot be found
+ * without inflating (a gzip member of another tool); the frame is then
+ * whole at the input's peek pointer. consume = 1: consume the frame while
+ * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
+ * end of input), ACCEL_ENOTSUP, ACCEL_EDATA with a message naming the byte
+ * offset in err[len], or ACCEL_EIO.
+ */
+int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
+		     char *err, size_t len);
+
+/* ----------------------------------------------------------- CLI helpers */
+
+enum accel_opt_flags {
+	ACCEL_OPT_HIDDEN = 1 << 0,   /* not in --help, man page or completions */
+	ACCEL_OPT_NUMERIC = 1 << 1,  /* matches -N (e.g. compression level -19) */
+};
+
+/* One option, declared once: --help, the man page and the completions are
+ * generated from the table. */
+struct accel_option {
+	int id;               /* returned by accel_getopt; 0 ends the table */
+	char short_name;      /* 0: none */
+	const char *long_name;/* NULL: none */
+	const char *arg;      /* argument name ("N", "FILE"), NULL: a flag */
+	const char *help;     /* one line */
+	const char *complete; /* "file", "dir", or a space-separated list of words; NULL */
+	unsigned flags;
+};
+
+/* Ids of the options every program shares (DESIGN.md). */
+enum accel_common_opt {
+	ACCEL_OPT_BACKEND = 1000, ACCEL_OPT_FALLBACK, ACCEL_OPT_THREADS,
+	ACCEL_OPT_VERBOSE, ACCEL_OPT_QUIET, ACCEL_OPT_PROGRESS, ACCEL_OPT_NO_PROGRESS,
+	ACCEL_OPT_JSON, ACCEL_OPT_HELP, ACCEL_OPT_VERSION,
+	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
+};
+
+/* The common options, to splice into a program's table. */
+#define ACCEL_COMMON_OPTIONS \
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }, \
+	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
+	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "worker threads (0 = all cores; default 0)", NULL, 0 }, \
+	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "print the route and per-engine statistics on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
+	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }, \
+	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
+	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
+	{ ACCEL_OPT_GEN_MAN, 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN }, \
+	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
+
+/* A program's description for the generated texts. */
+struct accel_cli {
+	const char *prog;        /* "accel-compress" */
+	const char *usage;       /* "[options] [FILE...]" */
+	const char *summary;     /* one line */
+	const struct accel_option *options;
+};
+
+/* Settings of the common options, after accel_cli_common(). */
+struct accel_common {
+	const char *backend;
+	enum accel_fallback fallback;
+	int threads;
+	int verbose, quiet, json;
+	int progress;            /* -1: auto (stderr is a terminal) */
+};
+
+/* Option parser state. */
+struct accel_optparse {
+	const struct accel_cli *cli;
+	int argc;
+	char **argv;
+	int i;                   /* next argv index */
+	const char *cluster;     /* rest of a "-abc" cluster */
+	int done;                /* "--" seen */
+	char **operands;         /* collected operands (argv order) */
+	int noperands;
+	char errbuf[160];
+};
+void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv);
+/* Next option: returns 1 with *id and *arg set (numeric options give the
+ * digits as *arg), 0 when all argv is parsed (operands in p->operands), or
+ * ACCEL_EINVAL with the message in p->errbuf. */
+int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
+/* Set defaults for the common options from the environment (ACCEL_BACKEND,
+ * ACCEL_FALLBACK, ACCEL_THREADS). ACCEL_EINVAL with a message on stderr for
+ * a malformed environment value. */
+int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
+/* Handle a common option: returns 1 handled, 0 not a common option,
+ * ACCEL_EINVAL bad value (message printed), or 2 when the program must
+ * exit 0 now (help, version, generated texts printed). */
+int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
+void accel_cli_help(const struct accel_cli *cli, FILE *f);
+void accel_cli_man(const struct accel_cli *cli, FILE *f);
+/* shell: "bash", "zsh" or "fish"; ACCEL_EINVAL otherwise. */
+int accel_cli_completion(const struct accel_cli *cli, const char *shell, FILE *f);
+
+/* Parse "12", "4K", "64M", "1G" (powers of 1024) to bytes. ACCEL_EINVAL. */
+int accel_parse_size(const char *s, uint64_t *out);
+/* Parse a non-negative int. ACCEL_EINVAL. */
+int accel_parse_int(const char *s, int min, int max, int *out);
+
+/* Messages: "PROG: text" on stderr, one line. accel_msg_prog sets PROG. */
+void accel_msg_prog(const char *prog);
+void accel_msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Usage error: message plus "Try 'PROG --help'." */
+void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Progress meter on stderr: bytes, rate, and ETA when total > 0. */
+struct accel_progress;
+struct accel_progress *accel_progress_new(const char *label, int64_t total);
+void accel_progress_update(struct accel_progress *p, uint64_t done);
+void accel_progress_end(struct accel_progress *p);
+
+/* Seconds on a monotonic clock. */
+double accel_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

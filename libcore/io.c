@@ -1,0 +1,263 @@
+/*
+ * io.c - buffered input with byte offsets, and output that is complete or
+ * absent: a FILE is written beside its final name and renamed when done.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "core.h"
+
+#define INPUT_BUF (1u << 20)
+
+int accel_input_open(struct accel_input *in, const char *path)
+{
+	memset(in, 0, sizeof *in);
+	in->size = -1;
+	if (!path || !strcmp(path, "-")) {
+		in->fd = 0;
+		in->name = "stdin";
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0)
+			return ACCEL_EIO;
+		in->name = path;
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t pos = lseek(in->fd, 0, SEEK_CUR);
+		in->size = st.st_size - (pos > 0 ? pos : 0);
+	} else if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (in->fd > 0)
+			close(in->fd);
+		errno = EISDIR;
+		return ACCEL_EIO;
+	}
+	in->buf = malloc(INPUT_BUF);
+	if (!in->buf) {
+		if (in->fd > 0)
+			close(in->fd);
+		return ACCEL_ENOMEM;
+	}
+	in->cap = INPUT_BUF;
+	return 0;
+}
+
+void accel_input_close(struct accel_input *in)
+{
+	if (in->fd > 0)
+		close(in->fd);
+	free(in->buf);
+	in->buf = NULL;
+	in->fd = -1;
+}
+
+static ssize_t read_full(int fd, uint8_t *dst, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, dst + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ACCEL_EIO;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p)
+{
+	size_t have = in->end - in->start;
+	if (have < n && !in->eof) {
+		if (n > in->cap) {
+			size_t cap = in->cap * 2 > n ? in->cap * 2 : n;
+			uint8_t *nb = malloc(cap);
+			if (!nb)
+				return ACCEL_ENOMEM;
+			memcpy(nb, in->buf + in->start, have);
+			free(in->buf);
+			in->buf = nb;
+			in->cap = cap;
+		} else if (in->start) {
+			memmove(in->buf, in->buf + in->start, have);
+		}
+		in->start = 0;
+		in->end = have;
+		while (in->end < n && !in->eof) {
+			ssize_t r = read(in->fd, in->buf + in->end, in->cap - in->end);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return ACCEL_EIO;
+			if (r == 0)
+				in->eof = 1;
+			in->end += (size_t)r;
+		}
+		have = in->end - in->start;
+	}
+	*p = in->buf + in->start;
+	return (ssize_t)(have < n ? have : n);
+}
+
+void accel_input_consume(struct accel_input *in, size_t n)
+{
+	in->start += n;
+	in->offset += n;
+}
+
+ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
+{
+	size_t have = in->end - in->start;
+	size_t take = have < n ? have : n;
+	memcpy(dst, in->buf + in->start, take);
+	accel_input_consume(in, take);
+	if (take == n || in->eof)
+		return (ssize_t)take;
+	ssize_t r = read_full(in->fd, (uint8_t *)dst + take, n - take);
+	if (r < 0)
+		return r;
+	if ((size_t)r < n - take)
+		in->eof = 1;
+	in->offset += (uint64_t)r;
+	return (ssize_t)(take + (size_t)r);
+}
+
+int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
+{
+	if (accel_buf_reserve(&u->in, size))
+		return ACCEL_ENOMEM;
+	u->offset = in->offset;
+	ssize_t r = accel_input_read(in, u->in.data, size);
+	if (r < 0)
+		return (int)r;
+	u->in.len = (size_t)r;
+	if (r == 0 && u->seq > 0)
+		return 0;
+	const uint8_t *p;
+	ssize_t more = (size_t)r < size ? 0 : accel_input_peek(in, 1, &p);
+	if (more < 0)
+		return (int)more;
+	u->last = more == 0;
+	return 1;
+}
+
+/* The temporary output being written, removed if a signal ends the run. */
+static const char *volatile pending_tmp;
+
+static void on_signal(int sig)
+{
+	if (pending_tmp)
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int accel_output_open(struct accel_output *out, const char *path, int force, int binary)
+{
+	memset(out, 0, sizeof *out);
+	signal(SIGPIPE, SIG_IGN);
+	if (!path || !strcmp(path, "-")) {
+		out->fd = 1;
+		if (binary && !force && isatty(1))
+			return ACCEL_EINVAL;
+		return 0;
+	}
+	struct stat st;
+	if (!force && lstat(path, &st) == 0) {
+		errno = EEXIST;
+		return ACCEL_EEXIST;
+	}
+	size_t n = strlen(path) + 16;
+	out->path = strdup(path);
+	out->tmp = malloc(n);
+	if (!out->path || !out->tmp)
+		return ACCEL_ENOMEM;
+	/* The temporary sits in the same folder so rename() is atomic. */
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	snprintf(out->tmp, n, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (out->fd < 0) {
+		free(out->tmp);
+		out->tmp = NULL;
+		return ACCEL_EIO;
+	}
+	fchmod(out->fd, 0666 & ~umask(umask(0)));
+	pending_tmp = out->tmp;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	return 0;
+}
+
+int accel_output_write(struct accel_output *out, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	if (out->broken)
+		return ACCEL_EPIPE;
+	while (len) {
+		ssize_t w = write(out->fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (errno == EPIPE) {
+				out->broken = 1;
+				return ACCEL_EPIPE;
+			}
+			return ACCEL_EIO;
+		}
+		p += w;
+		len -= (size_t)w;
+		out->written += (uint64_t)w;
+	}
+	return 0;
+}
+
+int accel_output_commit(struct accel_output *out)
+{
+	int rc = 0;
+	if (!out->tmp) {
+		/* stdout: a failed close means lost data (full disk, EIO). */
+		if (out->fd == 1 && close(1) < 0 && errno != EPIPE && errno != EBADF)
+			rc = ACCEL_EIO;
+		out->fd = -1;
+		return rc;
+	}
+	if (close(out->fd) < 0)
+		rc = ACCEL_EIO;
+	out->fd = -1;
+	pending_tmp = NULL;
+	if (!rc && rename(out->tmp, out->path) < 0)
+		rc = ACCEL_EIO;
+	if (rc) {
+		int e = errno;
+		unlink(out->tmp);
+		errno = e;
+	}
+	free(out->tmp);
+	free(out->path);
+	out->tmp = out->path = NULL;
+	return rc;
+}
+
+void accel_output_abort(struct accel_output *out)
+{
+	if (out->tmp) {
+		pending_tmp = NULL;
+		if (out->fd >= 0)
+			close(out->fd);
+		unlink(out->tmp);
+		free(out->tmp);
+		out->tmp = NULL;
+	}
+	free(out->path);
+	out->path = NULL;
+	out->fd = -1;
+}

@@ -1,0 +1,263 @@
+/*
+ * route.c - the router: ranks the engines for one operation, with a reason
+ * for each rank and for every engine left out.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static struct accel_route_entry *add_entry(struct accel_route *r, const struct accel_engine *e,
+					   const char *name)
+{
+	if (r->n == ACCEL_ROUTE_MAX)
+		return NULL;
+	struct accel_route_entry *x = &r->entries[r->n++];
+	memset(x, 0, sizeof *x);
+	x->engine = e;
+	core_strlcpy(x->name, e ? e->name : name, sizeof x->name);
+	return x;
+}
+
+static void profile_path(const struct accel_route_req *req, char *buf, size_t len)
+{
+	const char *p = req->profile ? req->profile : getenv("ACCEL_PROFILE");
+	if (p) {
+		core_strlcpy(buf, p, len);
+		return;
+	}
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/accel/profile.json", xdg);
+	else if (home)
+		snprintf(buf, len, "%s/.cache/accel/profile.json", home);
+	else
+		buf[0] = 0;
+}
+
+/* Measured MB/s for (op, engine, size class); the same op and engine in any
+ * class when that class was not measured. 0 when none. */
+static double profile_mbps(const struct accel_profile_entry *p, int n, const char *op,
+			   const char *engine, const char *cls, char *used, size_t len)
+{
+	double any = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(p[i].op, op) || strcmp(p[i].engine, engine))
+			continue;
+		if (!strcmp(p[i].size_class, cls)) {
+			core_strlcpy(used, cls, len);
+			return p[i].mbps;
+		}
+		if (!any || !strcmp(p[i].size_class, "large")) {
+			any = p[i].mbps;
+			core_strlcpy(used, p[i].size_class, len);
+		}
+	}
+	return any;
+}
+
+static int backend_index(struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->nbackends; i++)
+		if (!strcmp(ctx->backends[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Whether engine e (the k-th of its backend) matches selector sel: "" all,
+ * digits the k-th, else a device id ("gpu1"). */
+static int selector_match(struct accel_ctx *ctx, const struct accel_engine *e, int k, const char *sel)
+{
+	if (!*sel)
+		return 1;
+	if (isdigit((unsigned char)*sel))
+		return atoi(sel) == k;
+	return !strcmp(ctx->devices[e->device].id, sel);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct accel_route_entry *x = a, *y = b;
+	if (x->usable != y->usable)
+		return y->usable - x->usable;
+	return (y->mbps > x->mbps) - (y->mbps < x->mbps);
+}
+
+/* Rank one forced token "name[:selector]". */
+static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const char *tok,
+			 struct accel_route *r)
+{
+	char name[32], sel[32] = "";
+	const char *colon = strchr(tok, ':');
+	size_t n = colon ? (size_t)(colon - tok) : strlen(tok);
+	if (n >= sizeof name)
+		n = sizeof name - 1;
+	memcpy(name, tok, n);
+	name[n] = 0;
+	if (colon)
+		core_strlcpy(sel, colon + 1, sizeof sel);
+	int bi = backend_index(ctx, name);
+	struct accel_route_entry *x;
+	if (bi < 0) {
+		if ((x = add_entry(r, NULL, tok)))
+			snprintf(x->reason, sizeof x->reason, "no backend named '%s' here", name);
+		return;
+	}
+	struct accel_backend_status *s = &ctx->backends[bi];
+	if (!s->backend || !core_backend_offers(s->backend, op->name)) {
+		if ((x = add_entry(r, NULL, tok)))
+			snprintf(x->reason, sizeof x->reason, "%s", !s->backend ? s->reason :
+				 "does not offer this operation");
+		return;
+	}
+	accel_probe_backend(ctx, name);
+	if (s->rc < 0) {
+		if ((x = add_entry(r, NULL, tok)))
+			snprintf(x->reason, sizeof x->reason, "%s", s->reason);
+		return;
+	}
+	int k = 0, found = 0;
+	for (int i = 0; i < ctx->nengines; i++) {
+		const struct accel_engine *e = &ctx->engines[i];
+		if (e->backend != s->backend)
+			continue;
+		if (!selector_match(ctx, e, k++, sel))
+			continue;
+		found = 1;
+		int dup = 0;
+		for (int j = 0; j < r->n; j++)
+			dup |= r->entries[j].engine == e;
+		if (dup || !(x = add_entry(r, e, NULL)))
+			continue;
+		char why[128] = "";
+		double prior = 0;
+		if (e->backend->supports(e, op, &prior, why, sizeof why) < 0) {
+			snprintf(x->reason, sizeof x->reason, "%s", why);
+			continue;
+		}
+		x->usable = 1;
+		x->mbps = prior;
+		snprintf(x->reason, sizeof x->reason, "named by --backend%s", e->software ? " (software device)" : "");
+	}
+	if (!found && (x = add_entry(r, NULL, tok)))
+		snprintf(x->reason, sizeof x->reason, "no %s engine matches '%s'", name, sel);
+}
+
+int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r)
+{
+	const struct accel_op *op = req->op;
+	memset(r, 0, sizeof *r);
+	core_strlcpy(r->op, op->name, sizeof r->op);
+	const char *list = req->backend ? req->backend : getenv("ACCEL_BACKEND");
+	if (!list || !*list)
+		list = "auto";
+
+	if (strcmp(list, "auto")) {
+		r->forced = 1;
+		char *copy = strdup(list), *save = NULL;
+		if (!copy)
+			return ACCEL_ENOMEM;
+		int ntok = 0;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (!*t || !strcmp(t, "auto")) {
+				free(copy);
+				return ACCEL_EINVAL;
+			}
+			route_forced(ctx, op, t, r);
+			ntok++;
+		}
+		free(copy);
+		if (!ntok)
+			return ACCEL_EINVAL;
+		/* Keep the user's order among usable engines; left-out ones last. */
+		struct accel_route_entry tmp[ACCEL_ROUTE_MAX];
+		int k = 0;
+		for (int pass = 1; pass >= 0; pass--)
+			for (int i = 0; i < r->n; i++)
+				if (r->entries[i].usable == pass)
+					tmp[k++] = r->entries[i];
+		memcpy(r->entries, tmp, sizeof tmp[0] * (size_t)r->n);
+		for (int i = 0; i < r->n; i++)
+			r->nranked += r->entries[i].usable;
+		r->shared = r->nranked > 1;
+		return r->nranked ? 0 : ACCEL_ENOENGINE;
+	}
+
+	accel_discover(ctx, op->name);
+	char path[4096];
+	profile_path(req, path, sizeof path);
+	struct accel_profile_entry *prof = NULL;
+	int nprof = path[0] ? accel_profile_load(path, &prof) : 0;
+	if (nprof < 0)
+		nprof = 0;
+	const char *cls = accel_size_class(req->size_hint);
+	if (!strcmp(cls, "unknown"))
+		cls = "large";
+
+	for (int b = 0; b < ctx->nbackends; b++) {
+		struct accel_backend_status *s = &ctx->backends[b];
+		struct accel_route_entry *x;
+		if (!s->backend || !core_backend_offers(s->backend, op->name)) {
+			if ((x = add_entry(r, NULL, s->name)))
+				snprintf(x->reason, sizeof x->reason, "%s",
+					 !s->backend ? s->reason : "does not offer this operation");
+			continue;
+		}
+		if (s->rc < 0) {
+			if ((x = add_entry(r, NULL, s->name)))
+				snprintf(x->reason, sizeof x->reason, "%s", s->reason);
+			continue;
+		}
+		for (int i = 0; i < ctx->nengines; i++) {
+			const struct accel_engine *e = &ctx->engines[i];
+			if (e->backend != s->backend || !(x = add_entry(r, e, NULL)))
+				continue;
+			char why[128] = "", used[16] = "";
+			double prior = 0;
+			if (e->backend->supports(e, op, &prior, why, sizeof why) < 0) {
+				snprintf(x->reason, sizeof x->reason, "%s", why);
+				continue;
+			}
+			int cpu = e->backend == &accel_backend_cpu;
+			double m = profile_mbps(prof, nprof, op->name, e->name, cls, used, sizeof used);
+			if (e->software) {
+				x->mbps = 0;
+				snprintf(x->reason, sizeof x->reason,
+					 "software device: never preferred to native CPU code; name it with --backend to use it");
+			} else if (!cpu && req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES) {
+				x->mbps = 0;
+				snprintf(x->reason, sizeof x->reason,
+					 "job of %lld bytes is too small: start-up and transfer would dominate",
+					 (long long)req->size_hint);
+			} else if (m > 0) {
+				x->mbps = m;
+				snprintf(x->reason, sizeof x->reason, "measured %.0f MB/s (profile, %s jobs)", m, used);
+			} else {
+				x->mbps = prior;
+				snprintf(x->reason, sizeof x->reason, "prior %.0f MB/s (%s)", prior,
+					 why[0] ? why : "not measured");
+			}
+			x->usable = 1;
+			/* Demoted engines rank after the CPU but stay on the route. */
+			if (x->mbps == 0)
+				x->mbps = -1;
+		}
+	}
+	free(prof);
+	qsort(r->entries, (size_t)r->n, sizeof r->entries[0], cmp_entry);
+	for (int i = 0; i < r->n; i++)
+		r->nranked += r->entries[i].usable;
+	return r->nranked ? 0 : ACCEL_ENOENGINE;
+}
+
+void accel_route_print(const struct accel_route *r, FILE *f)
+{
+	fprintf(f, "route for %s (%s):\n", r->op, r->forced ? "--backend" : "auto");
+	for (int i = 0; i < r->n; i++) {
+		const struct accel_route_entry *x = &r->entries[i];
+		if (x->usable)
+			fprintf(f, "  %d. %-16s %s\n", i + 1, x->name, x->reason);
+		else
+			fprintf(f, "  -  %-16s left out: %s\n", x->name, x->reason);
+	}
+}

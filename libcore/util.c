@@ -1,0 +1,191 @@
+/*
+ * util.c - error texts, exit statuses, buffers, number parsing, clocks and the
+ * one-line messages every program prints.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "core.h"
+
+static const char *prog_name = "accel";
+
+const char *accel_strerror(int err)
+{
+	switch (err) {
+	case ACCEL_OK: return "success";
+	case ACCEL_EINVAL: return "invalid argument";
+	case ACCEL_ENOMEM: return "out of memory";
+	case ACCEL_EIO: return "input/output error";
+	case ACCEL_ENOTSUP: return "not supported";
+	case ACCEL_EDEVICE: return "engine failed";
+	case ACCEL_EDATA: return "input is corrupt or truncated";
+	case ACCEL_EPIPE: return "broken pipe";
+	case ACCEL_ENOENGINE: return "no engine left to run the operation";
+	case ACCEL_EEXIST: return "file exists";
+	case ACCEL_EUNMET: return "requirement not met";
+	}
+	return "unknown error";
+}
+
+int accel_exit_status(int err)
+{
+	switch (err) {
+	case ACCEL_OK: case ACCEL_EPIPE: return ACCEL_EXIT_OK;
+	case ACCEL_EINVAL: return ACCEL_EXIT_USAGE;
+	case ACCEL_EDATA: return ACCEL_EXIT_DATA;
+	case ACCEL_EUNMET: return ACCEL_EXIT_UNMET;
+	}
+	return ACCEL_EXIT_FAILURE;
+}
+
+void core_strlcpy(char *dst, const char *src, size_t len)
+{
+	if (!len)
+		return;
+	size_t n = strlen(src);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+int accel_buf_reserve(struct accel_buf *b, size_t cap)
+{
+	if (cap <= b->cap)
+		return 0;
+	size_t c = b->cap + b->cap / 2;
+	if (c < cap)
+		c = cap;
+	uint8_t *p = realloc(b->data, c);
+	if (!p)
+		return ACCEL_ENOMEM;
+	b->data = p;
+	b->cap = c;
+	return 0;
+}
+
+void accel_buf_free(struct accel_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int accel_parse_int(const char *s, int min, int max, int *out)
+{
+	char *end;
+	if (!s || !*s)
+		return ACCEL_EINVAL;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return ACCEL_EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int accel_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return ACCEL_EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return ACCEL_EINVAL;
+	unsigned shift = 0;
+	switch (*end) {
+	case 0: break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: return ACCEL_EINVAL;
+	}
+	if (shift && (*end == 'i' || *end == 'I'))
+		end++;
+	if (shift && (*end == 'b' || *end == 'B'))
+		end++;
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return ACCEL_EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+double accel_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* cgroup v2 cpu.max "quota period", rounded up; 0 when unlimited/unknown. */
+static int cgroup_cpus(void)
+{
+	FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+	if (!f)
+		return 0;
+	char q[32] = "";
+	long period = 0;
+	int n = fscanf(f, "%31s %ld", q, &period);
+	fclose(f);
+	if (n != 2 || !strcmp(q, "max") || period <= 0)
+		return 0;
+	long quota = atol(q);
+	return quota > 0 ? (int)((quota + period - 1) / period) : 0;
+}
+
+int accel_cpu_count(void)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n <= 0)
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int q = cgroup_cpus();
+	if (q > 0 && q < n)
+		n = q;
+	return n > 0 ? n : 1;
+}
+
+void accel_msg_prog(const char *prog)
+{
+	prog_name = prog;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	char line[1024];
+	vsnprintf(line, sizeof line, fmt, ap);
+	fprintf(stderr, "%s: %s%s\n", prog_name, kind, line);
+}
+
+void accel_msg_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void accel_msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void accel_msg_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog_name);
+}

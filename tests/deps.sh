@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install the Debian packages accel needs to build, test and run its tour.
+# Does nothing when they are all installed; runs apt-get update only when
+# something is missing; works as root and through sudo.
+set -eu
+PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev libcjson-dev
+libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
+libvulkan-dev mesa-vulkan-drivers vulkan-tools ocl-icd-opencl-dev opencl-headers
+pocl-opencl-icd clinfo libpcap-dev libssl-dev"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+echo "deps: installing$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
