@@ -92,19 +92,11 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 			return ACCEL_EDATA;
 		}
 		uint64_t off = in->offset;
-		int rc = accel_frame_scan(in, d->max, 0, &f, err, len);
+		int rc = accel_frame_read(in, d->max, &u->in, &f, err, len);
 		if (rc == ACCEL_ENOTSUP)
 			return ACCEL_STREAM_SERIAL;
 		if (rc < 0)
 			return rc;
-		if (accel_buf_reserve(&u->in, (size_t)f.frame_size))
-			return ACCEL_ENOMEM;
-		n = accel_input_peek(in, (size_t)f.frame_size, &p);
-		if (n < 0)
-			return (int)n;
-		memcpy(u->in.data, p, (size_t)f.frame_size);
-		u->in.len = (size_t)f.frame_size;
-		accel_input_consume(in, (size_t)f.frame_size);
 		u->offset = off;
 		u->out_hint = (size_t)f.content_size;
 		return 1;

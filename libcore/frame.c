@@ -59,11 +59,56 @@ struct cursor {
 	uint64_t pos, max, start;
 	char *err;
 	size_t len;
+	struct accel_buf *dst;  /* accel_frame_read: the frame is read into dst */
+	int copying;            /* 1 once the walked bytes live in dst */
 };
+
+/* accel_frame_read: the frame will be split off; move the bytes walked so
+ * far from the input's buffer into dst and read the rest straight there. */
+static int start_copy(struct cursor *c)
+{
+	if (!c->dst || c->copying)
+		return 0;
+	const uint8_t *p;
+	if (accel_buf_reserve(c->dst, (size_t)c->pos + 65536))
+		return ACCEL_ENOMEM;
+	ssize_t got = accel_input_peek(c->in, (size_t)c->pos, &p);
+	if (got < (ssize_t)c->pos)
+		return got < 0 ? (int)got : ACCEL_EDATA;
+	memcpy(c->dst->data, p, (size_t)c->pos);
+	c->dst->len = (size_t)c->pos;
+	accel_input_consume(c->in, (size_t)c->pos);
+	c->copying = 1;
+	return 0;
+}
+
+static int copy_need(struct cursor *c, size_t n, const uint8_t **p)
+{
+	size_t want = (size_t)c->pos + n;
+	if (c->pos + n > c->max)
+		return ACCEL_ENOTSUP;
+	if (c->dst->len < want) {
+		if (accel_buf_reserve(c->dst, want))
+			return ACCEL_ENOMEM;
+		ssize_t got = accel_input_read(c->in, c->dst->data + c->dst->len, want - c->dst->len);
+		if (got < 0)
+			return (int)got;
+		c->dst->len += (size_t)got;
+		if (c->dst->len < want) {
+			snprintf(c->err, c->len, "truncated frame: input ends at byte offset %llu",
+				 (unsigned long long)c->in->offset);
+			return ACCEL_EDATA;
+		}
+	}
+	*p = c->dst->data + c->pos;
+	return 0;
+}
 
 /* Make n bytes at the cursor visible; ACCEL_EDATA at end of input. */
 static int need(struct cursor *c, size_t n, const uint8_t **p)
 {
+	if (c->copying)
+		return copy_need(c, n, p);
 	if (!c->consume && c->pos + n > c->max)
 		return ACCEL_ENOTSUP;
 	size_t want = c->consume ? n : (size_t)c->pos + n;
@@ -83,6 +128,13 @@ static int need(struct cursor *c, size_t n, const uint8_t **p)
 /* Move past n bytes (which need not be visible). */
 static int skip(struct cursor *c, uint64_t n)
 {
+	if (c->copying) {
+		const uint8_t *p;
+		int rc = copy_need(c, (size_t)n, &p);
+		if (rc == 0)
+			c->pos += n;
+		return rc;
+	}
 	if (!c->consume) {
 		const uint8_t *p;
 		if (c->pos + n > c->max)
@@ -146,7 +198,7 @@ static int scan_zstd(struct cursor *c, struct accel_frame *f)
 	 * mode such a frame is decoded sequentially. */
 	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
-	if ((rc = skip(c, hlen)) < 0)
+	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c)) < 0)
 		return rc;
 	for (;;) {
 		if ((rc = need(c, 3, &p)) < 0)
@@ -192,7 +244,7 @@ static int scan_lz4(struct cursor *c, struct accel_frame *f)
 	f->content_size = has_size ? (int64_t)le64(p + 6) : -1;
 	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
-	if ((rc = skip(c, hlen)) < 0)
+	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c)) < 0)
 		return rc;
 	for (;;) {
 		if ((rc = need(c, 4, &p)) < 0)
@@ -245,7 +297,7 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 				return bad(c, "gzip header: member size in the 'AC' field is too small");
 			if (!c->consume && member > c->max)
 				return ACCEL_ENOTSUP;
-			if ((rc = skip(c, member)) < 0)
+			if ((rc = start_copy(c)) < 0 || (rc = skip(c, member)) < 0)
 				return rc;
 			return 0;
 		}
@@ -254,8 +306,8 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 	return ACCEL_ENOTSUP;
 }
 
-int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
-		     char *err, size_t len)
+static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_buf *dst,
+		struct accel_frame *f, char *err, size_t len)
 {
 	memset(f, 0, sizeof *f);
 	f->content_size = f->frame_size = -1;
@@ -267,7 +319,7 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 		f->format = ACCEL_FORMAT_NONE;
 		return 0;
 	}
-	struct cursor c = { in, consume, 0, max, in->offset, err, len };
+	struct cursor c = { in, consume, 0, max, in->offset, err, len, dst, 0 };
 	f->format = accel_format_detect(p, (size_t)n);
 	int rc;
 	switch (f->format) {
@@ -278,7 +330,8 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 		if ((rc = need(&c, 8, &p)) < 0)
 			break;
 		f->content_size = 0;
-		c.max = ~0ULL;  /* a skippable frame is always walked past */
+		c.max = ~0ULL;
+		c.dst = NULL;  /* a skippable frame is always walked past */
 		rc = skip(&c, 8 + (uint64_t)le32(p + 4));
 		break;
 	default:
@@ -289,4 +342,17 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 	if (rc == 0)
 		f->frame_size = (int64_t)c.pos;
 	return rc;
+}
+
+int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
+		     char *err, size_t len)
+{
+	return scan(in, max, consume, NULL, f, err, len);
+}
+
+int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
+		     char *err, size_t len)
+{
+	dst->len = 0;
+	return scan(in, max, 0, dst, f, err, len);
 }

@@ -13,6 +13,7 @@
 #include "core.h"
 
 #define INPUT_BUF (1u << 20)
+#define WRITE_MAX (1u << 18)
 
 int accel_input_open(struct accel_input *in, const char *path)
 {
@@ -115,6 +116,14 @@ void accel_input_consume(struct accel_input *in, size_t n)
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
 {
 	size_t have = in->end - in->start;
+	if (have < n && n - have < in->cap / 4 && !in->eof) {
+		/* Small reads go through the buffer: one large read() serves many. */
+		const uint8_t *p;
+		ssize_t r = accel_input_peek(in, n, &p);
+		if (r < 0)
+			return r;
+		have = in->end - in->start;
+	}
 	size_t take = have < n ? have : n;
 	memcpy(dst, in->buf + in->start, take);
 	accel_input_consume(in, take);
@@ -203,7 +212,7 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len)
 	if (out->broken)
 		return ACCEL_EPIPE;
 	while (len) {
-		ssize_t w = write(out->fd, p, len);
+		ssize_t w = write(out->fd, p, len > WRITE_MAX ? WRITE_MAX : len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {

@@ -245,6 +245,29 @@ int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
 /* Root under which /sys, /proc and /dev are read ($ACCEL_SYSROOT, or ""). */
 const char *accel_probe_sysroot(const struct accel_probe *p);
 
+/* ------------------------------------------------------------ probe helpers */
+
+/* Read the first line of the file named by fmt under sysroot `root` (a
+ * probe's accel_probe_sysroot) into buf, newline removed. Returns its
+ * length, or -1 when it cannot be read. */
+int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Last component of the target of the symbolic link named by fmt under
+ * `root` ("mlx5_core" for .../device/driver). Returns its length, or -1. */
+int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Complete a device from sysfs by its d->pci_address: numa_node, driver
+ * when empty, and the properties "pci_id" ("10de:2330") and
+ * "local_cpulist" (the CPUs closest to it, "0-31"). Nothing when the
+ * function is not in <root>/sys/bus/pci/devices. */
+void accel_pci_locality(struct accel_device *d, const char *root);
+/* Run fn(arg) on a thread of its own and wait for it at most `seconds`
+ * (<= 0: $ACCEL_PROBE_TIMEOUT, else 5). Returns fn's result, or
+ * ACCEL_EDEVICE when it did not return in time: the thread is then left
+ * running, so arg must stay valid for the life of the process. For probes
+ * that call into drivers which may hang. */
+int accel_call_bounded(int (*fn)(void *), void *arg, double seconds);
+
 /* ------------------------------------------------------- context, discovery */
 
 /* Create a context: registers the built-in backends and loads plugins from
@@ -525,6 +548,12 @@ struct accel_frame {
  * offset in err[len], or ACCEL_EIO.
  */
 int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
+		     char *err, size_t len);
+
+/* Like accel_frame_scan in peek mode, but once the frame is known to fit
+ * `max` it is read whole into dst (dst->len = f->frame_size), straight from
+ * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing. */
+int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
 
 /* ----------------------------------------------------------- CLI helpers */
