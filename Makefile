@@ -118,16 +118,23 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
-check: all $(TEST_PLUGINS) $(UNIT_BIN)
+# check, demo and bench build in a sub-make, so that `make deps check` on a
+# fresh machine sees the packages deps has just installed.
+tests: all $(TEST_PLUGINS) $(UNIT_BIN)
+
+check:
+	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
 
 deps:
 	@sh tests/deps.sh
 
-demo: all
+demo:
+	@$(MAKE) --no-print-directory all
 	@sh examples/tour.sh
 
-bench: all
+bench:
+	@$(MAKE) --no-print-directory all
 	@sh tests/bench/compress.sh
 
 install: all
@@ -164,5 +171,5 @@ help:
 	@echo 'targets: all (default), deps, check, demo, bench, install, uninstall, clean'
 	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=...'
 
-.PHONY: all check deps demo bench install uninstall clean help
+.PHONY: all tests check deps demo bench install uninstall clean help
 .SECONDARY:
