@@ -461,6 +461,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		}
 		if (r == ACCEL_EIO)
 			fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
+		else if (strstr(rerr, "byte offset"))
+			fail_locked(s, r, "%s: %s", in->name, rerr);
 		else
 			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
 				    (unsigned long long)in->offset);
