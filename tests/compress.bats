@@ -1,0 +1,430 @@
+#!/usr/bin/env bats
+# accel-compress end to end: round trips, interop with zstd/gzip/pigz/lz4,
+# damaged input, output files, fault injection and fallback, --list, -t,
+# EPIPE. Every fixture is made here, in a temporary folder.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-compress"
+	PLUGINS="$ROOT/build/tests/plugins"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
+	# a folder of our own: bats keeps its files for `run` in BATS_TEST_TMPDIR
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+}
+
+# gen N FILE: N bytes that compress somewhat (text and random base64 mixed).
+gen() {
+	{ seq 1 "$(( $1 / 8 + 10 ))"; head -c "$(( $1 / 2 + 10 ))" /dev/urandom | base64; } | head -c "$1" > "$2"
+}
+
+# corpus FILE: about 4 MiB of the machine's shared libraries.
+corpus() {
+	find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name '*.so*' -type f -size +100k | sort | head -n 40 |
+		xargs cat | head -c 4194304 > "$1"
+	[ "$(stat -c %s "$1")" -gt 1000000 ]
+}
+
+# decompress FORMAT FILE: decompress with the reference tool to stdout.
+ref_decompress() {
+	case "$1" in
+	zstd) zstd -q -d -c "$2" ;;
+	gzip) gzip -d -c "$2" ;;
+	pigz) pigz -d -c "$2" ;;
+	lz4) lz4 -q -d -c "$2" ;;
+	esac
+}
+
+# roundtrip FORMAT THREADS FILE: ours both ways, and the reference tool reads ours.
+roundtrip() {
+	local fmt=$1 t=$2 f=$3
+	"$A" -F "$fmt" -T "$t" -B 64K < "$f" > "$f.$fmt" || { echo "compress $fmt -T$t $f failed"; return 1; }
+	"$A" -d -T "$t" < "$f.$fmt" > "$f.out" || { echo "decompress $fmt -T$t $f failed"; return 1; }
+	cmp "$f" "$f.out" || { echo "round trip $fmt -T$t $f differs"; return 1; }
+	ref_decompress "$fmt" "$f.$fmt" | cmp "$f" - || { echo "$fmt -d cannot read our $f.$fmt"; return 1; }
+	if [ "$fmt" = gzip ]; then
+		pigz -d -c "$f.$fmt" | cmp "$f" - || { echo "pigz -d cannot read our $f.$fmt"; return 1; }
+	fi
+}
+
+sizes() {
+	gen 0 s0; gen 1 s1; gen 65535 s65535; gen 65536 s65536; gen 65537 s65537; gen 327803 s327803
+	echo s0 s1 s65535 s65536 s65537 s327803
+}
+
+@test "zstd round trips: sizes 0, 1, chunk-1, chunk, chunk+1, several chunks; -T1 -T2 -T0" {
+	for f in $(sizes); do for t in 1 2 0; do roundtrip zstd "$t" "$f"; done; done
+}
+
+@test "gzip round trips: sizes 0, 1, chunk-1, chunk, chunk+1, several chunks; -T1 -T2 -T0" {
+	for f in $(sizes); do for t in 1 2 0; do roundtrip gzip "$t" "$f"; done; done
+}
+
+@test "lz4 round trips: sizes 0, 1, chunk-1, chunk, chunk+1, several chunks; -T1 -T2 -T0" {
+	for f in $(sizes); do for t in 1 2 0; do roundtrip lz4 "$t" "$f"; done; done
+}
+
+@test "corpus sample round trips in every format, default chunk size and levels" {
+	corpus c
+	for fmt in zstd gzip lz4; do
+		for lvl in "" -1 -9; do
+			"$A" -F "$fmt" $lvl c > "c.$fmt"
+			ref_decompress "$fmt" "c.$fmt" | cmp c -
+			"$A" -d "c.$fmt" | cmp c -
+		done
+	done
+	"$A" -19 -B 1M -T2 c | "$A" -d | cmp c -
+	"$A" --ultra -22 -B 256K < c | zstd -d -c | cmp c -
+}
+
+@test "output of several inputs is one stream; '-' reads stdin" {
+	gen 100000 a; gen 70000 b
+	"$A" -B 64K a - b < b > ab.zst
+	"$A" -d ab.zst | cmp <(cat a b b) -
+}
+
+@test "-o FILE writes the file and nothing to stdout" {
+	gen 200000 a
+	run "$A" -B 64K a -o a.zst
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	"$A" -d a.zst -o a.out
+	cmp a a.out
+	[ "$(ls -A | sort | tr '\n' ' ')" = "a a.out a.zst " ]
+}
+
+@test "interop: zstd frames, concatenated frames, skippable frames, one big frame" {
+	gen 300000 a; gen 200000 b
+	zstd -q -c a > one.zst
+	"$A" -d one.zst | cmp a -
+	zstd -q -c a > two.zst; zstd -q -c --no-check b >> two.zst
+	"$A" -d two.zst | cmp <(cat a b) -
+	# skippable frames (magic 0x184D2A50..5F) between and after
+	zstd -q -c a > skip.zst
+	printf '\x5f\x2a\x4d\x18\x00\x00\x00\x00' >> skip.zst
+	zstd -q -c b >> skip.zst
+	printf '\x53\x2a\x4d\x18\x03\x00\x00\x00abc' >> skip.zst
+	"$A" -d skip.zst | cmp <(cat a b) -
+	zstd -q -c - < a > stream.zst   # no content size in the header
+	"$A" -d -T2 stream.zst | cmp a -
+	# one frame larger than a decompression unit (64 MiB) is decoded sequentially
+	seq 1 12000000 > big
+	[ "$(stat -c %s big)" -gt 67108864 ]
+	zstd -q -1 -T2 --single-thread -c big > big.zst
+	[ "$(zstd -l big.zst | awk 'NR==2 {print $1}')" = 1 ]
+	"$A" -d big.zst | cmp big -
+}
+
+@test "interop: a zstd stream that starts with a skippable frame" {
+	gen 300000 a
+	printf '\x50\x2a\x4d\x18\x05\x00\x00\x00hello' > skip.zst
+	zstd -q -c a >> skip.zst
+	zstd -q -d -c skip.zst | cmp a -
+	run --separate-stderr "$A" -d skip.zst -o out
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 0 ]
+	cmp a out
+	printf '\x50\x2a\x4d\x18\x01\x00\x00\x00!' > skip.lz4
+	lz4 -q -c a >> skip.lz4
+	lz4 -q -d -c skip.lz4 | cmp a -
+	"$A" -d skip.lz4 | cmp a -
+}
+
+@test "interop: gzip, multi-member gzip (cat a.gz b.gz), pigz" {
+	gen 300000 a; gen 200000 b
+	gzip -c a > a.gz; gzip -9 -c b > b.gz
+	"$A" -d a.gz | cmp a -
+	cat a.gz b.gz > ab.gz
+	"$A" -d ab.gz | cmp <(cat a b) -
+	"$A" -d -T2 < ab.gz | cmp <(cat a b) -
+	pigz -p 2 -b 64 -c a > a.pigz
+	"$A" -d a.pigz | cmp a -
+	pigz -p 2 -i -b 32 -c b > b.pigz
+	cat a.pigz b.pigz a.gz > mixed.gz
+	"$A" -d mixed.gz | cmp <(cat a b a) -
+	# ours followed by gzip's, in one file
+	"$A" -F gzip -B 64K a > ours.gz
+	cat ours.gz b.gz > ours-then-gzip.gz
+	"$A" -d ours-then-gzip.gz | cmp <(cat a b) -
+	gzip -d -c ours-then-gzip.gz | cmp <(cat a b) -
+}
+
+@test "interop: lz4 frames, concatenated, small blocks, skippable" {
+	gen 300000 a; gen 200000 b
+	lz4 -q -c a > a.lz4
+	"$A" -d a.lz4 | cmp a -
+	lz4 -q -B4 --content-size -c b > b.lz4
+	"$A" -d b.lz4 | cmp b -
+	lz4 -q -BD --no-frame-crc -c a > dep.lz4
+	"$A" -d dep.lz4 | cmp a -
+	cat a.lz4 b.lz4 > ab.lz4
+	printf '\x51\x2a\x4d\x18\x02\x00\x00\x00xy' >> ab.lz4
+	"$A" -d -T2 ab.lz4 | cmp <(cat a b) -
+	lz4 -q -c - < a > stream.lz4
+	"$A" -d stream.lz4 | cmp a -
+}
+
+@test "interop: checksums are written by default and --no-check drops them" {
+	gen 100000 a
+	"$A" a | zstd -l -v - 2>&1 | grep -q 'Check: XXH64' ||
+		"$A" a > a.zst && zstd -lv a.zst | grep -q 'Check: XXH64'
+	"$A" --no-check a > n.zst
+	zstd -lv n.zst | grep -q 'Check: None'
+	"$A" -F lz4 a > a.lz4
+	"$A" -l a.lz4 | grep -q ' xxh32 '
+	"$A" -F lz4 --no-check a > n.lz4
+	"$A" -l n.lz4 | grep -q ' none '
+	lz4 -d -c n.lz4 | cmp a -
+}
+
+# damaged FILE: decompress FILE to -o out; expect exit 3, one line naming a
+# byte offset, and neither out nor a temporary beside it.
+damaged() {
+	run --separate-stderr "$A" -d "$1" -o out
+	echo "status $status; stderr: $stderr"
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" =~ ^accel-compress:\ .*byte\ offset\ [0-9]+ ]]
+	[ ! -e out ]
+	[ -z "$(find . -name '.out.*')" ]
+}
+
+flip_middle() {
+	local n; n=$(stat -c %s "$1")
+	printf "$(printf '\\%03o' $(( ($(od -An -tu1 -j $((n / 2)) -N1 "$1") ^ 0x55) )))" |
+		dd of="$1" bs=1 seek=$((n / 2)) conv=notrunc status=none
+}
+
+@test "corrupted input (a flipped byte in the middle): exit 3, offset, no -o file" {
+	gen 400000 a
+	for fmt in zstd gzip lz4; do
+		"$A" -F "$fmt" -B 64K a > "bad.$fmt"
+		flip_middle "bad.$fmt"
+		! cmp -s <("$A" -F "$fmt" -B 64K a) "bad.$fmt"
+		damaged "bad.$fmt"
+	done
+	# streams of the other tools go through the sequential decoders
+	gzip -c a > bad-gzip.gz; flip_middle bad-gzip.gz; damaged bad-gzip.gz
+	zstd -q -c a > bad-zstd.zst; flip_middle bad-zstd.zst; damaged bad-zstd.zst
+	lz4 -q -c a > bad-lz4.lz4; flip_middle bad-lz4.lz4; damaged bad-lz4.lz4
+}
+
+@test "truncated input (half, or all but the last byte): exit 3, offset, no -o file" {
+	gen 400000 a
+	for fmt in zstd gzip lz4; do
+		"$A" -F "$fmt" -B 64K a > "full.$fmt"
+		n=$(stat -c %s "full.$fmt")
+		head -c $((n / 2)) "full.$fmt" > "half.$fmt"
+		damaged "half.$fmt"
+		head -c $((n - 1)) "full.$fmt" > "short.$fmt"
+		damaged "short.$fmt"
+	done
+	gzip -c a | head -c 100000 > t.gz; damaged t.gz
+	zstd -q -c a | head -c 100000 > t.zst; damaged t.zst
+	lz4 -q -c a | head -c 100000 > t.lz4; damaged t.lz4
+}
+
+@test "not compressed, empty, or trailing garbage: exit 3" {
+	gen 1000 a
+	run --separate-stderr "$A" -d a
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "accel-compress: a: not in a known format (zstd, gzip or lz4) at byte offset 0" ]
+	: > empty
+	run --separate-stderr "$A" -d empty
+	[ "$status" -eq 3 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	"$A" a > g.zst
+	echo garbage >> g.zst
+	damaged g.zst
+}
+
+@test "an existing -o FILE is kept without -f and replaced with -f" {
+	gen 100000 a
+	echo precious > out
+	run --separate-stderr "$A" a -o out
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: out already exists; use -f to overwrite it" ]
+	[ "$(cat out)" = precious ]
+	[ -z "$(find . -name '.out.*')" ]
+	"$A" -f a -o out
+	"$A" -d out | cmp a -
+	# decompression too
+	echo precious > plain
+	run "$A" -d out -o plain
+	[ "$status" -eq 1 ]
+	[ "$(cat plain)" = precious ]
+}
+
+@test "fault injection: the test engine fails on chunk 2, --fallback cpu: identical output" {
+	gen 500000 a
+	for fmt in zstd gzip lz4; do
+		"$A" -F "$fmt" -B 64K -b cpu a > "cpu.$fmt"
+		run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:2 \
+			"$A" -F "$fmt" -B 64K -b test --fallback cpu a -o "test.$fmt"
+		[ "$status" -eq 0 ]
+		[ "$stderr" = "accel-compress: warning: test:other0: unit 2 failed: injected fault (ACCEL_FAULT); retrying on cpu" ]
+		cmp "cpu.$fmt" "test.$fmt"
+		# and when decompressing
+		ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0,3-4' \
+			"$A" -q -d -b test --fallback cpu "cpu.$fmt" | cmp a -
+	done
+}
+
+@test "fault injection: every unit fails on the test engine: dropped, output still identical" {
+	gen 500000 a
+	"$A" -B 64K a > cpu.zst
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
+		"$A" -v -B 64K -b test --fallback cpu a -o test.zst
+	[ "$status" -eq 0 ]
+	cmp cpu.zst test.zst
+	[[ "$stderr" == *"(engine dropped for the rest of the run)"* ]]
+	[[ "$stderr" =~ test:other0\ +workers\ 1,\ units\ 0,.*failures\ 3,.*dropped ]]
+	[[ "$stderr" =~ cpu\ +workers\ 0,\ units\ 8,.*retried\ here\ 3[[:space:]] ]]
+}
+
+@test "fault injection: --fallback next moves to the next engine of -b" {
+	gen 300000 a
+	"$A" -B 64K a > cpu.zst
+	ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:1 "$A" -q -B 64K -b test,cpu --fallback next a > next.zst
+	cmp cpu.zst next.zst
+	# nothing after the last engine: the run fails (both serve the stream,
+	# so both fail unit 1)
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='cpu:1;test:1' \
+		"$A" -B 64K -b test,cpu --fallback next a -o out
+	[ "$status" -eq 1 ]
+	[ ! -e out ]
+}
+
+@test "fault injection: --fallback none fails with exit 1 and leaves no output file" {
+	gen 300000 a
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:2 \
+		"$A" -B 64K -b test --fallback none a -o out
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: a: test:other0: unit 2 (byte offset 131072) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ ! -e out ]
+	[ -z "$(find . -name '.out.*')" ]
+	# the CPU itself failing has nowhere to go
+	run --separate-stderr env ACCEL_FAULT=cpu:0 "$A" -B 64K a -o out
+	[ "$status" -eq 1 ]
+	[ ! -e out ]
+}
+
+@test "a malformed ACCEL_FAULT is an error, not ignored" {
+	gen 1000 a
+	run --separate-stderr env ACCEL_FAULT='cpu:x' "$A" a -o out
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"ACCEL_FAULT is malformed"* ]]
+	[ ! -e out ]
+}
+
+@test "a plugin with a wrong ABI is a reason in -v, never a crash" {
+	gen 1000 a
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 101, this libaccel has ABI 1"* ]]
+	"$A" -d out | cmp a -
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -b badabi a
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: no engine can run zstd.compress (try -v for the reasons)" ]
+}
+
+@test "auto never routes to the software test engine; -b test does" {
+	gen 2000000 a
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v a -o out
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[1]}" == "  1. cpu "* ]]
+	[[ "$stderr" == *"test:other0      software device: never preferred"* ]]
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -f -v -b test a -o out
+	[[ "${stderr_lines[1]}" == "  1. test:other0      named by --backend (software device)" ]]
+}
+
+@test "--list counts frames, sizes and ratio" {
+	gen 327803 a
+	"$A" -B 64K a > a.zst
+	run --separate-stderr "$A" --list a.zst
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = " Frames  Skips     Compressed   Uncompressed   Ratio  Check  Format Filename" ]
+	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
+	[ "$frames" = 6 ] && [ "$skips" = 0 ] && [ "$usize" = 327803 ] && [ "$csize" = "$(stat -c %s a.zst)" ]
+	[ "$check" = xxh64 ] && [ "$format" = zstd ] && [ "$name" = a.zst ]
+	"$A" -F gzip -B 64K a > a.gz
+	printf '\x50\x2a\x4d\x18\x01\x00\x00\x00!' > s.zst; cat a.zst >> s.zst
+	run "$A" -l a.gz s.zst
+	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
+	[ "$frames" = 6 ] && [ "$check" = crc32 ] && [ "$format" = gzip ]
+	read -r frames skips csize usize ratio check format name <<< "${lines[2]}"
+	[ "$frames" = 6 ] && [ "$skips" = 1 ] && [ "$csize" = "$(stat -c %s s.zst)" ]
+	# a gzip member of another tool is measured by inflating it
+	gzip -c a > g.gz
+	run "$A" -l g.gz
+	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
+	[ "$frames" = 1 ] && [ "$usize" = 327803 ] && [ "$csize" = "$(stat -c %s g.gz)" ]
+}
+
+@test "--list --json is JSON with schema_version and the frame list" {
+	gen 327803 a
+	"$A" -F lz4 -B 64K a > a.lz4
+	run --separate-stderr "$A" --list --json a.lz4
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.schema_version == 1'
+	echo "$output" | jq -e '.files | length == 1'
+	echo "$output" | jq -e '.files[0] | .name == "a.lz4" and .format == "lz4" and .frames == 6
+		and .skippable_frames == 0 and .uncompressed_bytes == 327803 and .check == "xxh32"'
+	echo "$output" | jq -e --argjson n "$(stat -c %s a.lz4)" '.files[0].compressed_bytes == $n'
+	echo "$output" | jq -e '[.files[0].frame_list[].uncompressed_bytes] == [65536,65536,65536,65536,65536,123]'
+	echo "$output" | jq -e '.files[0].frame_list[0].offset == 0'
+}
+
+@test "--list of a damaged file: exit 3" {
+	gen 300000 a
+	"$A" -B 64K a | head -c 100000 > t.zst
+	run --separate-stderr "$A" -l t.zst
+	[ "$status" -eq 3 ]
+	[[ "$stderr" =~ byte\ offset\ [0-9]+ ]]
+}
+
+@test "-t tests without writing; damaged input fails it" {
+	gen 300000 a
+	"$A" -F gzip -B 64K a > a.gz
+	run --separate-stderr "$A" -t a.gz
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] && [ -z "$stderr" ]
+	flip_middle a.gz
+	run --separate-stderr "$A" -t a.gz
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	[[ "$stderr" =~ byte\ offset\ [0-9]+ ]]
+	[ "$(ls -A | sort | tr '\n' ' ')" = "a a.gz " ]
+}
+
+@test "a reader that goes away (| head -c 10): exit 0, no message" {
+	gen 8000000 a
+	"$A" -B 64K a > a.zst
+	run bash -c '"$1" -d -B 64K "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a.zst
+	[ "$output" = 0 ]
+	run bash -c '"$1" -B 64K -T2 "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a
+	[ "$output" = 0 ]
+}
+
+@test "binary output to a terminal is refused without -f" {
+	skip "needs a terminal on stdout"
+}
+
+@test "--help lists every option" {
+	run --separate-stderr "$A" --help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "Usage: accel-compress [options] [FILE...]" ]
+	for o in "-d, --decompress" "-z, --compress" "-LEVEL" "--ultra" "-F, --format FORMAT" "-o, --output FILE" \
+		"-c, --stdout" "-f, --force" "-B, --chunk-size SIZE" "--no-check" "-l, --list" "-t, --test" "--json" \
+		"-b, --backend LIST" "--fallback POLICY" "-T, --threads N" "-v, --verbose" "-q, --quiet" \
+		"--progress" "--no-progress" "-h, --help" "-V, --version"; do
+		grep -qF -- "  $o " <<< "$output" || { echo "--help lacks '$o'"; false; }
+	done
+	! grep -q -- '--help-man\|--completion' <<< "$output"
+	run "$A" -V
+	[ "$output" = "accel-compress 0.1.0" ]
+}
