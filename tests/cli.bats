@@ -10,6 +10,7 @@ setup() {
 	A="$ROOT/build/accel-compress"
 	MAN="$ROOT/build/man/accel-compress.1"
 	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT
+	cd "$BATS_TEST_TMPDIR"
 }
 
 # Long options of --help (from the label column, not the descriptions),
@@ -136,7 +137,6 @@ usage() {
 }
 
 @test "options and operands mix; -- ends options" {
-	cd "$BATS_TEST_TMPDIR"
 	printf 'hello\n' > -f
 	printf 'world\n' > a
 	"$A" a -T1 -q -- -f > out.zst
