@@ -36,7 +36,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CORE_SRC := $(wildcard libcore/*.c) $(wildcard backends/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-PROGS := accel-compress
+PROGS := accel-compress accel-detect
 PROG_BIN := $(PROGS:%=$(B)/%)
 LIB := $(B)/lib/libaccel.so.$(VERSION)
 

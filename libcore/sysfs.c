@@ -1,0 +1,154 @@
+/*
+ * sysfs.c - helpers for probes that read /sys, /proc and /dev (always under
+ * the sysroot, so recorded trees work) and for probes that call drivers which
+ * may never return.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "core.h"
+
+static void vpath(char *buf, size_t len, const char *root, const char *fmt, va_list ap)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", root);
+	if (n < len)
+		vsnprintf(buf + n, len - n, fmt, ap);
+}
+
+int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vpath(path, sizeof path, root, fmt, ap);
+	va_end(ap);
+	if (len)
+		buf[0] = 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = len && fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return (int)strlen(buf);
+}
+
+int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vpath(path, sizeof path, root, fmt, ap);
+	va_end(ap);
+	if (len)
+		buf[0] = 0;
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = 0;
+	const char *slash = strrchr(target, '/');
+	core_strlcpy(buf, slash ? slash + 1 : target, len);
+	return (int)strlen(buf);
+}
+
+void accel_pci_locality(struct accel_device *d, const char *root)
+{
+	char v[256], ven[16], dev[16];
+	const char *a = d->pci_address;
+	if (!a[0] || accel_sysfs_read(root, ven, sizeof ven, "/sys/bus/pci/devices/%s/vendor", a) < 0)
+		return;
+	if (accel_sysfs_read(root, dev, sizeof dev, "/sys/bus/pci/devices/%s/device", a) > 2) {
+		char id[40];
+		snprintf(id, sizeof id, "%s:%s", ven[0] == '0' && ven[1] == 'x' ? ven + 2 : ven,
+			 dev[0] == '0' && dev[1] == 'x' ? dev + 2 : dev);
+		accel_device_set(d, "pci_id", id);
+	}
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/numa_node", a) > 0)
+		d->numa_node = atoi(v) < 0 ? -1 : atoi(v);
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/local_cpulist", a) > 0)
+		accel_device_set(d, "local_cpulist", v);
+	if (!d->driver[0] && accel_sysfs_link(root, v, sizeof v, "/sys/bus/pci/devices/%s/driver", a) > 0)
+		core_strlcpy(d->driver, v, sizeof d->driver);
+}
+
+/* A bounded call: freed by whichever of the caller and the thread is last. */
+struct bounded {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int (*fn)(void *);
+	void *arg;
+	int rc, done, refs;
+};
+
+static void bounded_put(struct bounded *b)
+{
+	int last = --b->refs == 0;
+	pthread_mutex_unlock(&b->lock);
+	if (last) {
+		pthread_cond_destroy(&b->cond);
+		pthread_mutex_destroy(&b->lock);
+		free(b);
+	}
+}
+
+static void *bounded_main(void *x)
+{
+	struct bounded *b = x;
+	int rc = b->fn(b->arg);
+	pthread_mutex_lock(&b->lock);
+	b->rc = rc;
+	b->done = 1;
+	pthread_cond_signal(&b->cond);
+	bounded_put(b);
+	return NULL;
+}
+
+int accel_call_bounded(int (*fn)(void *), void *arg, double seconds)
+{
+	if (seconds <= 0) {
+		const char *env = getenv("ACCEL_PROBE_TIMEOUT");
+		seconds = env && atof(env) > 0 ? atof(env) : 5;
+	}
+	struct bounded *b = calloc(1, sizeof *b);
+	if (!b)
+		return ACCEL_ENOMEM;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	b->fn = fn;
+	b->arg = arg;
+	b->refs = 2;
+	pthread_t t;
+	pthread_attr_t ta;
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &ta, bounded_main, b)) {
+		pthread_attr_destroy(&ta);
+		b->refs = 1;
+		pthread_mutex_lock(&b->lock);
+		bounded_put(b);
+		return fn(arg);
+	}
+	pthread_attr_destroy(&ta);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + seconds;
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	pthread_mutex_lock(&b->lock);
+	while (!b->done)
+		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) == ETIMEDOUT)
+			break;
+	int rc = b->done ? b->rc : ACCEL_EDEVICE;
+	bounded_put(b);
+	return rc;
+}
