@@ -1,0 +1,99 @@
+/*
+ * pci.c - the sysfs PCI probe: every display controller (PCI class 0x03)
+ * and processing accelerator (0x12) in <root>/sys/bus/pci/devices, with
+ * vendor, driver, NUMA node, closest CPUs and device files. Runs after the
+ * API backends, so a GPU they found gains these facts (merged by PCI
+ * address) and a GPU no API reaches is still listed, with the reason.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pci.h"
+
+static const char *vendor_name(unsigned id)
+{
+	switch (id) {
+	case 0x10de: return "NVIDIA";
+	case 0x1002: return "AMD";
+	case 0x8086: return "Intel";
+	case 0x1af4: return "Red Hat (virtio)";
+	case 0x1234: return "QEMU";
+	case 0x1013: return "Cirrus Logic";
+	case 0x15ad: return "VMware";
+	case 0x1414: return "Microsoft";
+	case 0x1d0f: return "Amazon";
+	case 0x1ae0: return "Google";
+	case 0x1e52: return "Tenstorrent";
+	case 0x1ded: return "Alibaba";
+	case 0x1a03: return "ASPEED";
+	case 0x102b: return "Matrox";
+	}
+	return NULL;
+}
+
+static int pci_addr_sort(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void add_function(struct accel_probe *p, const char *root, const char *addr, unsigned cls)
+{
+	char v[64];
+	struct accel_device d;
+	memset(&d, 0, sizeof d);
+	d.numa_node = -1;
+	d.cls = cls >> 16 == 0x12 ? ACCEL_CLASS_NPU : ACCEL_CLASS_GPU;
+	snprintf(d.pci_address, sizeof d.pci_address, "%.15s", addr);
+	unsigned vendor = 0, device = 0;
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/vendor", addr) > 0)
+		vendor = (unsigned)strtoul(v, NULL, 16);
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/device", addr) > 0)
+		device = (unsigned)strtoul(v, NULL, 16);
+	const char *vn = vendor_name(vendor);
+	if (vn)
+		snprintf(d.vendor, sizeof d.vendor, "%s", vn);
+	else
+		snprintf(d.vendor, sizeof d.vendor, "0x%04x", vendor);
+	accel_pci_locality(&d, root);
+	pci_device_nodes(&d, root);
+	if (!d.model[0])
+		snprintf(d.model, sizeof d.model, "%s device %04x:%04x", cls >> 8 == 0x0300 ? "VGA" :
+			 cls >> 16 == 0x12 ? "accelerator" : "display", vendor, device);
+	accel_device_add_api(&d, "pci", d.driver[0] != 0, d.driver[0] ? NULL : "no kernel driver bound");
+	accel_probe_add_device(p, &d);
+}
+
+static int pci_probe(struct accel_probe *p)
+{
+	const char *root = accel_probe_sysroot(p);
+	char dir[PATH_MAX], v[64];
+	snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices", root);
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, pci_addr_sort);
+	if (n < 0)
+		return accel_probe_fail(p, "%s/sys/bus/pci/devices is not readable (no PCI bus, or /sys not mounted)", root);
+	int found = 0;
+	for (int i = 0; i < n; i++) {
+		const char *a = list[i]->d_name;
+		if (a[0] != '.' && accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/class", a) > 0) {
+			unsigned cls = (unsigned)strtoul(v, NULL, 16);
+			if (cls >> 16 == 0x03 || cls >> 16 == 0x12) {
+				add_function(p, root, a, cls);
+				found++;
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	return found ? 0 : accel_probe_fail(p, "no display controller or processing accelerator on the PCI bus");
+}
+
+/* PCI: discovery only (locality and device files for the API backends' devices). */
+const struct accel_backend accel_backend_pci = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "pci",
+	.description = "sysfs PCI display controllers and accelerators: NUMA node, closest CPUs, device files",
+	.ops = NULL,
+	.probe = pci_probe,
+};
