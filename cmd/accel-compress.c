@@ -43,7 +43,7 @@ static const struct accel_cli cli = {
 #define MAX_FRAME ((uint64_t)64 << 20)
 
 struct job {
-	int decompress, list, test, force, ultra, checksum, level, json;
+	int decompress, list, test, force, ultra, checksum, level;
 	const char *format;
 	const char *output;
 	uint64_t chunk;
@@ -148,7 +148,18 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 	struct accel_op op = { opname, job->level, job->checksum, (size_t)job->chunk, NULL };
 	if (job->decompress) {
 		const uint8_t *p;
-		ssize_t n = accel_input_peek(&in, 4, &p);
+		ssize_t n;
+		/* Skippable frames may come first: the format is the first
+		 * real frame's. */
+		while ((n = accel_input_peek(&in, 4, &p)) >= 4 &&
+		       accel_format_detect(p, (size_t)n) == ACCEL_FORMAT_SKIPPABLE) {
+			struct accel_frame f;
+			if (accel_frame_scan(&in, 0, 1, &f, err, sizeof err) < 0) {
+				accel_msg_error("%s: %s", in.name, err);
+				accel_input_close(&in);
+				return ACCEL_EXIT_DATA;
+			}
+		}
 		if (n < 0) {
 			accel_msg_error("cannot read %s: %s", in.name, strerror(errno));
 			accel_input_close(&in);
@@ -298,7 +309,7 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJ
 		return accel_exit_status(rc);
 	}
 	double ratio = csize && !unknown_size ? (double)usize / (double)csize : 0;
-	if (job->json) {
+	if (job->common.json) {
 		cJSON_AddStringToObject(file, "name", in.name);
 		cJSON_AddStringToObject(file, "format", accel_format_name(format));
 		cJSON_AddNumberToObject(file, "frames", (double)nframes);
@@ -419,14 +430,14 @@ int main(int argc, char **argv)
 		cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
 		cJSON_AddNumberToObject(root, "schema_version", 1);
 		cJSON_AddItemToObject(root, "files", list);
-		if (!job.json)
+		if (!job.common.json)
 			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
 			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
 		for (int i = 0; i < nfiles; i++) {
 			int r = list_one(ctx, &job, files[i], list);
 			status = status ? status : r;
 		}
-		if (job.json) {
+		if (job.common.json) {
 			char *text = cJSON_Print(root);
 			puts(text);
 			free(text);

@@ -154,21 +154,23 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 
 	if (strcmp(list, "auto")) {
 		r->forced = 1;
-		char *copy = strdup(list), *save = NULL;
-		if (!copy)
-			return ACCEL_ENOMEM;
+		/* Items are split by hand: an empty item is an error, which
+		 * strtok would hide. */
 		int ntok = 0;
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (!*t || !strcmp(t, "auto")) {
-				free(copy);
+		for (const char *t = list;; ntok++) {
+			size_t n = strcspn(t, ",");
+			char tok[64];
+			if (!n || n >= sizeof tok)
 				return ACCEL_EINVAL;
-			}
-			route_forced(ctx, op, t, r);
-			ntok++;
+			memcpy(tok, t, n);
+			tok[n] = 0;
+			if (!strcmp(tok, "auto"))
+				return ACCEL_EINVAL;
+			route_forced(ctx, op, tok, r);
+			if (!t[n])
+				break;
+			t += n + 1;
 		}
-		free(copy);
-		if (!ntok)
-			return ACCEL_EINVAL;
 		/* Keep the user's order among usable engines; left-out ones last. */
 		struct accel_route_entry tmp[ACCEL_ROUTE_MAX];
 		int k = 0;

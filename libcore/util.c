@@ -97,7 +97,7 @@ void accel_buf_free(struct accel_buf *b)
 int accel_parse_int(const char *s, int min, int max, int *out)
 {
 	char *end;
-	if (!s || !*s)
+	if (!s || ((*s < '0' || *s > '9') && *s != '-'))
 		return ACCEL_EINVAL;
 	errno = 0;
 	long v = strtol(s, &end, 10);
@@ -110,7 +110,7 @@ int accel_parse_int(const char *s, int min, int max, int *out)
 int accel_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9')
 		return ACCEL_EINVAL;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
