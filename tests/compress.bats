@@ -410,7 +410,15 @@ flip_middle() {
 }
 
 @test "binary output to a terminal is refused without -f" {
-	skip "needs a terminal on stdout"
+	# script(1) gives the program a pseudo-terminal as stdout.
+	printf 'hello' > in
+	run script -qec "'$A' in; echo rc=\$?" /dev/null
+	[[ "$output" == *"refusing to write compressed data to a terminal"* ]]
+	[[ "$output" == *"rc=1"* ]]
+	# with -f the frame goes to the terminal
+	run script -qec "'$A' -f in; echo rc=\$?" /dev/null
+	[[ "$output" == *"rc=0"* ]]
+	[[ "$output" != *"refusing"* ]]
 }
 
 @test "--help lists every option" {
