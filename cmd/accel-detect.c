@@ -641,7 +641,10 @@ static void gres_cores(hwloc_topology_t topo, const char *cpulist, char *buf, si
 {
 	buf[0] = 0;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
-	if (set && cores && hwloc_bitmap_list_sscanf(set, cpulist) == 0) {
+	/* A topology that does not hold these CPUs (a partial recorded tree)
+	 * cannot name their cores: leave Cores out rather than guess. */
+	if (set && cores && hwloc_bitmap_list_sscanf(set, cpulist) == 0 &&
+	    hwloc_bitmap_isincluded(set, hwloc_topology_get_topology_cpuset(topo))) {
 		hwloc_obj_t core = NULL;
 		while ((core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core)))
 			if (hwloc_bitmap_intersects(core->cpuset, set))
@@ -670,8 +673,12 @@ static void print_gres(FILE *f, struct accel_ctx *ctx)
 	if (n) {
 		if (root && *root)
 			setenv("HWLOC_FSROOT", root, 1);
-		if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0)
+		if (hwloc_topology_init(&topo) < 0)
 			topo = NULL;
+		else if (hwloc_topology_load(topo) < 0) {
+			hwloc_topology_destroy(topo);
+			topo = NULL;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		char type[32], cores[256] = "";

@@ -150,6 +150,9 @@ static void nvml_probe(struct accel_probe *p, const char *why_absent)
 
 static int cuda_probe(struct accel_probe *p)
 {
+	/* The driver would see this host, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return accel_probe_fail(p, "libcuda.so.1 not found");

@@ -152,6 +152,9 @@ static void add_device(struct accel_probe *p, const struct cl_dev *c)
 
 static int opencl_probe(struct accel_probe *p)
 {
+	/* The driver would see this host, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
 	void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return accel_probe_fail(p, "libOpenCL.so.1 not found");

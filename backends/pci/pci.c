@@ -43,11 +43,18 @@ static void add_function(struct accel_probe *p, const char *root, const char *ad
 	struct accel_device d;
 	memset(&d, 0, sizeof d);
 	d.numa_node = -1;
-	d.cls = cls >> 16 == 0x12 ? ACCEL_CLASS_NPU : ACCEL_CLASS_GPU;
 	snprintf(d.pci_address, sizeof d.pci_address, "%.15s", addr);
 	unsigned vendor = 0, device = 0;
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/vendor", addr) > 0)
 		vendor = (unsigned)strtoul(v, NULL, 16);
+	/* A 3D controller or a GPU vendor's display is a GPU; a BMC's or a
+	 * virtual machine's VGA function is only a display. */
+	if (cls >> 16 == 0x12)
+		d.cls = ACCEL_CLASS_NPU;
+	else if (cls >> 8 == 0x0302 || vendor == 0x10de || vendor == 0x1002 || vendor == 0x8086)
+		d.cls = ACCEL_CLASS_GPU;
+	else
+		d.cls = ACCEL_CLASS_OTHER;
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/device", addr) > 0)
 		device = (unsigned)strtoul(v, NULL, 16);
 	const char *vn = vendor_name(vendor);

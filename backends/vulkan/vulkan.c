@@ -208,6 +208,9 @@ static void add_gpu(struct accel_probe *p, const struct vk_gpu *g)
 
 static int vulkan_probe(struct accel_probe *p)
 {
+	/* The driver would see this host, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
 	void *lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return accel_probe_fail(p, "libvulkan.so.1 not found");

@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# accel-detect: recorded /sys and /proc trees (ACCEL_SYSROOT) against the
+# expected devices, the live inventory of this machine, --require exit
+# statuses, the JSON keys the man page documents, and the script formats.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	D="$ROOT/build/accel-detect"
+	FX="$ROOT/tests/fixtures"
+	unset ACCEL_SYSROOT ACCEL_BACKEND NO_COLOR
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# fixture NAME: the devices found in sysroot-NAME equal detect-NAME.json.
+fixture() {
+	ACCEL_SYSROOT="$FX/sysroot-$1" "$D" --class gpu,crypto,nic,npu,other --json 2>/dev/null | jq '.devices' > got.json
+	if ! jq -e --slurpfile want "$FX/detect-$1.json" '. == $want[0]' got.json > /dev/null; then
+		diff <(jq -S . "$FX/detect-$1.json") <(jq -S . got.json)
+		return 1
+	fi
+}
+
+@test "fixture: multi-NUMA GPU host (PCI, NUMA, /dev/nvidiaN, BMC display apart)" {
+	fixture gpu
+}
+
+@test "fixture: QAT host (state up and down, VF counted on its PF)" {
+	fixture qat
+}
+
+@test "fixture: NICs (driver, speed, queues, NUMA, SR-IOV; loopback and down virtual left out)" {
+	fixture nic
+}
+
+@test "fixture: gres.conf lines for the GPUs in PCI order" {
+	run --separate-stderr env ACCEL_SYSROOT="$FX/sysroot-gpu" "$D" -F gres
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "Name=gpu Type=h100 File=/dev/nvidia0" ]
+	[ "${lines[2]}" = "Name=gpu Type=h100 File=/dev/nvidia1" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "fixture: --require counts hardware GPUs and compares memory and NUMA" {
+	export ACCEL_SYSROOT="$FX/sysroot-gpu"
+	run "$D" --require 'gpu>=2'
+	[ "$status" -eq 0 ]
+	run "$D" --require 'gpu>=3'
+	[ "$status" -eq 4 ]
+	[ "$output" = "accel-detect: requirement not met: gpu>=3: found 2 gpu devices" ]
+	run "$D" --require 'gpu.numa_node==1'
+	[ "$status" -eq 0 ]
+	run "$D" -q --require 'crypto'
+	[ "$status" -eq 4 ]
+	[ -z "$output" ]
+}
+
+@test "live: lavapipe (Vulkan) and PoCL (OpenCL) are software devices" {
+	"$D" --json > d.json
+	jq -e '[.devices[] | select(.class=="gpu" and .software and (.apis[].name=="vulkan"))] | length >= 1' d.json
+	jq -e '[.devices[] | select(.class=="gpu" and .software and (.apis[].name=="opencl"))] | length >= 1' d.json
+}
+
+@test "live: the CPU's aes, vaes, sha_ni and avx2 flags and eth0" {
+	"$D" --json > d.json
+	for f in aes vaes sha_ni avx2; do
+		grep -qw "$f" /proc/cpuinfo || continue
+		jq -e --arg f "$f" '.devices[] | select(.class=="cpu") | .cpu.flags | index($f)' d.json
+	done
+	if [ -e /sys/class/net/eth0 ]; then
+		jq -e '.devices[] | select(.class=="nic" and .properties.interface=="eth0")' d.json
+	fi
+}
+
+@test "JSON has the documented keys on every device and probe" {
+	"$D" --json > d.json
+	jq -e '.schema_version == 1 and (.host | has("hostname") and has("kernel") and has("sysroot"))' d.json
+	jq -e 'all(.devices[]; has("id") and has("class") and has("vendor") and has("model") and has("driver")
+		and has("software") and has("pci_address") and has("numa_node") and has("memory_bytes")
+		and has("apis") and has("properties"))' d.json
+	jq -e 'all(.probes[]; has("name") and has("origin") and has("probed") and has("ok") and has("reason") and has("seconds"))' d.json
+	jq -e '(.seconds | type) == "number"' d.json
+}
+
+@test "--class cpu runs only the cpu probe" {
+	"$D" --class cpu --json > d.json
+	jq -e '[.probes[] | select(.probed) | .name] == ["cpu"]' d.json
+	jq -e 'all(.devices[]; .class == "cpu")' d.json
+}
+
+@test "--require: met exits 0 silently, unmet exits 4 with one line, -q silent, bad is 2" {
+	run "$D" --require cpu
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run "$D" --require 'gpu>=64'
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "accel-detect: requirement not met: gpu>=64: "* ]]
+	run "$D" -q --require 'gpu.memory>=4096G'
+	[ "$status" -eq 4 ]
+	[ -z "$output" ]
+	run "$D" --require 'cuda'
+	[ "$status" -eq 4 ] || [ "$status" -eq 0 ]
+	run "$D" --require 'gpu>='
+	[ "$status" -eq 2 ]
+	run "$D" --class gpuu
+	[ "$status" -eq 2 ]
+}
+
+@test "--routes prints the router's ranking for an operation" {
+	run "$D" --routes zstd.compress
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "route for zstd.compress"* ]]
+	[[ "$output" == *"1. cpu"* ]]
+	"$D" --routes --json > r.json
+	jq -e '[.routes[].operation] | index("gzip.decompress")' r.json
+}
+
+@test "-F nfd -o writes the features file atomically, with the CPU flags" {
+	"$D" -F nfd -o features
+	[ -f features ]
+	grep -q '^accel.example/cpu-' features
+	! ls .features.* 2> /dev/null
+}
+
+@test "NO_COLOR and pipes give plain text; -v lists every probe with its time" {
+	run "$D" -v
+	[ "$status" -eq 0 ]
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *"Probes"* && "$output" == *" ms "* ]]
+}
