@@ -9,6 +9,7 @@ DATADIR ?= $(PREFIX)/share
 PLUGINDIR ?= $(LIBDIR)/accel
 DESTDIR ?=
 
+.DEFAULT_GOAL := all
 CC ?= cc
 B := build
 VERSION := 0.1.0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A tour of accel on real data: what discovery finds, then accel-compress
+# A tour of accel on real data: what accel-detect finds, then accel-compress
 # in each format on a corpus built from this machine's files, checked
 # against the standard tools. Run from the repository root (make demo).
 set -eu
@@ -13,12 +13,10 @@ step() { printf '\n== %s\n' "$*"; }
 mbps() { awk -v b="$1" -v t0="$2" -v t1="$3" 'BEGIN { s = t1 - t0; printf "%.0f", (s > 0 ? b / s / 1e6 : 0) }'; }
 now() { date +%s.%N; }
 
-step "Discovery: the CPU"
-if [ -x "$B/accel-detect" ]; then
-	accel-detect --class cpu
-else
-	accel-compress -v -c < /dev/null 2>&1 >/dev/null | grep -E 'route|^ ' || true
-fi
+step "Discovery: accel-detect"
+accel-detect
+step "Routes for compression (accel-detect --routes)"
+accel-detect --routes zstd.compress gzip.compress
 
 step "Corpus"
 corpus=$(ACCEL_CORPUS_MB=${ACCEL_TOUR_MB:-128} sh tests/bench/corpus.sh)

@@ -53,8 +53,31 @@ static uint64_t meminfo_total(const char *root)
 	return (uint64_t)kb * 1024;
 }
 
+/* Container limits from cgroup v2 (the process's own cgroup is the root
+ * of its namespace): CPU quota in CPUs and memory.max in bytes. */
+static void read_cgroup(struct accel_device *d, const char *root)
+{
+	char path[4096], buf[64];
+	snprintf(path, sizeof path, "%s/sys/fs/cgroup/cpu.max", root);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		long long quota = 0, period = 0;
+		if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lld %lld", &quota, &period) == 2 && period > 0)
+			accel_device_set_num(d, "cgroup_cpus", (double)quota / (double)period);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/sys/fs/cgroup/memory.max", root);
+	if ((f = fopen(path, "r"))) {
+		unsigned long long max;
+		if (fgets(buf, sizeof buf, f) && sscanf(buf, "%llu", &max) == 1)
+			accel_device_set_num(d, "cgroup_memory_bytes", (double)max);
+		fclose(f);
+	}
+}
+
 int cpu_topology(struct accel_device *d, const char *root)
 {
+	read_cgroup(d, root);
 	read_cpuinfo(d, root);
 	snprintf(d->driver, sizeof d->driver, "kernel");
 	accel_device_add_api(d, "host", 1, NULL);
@@ -91,6 +114,14 @@ int cpu_topology(struct accel_device *d, const char *root)
 	}
 	if (!d->memory_bytes && rootobj->total_memory)
 		d->memory_bytes = rootobj->total_memory;
+	/* Local memory of each NUMA node: on VMs their sum may differ from
+	 * MemTotal, so both are reported. */
+	for (int i = 0; i < d->numa_nodes && i < 8; i++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		char key[48];
+		snprintf(key, sizeof key, "numa%u_memory_bytes", node->os_index);
+		accel_device_set_num(d, key, (double)node->attr->numanode.local_memory);
+	}
 	d->numa_node = d->numa_nodes > 1 ? -1 : 0;
 	hwloc_topology_destroy(topo);
 	return 0;

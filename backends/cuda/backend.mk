@@ -6,4 +6,3 @@ PLUGINS += $(B)/plugins/accel_cuda.so
 $(B)/plugins/accel_cuda.so: $(cuda_SRC) $(wildcard backends/cuda/*.h) $(LIB) libcore/include/accel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(cuda_SRC) $(LDFLAGS) -L$(B)/lib -laccel -ldl
-.DEFAULT_GOAL := all

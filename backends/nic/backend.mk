@@ -3,4 +3,3 @@
 nic_PKGS := libpcap
 nic_SRC := backends/nic/nic.c
 nic_CFLAGS := -Wl,--as-needed
-.DEFAULT_GOAL := all

@@ -5,4 +5,3 @@ opencl_SRC := backends/opencl/opencl.c
 opencl_CFLAGS := -Wl,--as-needed -DCL_TARGET_OPENCL_VERSION=300
 # The rules above are made by the Makefile before its "all" target: keep
 # "all" the default goal.
-.DEFAULT_GOAL := all

@@ -6,4 +6,3 @@ PLUGINS += $(B)/plugins/accel_pci.so
 $(B)/plugins/accel_pci.so: $(pci_SRC) $(wildcard backends/pci/*.h) $(LIB) libcore/include/accel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(pci_SRC) $(LDFLAGS) -L$(B)/lib -laccel -ldl
-.DEFAULT_GOAL := all

@@ -6,4 +6,3 @@ PLUGINS += $(B)/plugins/accel_qat.so
 $(B)/plugins/accel_qat.so: $(qat_SRC) $(wildcard backends/qat/*.h) $(LIB) libcore/include/accel.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(qat_SRC) $(LDFLAGS) -L$(B)/lib -laccel -ldl
-.DEFAULT_GOAL := all

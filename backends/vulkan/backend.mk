@@ -5,4 +5,3 @@ vulkan_SRC := backends/vulkan/vulkan.c
 vulkan_CFLAGS := -Wl,--as-needed
 # The rules above are made by the Makefile before its "all" target: keep
 # "all" the default goal.
-.DEFAULT_GOAL := all

@@ -70,3 +70,10 @@ size=$(stat -c %s "$corpus")
 os=$(best $A -f -d -o "$work/o1" "$work/ours.zst")
 ps=$(best sh -c "zstd -q -d -c '$work/ours.zst' > '$work/o2'")
 row "zstd -d of our output" "zstd -d (same file)" "$size" "$os" "$ps" "$work/ours.zst" "$work/ours.zst"
+# The same to /dev/null: the decoders alone, without the page cache's copy
+# (writing a file costs about as much as `cat` here, which bounds both).
+os=$(best sh -c "$A -d -c '$work/ours.zst' > /dev/null")
+ps=$(best sh -c "zstd -q -d -c '$work/ours.zst' > /dev/null")
+row "zstd -d, to /dev/null" "zstd -d (same file)" "$size" "$os" "$ps" "$work/ours.zst" "$work/ours.zst"
+os=$(best sh -c "cat '$corpus' > '$work/o1'")
+echo "cat of the corpus to a file: $(mbps "$size" "$os") MB/s (the ceiling for writing files here)"
