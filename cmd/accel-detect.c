@@ -865,6 +865,19 @@ static int parse_args(struct job *job, int argc, char **argv)
 	return 0;
 }
 
+/* The route for one operation, as the programs would get it: 0, or the
+ * usage exit status for a malformed --backend list. */
+static int route_for(struct accel_ctx *ctx, const struct job *job, const char *name, struct accel_route *r)
+{
+	struct accel_op op = { name, 0, 1, 0, NULL };
+	struct accel_route_req req = { &op, job->common.backend, -1, NULL };
+	if (accel_route(ctx, &req, r) == ACCEL_EINVAL) {
+		accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
+		return ACCEL_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct job job;
@@ -940,14 +953,9 @@ int main(int argc, char **argv)
 		if (job.routes) {
 			cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 			for (int i = 0; i < nops; i++) {
-				struct accel_op op = { ops[i], 0, 1, 0, NULL };
-				struct accel_route_req req = { &op, job.common.backend, -1, NULL };
 				struct accel_route r;
-				if (accel_route(ctx, &req, &r) == ACCEL_EINVAL) {
-					accel_msg_usage("--backend: malformed list '%s'", job.common.backend);
-					status = ACCEL_EXIT_USAGE;
+				if ((status = route_for(ctx, &job, ops[i], &r)))
 					break;
-				}
 				cJSON_AddItemToArray(routes, route_json(&r));
 			}
 		}
@@ -968,14 +976,9 @@ int main(int argc, char **argv)
 		if (!job.routes)
 			print_table(f, ctx, &job, st);
 		for (int i = 0; i < nops; i++) {
-			struct accel_op op = { ops[i], 0, 1, 0, NULL };
-			struct accel_route_req req = { &op, job.common.backend, -1, NULL };
 			struct accel_route r;
-			if (accel_route(ctx, &req, &r) == ACCEL_EINVAL) {
-				accel_msg_usage("--backend: malformed list '%s'", job.common.backend);
-				status = ACCEL_EXIT_USAGE;
+			if ((status = route_for(ctx, &job, ops[i], &r)))
 				break;
-			}
 			accel_route_print(&r, f);
 		}
 	}
