@@ -64,10 +64,10 @@ static const struct {
 	unsigned classes;
 } probe_order[] = {
 	{ "cpu", BIT(ACCEL_CLASS_CPU) },
-	{ "cuda", BIT(ACCEL_CLASS_GPU) },
+	{ "cuda", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_VIDEO) },
 	{ "vulkan", BIT(ACCEL_CLASS_GPU) },
 	{ "opencl", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_NPU) },
-	{ "pci", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_NPU) | BIT(ACCEL_CLASS_OTHER) },
+	{ "pci", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_NPU) | BIT(ACCEL_CLASS_OTHER) | BIT(ACCEL_CLASS_VIDEO) },
 	{ "qat", BIT(ACCEL_CLASS_CRYPTO) },
 	{ "openssl", BIT(ACCEL_CLASS_CRYPTO) },
 	{ "nic", BIT(ACCEL_CLASS_NIC) },
@@ -81,6 +81,29 @@ static unsigned backend_classes(const char *name)
 		if (!strcmp(probe_order[i].name, name))
 			return probe_order[i].classes;
 	return ALL_CLASSES;
+}
+
+/* APIs of video engines (the ffmpeg backend's names for FFmpeg's hardware
+ * device types; cuda's engines are nvdec and nvenc). */
+static int video_api(const char *name)
+{
+	static const char *const names[] = { "nvdec", "nvenc", "vaapi", "vdpau", "qsv", "drm", "videotoolbox",
+					     "d3d11va", "dxva2", "mediacodec" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+/* Whether device d is (or holds) a video engine. */
+static int has_video(const struct accel_device *d)
+{
+	if (d->cls == ACCEL_CLASS_VIDEO)
+		return 1;
+	for (int i = 0; i < d->napis; i++)
+		if (video_api(d->apis[i].name))
+			return 1;
+	return 0;
 }
 
 /* Run the probes that can find devices of `classes`, in probe_order first. */
@@ -203,6 +226,8 @@ static unsigned term_classes(const struct term *t)
 		return BIT(ACCEL_CLASS_GPU);
 	if (!strcmp(t->name, "qat") || !strcmp(t->name, "openssl"))
 		return BIT(ACCEL_CLASS_CRYPTO);
+	if (video_api(t->name))
+		return BIT(ACCEL_CLASS_VIDEO);
 	return ALL_CLASSES;
 }
 
@@ -320,9 +345,20 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 	if (seen && (t->op == CMP_NONE ? count > 0 : compare(count, t->op, t->value)))
 		return 1;
 	if (!seen) {
+		/* The backend that would have found it says why it did not. */
+		const char *owner = video_api(t->name) ? "ffmpeg" : t->name;
 		for (int i = 0; i < accel_backend_count(ctx); i++) {
 			const struct accel_backend_status *s = accel_backend_status(ctx, i);
-			if (!strcmp(s->name, t->name) && s->reason[0]) {
+			if (strcmp(s->name, owner))
+				continue;
+			/* FFmpeg's note on this device type: "cuda 0: Cannot load libcuda.so.1". */
+			const char *type = !strcmp(t->name, "nvenc") || !strcmp(t->name, "nvdec") ? "cuda" : t->name;
+			for (int k = 0; k < s->nnotes && video_api(t->name); k++)
+				if (!strncmp(s->notes[k], type, strlen(type)) && s->notes[k][strlen(type)] == ' ') {
+					snprintf(why, len, "%.200s", s->notes[k]);
+					return 0;
+				}
+			if (s->reason[0]) {
 				snprintf(why, len, "%.200s", s->reason);
 				return 0;
 			}
@@ -351,9 +387,10 @@ static int check_require(struct accel_ctx *ctx, const struct job *job, struct te
 
 /* --------------------------------------------------------------- selection */
 
+/* A GPU holding a video engine is shown for --class video too. */
 static int shown(const struct job *job, const struct accel_device *d)
 {
-	return (job->classes & BIT(d->cls)) != 0;
+	return (job->classes & BIT(d->cls)) || ((job->classes & BIT(ACCEL_CLASS_VIDEO)) && has_video(d));
 }
 
 /* Devices to show, in PCI bus order within a class when `pci_order`. */
@@ -495,6 +532,9 @@ static cJSON *probes_json(struct accel_ctx *ctx)
 		cJSON_AddBoolToObject(o, "ok", s->backend && s->probed && s->rc == 0);
 		cJSON_AddItemToObject(o, "reason", str_or_null(s->reason));
 		cJSON_AddNumberToObject(o, "seconds", micro(s->probe_seconds));
+		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+		for (int k = 0; k < s->nnotes; k++)
+			cJSON_AddItemToArray(notes, cJSON_CreateString(s->notes[k]));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -508,6 +548,12 @@ struct style {
 
 static const struct style plain = { "", "", "", "", "", "" };
 static const struct style ansi = { "\033[1m", "\033[2m", "\033[32m", "\033[31m", "\033[33m", "\033[0m" };
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n >= k && !strcmp(s + n - k, tail);
+}
 
 static void print_device(FILE *f, const struct accel_device *d, const struct style *st, int verbose)
 {
@@ -559,7 +605,7 @@ static void print_device(FILE *f, const struct accel_device *d, const struct sty
 		const struct accel_prop *p = &d->props[i];
 		/* The default view keeps what names a device; -v shows all. */
 		if (!verbose && strcmp(p->key, "offloads") && strcmp(p->key, "device_file") &&
-		    strcmp(p->key, "speed_mbps") && strcmp(p->key, "encoders") && strcmp(p->key, "decoders") &&
+		    strcmp(p->key, "speed_mbps") && !ends_with(p->key, "_encoders") && !ends_with(p->key, "_decoders") &&
 		    strcmp(p->key, "compute_capability") && strcmp(p->key, "state") && strcmp(p->key, "services"))
 			continue;
 		fprintf(f, "           %s%s: %s%s\n", st->dim, p->key, p->value, st->off);
@@ -579,7 +625,9 @@ static void print_table(FILE *f, struct accel_ctx *ctx, const struct job *job, c
 		int header = 0;
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
-			if ((int)d->cls != c)
+			/* Under "Video engines" too when its own class is not shown. */
+			int here = (int)d->cls == c || (c == ACCEL_CLASS_VIDEO && !(job->classes & BIT(d->cls)) && has_video(d));
+			if (!here)
 				continue;
 			if (!header++)
 				fprintf(f, "%s%s%s\n", st->bold, titles[c], st->off);
@@ -612,6 +660,8 @@ static void print_table(FILE *f, struct accel_ctx *ctx, const struct job *job, c
 		else if (s->backend && !s->probed)
 			fprintf(f, ": not needed for this query");
 		fputc('\n', f);
+		for (int k = 0; k < s->nnotes; k++)
+			fprintf(f, "           %s%s%s\n", st->dim, s->notes[k], st->off);
 	}
 }
 

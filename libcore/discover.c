@@ -290,6 +290,17 @@ int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
 	return ACCEL_ENOTSUP;
 }
 
+void accel_probe_note(struct accel_probe *p, const char *fmt, ...)
+{
+	struct accel_backend_status *s = &p->ctx->backends[p->backend];
+	if (s->nnotes == ACCEL_MAX_NOTES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nnotes++], sizeof s->notes[0], fmt, ap);
+	va_end(ap);
+}
+
 const char *accel_probe_sysroot(const struct accel_probe *p)
 {
 	return p->ctx->sysroot;

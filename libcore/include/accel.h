@@ -242,6 +242,12 @@ int accel_probe_add_engine(struct accel_probe *p, int device, void *data);
  * ACCEL_ENOTSUP so a probe can `return accel_probe_fail(...)`. */
 int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Called by a probe: record one line of detail about what it saw, whether
+ * or not it found a device ("cuda /dev/nvidia0: Cannot load libcuda.so.1").
+ * accel-detect shows the notes with -v and in --json. Lines past
+ * ACCEL_MAX_NOTES are dropped; a line is cut at 255 bytes. */
+void accel_probe_note(struct accel_probe *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Root under which /sys, /proc and /dev are read ($ACCEL_SYSROOT, or ""). */
 const char *accel_probe_sysroot(const struct accel_probe *p);
 
@@ -283,6 +289,8 @@ int accel_probe_backend(struct accel_ctx *ctx, const char *name);
 /* Probe every backend that lists `op` (NULL: every backend). */
 void accel_discover(struct accel_ctx *ctx, const char *op);
 
+#define ACCEL_MAX_NOTES 24
+
 /* Status of one registered backend, for reports. */
 struct accel_backend_status {
 	char name[32];
@@ -292,6 +300,8 @@ struct accel_backend_status {
 	int rc;              /* probe result: 0 ok, negative failed */
 	char reason[256];    /* why not loaded or probe failed */
 	double probe_seconds;
+	int nnotes;          /* lines the probe added with accel_probe_note */
+	char notes[ACCEL_MAX_NOTES][256];
 };
 int accel_backend_count(const struct accel_ctx *ctx);
 const struct accel_backend_status *accel_backend_status(const struct accel_ctx *ctx, int i);

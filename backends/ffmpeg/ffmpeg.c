@@ -1,0 +1,593 @@
+/*
+ * ffmpeg.c - video engines through FFmpeg: which hardware device types
+ * libavutil was built with, which of them can be created on this host, and
+ * which hardware decoders and encoders libavcodec can open on each.
+ *
+ * libavutil and libavcodec are loaded at probe time (the plugin links
+ * neither), so programs that never ask for video engines do not pay for
+ * loading them. Each device is tried on a thread of its own, all at once,
+ * and waited for at most $ACCEL_PROBE_TIMEOUT seconds together.
+ *
+ * A video engine on a PCI device (a VA-API render node, a CUDA device) is
+ * added with that device's PCI address, so it merges into the GPU the other
+ * probes found; the APIs it adds are named after the engine (vaapi, vdpau,
+ * qsv, nvdec and nvenc for FFmpeg's cuda type). OpenCL and Vulkan device
+ * types serve FFmpeg's filters, not video engines: they are tried and
+ * reported in the probe's notes only.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/log.h>
+#include <libavutil/macros.h>
+#include "accel.h"
+
+#define AVUTIL_SONAME "libavutil.so." AV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR)
+#define AVCODEC_SONAME "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
+
+#define MAX_TRIES 24
+#define MAX_CODECS 32
+#define MSG 160
+
+/* The FFmpeg functions we call, looked up at probe time. */
+static struct av_api {
+	enum AVHWDeviceType (*iterate_types)(enum AVHWDeviceType prev);
+	const char *(*type_name)(enum AVHWDeviceType type);
+	int (*device_create)(AVBufferRef **ref, enum AVHWDeviceType type, const char *device,
+			     AVDictionary *opts, int flags);
+	AVBufferRef *(*frames_alloc)(AVBufferRef *device);
+	int (*frames_init)(AVBufferRef *frames);
+	AVBufferRef *(*buffer_ref)(AVBufferRef *buf);
+	void (*buffer_unref)(AVBufferRef **buf);
+	int (*strerror)(int err, char *buf, size_t len);
+	void (*log_set_callback)(void (*cb)(void *, int, const char *, va_list));
+	void (*log_default_callback)(void *, int, const char *, va_list);
+	int (*log_get_level)(void);
+	void (*log_set_level)(int level);
+	const char *(*version_info)(void);
+	const AVCodec *(*codec_iterate)(void **opaque);
+	int (*is_encoder)(const AVCodec *c);
+	int (*is_decoder)(const AVCodec *c);
+	const AVCodecHWConfig *(*hw_config)(const AVCodec *c, int i);
+	AVCodecContext *(*context_alloc)(const AVCodec *c);
+	int (*open)(AVCodecContext *ctx, const AVCodec *c, AVDictionary **opts);
+	void (*context_free)(AVCodecContext **ctx);
+} av;
+
+/* FFmpeg's messages during one try, kept per thread: the most severe one
+ * becomes the reason, and a few verbose lines name the device. */
+struct capture {
+	int level;            /* level of msg; INT_MAX when none */
+	char msg[MSG];
+	char detail[MSG];     /* "Intel iHD driver ...", "llvmpipe (LLVM 15)" */
+};
+static __thread struct capture *capture;
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '.'))
+		s[--n] = 0;
+}
+
+static const char *after(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(s, prefix, n) ? NULL : s + n;
+}
+
+static void log_callback(void *avcl, int level, const char *fmt, va_list ap)
+{
+	(void)avcl;
+	struct capture *c = capture;
+	if (!c || level > AV_LOG_VERBOSE)
+		return;
+	char line[MSG];
+	vsnprintf(line, sizeof line, fmt, ap);
+	trim(line);
+	if (!line[0])
+		return;
+	const char *d = after(line, "VAAPI driver: ");
+	if (!d)
+		d = after(line, "Using device: ");
+	/* OpenCL names the device it picked as "0.0: platform / device". */
+	if (!d && line[0] >= '0' && line[0] <= '9' && strstr(line, ": ") && strstr(line, " / "))
+		d = strstr(line, ": ") + 2;
+	if (d && !c->detail[0])
+		snprintf(c->detail, sizeof c->detail, "%s", d);
+	if (level < c->level) {
+		c->level = level;
+		snprintf(c->msg, sizeof c->msg, "%s", line);
+	}
+}
+
+static void capture_reset(struct capture *c)
+{
+	c->level = INT_MAX;
+	c->msg[0] = 0;
+}
+
+/* The reason for a failed call: FFmpeg's own message when it gave one. */
+static void reason(const struct capture *c, int err, char *buf, size_t len)
+{
+	if (c->msg[0] && c->level <= AV_LOG_WARNING) {
+		snprintf(buf, len, "%s", c->msg);
+		return;
+	}
+	char e[96] = "";
+	av.strerror(err, e, sizeof e);
+	if (c->msg[0])
+		snprintf(buf, len, "%.100s (%.50s)", c->msg, e);
+	else
+		snprintf(buf, len, "%s", e);
+}
+
+/* ------------------------------------------------------------------ tries */
+
+/* One device to try: a type and a device string ("/dev/dri/renderD128"). */
+struct scan;
+
+struct try {
+	enum AVHWDeviceType type;
+	char type_name[16];
+	char device[64];      /* empty: FFmpeg's default */
+	int video;            /* 1: a video engine type; 0: compute (opencl, vulkan) */
+	struct scan *scan;
+	/* results */
+	int done, created;
+	char error[MSG];
+	struct capture cap;
+	char hwaccel[MSG];    /* decoders that use the device through a hwaccel */
+	char decoders[MSG];   /* wrapper decoders that opened (h264_cuvid) */
+	char encoders[MSG];   /* wrapper encoders that opened (h264_nvenc) */
+	char dec_error[MSG], enc_error[MSG]; /* the first that did not, and why */
+	int dec_tried, enc_tried;
+	char pci[16];
+};
+
+struct scan {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int pending;
+	int n;
+	struct try t[MAX_TRIES];
+};
+
+static void append(char *list, size_t len, const char *name)
+{
+	size_t n = strlen(list);
+	if (n + strlen(name) + 2 < len)
+		snprintf(list + n, len - n, "%s%s", n ? "," : "", name);
+}
+
+/* The codec's configuration for device type `type`, or NULL. */
+static const AVCodecHWConfig *config_for(const AVCodec *c, enum AVHWDeviceType type)
+{
+	for (int i = 0;; i++) {
+		const AVCodecHWConfig *h = av.hw_config(c, i);
+		if (!h)
+			return NULL;
+		if (h->device_type == type &&
+		    h->methods & (AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX | AV_CODEC_HW_CONFIG_METHOD_HW_FRAMES_CTX))
+			return h;
+	}
+}
+
+/* Open codec c on device `dev` as a 1280x720 30 fps stream; 0 or an AVERROR. */
+static int try_open(const AVCodec *c, const AVCodecHWConfig *h, AVBufferRef *dev)
+{
+	AVCodecContext *ctx = av.context_alloc(c);
+	if (!ctx)
+		return AVERROR(ENOMEM);
+	ctx->width = ctx->coded_width = 1280;
+	ctx->height = ctx->coded_height = 720;
+	ctx->time_base = (AVRational){ 1, 30 };
+	ctx->framerate = (AVRational){ 30, 1 };
+	int rc = 0;
+	if (av.is_encoder(c) && !(h->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX)) {
+		/* Encoders that take only hardware frames (VA-API) need a pool. */
+		AVBufferRef *frames = av.frames_alloc(dev);
+		if (!frames) {
+			rc = AVERROR(ENOMEM);
+		} else {
+			AVHWFramesContext *fc = (AVHWFramesContext *)frames->data;
+			fc->format = h->pix_fmt;
+			fc->sw_format = AV_PIX_FMT_NV12;
+			fc->width = 1280;
+			fc->height = 720;
+			fc->initial_pool_size = 4;
+			rc = av.frames_init(frames);
+			if (rc >= 0)
+				ctx->hw_frames_ctx = frames;
+			else
+				av.buffer_unref(&frames);
+		}
+		ctx->pix_fmt = h->pix_fmt;
+	} else {
+		ctx->hw_device_ctx = av.buffer_ref(dev);
+		ctx->pix_fmt = av.is_encoder(c) && c->pix_fmts ? c->pix_fmts[0] : h->pix_fmt;
+	}
+	if (rc >= 0)
+		rc = av.open(ctx, c, NULL);
+	av.context_free(&ctx);
+	return rc;
+}
+
+/* Which decoders and encoders work on the device of try t. */
+static void try_codecs(struct try *t, AVBufferRef *dev)
+{
+	void *it = NULL;
+	const AVCodec *c;
+	int opened = 0;
+	while ((c = av.codec_iterate(&it)) && opened < MAX_CODECS) {
+		const AVCodecHWConfig *h = config_for(c, t->type);
+		if (!h)
+			continue;
+		int enc = av.is_encoder(c);
+		if (!enc && !c->wrapper_name) {
+			/* A native decoder with a hwaccel: set up per stream, by
+			 * the driver's profiles, so it cannot be opened here. */
+			append(t->hwaccel, sizeof t->hwaccel, c->name);
+			continue;
+		}
+		capture_reset(&t->cap);
+		opened++;
+		int rc = try_open(c, h, dev);
+		char *ok = enc ? t->encoders : t->decoders;
+		char *bad = enc ? t->enc_error : t->dec_error;
+		enc ? t->enc_tried++ : t->dec_tried++;
+		if (rc >= 0) {
+			append(ok, MSG, c->name);
+		} else if (!bad[0]) {
+			char why[MSG];
+			reason(&t->cap, rc, why, sizeof why);
+			snprintf(bad, MSG, "%.30s: %.120s", c->name, why);
+		}
+	}
+}
+
+/* The PCI address of CUDA device `ordinal`, through the libcuda FFmpeg
+ * loaded (not loading it ourselves). */
+static void cuda_pci(int ordinal, char *buf, size_t len)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!lib)
+		return;
+	int (*get)(int *dev, int ordinal) = (int (*)(int *, int))dlsym(lib, "cuDeviceGet");
+	int (*bus_id)(char *buf, int len, int dev) = (int (*)(char *, int, int))dlsym(lib, "cuDeviceGetPCIBusId");
+	int dev;
+	char id[32];
+	if (get && bus_id && !get(&dev, ordinal) && !bus_id(id, sizeof id, dev)) {
+		/* "0000:17:00.0" or with an 8-digit domain: keep 4, lower case. */
+		const char *p = strlen(id) > 12 ? id + strlen(id) - 12 : id;
+		size_t i = 0;
+		for (; p[i] && i + 1 < len; i++)
+			buf[i] = (char)(p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 'a' : p[i]);
+		buf[i] = 0;
+	}
+	dlclose(lib);
+}
+
+/* The PCI address behind a DRM node ("/dev/dri/renderD128"), from sysfs. */
+static void drm_pci(const char *node, char *buf, size_t len)
+{
+	const char *base = strrchr(node, '/');
+	if (base)
+		accel_sysfs_link("", buf, len, "/sys/class/drm/%s/device", base + 1);
+}
+
+static void *try_main(void *arg)
+{
+	struct try *t = arg;
+	struct scan *s = t->scan;
+	capture = &t->cap;
+	capture_reset(&t->cap);
+	AVBufferRef *dev = NULL;
+	int rc = av.device_create(&dev, t->type, t->device[0] ? t->device : NULL, NULL, 0);
+	if (rc < 0) {
+		reason(&t->cap, rc, t->error, sizeof t->error);
+	} else {
+		t->created = 1;
+		if (t->type == AV_HWDEVICE_TYPE_CUDA)
+			cuda_pci(atoi(t->device), t->pci, sizeof t->pci);
+		else if (t->device[0] == '/')
+			drm_pci(t->device, t->pci, sizeof t->pci);
+		if (t->video)
+			try_codecs(t, dev);
+		av.buffer_unref(&dev);
+	}
+	capture = NULL;
+	pthread_mutex_lock(&s->lock);
+	t->done = 1;
+	s->pending--;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ probe */
+
+static int load_api(char *err, size_t len)
+{
+	void *u = dlopen(AVUTIL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *c = u ? dlopen(AVCODEC_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!u || !c) {
+		snprintf(err, len, "%s not found", u ? AVCODEC_SONAME : AVUTIL_SONAME);
+		return -1;
+	}
+#define U(f, n) (*(void **)&av.f = dlsym(u, n))
+#define C(f, n) (*(void **)&av.f = dlsym(c, n))
+	int ok = U(iterate_types, "av_hwdevice_iterate_types") && U(type_name, "av_hwdevice_get_type_name") &&
+		 U(device_create, "av_hwdevice_ctx_create") && U(frames_alloc, "av_hwframe_ctx_alloc") &&
+		 U(frames_init, "av_hwframe_ctx_init") && U(buffer_ref, "av_buffer_ref") &&
+		 U(buffer_unref, "av_buffer_unref") && U(strerror, "av_strerror") &&
+		 U(log_set_callback, "av_log_set_callback") && U(log_default_callback, "av_log_default_callback") &&
+		 U(log_get_level, "av_log_get_level") && U(log_set_level, "av_log_set_level") &&
+		 U(version_info, "av_version_info") && C(codec_iterate, "av_codec_iterate") &&
+		 C(is_encoder, "av_codec_is_encoder") && C(is_decoder, "av_codec_is_decoder") &&
+		 C(hw_config, "avcodec_get_hw_config") && C(context_alloc, "avcodec_alloc_context3") &&
+		 C(open, "avcodec_open2") && C(context_free, "avcodec_free_context");
+#undef U
+#undef C
+	if (!ok)
+		snprintf(err, len, "%s or %s lacks a function accel needs", AVUTIL_SONAME, AVCODEC_SONAME);
+	return ok ? 0 : -1;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Add one try per device of this type that can be named: each DRM render
+ * node for VA-API, each card for DRM, CUDA ordinals 0..7; else the default. */
+static void add_tries(struct scan *s, enum AVHWDeviceType type)
+{
+	const char *name = av.type_name(type);
+	int video = type != AV_HWDEVICE_TYPE_OPENCL && type != AV_HWDEVICE_TYPE_VULKAN;
+	const char *prefix = type == AV_HWDEVICE_TYPE_VAAPI ? "renderD" : type == AV_HWDEVICE_TYPE_DRM ? "card" : NULL;
+	char devs[8][64];
+	int ndev = 0;
+	if (prefix) {
+		struct dirent **list;
+		int n = scandir("/dev/dri", &list, NULL, by_name);
+		for (int i = 0; i < n; i++) {
+			if (!strncmp(list[i]->d_name, prefix, strlen(prefix)) && ndev < 8)
+				snprintf(devs[ndev++], sizeof devs[0], "/dev/dri/%.40s", list[i]->d_name);
+			free(list[i]);
+		}
+		if (n >= 0)
+			free(list);
+	} else if (type == AV_HWDEVICE_TYPE_CUDA) {
+		/* Ordinals past the last device fail fast with "invalid device". */
+		int count = 1;
+		for (int i = 0; i < 16; i++) {
+			char path[32];
+			snprintf(path, sizeof path, "/dev/nvidia%d", i);
+			if (!access(path, F_OK))
+				count = i + 1;
+		}
+		for (int i = 0; i < count && i < 8; i++)
+			snprintf(devs[ndev++], sizeof devs[0], "%d", i);
+	}
+	if (!ndev)
+		devs[ndev++][0] = 0;
+	for (int i = 0; i < ndev && s->n < MAX_TRIES; i++) {
+		struct try *t = &s->t[s->n];
+		t->type = type;
+		t->scan = s;
+		s->n++;
+		t->video = video;
+		snprintf(t->type_name, sizeof t->type_name, "%s", name);
+		memcpy(t->device, devs[i], sizeof t->device);
+		if (prefix && !devs[i][0])
+			snprintf(t->error, sizeof t->error, "no /dev/dri/%s* node", prefix);
+	}
+}
+
+/* The API names a try adds: decode and encode ("nvdec", "nvenc" for cuda). */
+static void api_names(const struct try *t, const char **dec, const char **enc)
+{
+	if (t->type == AV_HWDEVICE_TYPE_CUDA) {
+		*dec = "nvdec";
+		*enc = "nvenc";
+	} else {
+		*dec = *enc = t->type_name;
+	}
+}
+
+/* Turn one created video device into a device record. */
+static void add_engine(struct accel_probe *p, const struct try *t)
+{
+	struct accel_device d;
+	char key[48], why[128];
+	const char *dec, *enc;
+	memset(&d, 0, sizeof d);
+	d.cls = ACCEL_CLASS_VIDEO;
+	d.numa_node = -1;
+	api_names(t, &dec, &enc);
+	snprintf(d.pci_address, sizeof d.pci_address, "%s", t->pci);
+	if (t->cap.detail[0])
+		snprintf(d.model, sizeof d.model, "%.127s", t->cap.detail);
+	else if (t->type == AV_HWDEVICE_TYPE_CUDA)
+		snprintf(d.model, sizeof d.model, "CUDA device %s", t->device);
+	else
+		snprintf(d.model, sizeof d.model, "%s device%s%s", t->type_name, t->device[0] ? " " : "", t->device);
+	if (t->device[0] == '/')
+		accel_device_set(&d, "video_device_file", t->device);
+	int decodes = t->hwaccel[0] || t->decoders[0];
+	int encodes = t->encoders[0] != 0;
+	/* Decoding: hwaccel decoders (checked per stream) and wrappers that opened. */
+	if (decodes)
+		accel_device_add_api(&d, dec, 1, NULL);
+	else
+		accel_device_add_api(&d, dec, 0, t->dec_error[0] ? t->dec_error : "no hardware decoder for this device type");
+	if (strcmp(dec, enc) || !decodes) {
+		if (encodes) {
+			accel_device_add_api(&d, enc, 1, NULL);
+		} else {
+			if (!t->enc_tried)
+				snprintf(why, sizeof why, "no hardware encoder in this FFmpeg");
+			else if (decodes && t->type == AV_HWDEVICE_TYPE_CUDA)
+				snprintf(why, sizeof why, "NVDEC present but no NVENC: %.90s", t->enc_error);
+			else
+				snprintf(why, sizeof why, "%.120s", t->enc_error);
+			if (strcmp(dec, enc))
+				accel_device_add_api(&d, enc, 0, why);
+		}
+	}
+	if (t->hwaccel[0]) {
+		snprintf(key, sizeof key, "%s_hwaccel_decoders", dec);
+		accel_device_set(&d, key, t->hwaccel);
+	}
+	if (t->decoders[0]) {
+		snprintf(key, sizeof key, "%s_decoders", dec);
+		accel_device_set(&d, key, t->decoders);
+	}
+	if (t->encoders[0]) {
+		snprintf(key, sizeof key, "%s_encoders", enc);
+		accel_device_set(&d, key, t->encoders);
+	} else if (t->enc_error[0] && !strcmp(dec, enc)) {
+		snprintf(key, sizeof key, "%s_encoders", enc);
+		accel_device_set(&d, key, "none");
+	}
+	accel_pci_locality(&d, "");
+	accel_probe_add_device(p, &d);
+}
+
+static void note_try(struct accel_probe *p, const struct try *t)
+{
+	const char *dev = t->device[0] ? t->device : "default";
+	if (!t->done) {
+		accel_probe_note(p, "%s %s: did not answer in time (ACCEL_PROBE_TIMEOUT)", t->type_name, dev);
+	} else if (!t->created) {
+		accel_probe_note(p, "%s %s: %s", t->type_name, dev, t->error);
+	} else if (!t->video) {
+		accel_probe_note(p, "%s %s: created%s%s (a compute device for FFmpeg's filters)", t->type_name, dev,
+				 t->cap.detail[0] ? ", " : "", t->cap.detail);
+	} else {
+		accel_probe_note(p, "%s %s: created%s%s; hwaccel decoders: %s; decoders: %s; encoders: %s", t->type_name,
+				 dev, t->cap.detail[0] ? ", " : "", t->cap.detail, t->hwaccel[0] ? t->hwaccel : "none",
+				 t->decoders[0] ? t->decoders : "none", t->encoders[0] ? t->encoders : "none");
+		if (t->dec_error[0])
+			accel_probe_note(p, "%s %s: decoder %s", t->type_name, dev, t->dec_error);
+		if (t->enc_error[0])
+			accel_probe_note(p, "%s %s: encoder %s", t->type_name, dev, t->enc_error);
+	}
+}
+
+static double probe_timeout(void)
+{
+	const char *env = getenv("ACCEL_PROBE_TIMEOUT");
+	return env && atof(env) > 0 ? atof(env) : 5;
+}
+
+static int ffmpeg_probe(struct accel_probe *p)
+{
+	/* FFmpeg would open this host's devices, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
+	char err[128];
+	if (load_api(err, sizeof err) < 0)
+		return accel_probe_fail(p, "%s", err);
+	/* Kept on the heap and never freed when a try is abandoned. */
+	struct scan *s = calloc(1, sizeof *s);
+	if (!s)
+		return ACCEL_ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	char types[160] = "";
+	for (enum AVHWDeviceType t = AV_HWDEVICE_TYPE_NONE; (t = av.iterate_types(t)) != AV_HWDEVICE_TYPE_NONE;) {
+		append(types, sizeof types, av.type_name(t));
+		add_tries(s, t);
+	}
+	accel_probe_note(p, "FFmpeg %s, hardware device types compiled in: %s", av.version_info(),
+			 types[0] ? types : "none");
+	if (!s->n) {
+		free(s);
+		return accel_probe_fail(p, "FFmpeg was built without hardware device types");
+	}
+
+	int level = av.log_get_level();
+	av.log_set_callback(log_callback);
+	av.log_set_level(AV_LOG_VERBOSE);
+	pthread_attr_t ta;
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < s->n; i++) {
+		struct try *t = &s->t[i];
+		pthread_t th;
+		if (t->error[0]) {
+			t->done = 1;
+			continue;
+		}
+		s->pending++;
+		if (pthread_create(&th, &ta, try_main, t)) {
+			s->pending--;
+			t->done = 1;
+			snprintf(t->error, sizeof t->error, "cannot start a thread");
+		}
+	}
+	pthread_attr_destroy(&ta);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + probe_timeout();
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	while (s->pending > 0)
+		if (pthread_cond_timedwait(&s->cond, &s->lock, &ts) == ETIMEDOUT)
+			break;
+	int abandoned = s->pending > 0;
+	/* A try still running may yet log: keep our callback for it then. */
+	if (!abandoned)
+		av.log_set_callback(av.log_default_callback);
+	av.log_set_level(level);
+
+	int engines = 0;
+	char summary[256] = "";
+	for (int i = 0; i < s->n; i++) {
+		struct try *t = &s->t[i];
+		note_try(p, t);
+		if (t->done && t->created && t->video) {
+			add_engine(p, t);
+			engines++;
+		} else if (t->video && !strstr(summary, t->type_name)) {
+			size_t n = strlen(summary);
+			snprintf(summary + n, sizeof summary - n, "%s%s: %s", n ? "; " : "", t->type_name,
+				 t->done ? t->error : "timed out");
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!abandoned) {
+		pthread_mutex_destroy(&s->lock);
+		pthread_cond_destroy(&s->cond);
+		free(s);
+	}
+	if (!engines)
+		return accel_probe_fail(p, "no hardware video engine (%s)", summary);
+	return 0;
+}
+
+/* FFmpeg: discovery of video engines; transcoding comes with accel-transcode. */
+const struct accel_backend accel_backend_ffmpeg = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "ffmpeg",
+	.description = "video engines through FFmpeg (" AVUTIL_SONAME ", " AVCODEC_SONAME ")",
+	.ops = NULL,
+	.probe = ffmpeg_probe,
+};
