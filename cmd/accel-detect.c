@@ -720,9 +720,14 @@ static void print_gres(FILE *f, struct accel_ctx *ctx)
 		n == 1 ? "" : "s");
 	hwloc_topology_t topo = NULL;
 	const char *root = getenv("ACCEL_SYSROOT");
-	if (n) {
-		if (root && *root)
+	char cpudir[PATH_MAX];
+	snprintf(cpudir, sizeof cpudir, "%s/sys/devices/system/cpu", root ? root : "");
+	/* A recorded tree without CPU topology names no cores: skip hwloc. */
+	if (n && (!root || !*root || !access(cpudir, F_OK))) {
+		if (root && *root) {
 			setenv("HWLOC_FSROOT", root, 1);
+			setenv("HWLOC_COMPONENTS", "-x86", 1);
+		}
 		if (hwloc_topology_init(&topo) < 0)
 			topo = NULL;
 		else if (hwloc_topology_load(topo) < 0) {

@@ -230,7 +230,8 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 	if (d->pci_address[0]) {
 		for (int i = 0; i < ctx->ndevices; i++) {
 			struct accel_device *o = &ctx->devices[i];
-			if (o->cls != d->cls || strcmp(o->pci_address, d->pci_address))
+			/* A video engine belongs to the GPU on the same function. */
+			if (strcmp(o->pci_address, d->pci_address) || (o->cls != d->cls && d->cls != ACCEL_CLASS_VIDEO))
 				continue;
 			for (int a = 0; a < d->napis; a++)
 				accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);

@@ -40,6 +40,19 @@ fixture() {
 	[ "${lines[1]}" = "Name=gpu Type=h100 File=/dev/nvidia0" ]
 	[ "${lines[2]}" = "Name=gpu Type=h100 File=/dev/nvidia1" ]
 	[ "${#lines[@]}" -eq 3 ]
+	[ -z "$stderr" ]
+}
+
+@test "fixture: gres Cores are hwloc's core indexes of the CPUs closest to each GPU" {
+	cp -r "$FX/sysroot-gpu" root
+	# 2 packages x 8 cores x 2 threads: node 0 holds CPUs 0-7 and 16-23.
+	sh "$FX/cpu-topology.sh" root 2 8 2
+	run --separate-stderr env ACCEL_SYSROOT="$PWD/root" "$D" -F gres
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "Name=gpu Type=h100 File=/dev/nvidia0 Cores=0-7" ]
+	[ "${lines[2]}" = "Name=gpu Type=h100 File=/dev/nvidia1 Cores=8-15" ]
+	run --separate-stderr env ACCEL_SYSROOT="$PWD/root" "$D" --class cpu --json
+	[ "$(echo "$output" | jq -c '.devices[0].cpu | [.packages, .cores, .threads, .numa_nodes]')" = "[2,16,32,2]" ]
 }
 
 @test "fixture: --require counts hardware GPUs and compares memory and NUMA" {
@@ -73,13 +86,44 @@ fixture() {
 	fi
 }
 
+@test "live: FFmpeg's hardware device types each get a note; nvenc unmet names why" {
+	"$D" --class video --json > v.json
+	jq -e '.probes[] | select(.name=="ffmpeg") | .probed' v.json
+	jq -e '.probes[] | select(.name=="ffmpeg") | .notes[0] | startswith("FFmpeg ")' v.json
+	# Every type compiled in has a line of its own: created, or why not.
+	for t in $(jq -r '.probes[] | select(.name=="ffmpeg") | .notes[0] | sub(".*compiled in: "; "") | split(",")[]' v.json); do
+		jq -e --arg t "$t" '[.probes[] | select(.name=="ffmpeg") | .notes[] | select(startswith($t + " "))] | length >= 1' v.json
+	done
+	# Only video engines (or GPUs holding one) are shown for --class video.
+	jq -e 'all(.devices[]; .class == "video" or any(.apis[]; .name | IN("nvdec","nvenc","vaapi","vdpau","qsv","drm")))' v.json
+	run "$D" --require nvenc
+	if [ "$status" -eq 4 ]; then
+		[[ "$output" == "accel-detect: requirement not met: nvenc: cuda "*": "?* ]]
+	else
+		[ "$status" -eq 0 ]
+	fi
+}
+
+@test "live: OpenSSL's default provider is a software crypto device" {
+	"$D" --class crypto --json > c.json
+	jq -e '.devices[] | select(.properties.provider == "default") | .software and .apis[0].name == "openssl" and .apis[0].ok' c.json
+	jq -e '.probes[] | select(.name=="openssl") | .notes[0] | startswith("OpenSSL 3")' c.json
+	# Software providers are not accelerators: they do not meet "crypto".
+	if ! jq -e '.devices[] | select(.software == false)' c.json > /dev/null; then
+		run "$D" --require crypto
+		[ "$status" -eq 4 ]
+		[[ "$output" == *"software devices do not count"* ]]
+	fi
+}
+
 @test "JSON has the documented keys on every device and probe" {
 	"$D" --json > d.json
 	jq -e '.schema_version == 1 and (.host | has("hostname") and has("kernel") and has("sysroot"))' d.json
 	jq -e 'all(.devices[]; has("id") and has("class") and has("vendor") and has("model") and has("driver")
 		and has("software") and has("pci_address") and has("numa_node") and has("memory_bytes")
 		and has("apis") and has("properties"))' d.json
-	jq -e 'all(.probes[]; has("name") and has("origin") and has("probed") and has("ok") and has("reason") and has("seconds"))' d.json
+	jq -e 'all(.probes[]; has("name") and has("origin") and has("probed") and has("ok") and has("reason") and has("seconds")
+		and (.notes | type) == "array")' d.json
 	jq -e '(.seconds | type) == "number"' d.json
 }
 

@@ -83,9 +83,12 @@ int cpu_topology(struct accel_device *d, const char *root)
 	accel_device_add_api(d, "host", 1, NULL);
 	d->memory_bytes = meminfo_total(root);
 
-	/* A recorded tree: hwloc reads its /sys and /proc there. */
-	if (root[0])
+	/* A recorded tree: hwloc reads its /sys and /proc there, and not
+	 * this host's CPUID (its x86 component). */
+	if (root[0]) {
 		setenv("HWLOC_FSROOT", root, 1);
+		setenv("HWLOC_COMPONENTS", "-x86", 1);
+	}
 	hwloc_topology_t topo;
 	if (hwloc_topology_init(&topo) < 0)
 		return ACCEL_ENOTSUP;

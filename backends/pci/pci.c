@@ -6,10 +6,66 @@
  * address) and a GPU no API reaches is still listed, with the reason.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pci/pci.h>
 #include "pci.h"
+
+/* Device names from the PCI ID database (pci.ids, through libpciutils'
+ * libpci.so.3, loaded when a device no API named needs a name). */
+static struct {
+	int tried;
+	void *lib;
+	struct pci_access *acc;
+	char *(*lookup)(struct pci_access *a, char *buf, int size, int flags, ...);
+} ids;
+static __thread jmp_buf *ids_jump;
+
+/* libpci's error handler must not return: it would exit the process. */
+__attribute__((noreturn)) static void ids_error(char *msg, ...)
+{
+	(void)msg;
+	if (ids_jump)
+		longjmp(*ids_jump, 1);
+	abort();
+}
+
+static void ids_quiet(char *msg, ...)
+{
+	(void)msg;
+}
+
+/* "GH100 [H100 SXM5 80GB]" for 10de:2330 into buf; 0, or -1 when unknown. */
+static int pci_ids_name(unsigned vendor, unsigned device, char *buf, size_t len)
+{
+	if (!ids.tried) {
+		ids.tried = 1;
+		ids.lib = dlopen("libpci.so.3", RTLD_NOW | RTLD_LOCAL);
+		struct pci_access *(*alloc)(void) = ids.lib ? (struct pci_access * (*)(void)) dlsym(ids.lib, "pci_alloc") : NULL;
+		*(void **)&ids.lookup = ids.lib ? dlsym(ids.lib, "pci_lookup_name") : NULL;
+		if (alloc && ids.lookup && (ids.acc = alloc())) {
+			ids.acc->error = ids_error;
+			ids.acc->warning = ids_quiet;
+			ids.acc->debug = ids_quiet;
+		}
+	}
+	if (!ids.acc)
+		return -1;
+	jmp_buf jb;
+	char *name = NULL;
+	ids_jump = &jb;
+	if (!setjmp(jb))
+		name = ids.lookup(ids.acc, buf, (int)len, PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS, vendor, device);
+	ids_jump = NULL;
+	if (!name)
+		return -1;
+	if (name != buf)
+		snprintf(buf, len, "%s", name);
+	return 0;
+}
 
 static const char *vendor_name(unsigned id)
 {
@@ -64,7 +120,7 @@ static void add_function(struct accel_probe *p, const char *root, const char *ad
 		snprintf(d.vendor, sizeof d.vendor, "0x%04x", vendor);
 	accel_pci_locality(&d, root);
 	pci_device_nodes(&d, root);
-	if (!d.model[0])
+	if (!d.model[0] && pci_ids_name(vendor, device, d.model, sizeof d.model) < 0)
 		snprintf(d.model, sizeof d.model, "%s device %04x:%04x", cls >> 8 == 0x0300 ? "VGA" :
 			 cls >> 16 == 0x12 ? "accelerator" : "display", vendor, device);
 	accel_device_add_api(&d, "pci", d.driver[0] != 0, d.driver[0] ? NULL : "no kernel driver bound");
