@@ -136,6 +136,7 @@ demo:
 
 bench:
 	@$(MAKE) --no-print-directory all
+	@sh tests/bench/detect.sh
 	@sh tests/bench/compress.sh
 
 install: all

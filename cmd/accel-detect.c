@@ -95,13 +95,13 @@ static int video_api(const char *name)
 	return 0;
 }
 
-/* Whether device d is (or holds) a video engine. */
-static int has_video(const struct accel_device *d)
+/* Whether device d is (or holds) a video engine; a usable one when `usable`. */
+static int has_video(const struct accel_device *d, int usable)
 {
-	if (d->cls == ACCEL_CLASS_VIDEO)
+	if (d->cls == ACCEL_CLASS_VIDEO && !usable)
 		return 1;
 	for (int i = 0; i < d->napis; i++)
-		if (video_api(d->apis[i].name))
+		if (video_api(d->apis[i].name) && (d->apis[i].ok || !usable))
 			return 1;
 	return 0;
 }
@@ -282,7 +282,8 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 		double best = 0;
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
-			if ((int)d->cls != cls)
+			/* "video": a GPU's engine counts, when it works. */
+			if (cls == ACCEL_CLASS_VIDEO ? !has_video(d, 1) : (int)d->cls != cls)
 				continue;
 			if (d->software) {
 				software++;
@@ -301,6 +302,13 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 				return 1;
 			snprintf(why, len, "found %d %.47s device%s%s", count, t->name, count == 1 ? "" : "s",
 				 software ? " (software devices do not count)" : "");
+			/* No video engine at all: FFmpeg's probe says why. */
+			for (int i = 0; i < accel_backend_count(ctx) && !count && cls == ACCEL_CLASS_VIDEO; i++) {
+				const struct accel_backend_status *s = accel_backend_status(ctx, i);
+				size_t used = strlen(why);
+				if (!strcmp(s->name, "ffmpeg") && s->reason[0] && used + 4 < len)
+					snprintf(why + used, len - used, ": %.200s", s->reason);
+			}
 			return 0;
 		}
 		if (!best_set) {
@@ -390,7 +398,7 @@ static int check_require(struct accel_ctx *ctx, const struct job *job, struct te
 /* A GPU holding a video engine is shown for --class video too. */
 static int shown(const struct job *job, const struct accel_device *d)
 {
-	return (job->classes & BIT(d->cls)) || ((job->classes & BIT(ACCEL_CLASS_VIDEO)) && has_video(d));
+	return (job->classes & BIT(d->cls)) || ((job->classes & BIT(ACCEL_CLASS_VIDEO)) && has_video(d, 0));
 }
 
 /* Devices to show, in PCI bus order within a class when `pci_order`. */
@@ -626,7 +634,7 @@ static void print_table(FILE *f, struct accel_ctx *ctx, const struct job *job, c
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
 			/* Under "Video engines" too when its own class is not shown. */
-			int here = (int)d->cls == c || (c == ACCEL_CLASS_VIDEO && !(job->classes & BIT(d->cls)) && has_video(d));
+			int here = (int)d->cls == c || (c == ACCEL_CLASS_VIDEO && !(job->classes & BIT(d->cls)) && has_video(d, 0));
 			if (!here)
 				continue;
 			if (!header++)

@@ -3,17 +3,19 @@
  * libavutil was built with, which of them can be created on this host, and
  * which hardware decoders and encoders libavcodec can open on each.
  *
- * libavutil and libavcodec are loaded at probe time (the plugin links
- * neither), so programs that never ask for video engines do not pay for
- * loading them. Each device is tried on a thread of its own, all at once,
- * and waited for at most $ACCEL_PROBE_TIMEOUT seconds together.
+ * libavutil is loaded at probe time and libavcodec only once a device was
+ * created (the plugin links neither), so programs that never ask for video
+ * engines pay nothing, and hosts without one little. Each device is tried
+ * on a thread of its own, all at once, and waited for at most
+ * $ACCEL_PROBE_TIMEOUT seconds together.
  *
  * A video engine on a PCI device (a VA-API render node, a CUDA device) is
  * added with that device's PCI address, so it merges into the GPU the other
  * probes found; the APIs it adds are named after the engine (vaapi, vdpau,
  * qsv, nvdec and nvenc for FFmpeg's cuda type). OpenCL and Vulkan device
- * types serve FFmpeg's filters, not video engines: they are tried and
- * reported in the probe's notes only.
+ * types serve FFmpeg's filters, not video engines: they are named in the
+ * probe's notes and not created (the opencl and vulkan probes list those
+ * devices; creating them costs tens of milliseconds for nothing new).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -285,6 +287,27 @@ static void drm_pci(const char *node, char *buf, size_t len)
 		accel_sysfs_link("", buf, len, "/sys/class/drm/%s/device", base + 1);
 }
 
+/* libavcodec, loaded by the first try that created its device. */
+static pthread_once_t codec_once = PTHREAD_ONCE_INIT;
+static char codec_err[96];
+
+static void load_codec_api(void)
+{
+	void *c = dlopen(AVCODEC_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!c) {
+		snprintf(codec_err, sizeof codec_err, "%s not found", AVCODEC_SONAME);
+		return;
+	}
+#define C(f, n) (*(void **)&av.f = dlsym(c, n))
+	int ok = C(codec_iterate, "av_codec_iterate") && C(is_encoder, "av_codec_is_encoder") &&
+		 C(is_decoder, "av_codec_is_decoder") && C(hw_config, "avcodec_get_hw_config") &&
+		 C(context_alloc, "avcodec_alloc_context3") && C(open, "avcodec_open2") &&
+		 C(context_free, "avcodec_free_context");
+#undef C
+	if (!ok)
+		snprintf(codec_err, sizeof codec_err, "%s lacks a function accel needs", AVCODEC_SONAME);
+}
+
 static void *try_main(void *arg)
 {
 	struct try *t = arg;
@@ -301,7 +324,10 @@ static void *try_main(void *arg)
 			cuda_pci(atoi(t->device), t->pci, sizeof t->pci);
 		else if (t->device[0] == '/')
 			drm_pci(t->device, t->pci, sizeof t->pci);
-		if (t->video)
+		pthread_once(&codec_once, load_codec_api);
+		if (codec_err[0])
+			snprintf(t->dec_error, sizeof t->dec_error, "%s", codec_err);
+		else
 			try_codecs(t, dev);
 		av.buffer_unref(&dev);
 	}
@@ -319,29 +345,24 @@ static void *try_main(void *arg)
 static int load_api(char *err, size_t len)
 {
 	void *u = dlopen(AVUTIL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	void *c = u ? dlopen(AVCODEC_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
-	if (!u || !c) {
-		snprintf(err, len, "%s not found", u ? AVCODEC_SONAME : AVUTIL_SONAME);
+	if (!u) {
+		snprintf(err, len, "%s not found", AVUTIL_SONAME);
 		return -1;
 	}
 #define U(f, n) (*(void **)&av.f = dlsym(u, n))
-#define C(f, n) (*(void **)&av.f = dlsym(c, n))
 	int ok = U(iterate_types, "av_hwdevice_iterate_types") && U(type_name, "av_hwdevice_get_type_name") &&
 		 U(device_create, "av_hwdevice_ctx_create") && U(frames_alloc, "av_hwframe_ctx_alloc") &&
 		 U(frames_init, "av_hwframe_ctx_init") && U(buffer_ref, "av_buffer_ref") &&
 		 U(buffer_unref, "av_buffer_unref") && U(strerror, "av_strerror") &&
 		 U(log_set_callback, "av_log_set_callback") && U(log_default_callback, "av_log_default_callback") &&
 		 U(log_get_level, "av_log_get_level") && U(log_set_level, "av_log_set_level") &&
-		 U(version_info, "av_version_info") && C(codec_iterate, "av_codec_iterate") &&
-		 C(is_encoder, "av_codec_is_encoder") && C(is_decoder, "av_codec_is_decoder") &&
-		 C(hw_config, "avcodec_get_hw_config") && C(context_alloc, "avcodec_alloc_context3") &&
-		 C(open, "avcodec_open2") && C(context_free, "avcodec_free_context");
+		 U(version_info, "av_version_info");
 #undef U
-#undef C
 	if (!ok)
-		snprintf(err, len, "%s or %s lacks a function accel needs", AVUTIL_SONAME, AVCODEC_SONAME);
+		snprintf(err, len, "%s lacks a function accel needs", AVUTIL_SONAME);
 	return ok ? 0 : -1;
 }
+
 
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
@@ -389,7 +410,10 @@ static void add_tries(struct scan *s, enum AVHWDeviceType type)
 		t->video = video;
 		snprintf(t->type_name, sizeof t->type_name, "%s", name);
 		memcpy(t->device, devs[i], sizeof t->device);
-		if (prefix && !devs[i][0])
+		if (!video)
+			snprintf(t->error, sizeof t->error, "a compute device type for FFmpeg's filters, not a video "
+				 "engine: not created (the %s probe lists its devices)", name);
+		else if (prefix && !devs[i][0])
 			snprintf(t->error, sizeof t->error, "no /dev/dri/%s* node", prefix);
 	}
 }
@@ -471,9 +495,6 @@ static void note_try(struct accel_probe *p, const struct try *t)
 		accel_probe_note(p, "%s %s: did not answer in time (ACCEL_PROBE_TIMEOUT)", t->type_name, dev);
 	} else if (!t->created) {
 		accel_probe_note(p, "%s %s: %s", t->type_name, dev, t->error);
-	} else if (!t->video) {
-		accel_probe_note(p, "%s %s: created%s%s (a compute device for FFmpeg's filters)", t->type_name, dev,
-				 t->cap.detail[0] ? ", " : "", t->cap.detail);
 	} else {
 		accel_probe_note(p, "%s %s: created%s%s; hwaccel decoders: %s; decoders: %s; encoders: %s", t->type_name,
 				 dev, t->cap.detail[0] ? ", " : "", t->cap.detail, t->hwaccel[0] ? t->hwaccel : "none",
