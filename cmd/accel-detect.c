@@ -572,8 +572,9 @@ static void print_device(FILE *f, const struct accel_device *d, const struct sty
 	if (d->software)
 		fprintf(f, "  %s[software]%s", st->soft, st->off);
 	fputc('\n', f);
-	fprintf(f, "           ");
 	const char *sep = "";
+	if (d->vendor[0] || d->driver[0] || mem[0] || d->pci_address[0] || (d->numa_node >= 0 && d->cls != ACCEL_CLASS_CPU))
+		fprintf(f, "           ");
 	if (d->vendor[0])
 		fprintf(f, "%svendor %s", sep, d->vendor), sep = ", ";
 	if (d->driver[0])
@@ -584,7 +585,8 @@ static void print_device(FILE *f, const struct accel_device *d, const struct sty
 		fprintf(f, "%spci %s", sep, d->pci_address), sep = ", ";
 	if (d->numa_node >= 0 && d->cls != ACCEL_CLASS_CPU)
 		fprintf(f, "%snuma %d", sep, d->numa_node), sep = ", ";
-	fputc('\n', f);
+	if (*sep)
+		fputc('\n', f);
 	if (d->cls == ACCEL_CLASS_CPU) {
 		fprintf(f, "           %d package%s, %d cores, %d threads, %d NUMA node%s", d->packages,
 			d->packages == 1 ? "" : "s", d->cores, d->threads, d->numa_nodes, d->numa_nodes == 1 ? "" : "s");

@@ -448,6 +448,9 @@ static void add_engine(struct accel_probe *p, const struct try *t)
 		snprintf(d.model, sizeof d.model, "%s device%s%s", t->type_name, t->device[0] ? " " : "", t->device);
 	if (t->device[0] == '/')
 		accel_device_set(&d, "video_device_file", t->device);
+	/* The kernel driver when on PCI (below), else FFmpeg's type. */
+	if (!t->pci[0])
+		snprintf(d.driver, sizeof d.driver, "%s", t->type_name);
 	int decodes = t->hwaccel[0] || t->decoders[0];
 	int encodes = t->encoders[0] != 0;
 	/* Decoding: hwaccel decoders (checked per stream) and wrappers that opened. */

@@ -36,6 +36,8 @@ struct cl_scan {
 	char err[128];
 	int n;
 	struct cl_dev dev[MAX_DEVICES];
+	int nplat;
+	char plat[16][160];   /* per platform: its name and what it gave */
 };
 
 static int has_word(const char *list, const char *word)
@@ -109,8 +111,16 @@ static int scan(void *arg)
 		platform_info(plat[i], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
 		cl_device_id ids[MAX_DEVICES];
 		cl_uint nd = 0;
-		if (get_devices(plat[i], CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &nd) != CL_SUCCESS)
+		cl_int drc = get_devices(plat[i], CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &nd);
+		char *note = s->plat[s->nplat++];
+		if (drc != CL_SUCCESS) {
+			/* PoCL gives no device when it cannot create its kernel cache. */
+			snprintf(note, sizeof s->plat[0], "%s: clGetDeviceIDs failed (%d)%s", pname, (int)drc,
+				 strstr(pname, "Portable Computing Language") ?
+				 ", PoCL needs a writable $HOME/.cache or $POCL_CACHE_DIR" : "");
 			continue;
+		}
+		snprintf(note, sizeof s->plat[0], "%s: %u device%s", pname, nd, nd == 1 ? "" : "s");
 		for (cl_uint k = 0; k < nd && k < MAX_DEVICES && s->n < MAX_DEVICES; k++) {
 			struct cl_dev *d = &s->dev[s->n++];
 			memset(d, 0, sizeof *d);
@@ -166,8 +176,10 @@ static int opencl_probe(struct accel_probe *p)
 	int rc = accel_call_bounded(scan, s, 0);
 	if (rc == ACCEL_EDEVICE)
 		return accel_probe_fail(p, "an OpenCL driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
+	for (int i = 0; i < s->nplat; i++)
+		accel_probe_note(p, "%s", s->plat[i]);
 	if (rc == 0 && !s->n)
-		rc = accel_probe_fail(p, "no OpenCL device");
+		rc = accel_probe_fail(p, "no OpenCL device (%s)", s->nplat ? s->plat[0] : "no platform");
 	else if (rc < 0)
 		rc = accel_probe_fail(p, "%s", s->err);
 	for (int i = 0; i < s->n; i++)
