@@ -587,7 +587,9 @@ static void print_device(FILE *f, const struct accel_device *d, const struct sty
 		fprintf(f, "%snuma %d", sep, d->numa_node), sep = ", ";
 	if (*sep)
 		fputc('\n', f);
-	if (d->cls == ACCEL_CLASS_CPU) {
+	if (d->cls == ACCEL_CLASS_CPU && !d->threads) {
+		fprintf(f, "           topology unknown\n");
+	} else if (d->cls == ACCEL_CLASS_CPU) {
 		fprintf(f, "           %d package%s, %d cores, %d threads, %d NUMA node%s", d->packages,
 			d->packages == 1 ? "" : "s", d->cores, d->threads, d->numa_nodes, d->numa_nodes == 1 ? "" : "s");
 		if (d->cache_bytes[2]) {

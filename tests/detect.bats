@@ -69,6 +69,18 @@ fixture() {
 	[ -z "$output" ]
 }
 
+@test "an empty tree (a container without /sys or /proc): every probe gives a reason, quietly" {
+	mkdir empty
+	run --separate-stderr env ACCEL_SYSROOT="$PWD/empty" "$D" --json
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	echo "$output" | jq -e '[.devices[].class] == ["cpu"]'
+	echo "$output" | jq -e 'all(.probes[]; .probed and (.ok or (.reason | length > 0)))'
+	run --separate-stderr env ACCEL_SYSROOT="$PWD/empty" "$D" -F gres
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
 @test "live: lavapipe (Vulkan) and PoCL (OpenCL) are software devices" {
 	"$D" --json > d.json
 	jq -e '[.devices[] | select(.class=="gpu" and .software and (.apis[].name=="vulkan"))] | length >= 1' d.json
