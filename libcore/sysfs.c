@@ -77,13 +77,19 @@ void accel_pci_locality(struct accel_device *d, const char *root)
 		core_strlcpy(d->driver, v, sizeof d->driver);
 }
 
-/* A bounded call: freed by whichever of the caller and the thread is last. */
+/* Bounded calls: freed by whichever of the caller and the threads is last. */
+struct bounded;
+struct bounded_call {
+	struct bounded *b;
+	void *arg;
+	int rc, done;
+};
 struct bounded {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int (*fn)(void *);
-	void *arg;
-	int rc, done, refs;
+	int pending, refs;
+	struct bounded_call call[];
 };
 
 static void bounded_put(struct bounded *b)
@@ -99,23 +105,27 @@ static void bounded_put(struct bounded *b)
 
 static void *bounded_main(void *x)
 {
-	struct bounded *b = x;
-	int rc = b->fn(b->arg);
+	struct bounded_call *c = x;
+	struct bounded *b = c->b;
+	int rc = b->fn(c->arg);
 	pthread_mutex_lock(&b->lock);
-	b->rc = rc;
-	b->done = 1;
+	c->rc = rc;
+	c->done = 1;
+	b->pending--;
 	pthread_cond_signal(&b->cond);
 	bounded_put(b);
 	return NULL;
 }
 
-int accel_call_bounded(int (*fn)(void *), void *arg, double seconds)
+int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs)
 {
 	if (seconds <= 0) {
 		const char *env = getenv("ACCEL_PROBE_TIMEOUT");
 		seconds = env && atof(env) > 0 ? atof(env) : 5;
 	}
-	struct bounded *b = calloc(1, sizeof *b);
+	if (n <= 0)
+		return 0;
+	struct bounded *b = calloc(1, sizeof *b + (size_t)n * sizeof b->call[0]);
 	if (!b)
 		return ACCEL_ENOMEM;
 	pthread_mutex_init(&b->lock, NULL);
@@ -125,18 +135,27 @@ int accel_call_bounded(int (*fn)(void *), void *arg, double seconds)
 	pthread_cond_init(&b->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	b->fn = fn;
-	b->arg = arg;
-	b->refs = 2;
-	pthread_t t;
+	b->refs = 1;
 	pthread_attr_t ta;
 	pthread_attr_init(&ta);
 	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &ta, bounded_main, b)) {
-		pthread_attr_destroy(&ta);
-		b->refs = 1;
-		pthread_mutex_lock(&b->lock);
-		bounded_put(b);
-		return fn(arg);
+	pthread_mutex_lock(&b->lock);
+	for (int i = 0; i < n; i++) {
+		struct bounded_call *c = &b->call[i];
+		pthread_t t;
+		c->b = b;
+		c->arg = args[i];
+		b->refs++;
+		b->pending++;
+		if (pthread_create(&t, &ta, bounded_main, c)) {
+			/* No thread to spare: run it here, unbounded. */
+			b->refs--;
+			b->pending--;
+			pthread_mutex_unlock(&b->lock);
+			c->rc = fn(c->arg);
+			pthread_mutex_lock(&b->lock);
+			c->done = 1;
+		}
 	}
 	pthread_attr_destroy(&ta);
 	struct timespec ts;
@@ -144,11 +163,21 @@ int accel_call_bounded(int (*fn)(void *), void *arg, double seconds)
 	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + seconds;
 	ts.tv_sec = (time_t)end;
 	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	pthread_mutex_lock(&b->lock);
-	while (!b->done)
+	while (b->pending > 0)
 		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) == ETIMEDOUT)
 			break;
-	int rc = b->done ? b->rc : ACCEL_EDEVICE;
+	int late = 0;
+	for (int i = 0; i < n; i++) {
+		rcs[i] = b->call[i].done ? b->call[i].rc : ACCEL_EDEVICE;
+		late += !b->call[i].done;
+	}
 	bounded_put(b);
-	return rc;
+	return late;
+}
+
+int accel_call_bounded(int (*fn)(void *), void *arg, double seconds)
+{
+	int rc;
+	int late = accel_call_bounded_all(fn, &arg, 1, seconds, &rc);
+	return late < 0 ? late : rc;
 }

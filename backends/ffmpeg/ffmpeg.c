@@ -25,7 +25,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/hwcontext.h>
@@ -136,14 +135,11 @@ static void reason(const struct capture *c, int err, char *buf, size_t len)
 /* ------------------------------------------------------------------ tries */
 
 /* One device to try: a type and a device string ("/dev/dri/renderD128"). */
-struct scan;
-
 struct try {
 	enum AVHWDeviceType type;
 	char type_name[16];
 	char device[64];      /* empty: FFmpeg's default */
 	int video;            /* 1: a video engine type; 0: compute (opencl, vulkan) */
-	struct scan *scan;
 	/* results */
 	int done, created;
 	char error[MSG];
@@ -157,9 +153,6 @@ struct try {
 };
 
 struct scan {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int pending;
 	int n;
 	struct try t[MAX_TRIES];
 };
@@ -308,10 +301,10 @@ static void load_codec_api(void)
 		snprintf(codec_err, sizeof codec_err, "%s lacks a function accel needs", AVCODEC_SONAME);
 }
 
-static void *try_main(void *arg)
+/* One try, on a thread of its own (accel_call_bounded_all). */
+static int try_run(void *arg)
 {
 	struct try *t = arg;
-	struct scan *s = t->scan;
 	capture = &t->cap;
 	capture_reset(&t->cap);
 	AVBufferRef *dev = NULL;
@@ -332,12 +325,7 @@ static void *try_main(void *arg)
 		av.buffer_unref(&dev);
 	}
 	capture = NULL;
-	pthread_mutex_lock(&s->lock);
-	t->done = 1;
-	s->pending--;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ probe */
@@ -405,7 +393,6 @@ static void add_tries(struct scan *s, enum AVHWDeviceType type)
 	for (int i = 0; i < ndev && s->n < MAX_TRIES; i++) {
 		struct try *t = &s->t[s->n];
 		t->type = type;
-		t->scan = s;
 		s->n++;
 		t->video = video;
 		snprintf(t->type_name, sizeof t->type_name, "%s", name);
@@ -509,11 +496,6 @@ static void note_try(struct accel_probe *p, const struct try *t)
 	}
 }
 
-static double probe_timeout(void)
-{
-	const char *env = getenv("ACCEL_PROBE_TIMEOUT");
-	return env && atof(env) > 0 ? atof(env) : 5;
-}
 
 static int ffmpeg_probe(struct accel_probe *p)
 {
@@ -527,12 +509,6 @@ static int ffmpeg_probe(struct accel_probe *p)
 	struct scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &ca);
-	pthread_condattr_destroy(&ca);
 
 	char types[160] = "";
 	for (enum AVHWDeviceType t = AV_HWDEVICE_TYPE_NONE; (t = av.iterate_types(t)) != AV_HWDEVICE_TYPE_NONE;) {
@@ -549,34 +525,23 @@ static int ffmpeg_probe(struct accel_probe *p)
 	int level = av.log_get_level();
 	av.log_set_callback(log_callback);
 	av.log_set_level(AV_LOG_VERBOSE);
-	pthread_attr_t ta;
-	pthread_attr_init(&ta);
-	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
-	pthread_mutex_lock(&s->lock);
+	void *args[MAX_TRIES];
+	int rcs[MAX_TRIES], idx[MAX_TRIES], n = 0;
 	for (int i = 0; i < s->n; i++) {
-		struct try *t = &s->t[i];
-		pthread_t th;
-		if (t->error[0]) {
-			t->done = 1;
-			continue;
-		}
-		s->pending++;
-		if (pthread_create(&th, &ta, try_main, t)) {
-			s->pending--;
-			t->done = 1;
-			snprintf(t->error, sizeof t->error, "cannot start a thread");
-		}
+		if (s->t[i].error[0])
+			s->t[i].done = 1;      /* nothing to try: the reason is known */
+		else
+			idx[n] = i, args[n++] = &s->t[i];
 	}
-	pthread_attr_destroy(&ta);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + probe_timeout();
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	while (s->pending > 0)
-		if (pthread_cond_timedwait(&s->cond, &s->lock, &ts) == ETIMEDOUT)
-			break;
-	int abandoned = s->pending > 0;
+	int abandoned = accel_call_bounded_all(try_run, args, n, 0, rcs);
+	if (abandoned < 0) {
+		av.log_set_callback(av.log_default_callback);
+		av.log_set_level(level);
+		free(s);
+		return abandoned;
+	}
+	for (int k = 0; k < n; k++)
+		s->t[idx[k]].done = rcs[k] != ACCEL_EDEVICE;
 	/* A try still running may yet log: keep our callback for it then. */
 	if (!abandoned)
 		av.log_set_callback(av.log_default_callback);
@@ -591,17 +556,13 @@ static int ffmpeg_probe(struct accel_probe *p)
 			add_engine(p, t);
 			engines++;
 		} else if (t->video && !strstr(summary, t->type_name)) {
-			size_t n = strlen(summary);
-			snprintf(summary + n, sizeof summary - n, "%s%s: %s", n ? "; " : "", t->type_name,
+			size_t used = strlen(summary);
+			snprintf(summary + used, sizeof summary - used, "%s%s: %s", used ? "; " : "", t->type_name,
 				 t->done ? t->error : "timed out");
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
-	if (!abandoned) {
-		pthread_mutex_destroy(&s->lock);
-		pthread_cond_destroy(&s->cond);
+	if (!abandoned)
 		free(s);
-	}
 	if (!engines)
 		return accel_probe_fail(p, "no hardware video engine (%s)", summary);
 	return 0;

@@ -273,6 +273,12 @@ void accel_pci_locality(struct accel_device *d, const char *root);
  * running, so arg must stay valid for the life of the process. For probes
  * that call into drivers which may hang. */
 int accel_call_bounded(int (*fn)(void *), void *arg, double seconds);
+/* Run fn(args[i]) for each i < n on threads of their own, all at once,
+ * and wait for them together at most `seconds` (<= 0: as above). rcs[i]
+ * gets fn's result, or ACCEL_EDEVICE for a call that did not return in
+ * time (left running: its args[i] must stay valid for the life of the
+ * process). Returns how many did not return in time, or ACCEL_ENOMEM. */
+int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs);
 
 /* ------------------------------------------------------- context, discovery */
 
