@@ -307,7 +307,7 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 				const struct accel_backend_status *s = accel_backend_status(ctx, i);
 				size_t used = strlen(why);
 				if (!strcmp(s->name, "ffmpeg") && s->reason[0] && used + 4 < len)
-					snprintf(why + used, len - used, ": %.200s", s->reason);
+					snprintf(why + used, len - used, ": %.255s", s->reason);
 			}
 			return 0;
 		}
@@ -383,7 +383,7 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 static int check_require(struct accel_ctx *ctx, const struct job *job, struct term *terms, int nterms)
 {
 	for (int i = 0; i < nterms; i++) {
-		char why[256];
+		char why[512];
 		if (!eval_term(ctx, &terms[i], why, sizeof why)) {
 			if (!job->common.quiet)
 				accel_msg_error("requirement not met: %s: %s", terms[i].text, why);
