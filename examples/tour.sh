@@ -15,6 +15,9 @@ now() { date +%s.%N; }
 
 step "Discovery: accel-detect"
 accel-detect
+step "Video engines: each FFmpeg device type tried, and why not (accel-detect --class video --json)"
+accel-detect --class video --json | jq -r '.probes[] | select(.name == "ffmpeg") | .notes[]'
+accel-detect --require nvenc || echo "(no NVENC here: video would be encoded on the CPU)"
 step "Routes for compression (accel-detect --routes)"
 accel-detect --routes zstd.compress gzip.compress
 
