@@ -486,6 +486,5 @@ int main(int argc, char **argv)
 			dt > 0 ? bytes / dt / 1e6 : 0.0);
 	}
 	accel_ctx_free(ctx);
-	free(p.operands);
 	return status;
 }

@@ -15,7 +15,9 @@ void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, 
 	p->argc = argc;
 	p->argv = argv;
 	p->i = 1;
-	p->operands = calloc((size_t)argc + 1, sizeof *p->operands);
+	/* Operands are gathered in argv itself, from argv[1]: the k-th one
+	 * goes to a slot already consumed (1 + k <= its own index). */
+	p->operands = argv + 1;
 }
 
 static const struct accel_option *find_short(const struct accel_cli *cli, char c)
@@ -60,8 +62,6 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
 {
 	static char digits[16];
 	*arg = NULL;
-	if (!p->operands)
-		return ACCEL_ENOMEM;
 	if (p->cluster && *p->cluster) {
 		const char *c = p->cluster;
 		const struct accel_option *num = find_numeric(p->cli);

@@ -638,7 +638,8 @@ struct accel_optparse {
 	int i;                   /* next argv index */
 	const char *cluster;     /* rest of a "-abc" cluster */
 	int done;                /* "--" seen */
-	char **operands;         /* collected operands (argv order) */
+	char **operands;         /* collected operands (argv order), moved to the
+	                          * front of argv itself: nothing to free */
 	int noperands;
 	char errbuf[160];
 };

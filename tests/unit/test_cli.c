@@ -58,7 +58,6 @@ static void parse(const struct accel_cli *c, char *out, size_t len, ...)
 		for (int i = 0; i < p.noperands; i++)
 			n += (size_t)snprintf(out + n, len - n, " %s", p.operands[i]);
 	}
-	free(p.operands);
 }
 
 #define EXPECT(want, ...) do { \
