@@ -24,6 +24,9 @@ WARN += -Werror
 endif
 ifneq ($(SANITIZE),)
 SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+# LLVM (inside lavapipe and PoCL) replaces a probe thread's alternate
+# signal stack, which ASan then fails to unmap when the thread ends.
+export ASAN_OPTIONS ?= use_sigaltstack=0
 endif
 OPT ?= -O2 -g
 CFLAGS ?=

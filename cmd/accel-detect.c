@@ -956,18 +956,21 @@ int main(int argc, char **argv)
 	struct term terms[32];
 	int nterms = 0;
 	unsigned need = job.classes;
+	char *copy = NULL;       /* the terms' texts point into it */
 	if (job.require) {
-		char *copy = strdup(job.require), *save = NULL;
+		char *save = NULL;
+		copy = strdup(job.require);
 		need = 0;
-		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			if (nterms == 32 || parse_term(strdup(w), &terms[nterms]) < 0) {
+		for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w; w = strtok_r(NULL, ",", &save)) {
+			if (nterms == 32 || parse_term(w, &terms[nterms]) < 0) {
 				accel_msg_usage("--require: '%s' is not NAME[.FIELD][OP VALUE] (gpu>=2, gpu.memory>=40G)", w);
+				free(copy);
 				return ACCEL_EXIT_USAGE;
 			}
 			need |= term_classes(&terms[nterms++]);
 		}
-		free(copy);
 		if (!nterms) {
+			free(copy);
 			accel_msg_usage("--require: empty expression");
 			return ACCEL_EXIT_USAGE;
 		}
@@ -988,6 +991,7 @@ int main(int argc, char **argv)
 	if (job.require) {
 		rc = check_require(ctx, &job, terms, nterms);
 		accel_ctx_free(ctx);
+		free(copy);
 		return rc < 0 ? ACCEL_EXIT_UNMET : 0;
 	}
 
