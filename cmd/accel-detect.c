@@ -231,9 +231,12 @@ static unsigned term_classes(const struct term *t)
 	return ALL_CLASSES;
 }
 
+/* A property value as a yes/no: "mig_mode" = "disabled" and
+ * "nvenc_encoders" = "none" say no. */
 static int truthy(const char *v)
 {
-	return v && *v && strcmp(v, "0") && strcmp(v, "false") && strcmp(v, "no");
+	return v && *v && strcmp(v, "0") && strcmp(v, "false") && strcmp(v, "no") && strcmp(v, "disabled") &&
+	       strcmp(v, "none");
 }
 
 /* Value of a device field for class.field terms; 0 when absent. */

@@ -57,7 +57,6 @@ static struct av_api {
 	const char *(*version_info)(void);
 	const AVCodec *(*codec_iterate)(void **opaque);
 	int (*is_encoder)(const AVCodec *c);
-	int (*is_decoder)(const AVCodec *c);
 	const AVCodecHWConfig *(*hw_config)(const AVCodec *c, int i);
 	AVCodecContext *(*context_alloc)(const AVCodec *c);
 	int (*open)(AVCodecContext *ctx, const AVCodec *c, AVDictionary **opts);
@@ -148,7 +147,7 @@ struct try {
 	char decoders[MSG];   /* wrapper decoders that opened (h264_cuvid) */
 	char encoders[MSG];   /* wrapper encoders that opened (h264_nvenc) */
 	char dec_error[MSG], enc_error[MSG]; /* the first that did not, and why */
-	int dec_tried, enc_tried;
+	int enc_tried;        /* encoders opened or not */
 	char pci[16];
 };
 
@@ -239,7 +238,7 @@ static void try_codecs(struct try *t, AVBufferRef *dev)
 		int rc = try_open(c, h, dev);
 		char *ok = enc ? t->encoders : t->decoders;
 		char *bad = enc ? t->enc_error : t->dec_error;
-		enc ? t->enc_tried++ : t->dec_tried++;
+		t->enc_tried += enc;
 		if (rc >= 0) {
 			append(ok, MSG, c->name);
 		} else if (!bad[0]) {
@@ -293,7 +292,7 @@ static void load_codec_api(void)
 	}
 #define C(f, n) (*(void **)&av.f = dlsym(c, n))
 	int ok = C(codec_iterate, "av_codec_iterate") && C(is_encoder, "av_codec_is_encoder") &&
-		 C(is_decoder, "av_codec_is_decoder") && C(hw_config, "avcodec_get_hw_config") &&
+		 C(hw_config, "avcodec_get_hw_config") &&
 		 C(context_alloc, "avcodec_alloc_context3") && C(open, "avcodec_open2") &&
 		 C(context_free, "avcodec_free_context");
 #undef C
@@ -441,23 +440,19 @@ static void add_engine(struct accel_probe *p, const struct try *t)
 	int decodes = t->hwaccel[0] || t->decoders[0];
 	int encodes = t->encoders[0] != 0;
 	/* Decoding: hwaccel decoders (checked per stream) and wrappers that opened. */
-	if (decodes)
-		accel_device_add_api(&d, dec, 1, NULL);
-	else
-		accel_device_add_api(&d, dec, 0, t->dec_error[0] ? t->dec_error : "no hardware decoder for this device type");
-	if (strcmp(dec, enc) || !decodes) {
-		if (encodes) {
-			accel_device_add_api(&d, enc, 1, NULL);
-		} else {
-			if (!t->enc_tried)
-				snprintf(why, sizeof why, "no hardware encoder in this FFmpeg");
-			else if (decodes && t->type == AV_HWDEVICE_TYPE_CUDA)
-				snprintf(why, sizeof why, "NVDEC present but no NVENC: %.90s", t->enc_error);
-			else
-				snprintf(why, sizeof why, "%.120s", t->enc_error);
-			if (strcmp(dec, enc))
-				accel_device_add_api(&d, enc, 0, why);
-		}
+	const char *dec_why = t->dec_error[0] ? t->dec_error : "no hardware decoder for this device type";
+	if (!strcmp(dec, enc)) {
+		/* One API both ways (vaapi, qsv): usable when either works. */
+		accel_device_add_api(&d, dec, decodes || encodes, decodes || encodes ? NULL : dec_why);
+	} else {
+		accel_device_add_api(&d, dec, decodes, decodes ? NULL : dec_why);
+		if (!t->enc_tried)
+			snprintf(why, sizeof why, "no hardware encoder in this FFmpeg");
+		else if (decodes && t->type == AV_HWDEVICE_TYPE_CUDA)
+			snprintf(why, sizeof why, "NVDEC present but no NVENC: %.90s", t->enc_error);
+		else
+			snprintf(why, sizeof why, "%.120s", t->enc_error);
+		accel_device_add_api(&d, enc, encodes, encodes ? NULL : why);
 	}
 	if (t->hwaccel[0]) {
 		snprintf(key, sizeof key, "%s_hwaccel_decoders", dec);
