@@ -12,7 +12,7 @@
 
 enum {
 	OPT_DECOMPRESS = 1, OPT_COMPRESS, OPT_OUTPUT, OPT_FORCE, OPT_LEVEL, OPT_ULTRA,
-	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT,
+	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT, OPT_MEMORY,
 };
 
 static const struct accel_option options[] = {
@@ -25,6 +25,7 @@ static const struct accel_option options[] = {
 	{ OPT_STDOUT, 'c', "stdout", NULL, "write to stdout (the default; for zstd and gzip habits)", NULL, 0 },
 	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
 	{ OPT_CHUNK, 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", NULL, 0 },
+	{ OPT_MEMORY, 0, "memory", "SIZE", "cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)", NULL, 0 },
 	{ OPT_NO_CHECK, 0, "no-check", NULL, "do not write content checksums", NULL, 0 },
 	{ OPT_LIST, 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", NULL, 0 },
 	{ OPT_TEST, 't', "test", NULL, "decompress and verify, writing nothing", NULL, 0 },
@@ -47,6 +48,7 @@ struct job {
 	const char *format;
 	const char *output;
 	uint64_t chunk;
+	uint64_t memory;     /* --memory or $ACCEL_MEMORY, 0: the library's default */
 	struct accel_common common;
 };
 
@@ -145,7 +147,7 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 	}
 	char opname[32];
 	struct dec dec = { ACCEL_FORMAT_NONE, MAX_FRAME };
-	struct accel_op op = { opname, job->level, job->checksum, (size_t)job->chunk, NULL };
+	struct accel_op op = { opname, job->level, job->checksum, (size_t)job->chunk, NULL, job->memory };
 	if (job->decompress) {
 		const uint8_t *p;
 		ssize_t n;
@@ -199,6 +201,7 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 		.total_size = in.size,
 		.prog = cli.prog,
 		.verbose = job->common.quiet ? -1 : job->common.verbose,
+		.memory_limit = job->memory,
 	};
 	struct accel_stream_ops ops = { job->decompress ? next_frame : next_chunk, NULL, NULL };
 	struct accel_stream_stats stats;
@@ -233,7 +236,7 @@ static int measure_serial(struct accel_ctx *ctx, enum accel_format fmt, struct a
 {
 	char opname[32];
 	snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(fmt));
-	struct accel_op op = { opname, 0, 1, 0, NULL };
+	struct accel_op op = { opname, 0, 1, 0, NULL, 0 };
 	const struct accel_engine *cpu = accel_cpu_engine(ctx);
 	void *ectx;
 	int rc = cpu->backend->open(cpu, &op, &ectx);
@@ -346,6 +349,12 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJ
 	return 0;
 }
 
+/* A --memory value: 1 MiB or more. */
+static int parse_memory(const char *s, uint64_t *out)
+{
+	return accel_parse_size(s, out) < 0 || *out < (1u << 20) ? ACCEL_EINVAL : 0;
+}
+
 static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
 {
 	memset(job, 0, sizeof *job);
@@ -353,6 +362,11 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 	job->format = "zstd";
 	if (accel_common_init(&job->common, &cli) < 0)
 		return ACCEL_EXIT_USAGE;
+	const char *env = getenv("ACCEL_MEMORY");
+	if (env && *env && parse_memory(env, &job->memory) < 0) {
+		accel_msg_error("ACCEL_MEMORY: '%s' is not a size of 1M or more", env);
+		return ACCEL_EXIT_USAGE;
+	}
 	accel_optparse_init(p, &cli, argc, argv);
 	int id, rc;
 	const char *arg;
@@ -386,6 +400,12 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 				return ACCEL_EXIT_USAGE;
 			}
 			job->format = arg;
+			break;
+		case OPT_MEMORY:
+			if (parse_memory(arg, &job->memory) < 0) {
+				accel_msg_usage("--memory: '%s' is not a size of 1M or more", arg);
+				return ACCEL_EXIT_USAGE;
+			}
 			break;
 		case OPT_CHUNK:
 			if (accel_parse_size(arg, &job->chunk) < 0 || job->chunk < 1024 || job->chunk > (1u << 30)) {

@@ -14,11 +14,19 @@
 
 struct slot {                  /* one engine the run may use */
 	const struct accel_engine *engine;
-	int serving;               /* workers take units for it */
+	int serving;               /* its workers were started */
 	int ranked;                /* on the route (else only a --fallback cpu target) */
 	int failures;
 	int dropped;
 	struct accel_engine_stats st;
+};
+
+struct worker {
+	pthread_t thread;
+	struct stream *s;
+	int slot;                      /* the engine it serves */
+	void *ctx[ACCEL_ROUTE_MAX + 1];/* per-engine contexts, opened lazily */
+	int opened[ACCEL_ROUTE_MAX + 1];
 };
 
 struct stream {
@@ -28,13 +36,24 @@ struct stream {
 	struct accel_output *out;
 	struct slot slots[ACCEL_ROUTE_MAX + 1];
 	int nslots, cpu_slot;
+	int cpus;                      /* workers of the CPU engine */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond_free, cond_work, cond_write;
+	struct worker *workers;        /* [0, nworkers) started */
+	int nworkers, maxworkers;
 	struct accel_unit *units;
+	unsigned char *held;           /* held[i]: units[i] holds buffers */
 	size_t nunits;
-	struct accel_unit **free_list;
+	struct accel_unit **free_list; /* a stack: the units used last are used again */
 	size_t nfree;
+	size_t busy;                   /* units out of the free list */
+	size_t limit;                  /* most units out at once */
+	size_t nheld;                  /* units holding buffers */
+	size_t busy_max;
+	uint64_t mem_limit;            /* cap on bytes of units in flight, 0: none */
+	uint64_t unit_bytes;           /* largest bytes (in + out) of one unit seen */
+	uint64_t retried;              /* units run again after a failure */
 	struct accel_unit **queue;     /* FIFO ring of units to run */
 	size_t qhead, qlen;
 	struct core_reorder reorder;
@@ -47,13 +66,10 @@ struct stream {
 	uint64_t bytes_in, bytes_out;
 };
 
-struct worker {
-	pthread_t thread;
-	struct stream *s;
-	int slot;                      /* the engine it serves */
-	void *ctx[ACCEL_ROUTE_MAX + 1];/* per-engine contexts, opened lazily */
-	int opened[ACCEL_ROUTE_MAX + 1];
-};
+static const char *prog(const struct stream *s)
+{
+	return s->cfg->prog ? s->cfg->prog : "accel";
+}
 
 /* Record the first error of the run and stop everything. Lock held. */
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
@@ -71,6 +87,87 @@ static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 	pthread_cond_broadcast(&s->cond_free);
 	pthread_cond_broadcast(&s->cond_work);
 	pthread_cond_broadcast(&s->cond_write);
+}
+
+/* Units that may be out of the free list at once: two per worker started
+ * plus two, fewer when the memory cap holds fewer units of the largest size
+ * seen, never fewer than one. Lock held. */
+static void update_limit_locked(struct stream *s)
+{
+	size_t n = 2 * (size_t)s->nworkers + 2;
+	if (s->mem_limit && s->unit_bytes && s->mem_limit / s->unit_bytes < n)
+		n = s->mem_limit / s->unit_bytes ? (size_t)(s->mem_limit / s->unit_bytes) : 1;
+	if (n > s->nunits)
+		n = s->nunits;
+	if (n > s->limit)
+		pthread_cond_broadcast(&s->cond_free);
+	s->limit = n;
+}
+
+/* Account for the bytes unit u holds or is about to hold: its input and
+ * its output buffer, or the output it is expected to need (out_hint, else a
+ * compression bound of its input). Lock held. */
+static void measure_locked(struct stream *s, struct accel_unit *u)
+{
+	uint64_t out = u->out_hint ? u->out_hint : u->in.len + u->in.len / 8;
+	if (out < u->out.cap)
+		out = u->out.cap;
+	uint64_t bytes = (uint64_t)u->in.cap + out;
+	size_t i = (size_t)(u - s->units);
+	if (!s->held[i] && (u->in.cap || u->out.cap)) {
+		s->held[i] = 1;
+		s->nheld++;
+	}
+	if (bytes > s->unit_bytes) {
+		s->unit_bytes = bytes;
+		update_limit_locked(s);
+	}
+}
+
+/* Give unit u back to the free list. While more units hold buffers than
+ * may be in flight (the cap was lowered), its buffers are freed. Lock held. */
+static void release_locked(struct stream *s, struct accel_unit *u)
+{
+	size_t i = (size_t)(u - s->units);
+	if (s->held[i] && s->nheld > s->limit) {
+		accel_buf_free(&u->in);
+		accel_buf_free(&u->out);
+		s->held[i] = 0;
+		s->nheld--;
+	}
+	s->free_list[s->nfree++] = u;
+	s->busy--;
+	pthread_cond_signal(&s->cond_free);
+}
+
+static void *worker_main(void *arg);
+static void *device_worker_main(void *arg);
+
+/* Start the workers of slot i: the configured number of CPU workers for
+ * the CPU engine, one for any other. A thread that cannot be created ends
+ * the run. Returns 0, or ACCEL_ENOMEM. Lock held. */
+static int serve_locked(struct stream *s, int i)
+{
+	struct slot *sl = &s->slots[i];
+	if (sl->serving)
+		return 0;
+	sl->serving = 1;
+	int cpu = sl->engine->backend == &accel_backend_cpu;
+	for (int j = 0; j < (cpu ? s->cpus : 1) && s->nworkers < s->maxworkers; j++) {
+		struct worker *w = &s->workers[s->nworkers];
+		w->s = s;
+		w->slot = i;
+		int rc = pthread_create(&w->thread, NULL, cpu ? worker_main : device_worker_main, w);
+		if (rc) {
+			fail_locked(s, ACCEL_ENOMEM, "cannot start a worker thread for %s: %s",
+				    sl->engine->name, strerror(rc));
+			return ACCEL_ENOMEM;
+		}
+		s->nworkers++;
+		sl->st.workers++;
+	}
+	update_limit_locked(s);
+	return 0;
 }
 
 /* Run u on slot i once: fault injection, lazy open, the backend's run. */
@@ -107,21 +204,40 @@ static int run_on(struct worker *w, int i, struct accel_unit *u, char *err, size
 	return rc;
 }
 
-/* The engine to retry on after slot i failed, or -1. Lock held. */
-static int retry_slot(struct stream *s, int i)
+/* The engine to run a unit on after slot i failed it or was dropped, or -1;
+ * never one the unit failed on already (bit k of tried: slot k). Lock held. */
+static int retry_slot(struct stream *s, int i, uint64_t tried)
 {
 	switch (s->cfg->fallback) {
 	case ACCEL_FALLBACK_NONE:
 		return -1;
-	case ACCEL_FALLBACK_CPU:
-		return s->cpu_slot >= 0 && i != s->cpu_slot && !s->slots[s->cpu_slot].dropped ? s->cpu_slot : -1;
+	case ACCEL_FALLBACK_CPU: {
+		int c = s->cpu_slot;
+		return c >= 0 && c != i && !s->slots[c].dropped && !(tried >> c & 1) ? c : -1;
+	}
 	case ACCEL_FALLBACK_NEXT:
-		for (int k = i + 1; k < s->nslots; k++)
-			if (s->slots[k].ranked && !s->slots[k].dropped)
+		/* The next live engine of the route, wrapping around: in a
+		 * shared route a unit may have started on any of them. */
+		for (int d = 1; d < s->nslots; d++) {
+			int k = (i + d) % s->nslots;
+			if (s->slots[k].ranked && !s->slots[k].dropped && !(tried >> k & 1))
 				return k;
+		}
 		return -1;
 	}
 	return -1;
+}
+
+/* -v: where a unit that failed somewhere ran in the end. */
+static void report_retried(struct stream *s, const struct accel_unit *u, int i, uint64_t tried)
+{
+	char list[512] = "";
+	size_t n = 0;
+	for (int k = 0; k < s->nslots && n < sizeof list; k++)
+		if (tried >> k & 1)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", s->slots[k].engine->name);
+	fprintf(stderr, "%s: unit %llu (byte offset %llu) ran on %s after failing on %s\n", prog(s),
+		(unsigned long long)u->seq, (unsigned long long)u->offset, s->slots[i].engine->name, list);
 }
 
 /* Run u, moving to other engines as the policy says. */
@@ -129,22 +245,22 @@ static int process(struct worker *w, struct accel_unit *u)
 {
 	struct stream *s = w->s;
 	char err[256];
+	uint64_t tried = 0;
 	int i = w->slot;
 	pthread_mutex_lock(&s->lock);
-	if (s->slots[i].dropped) {
-		int r = retry_slot(s, i);
-		if (r < 0) {
-			pthread_mutex_unlock(&s->lock);
-			return ACCEL_ENOENGINE;
-		}
-		i = r;
+	if (s->slots[i].dropped && (i = retry_slot(s, i, 0)) < 0) {
+		pthread_mutex_unlock(&s->lock);
+		return ACCEL_ENOENGINE;
 	}
 	pthread_mutex_unlock(&s->lock);
 	for (;;) {
 		err[0] = 0;
 		int rc = run_on(w, i, u, err, sizeof err);
-		if (rc == 0)
+		if (rc == 0) {
+			if (tried && s->cfg->verbose > 0)
+				report_retried(s, u, i, tried);
 			return 0;
+		}
 		pthread_mutex_lock(&s->lock);
 		if (rc == ACCEL_EDATA || rc == ACCEL_ENOMEM) {
 			fail_locked(s, rc, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(rc),
@@ -153,12 +269,17 @@ static int process(struct worker *w, struct accel_unit *u)
 			return rc;
 		}
 		struct slot *sl = &s->slots[i];
+		if (!tried)
+			s->retried++;
+		tried |= (uint64_t)1 << i;
 		sl->st.failures++;
 		int max = s->cfg->max_failures > 0 ? s->cfg->max_failures : 3;
 		int dropped_now = ++sl->failures >= max && !sl->dropped;
-		if (dropped_now)
+		if (dropped_now) {
 			sl->dropped = sl->st.dropped = 1;
-		int r = retry_slot(s, i);
+			pthread_cond_broadcast(&s->cond_work);
+		}
+		int r = retry_slot(s, i, tried);
 		if (r < 0) {
 			fail_locked(s, ACCEL_EDEVICE, "%s: unit %llu (byte offset %llu) failed: %s; %s",
 				    sl->engine->name, (unsigned long long)u->seq, (unsigned long long)u->offset, err,
@@ -167,10 +288,22 @@ static int process(struct worker *w, struct accel_unit *u)
 			return ACCEL_EDEVICE;
 		}
 		s->slots[r].st.retried++;
-		if (s->cfg->verbose >= 0 && (sl->failures == 1 || dropped_now))
+		if (s->cfg->verbose > 0 || (s->cfg->verbose == 0 && (sl->failures == 1 || dropped_now)))
 			accel_msg_warn("%s: unit %llu failed: %s; retrying on %s%s", sl->engine->name,
 				       (unsigned long long)u->seq, err, s->slots[r].engine->name,
 				       dropped_now ? " (engine dropped for the rest of the run)" : "");
+		/* The units the dropped engine would have taken go to the
+		 * engine the policy names, with all of its workers. */
+		if (dropped_now && !s->slots[r].serving) {
+			if (serve_locked(s, r) < 0) {
+				pthread_mutex_unlock(&s->lock);
+				return ACCEL_ENOMEM;
+			}
+			if (s->cfg->verbose > 0)
+				fprintf(stderr, "%s: %s dropped: %s takes its units with %d worker%s\n", prog(s),
+					sl->engine->name, s->slots[r].engine->name, s->slots[r].st.workers,
+					s->slots[r].st.workers == 1 ? "" : "s");
+		}
 		pthread_mutex_unlock(&s->lock);
 		i = r;
 	}
@@ -182,9 +315,10 @@ static void *worker_main(void *arg)
 	struct stream *s = w->s;
 	for (;;) {
 		pthread_mutex_lock(&s->lock);
-		while (!s->stop && !s->qlen && !s->reader_done)
+		while (!s->stop && !s->qlen && !s->reader_done && !s->slots[w->slot].dropped)
 			pthread_cond_wait(&s->cond_work, &s->lock);
-		if (s->stop || !s->qlen) {
+		/* A dropped engine's workers end: others serve its units. */
+		if (s->stop || !s->qlen || s->slots[w->slot].dropped) {
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
@@ -233,9 +367,9 @@ static void *writer_main(void *arg)
 			s->bytes_out += u->out.len;
 			if (s->progress)
 				accel_progress_update(s->progress, u->offset + u->in.len);
-			s->free_list[s->nfree++] = u;
+			measure_locked(s, u);
+			release_locked(s, u);
 			s->written++;
-			pthread_cond_signal(&s->cond_free);
 			continue;
 		}
 		if (s->stop || (s->reader_done && s->written == s->issued))
@@ -279,7 +413,6 @@ static int setup_slots(struct stream *s, const struct accel_route *route)
 		struct slot *sl = &s->slots[s->nslots++];
 		sl->engine = route->entries[i].engine;
 		sl->ranked = 1;
-		sl->serving = route->shared || i == 0;
 		if (sl->engine->backend == &accel_backend_cpu)
 			s->cpu_slot = s->nslots - 1;
 	}
@@ -346,6 +479,104 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 	return rc;
 }
 
+/* The first number in file root/path after `key` (a /proc/meminfo line,
+ * "MemAvailable:"; "" for a file that is one number), times `unit`; 0 when
+ * absent, not a number ("max") or beyond 2^60 (no limit). */
+static uint64_t read_number(const char *root, const char *path, const char *key, uint64_t unit)
+{
+	char name[4096], line[256];
+	snprintf(name, sizeof name, "%s%s", root, path);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return 0;
+	uint64_t v = 0;
+	while (fgets(line, sizeof line, f)) {
+		size_t k = strlen(key);
+		if (strncmp(line, key, k))
+			continue;
+		char *p = line + k, *end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		errno = 0;
+		unsigned long long n = strtoull(p, &end, 10);
+		if (!errno && n < (1ULL << 60) / unit)
+			v = n * unit;
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/* The smallest memory limit of this process's cgroup and its ancestors
+ * (v2 memory.max, v1 memory.limit_in_bytes), 0 when none. */
+static uint64_t cgroup_memory(const char *root)
+{
+	char name[4096], line[4096];
+	snprintf(name, sizeof name, "%s/proc/self/cgroup", root);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return 0;
+	uint64_t best = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = 0;
+		ctl++;
+		const char *base, *file;
+		char ctls[256];
+		snprintf(ctls, sizeof ctls, ",%s,", ctl);
+		if (!*ctl) {
+			base = "/sys/fs/cgroup";
+			file = "memory.max";
+		} else if (strstr(ctls, ",memory,")) {
+			base = "/sys/fs/cgroup/memory";
+			file = "memory.limit_in_bytes";
+		} else {
+			continue;
+		}
+		/* Walk up from the cgroup to the root of the hierarchy; in a
+		 * container the cgroup's own path may not be visible. */
+		char dir[2048];
+		snprintf(dir, sizeof dir, "%s%s", base, path);
+		for (;;) {
+			size_t n = strlen(dir);
+			while (n > strlen(base) && dir[n - 1] == '/')
+				dir[--n] = 0;
+			char file_path[2100];
+			snprintf(file_path, sizeof file_path, "%s/%s", dir, file);
+			uint64_t v = read_number(root, file_path, "", 1);
+			if (v && (!best || v < best))
+				best = v;
+			if (n <= strlen(base))
+				break;
+			char *slash = strrchr(dir, '/');
+			if (!slash || (size_t)(slash - dir) < strlen(base))
+				break;
+			*slash = 0;
+		}
+	}
+	fclose(f);
+	return best;
+}
+
+/* The default cap on the bytes of units in flight: a quarter of the memory
+ * this process can have, the smaller of MemAvailable and the cgroup's
+ * limit; 0 (no cap) when neither can be read. */
+static uint64_t default_memory(const char *root)
+{
+	uint64_t ram = read_number(root, "/proc/meminfo", "MemAvailable:", 1024);
+	if (!ram)
+		ram = read_number(root, "/proc/meminfo", "MemTotal:", 1024);
+	uint64_t cg = cgroup_memory(root);
+	if (cg && (!ram || cg < ram))
+		ram = cg;
+	return ram / 4;
+}
+
 int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
 		     const struct accel_route *route, const struct accel_op *op,
 		     const struct accel_stream_ops *ops, void *user,
@@ -371,25 +602,26 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		snprintf(err, len, "no engine can run %s", op->name);
 		return ACCEL_ENOENGINE;
 	}
-	int cpus = cfg->threads > 0 ? cfg->threads : accel_cpu_count();
-	int nworkers = 0;
-	for (int i = 0; i < s->nslots; i++) {
-		if (!s->slots[i].serving)
-			continue;
-		s->slots[i].st.workers = s->slots[i].engine->backend == &accel_backend_cpu ? cpus : 1;
-		nworkers += s->slots[i].st.workers;
-	}
-	s->nunits = (size_t)nworkers * 2 + 2;
+	s->cpus = cfg->threads > 0 ? cfg->threads : accel_cpu_count();
+	/* Room for every engine's workers: an engine that is not serving
+	 * at the start may take over from a dropped one. */
+	for (int i = 0; i < s->nslots; i++)
+		s->maxworkers += s->slots[i].engine->backend == &accel_backend_cpu ? s->cpus : 1;
+	s->mem_limit = cfg->memory_limit ? cfg->memory_limit : default_memory(ctx->sysroot);
+	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
+	s->held = calloc(s->nunits, 1);
 	s->free_list = calloc(s->nunits, sizeof *s->free_list);
 	s->queue = calloc(s->nunits, sizeof *s->queue);
-	struct worker *workers = calloc((size_t)nworkers, sizeof *workers);
-	if (!s->units || !s->free_list || !s->queue || !workers || core_reorder_init(&s->reorder, s->nunits)) {
-		free(s->units); free(s->free_list); free(s->queue); free(workers);
+	s->workers = calloc((size_t)s->maxworkers, sizeof *s->workers);
+	if (!s->units || !s->held || !s->free_list || !s->queue || !s->workers ||
+	    core_reorder_init(&s->reorder, s->nunits)) {
+		free(s->units); free(s->held); free(s->free_list); free(s->queue); free(s->workers);
 		snprintf(err, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
-	for (size_t i = 0; i < s->nunits; i++)
+	/* Pushed in reverse, so units[0] is used first. */
+	for (size_t i = s->nunits; i-- > 0;)
 		s->free_list[s->nfree++] = &s->units[i];
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond_free, NULL);
@@ -400,34 +632,37 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	double t0 = accel_now();
 
 	int rc = ops->begin ? ops->begin(user, out) : 0;
+	pthread_mutex_lock(&s->lock);
 	if (rc < 0)
 		fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
 
+	/* The writer, then the workers of the engines that serve from the
+	 * start: the first of the route, or all of a shared route. */
 	pthread_t writer;
-	int nstarted = 0;
-	pthread_create(&writer, NULL, writer_main, s);
-	for (int i = 0, k = 0; i < s->nslots; i++) {
-		for (int j = 0; s->slots[i].serving && j < s->slots[i].st.workers; j++, k++) {
-			workers[k].s = s;
-			workers[k].slot = i;
-			int dev = s->slots[i].engine->backend != &accel_backend_cpu;
-			if (pthread_create(&workers[k].thread, NULL, dev ? device_worker_main : worker_main,
-					   &workers[k]) == 0)
-				nstarted = k + 1;
-		}
+	int writer_started = 0;
+	if (!s->stop) {
+		rc = pthread_create(&writer, NULL, writer_main, s);
+		if (rc)
+			fail_locked(s, ACCEL_ENOMEM, "cannot start the writer thread: %s", strerror(rc));
+		else
+			writer_started = 1;
 	}
+	for (int i = 0; i < s->nslots && !s->stop; i++)
+		if (s->slots[i].ranked && (route->shared || i == 0))
+			serve_locked(s, i);
 
 	/* The reader runs on the calling thread. */
 	void *serial_ctx = NULL;
 	int serial_slot = -1;
 	char rerr[256];
-	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
-		while (!s->stop && !s->nfree)
+		while (!s->stop && s->busy >= s->limit)
 			pthread_cond_wait(&s->cond_free, &s->lock);
 		if (s->stop)
 			break;
 		struct accel_unit *u = s->free_list[--s->nfree];
+		if (++s->busy > s->busy_max)
+			s->busy_max = s->busy;
 		pthread_mutex_unlock(&s->lock);
 		u->seq = s->issued;
 		u->last = 0;
@@ -436,6 +671,7 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		rerr[0] = 0;
 		int r = ops->next(user, in, u, rerr, sizeof rerr);
 		pthread_mutex_lock(&s->lock);
+		measure_locked(s, u);
 		if (r == 1) {
 			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
 			s->issued++;
@@ -444,7 +680,7 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 				break;
 			continue;
 		}
-		s->free_list[s->nfree++] = u;
+		release_locked(s, u);
 		if (r == 0)
 			break;
 		if (r == ACCEL_STREAM_SERIAL) {
@@ -470,17 +706,21 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	s->reader_done = 1;
 	pthread_cond_broadcast(&s->cond_work);
 	pthread_cond_broadcast(&s->cond_write);
-	pthread_mutex_unlock(&s->lock);
 
-	for (int k = 0; k < nstarted; k++)
-		pthread_join(workers[k].thread, NULL);
+	/* Workers may start others (for an engine that takes over from a
+	 * dropped one) until they end: join until no more were started. */
+	for (int k = 0; k < s->nworkers; k++) {
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->workers[k].thread, NULL);
+		pthread_mutex_lock(&s->lock);
+	}
 	/* Workers may all have quit (every engine dropped) with units queued. */
-	pthread_mutex_lock(&s->lock);
 	if (!s->rc && s->qlen)
 		fail_locked(s, ACCEL_ENOENGINE, "no engine left to run the remaining units");
 	pthread_cond_broadcast(&s->cond_write);
 	pthread_mutex_unlock(&s->lock);
-	pthread_join(writer, NULL);
+	if (writer_started)
+		pthread_join(writer, NULL);
 	if (serial_slot >= 0)
 		s->slots[serial_slot].engine->backend->close(serial_ctx);
 
@@ -496,15 +736,20 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		stats->nengines = s->nslots;
 		for (int i = 0; i < s->nslots; i++)
 			stats->engines[i] = s->slots[i].st;
+		stats->memory_limit = s->mem_limit;
+		stats->unit_bytes = s->unit_bytes;
+		stats->units_in_flight = s->busy_max;
+		stats->retried = s->retried;
 	}
 	for (size_t i = 0; i < s->nunits; i++) {
 		accel_buf_free(&s->units[i].in);
 		accel_buf_free(&s->units[i].out);
 	}
 	free(s->units);
+	free(s->held);
 	free(s->free_list);
 	free(s->queue);
-	free(workers);
+	free(s->workers);
 	core_reorder_free(&s->reorder);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond_free);
@@ -528,5 +773,15 @@ void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f)
 			e->name, e->workers, (unsigned long long)e->units, (unsigned long long)e->bytes_in,
 			(unsigned long long)e->bytes_out, e->busy_seconds, (unsigned long long)e->failures,
 			(unsigned long long)e->retried, e->dropped ? ", dropped" : "");
+	}
+	if (s->retried)
+		fprintf(f, "  %llu unit(s) failed on an engine and ran again\n", (unsigned long long)s->retried);
+	if (s->units) {
+		fprintf(f, "  at most %llu unit(s) in flight, the largest %.1f MiB (input + output); ",
+			(unsigned long long)s->units_in_flight, s->unit_bytes / 1048576.0);
+		if (s->memory_limit)
+			fprintf(f, "memory cap %.1f MiB\n", s->memory_limit / 1048576.0);
+		else
+			fprintf(f, "no memory cap\n");
 	}
 }

@@ -172,6 +172,7 @@ struct accel_op {
 	int checksum;         /* 1: write/verify the format's checksum */
 	size_t chunk_size;    /* bytes per unit for chunked operations */
 	const void *ext;      /* operation-specific parameters, or NULL */
+	uint64_t memory_limit;   /* bytes the operation may use for its own state (a zstd window), 0: default */
 };
 
 /* What a backend's probe sees: it adds devices and engines through
@@ -490,6 +491,10 @@ struct accel_stream_stats {
 	double seconds;
 	int nengines;
 	struct accel_engine_stats engines[ACCEL_ROUTE_MAX];
+	uint64_t memory_limit;       /* the cap on bytes of units in flight used, 0: none */
+	uint64_t unit_bytes;         /* largest bytes of one unit (input + output) */
+	uint64_t units_in_flight;    /* most units held at once */
+	uint64_t retried;            /* units that failed on an engine and ran again */
 };
 
 struct accel_stream_config {
@@ -499,17 +504,34 @@ struct accel_stream_config {
 	int progress;                 /* 1: progress meter on stderr */
 	int64_t total_size;           /* input size for ETA, -1 unknown */
 	const char *prog;             /* program name for messages */
-	int verbose;                  /* 1: report fallbacks on stderr */
+	int verbose;                  /* -1: quiet; 0: first failure of an engine and
+	                               * drops; 1: every retried unit, where it ran */
+	uint64_t memory_limit; /* cap on bytes of units in flight, 0: default */
 };
 
 /*
  * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
  * workers run them on the route's engines, a writer emits outputs in input
- * order. A unit failed by an engine is run again according to
- * cfg->fallback; an engine failing cfg->max_failures times is dropped. At most
- * 2 * workers + 2 units are in flight (back-pressure). Fault injection:
- * $ACCEL_FAULT (see accel(7)). Returns 0 or the first error, with a message
- * in err[len] naming the byte offset for ACCEL_EDATA.
+ * order. A unit failed by an engine is run again according to cfg->fallback
+ * (cpu: the CPU engine; next: the next live engine of the route, wrapping
+ * around, never one the unit failed on); an engine failing cfg->max_failures
+ * times is dropped, its workers end, and the engine the policy names serves
+ * in its place with all its workers (cfg->threads for the CPU engine).
+ *
+ * Memory: units_in_flight = max(1, min(2 * workers + 2, memory / unit)),
+ * where workers counts the worker threads started, memory is
+ * cfg->memory_limit (0: a quarter of the smaller of MemAvailable and the
+ * cgroup's memory limit, no cap when neither is known) and unit is the
+ * largest unit seen: its input buffer plus its output (out_hint, else the
+ * input size + 1/8 before it runs; the output buffer after). In all,
+ * memory in use ~ units_in_flight * (in + out per unit) + the input buffer
+ * + each engine context's own state. A cap that holds no whole unit still
+ * runs one unit at a time.
+ *
+ * A worker or writer thread that cannot be created ends the run with
+ * ACCEL_ENOMEM. Fault injection: $ACCEL_FAULT (see accel(7)). Returns 0 or
+ * the first error, with a message in err[len] naming the byte offset for
+ * ACCEL_EDATA.
  */
 int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
 		     const struct accel_route *route, const struct accel_op *op,

@@ -1,0 +1,538 @@
+/*
+ * test_stream_faults.c - the stream engine under faults: threads that cannot
+ * be created, an engine dropped mid-stream (its units shared by all the CPU
+ * workers), --fallback next in a shared route, and the memory cap on units
+ * in flight. pthread_create and ZSTD_compress2 are interposed here: libaccel
+ * calls them through the executable's definitions, which count the calls
+ * and fail or time them as a test asks.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <cmocka.h>
+#include "core.h"
+
+#define CHUNK 10
+
+/* ------------------------------------------------------------ interposers */
+
+static atomic_int create_calls;     /* pthread_create calls since armed */
+static atomic_int create_fail_at;   /* fail call number N with EAGAIN; 0: never */
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	int n = atomic_fetch_add(&create_calls, 1) + 1;
+	if (atomic_load(&create_fail_at) == n)
+		return EAGAIN;
+	return real(t, attr, fn, arg);
+}
+
+static void fail_create(int n)
+{
+	atomic_store(&create_calls, 0);
+	atomic_store(&create_fail_at, n);
+}
+
+/* Threads that ran ZSTD_compress2 and how many ran it at once. */
+#define MAX_THREADS 16
+static pthread_mutex_t zlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t zthreads[MAX_THREADS];
+static int nzthreads, zrunning, zmax;
+
+size_t ZSTD_compress2(ZSTD_CCtx *cctx, void *dst, size_t cap, const void *src, size_t len)
+{
+	static size_t (*real)(ZSTD_CCtx *, void *, size_t, const void *, size_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "ZSTD_compress2");
+	pthread_mutex_lock(&zlock);
+	int known = 0;
+	for (int i = 0; i < nzthreads; i++)
+		known |= pthread_equal(zthreads[i], pthread_self());
+	if (!known && nzthreads < MAX_THREADS)
+		zthreads[nzthreads++] = pthread_self();
+	if (++zrunning > zmax)
+		zmax = zrunning;
+	pthread_mutex_unlock(&zlock);
+	usleep(20000);  /* long enough for the other workers to overlap */
+	size_t n = real(cctx, dst, cap, src, len);
+	pthread_mutex_lock(&zlock);
+	zrunning--;
+	pthread_mutex_unlock(&zlock);
+	return n;
+}
+
+/* --------------------------------------------- fake engines, "upper" op */
+
+static const char *const upper_ops[] = { "upper", NULL };
+
+static int fake_probe(struct accel_probe *p, const char *id)
+{
+	struct accel_device d;
+	memset(&d, 0, sizeof d);
+	d.cls = ACCEL_CLASS_GPU;
+	d.numa_node = -1;
+	strcpy(d.id, id);
+	int dev = accel_probe_add_device(p, &d);
+	return dev < 0 || accel_probe_add_engine(p, dev, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+static int fa_probe(struct accel_probe *p) { return fake_probe(p, "gpu0"); }
+static int fb_probe(struct accel_probe *p) { return fake_probe(p, "gpu1"); }
+static int fc_probe(struct accel_probe *p) { return fake_probe(p, "gpu2"); }
+
+static int upper_supports(const struct accel_engine *e, const struct accel_op *op,
+			  double *prior, char *reason, size_t len)
+{
+	*prior = 1000;
+	return 0;
+}
+
+static int upper_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	*ctx = (void *)e;
+	return 0;
+}
+
+/* Upper-cases the unit, a little slowly so that every engine gets units. */
+static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	usleep(200);
+	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
+		return ACCEL_ENOMEM;
+	for (size_t i = 0; i < u->in.len; i++)
+		u->out.data[i] = (uint8_t)toupper(u->in.data[i]);
+	u->out.len = u->in.len;
+	return 0;
+}
+
+static void upper_close(void *ctx) { }
+
+#define FAKE(var, nm, probefn) \
+	static const struct accel_backend var = { \
+		.abi = ACCEL_BACKEND_ABI, .name = nm, .ops = upper_ops, .probe = probefn, \
+		.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close, \
+	}
+FAKE(fa_backend, "fa", fa_probe);
+FAKE(fb_backend, "fb", fb_probe);
+FAKE(fc_backend, "fc", fc_probe);
+
+/* The reader: CHUNK-byte units; remembers the distinct units it filled. */
+struct reader {
+	struct accel_unit *seen[256];
+	int nseen;
+	size_t chunk;
+};
+
+static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct reader *r = user;
+	int known = 0;
+	for (int i = 0; i < r->nseen; i++)
+		known |= r->seen[i] == u;
+	if (!known && r->nseen < 256)
+		r->seen[r->nseen++] = u;
+	return accel_read_chunk(in, u, r->chunk);
+}
+
+struct fixture {
+	struct accel_ctx *ctx;
+	struct accel_route route;
+	char in_path[64], out_path[64];
+	struct accel_input in;
+	struct accel_output out;
+	struct accel_stream_stats stats;
+	struct reader reader;
+	struct accel_stream_config cfg;
+	char err[512];
+};
+
+static struct accel_op upper_op = { "upper", 0, 0, CHUNK, NULL, 0 };
+
+static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
+{
+	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
+	memset(s, 0, sizeof *s);
+	strcpy(s->name, b->name);
+	strcpy(s->origin, "test_stream_faults.c");
+	s->backend = b;
+}
+
+static void open_files(struct fixture *f, const void *data, size_t n)
+{
+	strcpy(f->in_path, "/tmp/accel-faults-in-XXXXXX");
+	int fd = mkstemp(f->in_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	assert_int_equal(accel_input_open(&f->in, f->in_path), 0);
+	strcpy(f->out_path, "/tmp/accel-faults-out-XXXXXX");
+	f->out.fd = mkstemp(f->out_path);
+	assert_true(f->out.fd >= 0);
+}
+
+/* A context with the fake engines named in `backends` ("fa,fb"), routed in
+ * that order; shared: all serve the stream at once. */
+static void setup_run(struct fixture *f, const char *text, const char *backends, int shared)
+{
+	memset(f, 0, sizeof *f);
+	fail_create(0);
+	assert_int_equal(core_fault_status(), 0);
+	assert_int_equal(core_fault_parse(""), 0);
+	unsetenv("ACCEL_BACKEND_PATH");
+	f->ctx = accel_ctx_new();
+	assert_non_null(f->ctx);
+	add_backend(f->ctx, &fa_backend);
+	add_backend(f->ctx, &fb_backend);
+	add_backend(f->ctx, &fc_backend);
+	struct accel_route_req req = { &upper_op, backends, -1, "/nonexistent" };
+	assert_int_equal(accel_route(f->ctx, &req, &f->route), 0);
+	f->route.shared = shared;
+	open_files(f, text, strlen(text));
+	f->reader.chunk = CHUNK;
+	f->cfg = (struct accel_stream_config){ .threads = 1, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
+					       .prog = "test_stream_faults", .verbose = -1 };
+}
+
+static int run(struct fixture *f, const struct accel_op *op)
+{
+	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	alarm(60);  /* a hang is a failure, not a stuck test run */
+	int rc = accel_stream_run(f->ctx, &f->cfg, &f->route, op, &ops, &f->reader, &f->in, &f->out,
+				  &f->stats, f->err, sizeof f->err);
+	alarm(0);
+	fail_create(0);
+	return rc;
+}
+
+/* The output file's content (malloc'd, NUL-terminated), its size in *n. */
+static char *output(struct fixture *f, size_t *n)
+{
+	struct stat st;
+	assert_int_equal(fstat(f->out.fd, &st), 0);
+	char *buf = malloc((size_t)st.st_size + 1);
+	assert_int_equal(pread(f->out.fd, buf, (size_t)st.st_size, 0), st.st_size);
+	buf[st.st_size] = 0;
+	if (n)
+		*n = (size_t)st.st_size;
+	return buf;
+}
+
+static void assert_output(struct fixture *f, const char *want)
+{
+	char *got = output(f, NULL);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void teardown_run(struct fixture *f)
+{
+	accel_input_close(&f->in);
+	close(f->out.fd);
+	unlink(f->in_path);
+	unlink(f->out_path);
+	accel_ctx_free(f->ctx);
+	core_fault_parse("");
+}
+
+static char *text(size_t n, char *upper)
+{
+	char *t = malloc(n + 1);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = (char)('a' + (i * 7 + i / 26) % 26);
+		upper[i] = (char)toupper(t[i]);
+	}
+	t[n] = upper[n] = 0;
+	return t;
+}
+
+static const struct accel_engine_stats *stats_of(struct fixture *f, const char *name)
+{
+	for (int i = 0; i < f->stats.nengines; i++)
+		if (!strcmp(f->stats.engines[i].name, name))
+			return &f->stats.engines[i];
+	fail_msg("no statistics for %s", name);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+/* Threads are created in this order: the writer, then the workers of the
+ * serving engines in route order. Each one failing ends the run with one
+ * line, nothing written, no hang. */
+static void thread_that_cannot_start_ends_the_run(void **state)
+{
+	static const struct {
+		int n;
+		const char *err;
+	} cases[] = {
+		{ 1, "cannot start the writer thread: Resource temporarily unavailable" },
+		{ 2, "cannot start a worker thread for fa:gpu0: Resource temporarily unavailable" },
+		{ 3, "cannot start a worker thread for fb:gpu1: Resource temporarily unavailable" },
+	};
+	char want[301];
+	char *t = text(300, want);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fixture f;
+		setup_run(&f, t, "fa,fb", 1);
+		fail_create(cases[i].n);
+		assert_int_equal(run(&f, &upper_op), ACCEL_ENOMEM);
+		assert_string_equal(f.err, cases[i].err);
+		assert_int_equal(f.stats.units, 0);
+		assert_output(&f, "");
+		teardown_run(&f);
+	}
+	/* The same run with every thread started is whole. */
+	struct fixture f;
+	setup_run(&f, t, "fa,fb", 1);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	teardown_run(&f);
+	free(t);
+}
+
+/* An engine that takes over from a dropped one starts its workers then;
+ * one that cannot start ends the run, never a hang. */
+static void late_worker_that_cannot_start_ends_the_run(void **state)
+{
+	char want[301];
+	char *t = text(300, want);
+	struct fixture f;
+	setup_run(&f, t, "fa,fb", 0);
+	assert_int_equal(core_fault_parse("fa:*"), 0);
+	fail_create(3);  /* writer, fa's worker, then fb's after fa is dropped */
+	assert_int_equal(run(&f, &upper_op), ACCEL_ENOMEM);
+	assert_string_equal(f.err, "cannot start a worker thread for fb:gpu1: Resource temporarily unavailable");
+	assert_true(stats_of(&f, "fa:gpu0")->dropped);
+	assert_int_equal(stats_of(&f, "fb:gpu1")->workers, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* A dropped engine's units go to the engine that takes over, with its own
+ * workers, and its worker ends. */
+static void dropped_engine_hands_over(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_run(&f, t, "fa,fb", 0);
+	assert_int_equal(core_fault_parse("fa:*"), 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	const struct accel_engine_stats *a = stats_of(&f, "fa:gpu0"), *b = stats_of(&f, "fb:gpu1");
+	assert_true(a->dropped);
+	assert_int_equal(a->failures, 3);
+	assert_int_equal(b->workers, 1);
+	assert_int_equal(b->units, 100);
+	assert_int_equal(b->retried, 3);
+	assert_int_equal(f.stats.retried, 3);
+	teardown_run(&f);
+	free(t);
+}
+
+/* The zstd compression of `in` (frames of CHUNK bytes) by libzstd itself. */
+static void check_zstd(const char *out, size_t n, const char *in, size_t len)
+{
+	char *dec = malloc(len + 1);
+	size_t got = ZSTD_decompress(dec, len + 1, out, n);
+	assert_false(ZSTD_isError(got));
+	assert_int_equal(got, len);
+	assert_memory_equal(dec, in, len);
+	free(dec);
+}
+
+/* The test plugin's engine fails every unit: once it is dropped, its units
+ * run on all the CPU workers at once, not on the dropped engine's thread. */
+static void dropped_engine_units_shared_by_all_cpu_workers(void **state)
+{
+	struct fixture f;
+	memset(&f, 0, sizeof f);
+	fail_create(0);
+	setenv("ACCEL_BACKEND_PATH", "build/tests/plugins", 1);
+	f.ctx = accel_ctx_new();
+	unsetenv("ACCEL_BACKEND_PATH");
+	assert_non_null(f.ctx);
+	struct accel_op op = { "zstd.compress", 1, 1, 4096, NULL, 0 };
+	struct accel_route_req req = { &op, "test", -1, "/nonexistent" };
+	assert_int_equal(accel_route(f.ctx, &req, &f.route), 0);
+	assert_string_equal(f.route.entries[0].name, "test:other0");
+	size_t len = 4096 * 24;
+	char *data = malloc(len);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (char)('a' + (i * 31 + i / 4096) % 26);
+	open_files(&f, data, len);
+	f.reader.chunk = 4096;
+	f.cfg = (struct accel_stream_config){ .threads = 3, .fallback = ACCEL_FALLBACK_CPU, .total_size = -1,
+					      .prog = "test_stream_faults", .verbose = -1 };
+	assert_int_equal(core_fault_parse("test:*"), 0);
+	pthread_mutex_lock(&zlock);
+	nzthreads = zrunning = zmax = 0;
+	pthread_mutex_unlock(&zlock);
+
+	assert_int_equal(run(&f, &op), 0);
+	size_t n;
+	char *out = output(&f, &n);
+	check_zstd(out, n, data, len);
+	const struct accel_engine_stats *t = stats_of(&f, "test:other0"), *c = stats_of(&f, "cpu");
+	assert_true(t->dropped);
+	assert_int_equal(t->units, 0);
+	assert_int_equal(c->units, 24);
+	assert_int_equal(c->workers, 3);
+	/* The 24 units ran on more than the dropped engine's one thread,
+	 * several at once. */
+	assert_true(nzthreads >= 2);
+	assert_true(zmax >= 2);
+	free(out);
+	free(data);
+	teardown_run(&f);
+}
+
+/* --fallback next in a shared route: the last engine of the route retries
+ * on the first, never on an engine the unit failed on already. */
+static void fallback_next_in_a_shared_route(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_run(&f, t, "fa,fb,fc", 1);
+	assert_int_equal(core_fault_parse("fc:*"), 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	const struct accel_engine_stats *a = stats_of(&f, "fa:gpu0"), *b = stats_of(&f, "fb:gpu1"),
+		*c = stats_of(&f, "fc:gpu2");
+	assert_true(c->failures >= 1);
+	assert_int_equal(c->units, 0);
+	assert_int_equal(a->retried + b->retried, c->failures);
+	assert_int_equal(a->units + b->units, 100);
+	teardown_run(&f);
+
+	/* Every engine fails unit 5: each tries it once, then the run ends. */
+	setup_run(&f, t, "fa,fb,fc", 1);
+	assert_int_equal(core_fault_parse("fa:5;fb:5;fc:5"), 0);
+	assert_int_equal(run(&f, &upper_op), ACCEL_EDEVICE);
+	assert_non_null(strstr(f.err, ": unit 5 (byte offset 50) failed: injected fault (ACCEL_FAULT); no engine left to retry on"));
+	assert_int_equal(stats_of(&f, "fa:gpu0")->failures, 1);
+	assert_int_equal(stats_of(&f, "fb:gpu1")->failures, 1);
+	assert_int_equal(stats_of(&f, "fc:gpu2")->failures, 1);
+	teardown_run(&f);
+	free(t);
+}
+
+/* A unit here holds 10 bytes in + 11 out: a cap of 30 bytes runs one unit
+ * at a time, 63 bytes three; the output is the same. */
+static void memory_cap_lowers_units_in_flight(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_run(&f, t, "fa,fb", 1);
+	f.cfg.memory_limit = 30;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.stats.memory_limit, 30);
+	assert_int_equal(f.stats.unit_bytes, 21);
+	assert_int_equal(f.stats.units_in_flight, 1);
+	assert_int_equal(f.reader.nseen, 1);
+	teardown_run(&f);
+
+	setup_run(&f, t, "fa,fb", 1);
+	f.cfg.memory_limit = 63;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_true(f.stats.units_in_flight <= 3);
+	assert_true(f.reader.nseen <= 3);
+	teardown_run(&f);
+
+	/* Without a cap that matters: 2 * 2 workers + 2. */
+	setup_run(&f, t, "fa,fb", 1);
+	f.cfg.memory_limit = 1 << 30;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_true(f.stats.units_in_flight <= 6);
+	teardown_run(&f);
+	free(t);
+}
+
+static void put(const char *root, const char *path, const char *text)
+{
+	char name[512];
+	snprintf(name, sizeof name, "%s/%s", root, path);
+	for (char *p = name + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(name, 0755);
+		*p = '/';
+	}
+	FILE *fp = fopen(name, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* The memory cap of a run that names none, with /proc and /sys from
+ * $ACCEL_SYSROOT. */
+static uint64_t default_cap(const char *root)
+{
+	char want[101];
+	char *t = text(100, want);
+	struct fixture f;
+	setenv("ACCEL_SYSROOT", root, 1);
+	setup_run(&f, t, "fa", 0);
+	unsetenv("ACCEL_SYSROOT");
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	uint64_t cap = f.stats.memory_limit;
+	teardown_run(&f);
+	free(t);
+	return cap;
+}
+
+/* Default cap: a quarter of the smaller of MemAvailable and the cgroup's
+ * limit (the lowest along its path); none when neither is known. */
+static void default_memory_cap(void **state)
+{
+	char root[] = "/tmp/accel-faults-root-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(default_cap(root), 0);
+	put(root, "proc/meminfo", "MemTotal:       16000000 kB\nMemFree:         1000 kB\nMemAvailable:    8000000 kB\n");
+	assert_int_equal(default_cap(root), 8000000ULL * 1024 / 4);
+	/* cgroup v2: 1 GiB above, "max" on the process's own cgroup */
+	put(root, "proc/self/cgroup", "0::/a/b\n");
+	put(root, "sys/fs/cgroup/a/memory.max", "1073741824\n");
+	put(root, "sys/fs/cgroup/a/b/memory.max", "max\n");
+	assert_int_equal(default_cap(root), 1073741824ULL / 4);
+	/* cgroup v1, unlimited: MemAvailable again */
+	put(root, "proc/self/cgroup", "4:memory:/x\n0::/\n");
+	put(root, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	assert_int_equal(default_cap(root), 8000000ULL * 1024 / 4);
+	/* cgroup v1 limit on the process's own cgroup */
+	put(root, "sys/fs/cgroup/memory/x/memory.limit_in_bytes", "536870912\n");
+	assert_int_equal(default_cap(root), 536870912ULL / 4);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(thread_that_cannot_start_ends_the_run),
+		cmocka_unit_test(late_worker_that_cannot_start_ends_the_run),
+		cmocka_unit_test(dropped_engine_hands_over),
+		cmocka_unit_test(dropped_engine_units_shared_by_all_cpu_workers),
+		cmocka_unit_test(fallback_next_in_a_shared_route),
+		cmocka_unit_test(memory_cap_lowers_units_in_flight),
+		cmocka_unit_test(default_memory_cap),
+	};
+	return cmocka_run_group_tests_name("stream_faults", tests, NULL, NULL);
+}
