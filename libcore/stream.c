@@ -3,6 +3,9 @@
  * route's engines -> reorder buffer -> writer. A unit stays owned by the run
  * until its output is written, so a unit an engine failed is run again on the
  * engine the fallback policy names, and the output stays complete and in order.
+ * An engine's workers start when it begins to serve: at the start for the
+ * route's serving engines, mid-run for the one taking over from a dropped
+ * engine. Units in flight are bounded by the worker count and a memory cap.
  */
 #include <errno.h>
 #include <stdarg.h>
