@@ -556,8 +556,10 @@ struct accel_frame {
  * without decoding: from the zstd (RFC 8878) and lz4 (LZ4 Frame Format)
  * block headers, or from the 'A','C' FEXTRA subfield of our gzip members.
  * consume = 0: peek only, and stop with ACCEL_ENOTSUP (nothing consumed)
- * when the frame is longer than `max` bytes or its end cannot be found
- * without inflating (a gzip member of another tool); the frame is then
+ * when the frame or its stated content is longer than `max` bytes, or its
+ * end cannot be found without inflating (a gzip member of another tool, or
+ * one whose 'A','C' sizes do not match its trailer's ISIZE and the start of
+ * the next member); the frame is then
  * whole at the input's peek pointer. consume = 1: consume the frame while
  * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
  * end of input), ACCEL_ENOTSUP, ACCEL_EDATA with a message naming the byte
@@ -568,7 +570,9 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 
 /* Like accel_frame_scan in peek mode, but once the frame is known to fit
  * `max` it is read whole into dst (dst->len = f->frame_size), straight from
- * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing. */
+ * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing: bytes
+ * already read (at most `max`) are given back to the input's buffer, so the
+ * frame can be decoded sequentially from its first byte. */
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
 
