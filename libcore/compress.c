@@ -76,6 +76,8 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 	       accel_format_detect(p, (size_t)n) == ACCEL_FORMAT_SKIPPABLE) {
 		struct accel_frame f;
 		int rc = accel_frame_scan(in, 0, 1, &f, err, len);
+		if (rc == ACCEL_EIO)
+			snprintf(err, len, "cannot read: %s", strerror(errno));
 		if (rc < 0)
 			return rc;
 		skipped = 1;
