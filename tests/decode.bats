@@ -1,0 +1,364 @@
+#!/usr/bin/env bats
+# accel-compress -d never loses data silently: sizes in frame headers are
+# hints checked against what decoding finds, the switch between parallel and
+# sequential decoding happens at frame boundaries, skippable-only input,
+# bounded memory (gzip members over the parallel limit, --list, zstd
+# windows and --long). Every fixture is made here, most crafted in python3.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-compress"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+}
+
+# gen N FILE: N bytes that compress somewhat.
+gen() {
+	{ seq 1 "$(( $1 / 8 + 10 ))"; head -c "$(( $1 / 2 + 10 ))" /dev/urandom | base64; } | head -c "$1" > "$2"
+}
+
+# limited KB CMD...: run CMD with at most KB KiB of address space, so a
+# reservation of gigabytes fails. Sanitizer builds reserve terabytes of
+# shadow memory and cannot run so: there the limit is left out.
+limited() {
+	local kb=$1
+	shift
+	if ldd "$A" | grep -q 'lib[at]san'; then
+		"$@"
+	else
+		(ulimit -v "$kb" && "$@")
+	fi
+}
+
+# no_output_file: a failed run with -o out left nothing behind.
+no_output_file() {
+	[ ! -e out ]
+	[ -z "$(find . -name '.out.*')" ]
+}
+
+# gzip_ac MODE IN OUT: rewrite the 'AC' field of the first member of our
+# gzip file IN (members of 64 KiB of content):
+#   half     the member size reaches into the middle of the second member
+#   span     the member size covers the second member exactly
+#   short    the member size ends before the first member's trailer
+#   content  the content size is one more than the member holds
+#   huge     the content size is 4 GiB - 1
+gzip_ac() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+mode, src, dst = sys.argv[1:4]
+data = open(src, 'rb').read()
+ms, i = [], 0
+while i < len(data):
+    size = struct.unpack_from('<I', data, i + 16)[0]
+    ms.append(bytearray(data[i:i + size]))
+    i += size
+assert len(ms) >= 3
+m = ms[0]
+if mode == 'half':
+    struct.pack_into('<I', m, 16, len(ms[0]) + len(ms[1]) // 2)
+elif mode == 'span':
+    struct.pack_into('<I', m, 16, len(ms[0]) + len(ms[1]))
+elif mode == 'short':
+    struct.pack_into('<I', m, 16, len(ms[0]) - 8)
+elif mode == 'content':
+    struct.pack_into('<I', m, 20, struct.unpack_from('<I', m, 20)[0] + 1)
+elif mode == 'huge':
+    struct.pack_into('<I', m, 20, 0xffffffff)
+open(dst, 'wb').write(b''.join(ms))
+EOF
+}
+
+# zstd_bomb WLOG NBLOCKS [fcs] > FILE: one zstd frame asking for a window of
+# 2^WLOG bytes, made of NBLOCKS RLE blocks of 128 KiB of 'A'; with "fcs"
+# the header states the content size (so it is decoded in parallel).
+zstd_bomb() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+wlog, n = int(sys.argv[1]), int(sys.argv[2])
+fcs = len(sys.argv) > 3
+out = bytearray(b'\x28\xb5\x2f\xfd')
+out += bytes([0xc0 if fcs else 0x00, (wlog - 10) << 3])
+if fcs:
+    out += struct.pack('<Q', n * 131072)
+for i in range(n):
+    out += struct.pack('<I', (131072 << 3) | (1 << 1) | (i == n - 1))[:3] + b'A'
+sys.stdout.buffer.write(out)
+EOF
+}
+
+# lz4_content IN OUT DELTA: the lz4 frame IN (with a content size) stating
+# DELTA bytes more, its header checksum made right again.
+lz4_content() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+M = 0xffffffff
+P1, P2, P3, P4, P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
+def rotl(x, r):
+    return ((x << r) | (x >> (32 - r))) & M
+def xxh32(b, seed=0):
+    n, i = len(b), 0
+    if n >= 16:
+        v = [(seed + P1 + P2) & M, (seed + P2) & M, seed, (seed - P1) & M]
+        while i + 16 <= n:
+            for k in range(4):
+                v[k] = rotl((v[k] + struct.unpack_from('<I', b, i + 4 * k)[0] * P2) & M, 13) * P1 & M
+            i += 16
+        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
+    else:
+        h = (seed + P5) & M
+    h = (h + n) & M
+    while i + 4 <= n:
+        h = rotl((h + struct.unpack_from('<I', b, i)[0] * P3) & M, 17) * P4 & M
+        i += 4
+    while i < n:
+        h = rotl((h + b[i] * P5) & M, 11) * P1 & M
+        i += 1
+    h ^= h >> 15; h = h * P2 & M; h ^= h >> 13; h = h * P3 & M; h ^= h >> 16
+    return h
+src, dst, delta = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = bytearray(open(src, 'rb').read())
+flg = d[4]
+assert flg & 0x08, 'no content size'
+struct.pack_into('<Q', d, 6, struct.unpack_from('<Q', d, 6)[0] + delta)
+end = 6 + 8 + (4 if flg & 1 else 0)
+d[end] = (xxh32(bytes(d[4:end])) >> 8) & 0xff
+open(dst, 'wb').write(d)
+EOF
+}
+
+# zstd_content IN OUT DELTA: our zstd frame IN stating DELTA bytes more content.
+zstd_content() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+src, dst, delta = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = bytearray(open(src, 'rb').read())
+fhd = d[4]
+single, flag = fhd >> 5 & 1, fhd >> 6
+at = 5 + (0 if single else 1) + [0, 1, 2, 4][fhd & 3]
+size = [1 if single else 0, 2, 4, 8][flag]
+fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[size]
+struct.pack_into(fmt, d, at, struct.unpack_from(fmt, d, at)[0] + delta)
+open(dst, 'wb').write(d)
+EOF
+}
+
+@test "gzip 'AC' sizes that do not end a member: sequential decoding, the bytes gzip -d gives" {
+	gen 300000 a
+	"$A" -F gzip -B 64K a > a.gz
+	for mode in half short content huge; do
+		gzip_ac "$mode" a.gz "$mode.gz"
+		gzip -d -c "$mode.gz" > ref
+		cmp ref a
+		run --separate-stderr "$A" -d "$mode.gz" -o out
+		echo "$mode: $status $stderr"
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+		cmp out ref
+		rm out
+		# -t agrees, and one thread or many make no difference
+		"$A" -t -T1 "$mode.gz"
+		"$A" -d -T4 -c "$mode.gz" | cmp - ref
+	done
+}
+
+@test "a gzip 'AC' size that spans the next member exactly: exit 3, never output without it" {
+	gen 300000 a
+	"$A" -F gzip -B 64K a > a.gz
+	gzip_ac span a.gz span.gz
+	gzip -d -c span.gz | cmp - a
+	run --separate-stderr "$A" -d span.gz -o out
+	[ "$status" -eq 3 ]
+	# the second member's size, from its own 'AC' field
+	m1=$(od -An -tu4 -j 16 -N 4 a.gz | tr -d ' ')
+	m2=$(od -An -tu4 -j $(( m1 + 16 )) -N 4 a.gz | tr -d ' ')
+	[ "$stderr" = "accel-compress: span.gz: gzip member: ends $m2 bytes before the member size in its 'AC' field at byte offset 0 (unit 0)" ]
+	no_output_file
+	run --separate-stderr "$A" -t span.gz
+	[ "$status" -eq 3 ]
+}
+
+@test "a lying gzip content size reserves no gigabytes" {
+	gen 300000 a
+	"$A" -F gzip -B 64K a > a.gz
+	gzip_ac huge a.gz huge.gz
+	run --separate-stderr limited 1000000 "$A" -d -T4 huge.gz -o out
+	[ "$status" -eq 0 ]
+	cmp out a
+}
+
+@test "zstd and lz4 content sizes that lie: exit 3 and no file, as the reference fails too" {
+	gen 300000 a
+	"$A" -B 64K a > a.zst
+	"$A" -F lz4 -B 64K a > a.lz4
+	for delta in 1 -1; do
+		zstd_content a.zst "z$delta.zst" "$delta"
+		! zstd -q -d -c "z$delta.zst" > /dev/null
+		run --separate-stderr "$A" -d "z$delta.zst" -o out
+		echo "zstd $delta: $status $stderr"
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == "accel-compress: z$delta.zst: zstd frame: "*" at byte offset 0 (unit 0)" ]]
+		no_output_file
+		lz4_content a.lz4 "l$delta.lz4" "$delta"
+		! lz4 -q -d -c "l$delta.lz4" > /dev/null
+		run --separate-stderr "$A" -d "l$delta.lz4" -o out
+		echo "lz4 $delta: $status $stderr"
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == "accel-compress: l$delta.lz4: lz4 frame"*"at byte offset "* ]]
+		no_output_file
+	done
+}
+
+@test "a frame with content within the parallel limit but longer itself is decoded sequentially" {
+	head -c 64M /dev/urandom > r
+	gen 100000 s
+	zstd -q -c r > r.zst
+	lz4 -q --content-size -c r > r.lz4
+	"$A" -F lz4 -B 64M r > o.lz4
+	[ "$(stat -c %s r.zst)" -gt 67108864 ] && [ "$(stat -c %s o.lz4)" -gt 67108864 ]
+	for f in r.zst r.lz4 o.lz4; do
+		run --separate-stderr "$A" -d -v "$f" -o out
+		echo "$f: $status $stderr"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == *"1 region(s) processed sequentially"* ]]
+		cmp out r
+		rm out
+	done
+	# parallel, sequential, parallel, sequential: frames around the switch
+	"$A" -B 64K s > s.zst
+	cat s.zst r.zst s.zst r.zst s.zst > mix.zst
+	zstd -q -d -c mix.zst > ref
+	"$A" -d mix.zst | cmp - ref
+	"$A" -F lz4 -B 64K s > s.lz4
+	cat s.lz4 r.lz4 s.lz4 o.lz4 > mix.lz4
+	lz4 -q -d -c mix.lz4 > ref
+	"$A" -d mix.lz4 | cmp - ref
+}
+
+@test "a frame stating little content but longer than the parallel limit: the sequential decoder judges it" {
+	head -c 64M /dev/urandom > r
+	zstd -q -c r > r.zst
+	zstd_content r.zst small.zst -67000000
+	run --separate-stderr "$A" -d small.zst -o out
+	echo "$status $stderr"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "accel-compress: small.zst: zstd frame: "*" at byte offset "* ]]
+	no_output_file
+}
+
+@test "input holding only skippable frames decompresses to nothing, exit 0, as zstd -d" {
+	printf '\x50\x2a\x4d\x18\x03\x00\x00\x00abc' > skip.zst
+	printf '\x5f\x2a\x4d\x18\x00\x00\x00\x00' >> skip.zst
+	zstd -q -d -c skip.zst > ref
+	[ ! -s ref ]
+	run --separate-stderr "$A" -d skip.zst -o out
+	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ -f out ] && [ ! -s out ]
+	run --separate-stderr "$A" -d -c < skip.zst
+	[ "$status" -eq 0 ] && [ -z "$output" ] && [ -z "$stderr" ]
+	"$A" -t skip.zst
+	# still an error: empty input, and skippable frames followed by garbage
+	: > empty
+	run --separate-stderr "$A" -d empty
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "accel-compress: empty: unexpected end of input (empty)" ]
+	cp skip.zst junk.zst; echo garbage >> junk.zst
+	run --separate-stderr "$A" -d junk.zst
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "accel-compress: junk.zst: not in a known format (zstd, gzip or lz4) at byte offset 19" ]
+}
+
+@test "a gzip member over the parallel limit is decoded sequentially in bounded memory" {
+	head -c 100M /dev/zero > z
+	"$A" -F gzip -B 128M z > z.gz
+	[ "$(stat -c %s z.gz)" -lt 1000000 ]
+	run --separate-stderr limited 400000 "$A" -d -v -T2 z.gz -o out
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"1 region(s) processed sequentially"* ]]
+	cmp out z
+}
+
+@test "--list lists many frames in constant memory, text and JSON unchanged" {
+	printf '\x28\xb5\x2f\xfd\x24\x00\x01\x00\x00\x99\xe9\xd8\x51' > e.zst  # what zstd makes of nothing
+	zstd -q -t e.zst
+	python3 -c 'import sys; e = open("e.zst", "rb").read(); sys.stdout.buffer.write(e * 300000)' > many.zst
+	run --separate-stderr limited 100000 "$A" -l --json many.zst
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.files[0].frames == 300000 and (.files[0].frame_list | length) == 300000'
+	echo "$output" | jq -e '.files[0].frame_list[299999] == {"offset": 3899987, "compressed_bytes": 13, "uncompressed_bytes": 0}'
+	run --separate-stderr limited 100000 "$A" -l -v many.zst
+	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 300002 ]
+	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
+	[ "$frames" = 300000 ] && [ "$csize" = 3900000 ] && [ "$usize" = 0 ] && [ "$name" = many.zst ]
+	[ "${lines[2]}" = "    frame 0 at 0: 13 -> 0" ]
+	[ "${lines[300001]}" = "    frame 299999 at 3899987: 13 -> 0" ]
+}
+
+@test "--list --json streams several files, a damaged one left out with exit 3" {
+	gen 200000 a
+	"$A" -B 64K a > a.zst
+	cat a | zstd -q -c > u.zst  # content size unknown
+	head -c 1000 a.zst > t.zst
+	run --separate-stderr "$A" -l --json a.zst t.zst u.zst
+	[ "$status" -eq 3 ]
+	[[ "$stderr" =~ ^accel-compress:\ t\.zst:\ .*byte\ offset\ [0-9]+$ ]]
+	echo "$output" | jq -e '[.files[].name] == ["a.zst", "u.zst"]'
+	echo "$output" | jq -e '.files[1].uncompressed_bytes == null and .files[1].frame_list[0].uncompressed_bytes == null'
+	echo "$output" | jq -e '[.files[0].frame_list[].uncompressed_bytes] == [65536, 65536, 65536, 3392]'
+	run --separate-stderr "$A" -l -v u.zst
+	[ "${lines[2]}" = "    frame 0 at 0: $(stat -c %s u.zst) -> unknown" ]
+}
+
+@test "a zstd window over the limit is refused with zstd -d's words, exit 1, no file" {
+	zstd_bomb 28 10 > seq.zst
+	zstd_bomb 28 10 fcs > par.zst
+	! zstd -q -d -c seq.zst > /dev/null
+	run --separate-stderr "$A" -d seq.zst -o out
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: seq.zst: zstd frame at byte offset 0: Frame requires too much memory for decoding (a window of 256 MiB, limit 128 MiB; use --long=28 or --memory=256M)" ]
+	no_output_file
+	run --separate-stderr "$A" -d par.zst -o out
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: par.zst: zstd frame: Frame requires too much memory for decoding (a window of 256 MiB, limit 128 MiB; use --long=28 or --memory=256M) at byte offset 0 (unit 0)" ]
+	no_output_file
+	# --long=N raises the limit, as for zstd -d
+	for f in seq.zst par.zst; do
+		zstd -q -d --long=28 -c "$f" > ref
+		[ "$(stat -c %s ref)" -eq 1310720 ]
+		"$A" -d --long=28 "$f" | cmp - ref
+		run --separate-stderr "$A" -d --long=27 "$f"
+		[ "$status" -eq 1 ]
+	done
+	# windows zstd cannot decode at all
+	zstd_bomb 32 1 > huge.zst
+	run --separate-stderr "$A" -d --long=31 huge.zst
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: huge.zst: zstd frame at byte offset 0: Frame requires too much memory for decoding (a window of 4096 MiB; zstd decodes windows up to 2048 MiB)" ]
+}
+
+@test "the window bomb of the issue: 2 GiB window refused before any allocation" {
+	zstd_bomb 31 22500 > bomb.zst
+	[ "$(stat -c %s bomb.zst)" -lt 100000 ]
+	run --separate-stderr limited 500000 "$A" -d bomb.zst -o out
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"Frame requires too much memory for decoding (a window of 2048 MiB, limit 128 MiB; use --long=31 or --memory=2048M)" ]]
+	no_output_file
+}
+
+@test "--long: 27 alone, 10-31 with =N, anything else a usage error" {
+	zstd_bomb 27 2 > w27.zst
+	zstd_bomb 28 2 > w28.zst
+	"$A" -d --long w27.zst | cmp - <(zstd -q -d -c w27.zst)
+	run --separate-stderr "$A" -d --long w28.zst
+	[ "$status" -eq 1 ]
+	"$A" -d --long=28 w28.zst | cmp - <(zstd -q -d --long=28 -c w28.zst)
+	for bad in 9 32 x ''; do
+		run --separate-stderr "$A" -d "--long=$bad" w27.zst
+		[ "$status" -eq 2 ]
+		[ "${stderr_lines[0]}" = "accel-compress: --long: '$bad' is not a window log from 10 to 31" ]
+	done
+	"$A" --help | grep -q -- '--long\[=N\]'
+}
