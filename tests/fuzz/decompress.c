@@ -60,7 +60,7 @@ static int run_accel(const uint8_t *data, size_t size, int threads, struct fuzz_
 	cfg.stream.total_size = -1;
 	cfg.stream.prog = "fuzz";
 	cfg.stream.verbose = -1;
-	cfg.max_frame = FUZZ_MAX_FRAME;
+	cfg.parallel_max = FUZZ_MAX_FRAME;
 	int rc = accel_decompress(ctx, &cfg, &in, &out, NULL, err, len);
 	accel_input_close(&in);
 	fuzz_slurp(outfd, o);
