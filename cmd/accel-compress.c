@@ -12,7 +12,7 @@
 
 enum {
 	OPT_DECOMPRESS = 1, OPT_COMPRESS, OPT_OUTPUT, OPT_FORCE, OPT_LEVEL, OPT_ULTRA,
-	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT,
+	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT, OPT_LONG,
 };
 
 static const struct accel_option options[] = {
@@ -28,6 +28,7 @@ static const struct accel_option options[] = {
 	{ OPT_NO_CHECK, 0, "no-check", NULL, "do not write content checksums", NULL, 0 },
 	{ OPT_LIST, 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", NULL, 0 },
 	{ OPT_TEST, 't', "test", NULL, "decompress and verify, writing nothing", NULL, 0 },
+	{ OPT_LONG, 0, "long", "N", "decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)", NULL, ACCEL_OPT_OPTIONAL },
 	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --list: print JSON", NULL, 0 },
 	ACCEL_COMMON_OPTIONS,
 	{ 0 },
@@ -39,20 +40,13 @@ static const struct accel_cli cli = {
 	options,
 };
 
-/* Decompression units larger than this are decoded sequentially. */
-#define MAX_FRAME ((uint64_t)64 << 20)
-
 struct job {
 	int decompress, list, test, force, ultra, checksum, level;
+	int window_log;          /* --long=N, 0: default */
 	const char *format;
 	const char *output;
 	uint64_t chunk;
 	struct accel_common common;
-};
-
-struct dec {
-	enum accel_format format;
-	uint64_t max;
 };
 
 static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
@@ -61,46 +55,6 @@ static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, 
 	(void)len;
 	const uint64_t *chunk = user;
 	return accel_read_chunk(in, u, (size_t)*chunk);
-}
-
-/* Next frame of the input: a unit when its end is known, else a region for
- * the sequential decoder. Skippable frames are passed over. */
-static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
-{
-	struct dec *d = user;
-	for (;;) {
-		struct accel_frame f;
-		const uint8_t *p;
-		ssize_t n = accel_input_peek(in, 4, &p);
-		if (n < 0)
-			return (int)n;
-		if (n == 0)
-			return 0;
-		enum accel_format fmt = accel_format_detect(p, (size_t)n);
-		if (fmt == ACCEL_FORMAT_SKIPPABLE) {
-			int rc = accel_frame_scan(in, 0, 1, &f, err, len);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		if (fmt != d->format) {
-			if (fmt == ACCEL_FORMAT_UNKNOWN)
-				snprintf(err, len, "trailing data is not in %s format", accel_format_name(d->format));
-			else
-				snprintf(err, len, "a %s frame inside %s data is not supported", accel_format_name(fmt),
-					 accel_format_name(d->format));
-			return ACCEL_EDATA;
-		}
-		uint64_t off = in->offset;
-		int rc = accel_frame_read(in, d->max, &u->in, &f, err, len);
-		if (rc == ACCEL_ENOTSUP)
-			return ACCEL_STREAM_SERIAL;
-		if (rc < 0)
-			return rc;
-		u->offset = off;
-		u->out_hint = (size_t)f.content_size;
-		return 1;
-	}
 }
 
 static uint64_t default_chunk(const char *format, int level)
@@ -132,7 +86,7 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 		   double *in_bytes)
 {
 	struct accel_input in;
-	char err[512];
+	char err[512] = "";
 	int rc = accel_input_open(&in, path);
 	if (rc < 0) {
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
@@ -143,55 +97,6 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 		accel_input_close(&in);
 		return ACCEL_EXIT_FAILURE;
 	}
-	char opname[32];
-	struct dec dec = { ACCEL_FORMAT_NONE, MAX_FRAME };
-	struct accel_op op = { opname, job->level, job->checksum, (size_t)job->chunk, NULL };
-	if (job->decompress) {
-		const uint8_t *p;
-		ssize_t n;
-		/* Skippable frames may come first: the format is the first
-		 * real frame's. */
-		while ((n = accel_input_peek(&in, 4, &p)) >= 4 &&
-		       accel_format_detect(p, (size_t)n) == ACCEL_FORMAT_SKIPPABLE) {
-			struct accel_frame f;
-			if (accel_frame_scan(&in, 0, 1, &f, err, sizeof err) < 0) {
-				accel_msg_error("%s: %s", in.name, err);
-				accel_input_close(&in);
-				return ACCEL_EXIT_DATA;
-			}
-		}
-		if (n < 0) {
-			accel_msg_error("cannot read %s: %s", in.name, strerror(errno));
-			accel_input_close(&in);
-			return ACCEL_EXIT_FAILURE;
-		}
-		dec.format = accel_format_detect(p, (size_t)n);
-		if (n == 0 || dec.format == ACCEL_FORMAT_UNKNOWN || dec.format == ACCEL_FORMAT_SKIPPABLE) {
-			accel_msg_error("%s: %s", in.name, n == 0 ? "unexpected end of input (empty)" :
-					"not in a known format (zstd, gzip or lz4) at byte offset 0");
-			accel_input_close(&in);
-			return ACCEL_EXIT_DATA;
-		}
-		snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(dec.format));
-	} else {
-		snprintf(opname, sizeof opname, "%s.compress", job->format);
-	}
-
-	struct accel_route route;
-	struct accel_route_req req = { &op, job->common.backend, in.size, NULL };
-	rc = accel_route(ctx, &req, &route);
-	if (job->common.verbose)
-		accel_route_print(&route, stderr);
-	if (rc < 0) {
-		accel_input_close(&in);
-		if (rc == ACCEL_EINVAL) {
-			accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
-			return ACCEL_EXIT_USAGE;
-		}
-		accel_msg_error("no engine can run %s (try -v for the reasons)", opname);
-		return ACCEL_EXIT_FAILURE;
-	}
-
 	struct accel_stream_config cfg = {
 		.threads = job->common.threads,
 		.fallback = job->common.fallback,
@@ -200,16 +105,49 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 		.prog = cli.prog,
 		.verbose = job->common.quiet ? -1 : job->common.verbose,
 	};
-	struct accel_stream_ops ops = { job->decompress ? next_frame : next_chunk, NULL, NULL };
 	struct accel_stream_stats stats;
-	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, job->decompress ? (void *)&dec : (void *)&job->chunk,
-			      &in, out, &stats, err, sizeof err);
+	memset(&stats, 0, sizeof stats);
+	if (job->decompress) {
+		struct accel_decompress_cfg dcfg = {
+			.backend = job->common.backend,
+			.stream = cfg,
+			.window_log_max = job->window_log,
+			.verbose = job->common.verbose,
+		};
+		rc = accel_decompress(ctx, &dcfg, &in, out, &stats, err, sizeof err);
+	} else {
+		char opname[32];
+		snprintf(opname, sizeof opname, "%s.compress", job->format);
+		struct accel_op op = { .name = opname, .level = job->level, .checksum = job->checksum,
+				       .chunk_size = (size_t)job->chunk };
+		struct accel_route route;
+		struct accel_route_req req = { &op, job->common.backend, in.size, NULL };
+		rc = accel_route(ctx, &req, &route);
+		if (job->common.verbose)
+			accel_route_print(&route, stderr);
+		if (rc < 0) {
+			accel_input_close(&in);
+			if (rc == ACCEL_EINVAL) {
+				accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
+				return ACCEL_EXIT_USAGE;
+			}
+			accel_msg_error("no engine can run %s (try -v for the reasons)", opname);
+			return ACCEL_EXIT_FAILURE;
+		}
+		struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+		rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, &job->chunk, &in, out, &stats, err, sizeof err);
+	}
 	if (job->common.verbose) {
 		fprintf(stderr, "%s: %s: ", cli.prog, in.name);
 		accel_stream_stats_print(&stats, stderr);
 	}
 	*in_bytes += (double)stats.bytes_in;
 	accel_input_close(&in);
+	if (rc == ACCEL_EINVAL && job->decompress) {
+		/* a malformed --backend list or setting */
+		accel_msg_usage("%s", err);
+		return ACCEL_EXIT_USAGE;
+	}
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does. */
 		char line[700];
@@ -233,7 +171,7 @@ static int measure_serial(struct accel_ctx *ctx, enum accel_format fmt, struct a
 {
 	char opname[32];
 	snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(fmt));
-	struct accel_op op = { opname, 0, 1, 0, NULL };
+	struct accel_op op = { .name = opname, .checksum = 1 };
 	const struct accel_engine *cpu = accel_cpu_engine(ctx);
 	void *ectx;
 	int rc = cpu->backend->open(cpu, &op, &ectx);
@@ -250,7 +188,95 @@ static int measure_serial(struct accel_ctx *ctx, enum accel_format fmt, struct a
 	return rc;
 }
 
-static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJSON *files)
+/* A number as cJSON prints it: --json keeps cJSON's format while frames
+ * are streamed rather than held in a tree. */
+static void put_number(double v)
+{
+	if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
+		printf("%llu", (unsigned long long)v);
+		return;
+	}
+	cJSON *n = cJSON_CreateNumber(v);
+	char *text = n ? cJSON_PrintUnformatted(n) : NULL;
+	fputs(text ? text : "null", stdout);
+	free(text);
+	cJSON_Delete(n);
+}
+
+static void put_string(const char *str)
+{
+	cJSON *n = cJSON_CreateString(str);
+	char *text = n ? cJSON_PrintUnformatted(n) : NULL;
+	fputs(text ? text : "null", stdout);
+	free(text);
+	cJSON_Delete(n);
+}
+
+/* One frame of --list, kept in a temporary file until the file's summary,
+ * which comes first, is printed: memory stays constant whatever the count. */
+struct frame_rec {
+	uint64_t offset;
+	int64_t compressed, uncompressed;  /* uncompressed -1: unknown */
+};
+
+/* An unnamed temporary file in $TMPDIR (else /tmp), or NULL. */
+static FILE *temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/accel-compress.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	FILE *f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+struct list_state {
+	int nfiles;  /* files printed so far (--json) */
+};
+
+/* Print the frame records of `recs` in the format of --json or -l -v. */
+static int print_frames(struct job *job, FILE *recs)
+{
+	if (fflush(recs) != 0 || fseek(recs, 0, SEEK_SET) != 0)
+		return ACCEL_EIO;
+	struct frame_rec r;
+	uint64_t i = 0;
+	if (job->common.json)
+		fputs("[", stdout);
+	while (fread(&r, sizeof r, 1, recs) == 1) {
+		if (job->common.json) {
+			fputs(i ? ", {\n\t\t\t\t\t\"offset\":\t" : "{\n\t\t\t\t\t\"offset\":\t", stdout);
+			put_number((double)r.offset);
+			fputs(",\n\t\t\t\t\t\"compressed_bytes\":\t", stdout);
+			put_number((double)r.compressed);
+			fputs(",\n\t\t\t\t\t\"uncompressed_bytes\":\t", stdout);
+			if (r.uncompressed >= 0)
+				put_number((double)r.uncompressed);
+			else
+				fputs("null", stdout);
+			fputs("\n\t\t\t\t}", stdout);
+		} else {
+			printf("    frame %llu at %llu: %llu -> ", (unsigned long long)i, (unsigned long long)r.offset,
+			       (unsigned long long)r.compressed);
+			if (r.uncompressed >= 0)
+				put_number((double)r.uncompressed);
+			else
+				fputs("unknown", stdout);
+			putchar('\n');
+		}
+		i++;
+	}
+	if (job->common.json)
+		fputs("]", stdout);
+	return ferror(recs) ? ACCEL_EIO : 0;
+}
+
+static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, struct list_state *ls)
 {
 	struct accel_input in;
 	char err[512] = "";
@@ -258,7 +284,12 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJ
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
-	cJSON *file = cJSON_CreateObject(), *frames = cJSON_CreateArray();
+	FILE *recs = NULL;
+	if ((job->common.json || job->common.verbose) && !(recs = temp_file())) {
+		accel_msg_error("cannot create a temporary file for the frame list: %s", strerror(errno));
+		accel_input_close(&in);
+		return ACCEL_EXIT_FAILURE;
+	}
 	enum accel_format format = ACCEL_FORMAT_NONE;
 	uint64_t nframes = 0, nskip = 0, csize = 0, usize = 0;
 	int unknown_size = 0, checksum = 1, rc = 0;
@@ -288,14 +319,12 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJ
 		else
 			usize += (uint64_t)f.content_size;
 		checksum &= f.checksum;
-		cJSON *fr = cJSON_CreateObject();
-		cJSON_AddNumberToObject(fr, "offset", (double)off);
-		cJSON_AddNumberToObject(fr, "compressed_bytes", (double)f.frame_size);
-		if (f.content_size >= 0)
-			cJSON_AddNumberToObject(fr, "uncompressed_bytes", (double)f.content_size);
-		else
-			cJSON_AddNullToObject(fr, "uncompressed_bytes");
-		cJSON_AddItemToArray(frames, fr);
+		struct frame_rec r = { off, f.frame_size, f.content_size };
+		if (recs && fwrite(&r, sizeof r, 1, recs) != 1) {
+			snprintf(err, sizeof err, "cannot write the temporary frame list: %s", strerror(errno));
+			rc = ACCEL_EIO;
+			break;
+		}
 	}
 	accel_input_close(&in);
 	if (rc == 0 && format == ACCEL_FORMAT_NONE) {
@@ -303,46 +332,50 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, cJ
 		rc = ACCEL_EDATA;
 	}
 	if (rc < 0) {
-		cJSON_Delete(file);
-		cJSON_Delete(frames);
+		if (recs)
+			fclose(recs);
 		accel_msg_error("%s: %s", in.name, err);
-		return accel_exit_status(rc);
+		return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
 	}
 	double ratio = csize && !unknown_size ? (double)usize / (double)csize : 0;
 	if (job->common.json) {
-		cJSON_AddStringToObject(file, "name", in.name);
-		cJSON_AddStringToObject(file, "format", accel_format_name(format));
-		cJSON_AddNumberToObject(file, "frames", (double)nframes);
-		cJSON_AddNumberToObject(file, "skippable_frames", (double)nskip);
-		cJSON_AddNumberToObject(file, "compressed_bytes", (double)csize);
+		fputs(ls->nfiles++ ? ", {\n\t\t\t\"name\":\t" : "{\n\t\t\t\"name\":\t", stdout);
+		put_string(in.name);
+		fputs(",\n\t\t\t\"format\":\t", stdout);
+		put_string(accel_format_name(format));
+		fputs(",\n\t\t\t\"frames\":\t", stdout);
+		put_number((double)nframes);
+		fputs(",\n\t\t\t\"skippable_frames\":\t", stdout);
+		put_number((double)nskip);
+		fputs(",\n\t\t\t\"compressed_bytes\":\t", stdout);
+		put_number((double)csize);
+		fputs(",\n\t\t\t\"uncompressed_bytes\":\t", stdout);
 		if (unknown_size)
-			cJSON_AddNullToObject(file, "uncompressed_bytes");
+			fputs("null", stdout);
 		else
-			cJSON_AddNumberToObject(file, "uncompressed_bytes", (double)usize);
-		cJSON_AddNumberToObject(file, "ratio", ratio);
-		cJSON_AddStringToObject(file, "check", check_name(format, checksum));
-		cJSON_AddItemToObject(file, "frame_list", frames);
-		cJSON_AddItemToArray(files, file);
-		return 0;
+			put_number((double)usize);
+		fputs(",\n\t\t\t\"ratio\":\t", stdout);
+		put_number(ratio);
+		fputs(",\n\t\t\t\"check\":\t", stdout);
+		put_string(check_name(format, checksum));
+		fputs(",\n\t\t\t\"frame_list\":\t", stdout);
+	} else {
+		char usz[32] = "unknown";
+		if (!unknown_size)
+			snprintf(usz, sizeof usz, "%llu", (unsigned long long)usize);
+		printf("%7llu %6llu %14llu %14s %7.3f  %-6s %-6s %s\n", (unsigned long long)nframes,
+		       (unsigned long long)nskip, (unsigned long long)csize, usz, ratio,
+		       check_name(format, checksum), accel_format_name(format), in.name);
 	}
-	cJSON_Delete(file);
-	char usz[32] = "unknown";
-	if (!unknown_size)
-		snprintf(usz, sizeof usz, "%llu", (unsigned long long)usize);
-	printf("%7llu %6llu %14llu %14s %7.3f  %-6s %-6s %s\n", (unsigned long long)nframes,
-	       (unsigned long long)nskip, (unsigned long long)csize, usz, ratio, check_name(format, checksum),
-	       accel_format_name(format), in.name);
-	if (job->common.verbose) {
-		const cJSON *fr;
-		int i = 0;
-		cJSON_ArrayForEach(fr, frames) {
-			const cJSON *u = cJSON_GetObjectItem(fr, "uncompressed_bytes");
-			printf("    frame %d at %.0f: %.0f -> %s\n", i++, cJSON_GetObjectItem(fr, "offset")->valuedouble,
-			       cJSON_GetObjectItem(fr, "compressed_bytes")->valuedouble,
-			       cJSON_IsNumber(u) ? cJSON_PrintUnformatted(u) : "unknown");
-		}
+	rc = recs ? print_frames(job, recs) : 0;
+	if (recs)
+		fclose(recs);
+	if (job->common.json)
+		fputs("\n\t\t}", stdout);
+	if (rc < 0) {
+		accel_msg_error("%s: cannot read the temporary frame list: %s", in.name, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
 	}
-	cJSON_Delete(frames);
 	return 0;
 }
 
@@ -374,6 +407,14 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		case OPT_NO_CHECK: job->checksum = 0; break;
 		case OPT_LIST: job->list = 1; break;
 		case OPT_TEST: job->test = 1; job->decompress = 1; break;
+		case OPT_LONG:
+			if (!arg) {
+				job->window_log = 27;
+			} else if (accel_parse_int(arg, 10, 31, &job->window_log) < 0) {
+				accel_msg_usage("--long: '%s' is not a window log from 10 to 31", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
 		case OPT_LEVEL:
 			if (accel_parse_int(arg, 1, 22, &job->level) < 0) {
 				accel_msg_usage("level -%s is out of range (1-19, 20-22 with --ultra)", arg);
@@ -427,22 +468,18 @@ int main(int argc, char **argv)
 	}
 	int status = 0;
 	if (job.list) {
-		cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
-		cJSON_AddNumberToObject(root, "schema_version", 1);
-		cJSON_AddItemToObject(root, "files", list);
-		if (!job.common.json)
+		struct list_state ls = { 0 };
+		if (job.common.json)
+			fputs("{\n\t\"schema_version\":\t1,\n\t\"files\":\t[", stdout);
+		else
 			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
 			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
 		for (int i = 0; i < nfiles; i++) {
-			int r = list_one(ctx, &job, files[i], list);
+			int r = list_one(ctx, &job, files[i], &ls);
 			status = status ? status : r;
 		}
-		if (job.common.json) {
-			char *text = cJSON_Print(root);
-			puts(text);
-			free(text);
-		}
-		cJSON_Delete(root);
+		if (job.common.json)
+			fputs("]\n}\n", stdout);
 		accel_ctx_free(ctx);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			accel_msg_error("cannot write stdout: %s", strerror(errno));

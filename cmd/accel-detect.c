@@ -939,7 +939,7 @@ static int parse_args(struct job *job, int argc, char **argv)
  * usage exit status for a malformed --backend list. */
 static int route_for(struct accel_ctx *ctx, const struct job *job, const char *name, struct accel_route *r)
 {
-	struct accel_op op = { name, 0, 1, 0, NULL };
+	struct accel_op op = { .name = name, .checksum = 1 };
 	struct accel_route_req req = { &op, job->common.backend, -1, NULL };
 	if (accel_route(ctx, &req, r) == ACCEL_EINVAL) {
 		accel_msg_usage("--backend: malformed list '%s'", job->common.backend);

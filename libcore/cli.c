@@ -115,7 +115,9 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
 		const struct accel_option *o = find_long(p, name, n);
 		if (!o)
 			return ACCEL_EINVAL;
-		if (o->arg) {
+		if (o->flags & ACCEL_OPT_OPTIONAL) {
+			*arg = eq ? eq + 1 : NULL;
+		} else if (o->arg) {
 			if (eq) {
 				*arg = eq + 1;
 			} else if (p->i < p->argc) {
@@ -214,8 +216,9 @@ static void option_label(const struct accel_option *o, char *buf, size_t len)
 	char s[8] = "    ";
 	if (o->short_name)
 		snprintf(s, sizeof s, "-%c, ", o->short_name);
-	snprintf(buf, len, "%s%s%s%s%s", s, o->long_name ? "--" : "", o->long_name ? o->long_name : "",
-		 o->arg ? " " : "", o->arg ? o->arg : "");
+	int opt = (o->flags & ACCEL_OPT_OPTIONAL) != 0;
+	snprintf(buf, len, "%s%s%s%s%s%s", s, o->long_name ? "--" : "", o->long_name ? o->long_name : "",
+		 o->arg ? (opt ? "[=" : " ") : "", o->arg ? o->arg : "", o->arg && opt ? "]" : "");
 }
 
 void accel_cli_help(const struct accel_cli *cli, FILE *f)
@@ -266,9 +269,9 @@ void accel_cli_man(const struct accel_cli *cli, FILE *f)
 				fputs("\\fR", f);
 			}
 			if (o->arg) {
-				fputs(" \\fI", f);
+				fputs(o->flags & ACCEL_OPT_OPTIONAL ? "[=\\fI" : " \\fI", f);
 				roff(f, o->arg);
-				fputs("\\fR", f);
+				fputs(o->flags & ACCEL_OPT_OPTIONAL ? "\\fR]" : "\\fR", f);
 			}
 			fputc('\n', f);
 		}
@@ -308,7 +311,7 @@ static void completion_bash(const struct accel_cli *cli, FILE *f)
 	fputs("()\n{\n\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
 	      "\tcase \"$prev\" in\n", f);
 	for (const struct accel_option *o = cli->options; o->id; o++) {
-		if ((o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC)) || !o->arg)
+		if ((o->flags & (ACCEL_OPT_HIDDEN | ACCEL_OPT_NUMERIC | ACCEL_OPT_OPTIONAL)) || !o->arg)
 			continue;
 		fputc('\t', f);
 		if (o->short_name)
@@ -369,7 +372,8 @@ static void completion_zsh(const struct accel_cli *cli, FILE *f)
 		} else if (o->short_name) {
 			fprintf(f, "'-%c%s[", o->short_name, o->arg ? "+" : "");
 		} else {
-			fprintf(f, "'--%s%s[", o->long_name, o->arg ? "=" : "");
+			fprintf(f, "'--%s%s[", o->long_name,
+				!o->arg ? "" : o->flags & ACCEL_OPT_OPTIONAL ? "=-" : "=");
 		}
 		squote(f, o->help, 1);
 		fputc(']', f);
@@ -391,7 +395,7 @@ static void completion_fish(const struct accel_cli *cli, FILE *f)
 			fprintf(f, " -s %c", o->short_name);
 		if (o->long_name)
 			fprintf(f, " -l %s", o->long_name);
-		if (o->arg) {
+		if (o->arg && !(o->flags & ACCEL_OPT_OPTIONAL)) {
 			if (o->complete && strcmp(o->complete, "file") && strcmp(o->complete, "dir"))
 				fprintf(f, " -x -a '%s'", o->complete);
 			else if (o->complete)

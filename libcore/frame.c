@@ -267,6 +267,21 @@ static int scan_lz4(struct cursor *c, struct accel_frame *f)
 	return 0;
 }
 
+/* Whether the 'AC' size just walked ends where a member can end: the
+ * trailer's ISIZE is the content size of the field, and the next bytes
+ * start a gzip member or the input ends. */
+static int member_end_plausible(struct cursor *c, const struct accel_frame *f)
+{
+	const uint8_t *p;
+	if (need(c, 0, &p) < 0 || le32(p - 4) != (uint32_t)f->content_size)
+		return 0;
+	size_t at = c->copying ? 0 : (size_t)c->pos;  /* peek mode: the member is still there */
+	ssize_t n = accel_input_peek(c->in, at + 2, &p);
+	if (n < (ssize_t)at)
+		return 0;
+	return (size_t)n == at || ((size_t)n == at + 2 && p[at] == 0x1f && p[at + 1] == 0x8b);
+}
+
 static int scan_gzip(struct cursor *c, struct accel_frame *f)
 {
 	const uint8_t *p;
@@ -295,10 +310,15 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 			f->content_size = le32(x + 8);
 			if (member < 12 + xlen + 8)
 				return bad(c, "gzip header: member size in the 'AC' field is too small");
-			if (!c->consume && member > c->max)
+			/* The field is a hint: a member (or its content) over
+			 * the limit, or one whose end does not look like the
+			 * end of a member, is left to the sequential decoder. */
+			if (!c->consume && (member > c->max || (uint64_t)f->content_size > c->max))
 				return ACCEL_ENOTSUP;
 			if ((rc = start_copy(c)) < 0 || (rc = skip(c, member)) < 0)
 				return rc;
+			if (!c->consume && !member_end_plausible(c, f))
+				return ACCEL_ENOTSUP;
 			return 0;
 		}
 		x += 4 + sl;
@@ -307,10 +327,11 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 }
 
 static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_buf *dst,
-		struct accel_frame *f, char *err, size_t len)
+		struct accel_frame *f, char *err, size_t len, int *copying)
 {
 	memset(f, 0, sizeof *f);
 	f->content_size = f->frame_size = -1;
+	*copying = 0;
 	const uint8_t *p;
 	ssize_t n = accel_input_peek(in, 4, &p);
 	if (n < 0)
@@ -341,18 +362,46 @@ static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_
 	}
 	if (rc == 0)
 		f->frame_size = (int64_t)c.pos;
+	*copying = c.copying;
 	return rc;
 }
 
 int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
 		     char *err, size_t len)
 {
-	return scan(in, max, consume, NULL, f, err, len);
+	int copying;
+	return scan(in, max, consume, NULL, f, err, len, &copying);
+}
+
+/* Give the bytes of a frame already moved into dst back to the input, in
+ * front of what it still holds, so that nothing is consumed. The buffers
+ * trade places: no copy of the frame's bytes. */
+static int unread(struct accel_input *in, struct accel_buf *dst)
+{
+	size_t have = in->end - in->start;
+	if (accel_buf_reserve(dst, dst->len + have))
+		return ACCEL_ENOMEM;
+	memcpy(dst->data + dst->len, in->buf + in->start, have);
+	uint8_t *buf = in->buf;
+	size_t cap = in->cap;
+	in->buf = dst->data;
+	in->cap = dst->cap;
+	in->start = 0;
+	in->end = dst->len + have;
+	in->offset -= dst->len;
+	dst->data = buf;
+	dst->cap = cap;
+	dst->len = 0;
+	return 0;
 }
 
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len)
 {
 	dst->len = 0;
-	return scan(in, max, 0, dst, f, err, len);
+	int copying = 0;
+	int rc = scan(in, max, 0, dst, f, err, len, &copying);
+	if (rc == ACCEL_ENOTSUP && copying && (rc = unread(in, dst)) == 0)
+		rc = ACCEL_ENOTSUP;
+	return rc;
 }

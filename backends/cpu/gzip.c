@@ -109,7 +109,7 @@ static const char *inflate_error(int rc)
 	case ISAL_INVALID_LOOKBACK: return "invalid distance (lookback)";
 	case ISAL_INVALID_WRAPPER: return "invalid gzip header";
 	case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
-	case ISAL_INCORRECT_CHECKSUM: return "CRC32 mismatch";
+	case ISAL_INCORRECT_CHECKSUM: return "CRC32 or ISIZE of the trailer does not match";
 	case ISAL_NEED_DICT: return "needs a dictionary";
 	case ISAL_OUT_OVERFLOW: return "more data than the header says";
 	}
@@ -145,8 +145,16 @@ static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	g->st.next_out = u->out.data;
 	g->st.avail_out = (uint32_t)u->out_hint;
 	int rc = isal_inflate_stateless(&g->st);
-	if (rc != ISAL_DECOMP_OK && rc != ISAL_END_INPUT) {
-		snprintf(err, len, "gzip member: %s", inflate_error(rc));
+	if (rc != ISAL_DECOMP_OK) {
+		snprintf(err, len, "gzip member: %s", rc == ISAL_END_INPUT ?
+			 "truncated before the member size in its 'AC' field" : inflate_error(rc));
+		return ACCEL_EDATA;
+	}
+	/* The member size came from the header: it holds only when the
+	 * member (deflate data and trailer) ends exactly there. */
+	if (g->st.avail_in) {
+		snprintf(err, len, "gzip member: ends %u bytes before the member size in its 'AC' field",
+			 g->st.avail_in);
 		return ACCEL_EDATA;
 	}
 	if (g->st.total_out != u->out_hint) {

@@ -53,29 +53,86 @@ static void zc_close(void *ctx)
 	free(z);
 }
 
+/* Largest window decoded when the operation states no memory limit: zstd's
+ * own default (windowLog 27). */
+#define WINDOW_DEFAULT ((uint64_t)1 << 27)
+/* Largest window libzstd decodes on 64-bit machines (ZSTD_WINDOWLOG_MAX_64). */
+#define WINDOW_LOG_MAX 31
+/* Longest zstd frame header (ZSTD_FRAMEHEADERSIZE_MAX). */
+#define FRAME_HEADER_MAX 18
+
 struct zd {
 	ZSTD_DCtx *dctx;
+	uint64_t window_max;  /* frames needing a larger window are refused */
 	uint8_t *buf;
 	size_t cap;
 };
 
 static int zd_open(const struct accel_op *op, void **ctx)
 {
-	(void)op;
 	struct zd *z = calloc(1, sizeof *z);
 	if (!z || !(z->dctx = ZSTD_createDCtx())) {
 		free(z);
 		return ACCEL_ENOMEM;
 	}
-	/* Frames from other tools may use windows up to 2 GiB (zstd --long=31). */
-	ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, 31);
+	z->window_max = op->memory_limit ? op->memory_limit : WINDOW_DEFAULT;
+	int log = 10;
+	while (log < WINDOW_LOG_MAX && ((uint64_t)1 << log) < z->window_max)
+		log++;
+	ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, log);
 	*ctx = z;
 	return 0;
+}
+
+/* Window a zstd frame header at p[0..n) asks for (RFC 8878 3.1.1.1.2; the
+ * content size for a single-segment frame), or 0 when the header is not
+ * all there: the decoder then says what is wrong. */
+static uint64_t frame_window(const uint8_t *p, size_t n)
+{
+	if (n < 6)
+		return 0;
+	uint8_t fhd = p[4];
+	if (!(fhd & 0x20)) {
+		uint64_t base = (uint64_t)1 << (10 + (p[5] >> 3));
+		return base + base / 8 * (p[5] & 7);
+	}
+	static const size_t did_size[4] = { 0, 1, 2, 4 };
+	size_t fcs_len = fhd >> 6 == 0 ? 1 : (size_t)1 << (fhd >> 6), at = 5 + did_size[fhd & 3];
+	if (n < at + fcs_len)
+		return 0;
+	uint64_t v = 0;
+	for (size_t i = fcs_len; i-- > 0;)
+		v = v << 8 | p[at + i];
+	return fcs_len == 2 ? v + 256 : v;
+}
+
+/* ACCEL_ENOMEM with zstd -d's words when the frame at p needs a window over
+ * the limit, as zstd -d refuses it (--long=N or --memory=SIZE raise it). */
+static int check_window(const struct zd *z, const uint8_t *p, size_t n, const char *where, char *err, size_t len)
+{
+	uint64_t w = frame_window(p, n);
+	if (w <= z->window_max)
+		return 0;
+	int log = 10;
+	while (log < 63 && ((uint64_t)1 << log) < w)
+		log++;
+	uint64_t mib = (w + (1u << 20) - 1) >> 20;
+	if (log > WINDOW_LOG_MAX)
+		snprintf(err, len, "%s: Frame requires too much memory for decoding (a window of %llu MiB; "
+			 "zstd decodes windows up to 2048 MiB)", where, (unsigned long long)mib);
+	else
+		snprintf(err, len, "%s: Frame requires too much memory for decoding (a window of %llu MiB, "
+			 "limit %llu MiB; use --long=%d or --memory=%lluM)", where, (unsigned long long)mib,
+			 (unsigned long long)(z->window_max >> 20), log, (unsigned long long)mib);
+	return ACCEL_ENOMEM;
 }
 
 static int zd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct zd *z = ctx;
+	int rc = check_window(z, u->in.data, u->in.len, "zstd frame", err, len);
+	if (rc < 0)
+		return rc;
 	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
 	size_t n = ZSTD_decompressDCtx(z->dctx, u->out.data, u->out_hint, u->in.data, u->in.len);
@@ -103,6 +160,15 @@ static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 	}
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
 	uint64_t start = in->offset;
+	const uint8_t *h;
+	ssize_t hn = accel_input_peek(in, FRAME_HEADER_MAX, &h);
+	if (hn < 0)
+		return (int)hn;
+	char where[64];
+	snprintf(where, sizeof where, "zstd frame at byte offset %llu", (unsigned long long)start);
+	int crc = check_window(z, h, (size_t)hn, where, err, len);
+	if (crc < 0)
+		return crc;
 	for (;;) {
 		const uint8_t *p;
 		ssize_t n = accel_input_peek(in, ZSTD_DStreamInSize(), &p);

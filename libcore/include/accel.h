@@ -172,6 +172,7 @@ struct accel_op {
 	int checksum;         /* 1: write/verify the format's checksum */
 	size_t chunk_size;    /* bytes per unit for chunked operations */
 	const void *ext;      /* operation-specific parameters, or NULL */
+	uint64_t memory_limit;   /* bytes the operation may use for its own state (a zstd window), 0: default */
 };
 
 /* What a backend's probe sees: it adds devices and engines through
@@ -556,8 +557,10 @@ struct accel_frame {
  * without decoding: from the zstd (RFC 8878) and lz4 (LZ4 Frame Format)
  * block headers, or from the 'A','C' FEXTRA subfield of our gzip members.
  * consume = 0: peek only, and stop with ACCEL_ENOTSUP (nothing consumed)
- * when the frame is longer than `max` bytes or its end cannot be found
- * without inflating (a gzip member of another tool); the frame is then
+ * when the frame or its stated content is longer than `max` bytes, or its
+ * end cannot be found without inflating (a gzip member of another tool, or
+ * one whose 'A','C' sizes do not match its trailer's ISIZE and the start of
+ * the next member); the frame is then
  * whole at the input's peek pointer. consume = 1: consume the frame while
  * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
  * end of input), ACCEL_ENOTSUP, ACCEL_EDATA with a message naming the byte
@@ -568,15 +571,55 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 
 /* Like accel_frame_scan in peek mode, but once the frame is known to fit
  * `max` it is read whole into dst (dst->len = f->frame_size), straight from
- * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing. */
+ * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing: bytes
+ * already read (at most `max`) are given back to the input's buffer, so the
+ * frame can be decoded sequentially from its first byte. */
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
+
+/* --------------------------------------------------------- decompression */
+
+/* Frames (and their stated content) up to this many bytes are decoded in
+ * parallel, one unit each; larger ones, and frames whose end or content
+ * size is not stated, are decoded sequentially in bounded memory. */
+#define ACCEL_DECOMPRESS_PARALLEL_MAX ((uint64_t)64 << 20)
+
+/* How accel_decompress runs. */
+struct accel_decompress_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	uint64_t memory_limit;        /* bytes a frame's window may take; raises the window limit, 0: none */
+	int window_log_max;           /* zstd windows up to 2^N bytes are decoded (--long=N); 0: 27 */
+	int verbose;                  /* > 0: print the route on stderr */
+	uint64_t parallel_max;        /* parallel limit in bytes; 0: ACCEL_DECOMPRESS_PARALLEL_MAX */
+};
+
+/*
+ * Decompress every frame of `in` to `out` as accel-compress -d does: format
+ * from the first non-skippable frame, frames in parallel on the route's
+ * engines when their end is known and they fit the parallel limit, else
+ * sequentially; the switch happens only at frame boundaries. Sizes stated
+ * in frame headers are hints, checked against what decoding finds. Input
+ * holding only skippable frames writes nothing and returns 0. A zstd frame
+ * whose window is over max(2^window_log_max, memory_limit) is refused.
+ * Memory: at most 2 * workers + 2 units in flight, each at most
+ * parallel_max bytes of input and as much output, plus one sequential
+ * decoder (its window, within the limit above).
+ * Returns 0; ACCEL_EDATA (corrupt, truncated or failed a check: err names
+ * the byte offset); ACCEL_ENOMEM (out of memory, or a window over the
+ * limit); ACCEL_EIO; ACCEL_EPIPE; ACCEL_EINVAL (malformed backend list);
+ * ACCEL_ENOENGINE; ACCEL_EDEVICE. One line in err[len].
+ */
+int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
+		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
 
 /* ----------------------------------------------------------- CLI helpers */
 
 enum accel_opt_flags {
 	ACCEL_OPT_HIDDEN = 1 << 0,   /* not in --help, man page or completions */
 	ACCEL_OPT_NUMERIC = 1 << 1,  /* matches -N (e.g. compression level -19) */
+	ACCEL_OPT_OPTIONAL = 1 << 2, /* long option whose argument is optional: only
+	                              * "--name=ARG" gives one (*arg NULL otherwise) */
 };
 
 /* One option, declared once: --help, the man page and the completions are

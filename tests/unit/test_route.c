@@ -91,7 +91,7 @@ static struct accel_ctx *new_ctx(void)
 	return ctx;
 }
 
-static struct accel_op zstd_op = { "zstd.compress", 3, 1, 1 << 20, NULL };
+static struct accel_op zstd_op = { .name = "zstd.compress", .level = 3, .checksum = 1, .chunk_size = 1 << 20 };
 
 static int route(struct accel_ctx *ctx, const char *backend, int64_t size, const char *profile,
 		 struct accel_route *r)
@@ -176,7 +176,7 @@ static void left_out_reasons(void **state)
 	assert_ranked(&r, 2, "fast:gpu0", "cpu");
 	assert_string_equal(entry(&r, "broken")->reason, "libbroken.so.1 not found");
 	/* An engine whose supports() says no keeps its reason. */
-	struct accel_op hi = { "zstd.compress", 15, 1, 1 << 20, NULL };
+	struct accel_op hi = { .name = "zstd.compress", .level = 15, .checksum = 1, .chunk_size = 1 << 20 };
 	req.op = &hi;
 	assert_int_equal(accel_route(ctx, &req, &r), 0);
 	assert_ranked(&r, 1, "cpu");

@@ -111,7 +111,7 @@ struct fixture {
 	char err[512];
 };
 
-static struct accel_op upper_op = { "upper", 0, 0, CHUNK, NULL };
+static struct accel_op upper_op = { .name = "upper", .chunk_size = CHUNK };
 
 static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
