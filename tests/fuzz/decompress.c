@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 0 && !ref.ok)
 			fuzz_fail("accel decoded %zu bytes with success; the reference rejects the input", got.len);
 		if (rc == 0 && !ref.too_big && !got.too_big &&
-		    (got.len != ref.len || memcmp(got.data, ref.data, got.len)))
+		    (got.len != ref.len || (got.len && memcmp(got.data, ref.data, got.len))))
 			fuzz_fail("accel decoded %zu bytes, the reference %zu, and they differ", got.len, ref.len);
 		if (rc < 0 && ref.ok && !ref.too_big && rc != ACCEL_ENOMEM && !strstr(err, "memory"))
 			fuzz_fail("accel failed (%s: %s) on input the reference decodes (%zu bytes)",
