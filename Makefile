@@ -64,6 +64,22 @@ endef
 $(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b))))
 
 TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so
+# Fuzz targets (tests/fuzz): one per parser of untrusted input. `make
+# check` replays their corpus through a plain driver (no clang needed);
+# `make fuzz` runs each under libFuzzer for FUZZ_TIME seconds.
+FUZZ_TARGETS := frame zstd gzip lz4
+FUZZ_TIME ?= 60
+FUZZ_CC ?= clang
+FUZZ_LIBS := $(shell pkg-config --libs libzstd liblz4 zlib 2>/dev/null)
+FUZZ_SRC_frame := tests/fuzz/frame.c
+FUZZ_SRC_zstd := tests/fuzz/decompress.c
+FUZZ_SRC_gzip := tests/fuzz/decompress.c
+FUZZ_SRC_lz4 := tests/fuzz/decompress.c
+FUZZ_DEF_zstd := -DFUZZ_FORMAT=ACCEL_FORMAT_ZSTD
+FUZZ_DEF_gzip := -DFUZZ_FORMAT=ACCEL_FORMAT_GZIP
+FUZZ_DEF_lz4 := -DFUZZ_FORMAT=ACCEL_FORMAT_LZ4
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/replay-%)
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
@@ -122,9 +138,23 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
+.SECONDEXPANSION:
+$(B)/fuzz/replay-%: tests/fuzz/driver.c tests/fuzz/ref.c tests/fuzz/fuzz.h $(LIB) $$(FUZZ_SRC_$$*)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUZZ_DEF_$*) -o $@ $(FUZZ_SRC_$*) tests/fuzz/ref.c tests/fuzz/driver.c \
+		$(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../lib' $(FUZZ_LIBS)
+
+# libFuzzer builds compile libaccel's sources into each target, so the
+# fuzzer sees their coverage; no plugin is loaded (only the cpu backend).
+$(B)/fuzz/fuzz-%: tests/fuzz/ref.c tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -O1 -g -std=gnu11 -pthread -D_GNU_SOURCE $(FUZZ_DEF_$*) \
+		-DACCEL_PLUGIN_DIR='"/nonexistent"' -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $(FUZZ_SRC_$*) tests/fuzz/ref.c $(CORE_SRC) $(PKG_LIBS) $(FUZZ_LIBS) -ldl
+
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.
-tests: all $(TEST_PLUGINS) $(UNIT_BIN)
+tests: all $(TEST_PLUGINS) $(UNIT_BIN) $(FUZZ_REPLAY)
 
 check:
 	@$(MAKE) --no-print-directory tests
@@ -132,6 +162,14 @@ check:
 
 deps:
 	@sh tests/deps.sh
+
+# Run every fuzz target for FUZZ_TIME seconds, starting from its seed
+# corpus; new inputs go to $(B)/fuzz/corpus-TARGET, crashes to
+# $(B)/fuzz/TARGET-crash-*. Needs clang (installed by `make deps-fuzz`).
+fuzz:
+	@sh tests/deps.sh clang libclang-rt-dev
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
+	@sh tests/fuzz/run.sh $(B)/fuzz $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 demo:
 	@$(MAKE) --no-print-directory all
@@ -173,8 +211,8 @@ clean:
 	rm -rf $(B)
 
 help:
-	@echo 'targets: all (default), deps, check, demo, bench, install, uninstall, clean'
-	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=...'
+	@echo 'targets: all (default), deps, check, demo, bench, fuzz, install, uninstall, clean'
+	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
 
-.PHONY: all tests check deps demo bench install uninstall clean help
+.PHONY: all tests check deps fuzz demo bench install uninstall clean help
 .SECONDARY:

@@ -1,0 +1,178 @@
+/*
+ * ref.c - memory files and the reference decoders for the fuzz targets:
+ * libzstd's streaming decoder, zlib's gzip inflate member by member, and
+ * liblz4's frame decoder, each over the whole input.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <lz4frame.h>
+#include "fuzz.h"
+
+void fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("fuzz: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	abort();
+}
+
+int fuzz_memfd(const char *name, const void *data, size_t size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	const uint8_t *p = data;
+	while (size) {
+		ssize_t w = write(fd, p, size);
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		p += w;
+		size -= (size_t)w;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void put(struct fuzz_out *o, const void *p, size_t n)
+{
+	if (o->too_big || !n)
+		return;
+	if (o->len + n > FUZZ_OUT_MAX) {
+		o->too_big = 1;
+		return;
+	}
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap : 65536;
+		while (cap < o->len + n)
+			cap *= 2;
+		uint8_t *d = realloc(o->data, cap);
+		if (!d)
+			fuzz_fail("out of memory");
+		o->data = d;
+		o->cap = cap;
+	}
+	memcpy(o->data + o->len, p, n);
+	o->len += n;
+}
+
+void fuzz_slurp(int fd, struct fuzz_out *o)
+{
+	uint8_t buf[65536];
+	ssize_t r;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		fuzz_fail("lseek on a memory file failed");
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		put(o, buf, (size_t)r);
+}
+
+void fuzz_out_free(struct fuzz_out *o)
+{
+	free(o->data);
+	memset(o, 0, sizeof *o);
+}
+
+void fuzz_ref_zstd(const uint8_t *p, size_t n, struct fuzz_out *o)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	uint8_t buf[1 << 16];
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t rc = 0;
+	o->ok = 0;
+	if (!d)
+		fuzz_fail("out of memory");
+	/* zstd -d's default window limit (windowLog 27, 128 MiB). */
+	ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 27);
+	if (n == 0)
+		goto out;
+	while (in.pos < in.size && !o->too_big) {
+		ZSTD_outBuffer ob = { buf, sizeof buf, 0 };
+		rc = ZSTD_decompressStream(d, &ob, &in);
+		if (ZSTD_isError(rc))
+			goto out;
+		put(o, buf, ob.pos);
+	}
+	/* Flush what a finished input still holds. */
+	while (rc != 0 && !o->too_big) {
+		ZSTD_outBuffer ob = { buf, sizeof buf, 0 };
+		rc = ZSTD_decompressStream(d, &ob, &in);
+		if (ZSTD_isError(rc) || ob.pos == 0)
+			break;
+		put(o, buf, ob.pos);
+	}
+	o->ok = rc == 0;
+out:
+	ZSTD_freeDCtx(d);
+}
+
+void fuzz_ref_gzip(const uint8_t *p, size_t n, struct fuzz_out *o)
+{
+	uint8_t buf[1 << 16];
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	o->ok = 0;
+	if (n == 0 || inflateInit2(&z, 16 + 15) != Z_OK)
+		return;
+	size_t pos = 0;
+	for (;;) {
+		/* Each member starts with the gzip magic: anything else after a
+		 * member is an error here (gzip -d warns of "trailing garbage"). */
+		if (n - pos < 2 || p[pos] != 0x1f || p[pos + 1] != 0x8b)
+			break;
+		z.next_in = (Bytef *)(p + pos);
+		z.avail_in = (uInt)(n - pos);
+		int rc;
+		do {
+			z.next_out = buf;
+			z.avail_out = sizeof buf;
+			rc = inflate(&z, Z_NO_FLUSH);
+			put(o, buf, sizeof buf - z.avail_out);
+		} while (rc == Z_OK && !o->too_big && (z.avail_in || !z.avail_out));
+		if (rc != Z_STREAM_END)
+			break;
+		pos = n - z.avail_in;
+		if (pos == n) {
+			o->ok = 1;
+			break;
+		}
+		inflateReset(&z);
+	}
+	inflateEnd(&z);
+}
+
+void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o)
+{
+	LZ4F_dctx *d;
+	uint8_t *buf = malloc(4u << 20);
+	o->ok = 0;
+	if (!buf || LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
+		fuzz_fail("out of memory");
+	size_t pos = 0, hint = 1;
+	while (pos < n && !o->too_big) {
+		size_t src = n - pos, dst = 4u << 20;
+		hint = LZ4F_decompress(d, buf, &dst, p + pos, &src, NULL);
+		if (LZ4F_isError(hint))
+			goto out;
+		put(o, buf, dst);
+		pos += src;
+		if (src == 0 && dst == 0)
+			break;
+	}
+	o->ok = n > 0 && pos == n && hint == 0;
+out:
+	LZ4F_freeDecompressionContext(d);
+	free(buf);
+}
