@@ -308,15 +308,21 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 		if (x[0] == 'A' && x[1] == 'C' && sl == 8) {
 			uint32_t member = le32(x + 4);
 			f->content_size = le32(x + 8);
+			/* Another tool's 'AC' field, or a lie: inflating finds
+			 * the end. */
 			if (member < 12 + xlen + 8)
-				return bad(c, "gzip header: member size in the 'AC' field is too small");
+				return ACCEL_ENOTSUP;
 			/* The field is a hint: a member (or its content) over
 			 * the limit, or one whose end does not look like the
 			 * end of a member, is left to the sequential decoder. */
 			if (!c->consume && (member > c->max || (uint64_t)f->content_size > c->max))
 				return ACCEL_ENOTSUP;
-			if ((rc = start_copy(c)) < 0 || (rc = skip(c, member)) < 0)
+			if ((rc = start_copy(c)) < 0)
 				return rc;
+			/* A member said to run past the end of the input is
+			 * one more lie, not a truncation, until inflating says so. */
+			if ((rc = skip(c, member)) < 0)
+				return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
 			if (!c->consume && !member_end_plausible(c, f))
 				return ACCEL_ENOTSUP;
 			return 0;
@@ -351,8 +357,13 @@ static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_
 		if ((rc = need(&c, 8, &p)) < 0)
 			break;
 		f->content_size = 0;
-		c.max = ~0ULL;
-		c.dst = NULL;  /* a skippable frame is always walked past */
+		/* accel_frame_read walks past a skippable frame (consumes
+		 * it, dst left empty), whatever its size; a peek stops at max. */
+		if (c.dst) {
+			c.consume = 1;
+			c.max = ~0ULL;
+			c.dst = NULL;
+		}
 		rc = skip(&c, 8 + (uint64_t)le32(p + 4));
 		break;
 	default:

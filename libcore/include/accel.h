@@ -594,7 +594,8 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
  * `max` it is read whole into dst (dst->len = f->frame_size), straight from
  * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing: bytes
  * already read (at most `max`) are given back to the input's buffer, so the
- * frame can be decoded sequentially from its first byte. */
+ * frame can be decoded sequentially from its first byte. A skippable frame
+ * is walked past instead (consumed whatever its size, dst->len 0). */
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
 

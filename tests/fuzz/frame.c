@@ -91,6 +91,13 @@ static void walk_read(int fd, const uint8_t *data, size_t size, uint64_t max, co
 		}
 		if (rc < 0)
 			break;
+		if (f.format == ACCEL_FORMAT_SKIPPABLE) {
+			if (buf.len || f.frame_size < 8 || in.offset != off + (uint64_t)f.frame_size)
+				fuzz_fail("skippable frame at %llu: %zu bytes read, frame %lld bytes, input at %llu",
+					  (unsigned long long)off, buf.len, (long long)f.frame_size,
+					  (unsigned long long)in.offset);
+			continue;
+		}
 		if (f.frame_size < 0 || (uint64_t)f.frame_size > max || buf.len != (size_t)f.frame_size ||
 		    off + buf.len > size || memcmp(buf.data, data + off, buf.len) || in.offset != off + buf.len)
 			fuzz_fail("frame read at %llu: %zu bytes read, frame %lld bytes, limit %llu",

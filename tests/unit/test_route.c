@@ -166,7 +166,7 @@ static void left_out_reasons(void **state)
 	add_backend(ctx, &fast_backend);
 	struct accel_route r;
 	/* A backend that does not offer the operation, one whose probe failed. */
-	struct accel_op lz4 = { "lz4.compress", 1, 1, 1 << 20, NULL };
+	struct accel_op lz4 = { .name = "lz4.compress", .level = 1, .checksum = 1, .chunk_size = 1 << 20 };
 	struct accel_route_req req = { &lz4, "auto", -1, NO_PROFILE };
 	assert_int_equal(accel_route(ctx, &req, &r), 0);
 	assert_ranked(&r, 1, "cpu");
