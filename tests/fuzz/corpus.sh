@@ -29,6 +29,7 @@ for f in text rand small empty; do
 	"$ac" -q -c -B 1K -F gzip < "$tmp/$f" > "$out/gzip/$f-accel.gz"
 	"$ac" -q -c -B 1K -F lz4 < "$tmp/$f" > "$out/lz4/$f-accel.lz4"
 done
+touch -t 202001010000 "$tmp/text"
 gzip -c -N "$tmp/text" > "$out/gzip/fname.gz"
 cat "$out/zstd/small.zst" "$out/zstd/rand.zst" "$out/zstd/text-pipe.zst" > "$out/zstd/multi.zst"
 cat "$out/gzip/small.gz" "$out/gzip/text-accel.gz" "$out/gzip/empty.gz" > "$out/gzip/multi.gz"
@@ -69,6 +70,9 @@ def ac(m, total=None, isize=None):
     return bytes(m)
 first_len = struct.unpack('<I', b[16:20])[0]
 wr('gzip/ac-spans-next.gz', ac(b[:first_len], total=first_len + len(a)) + b[first_len:] + a)
+# The 'AC' member size and content size of the first member cover the
+# second member exactly (its trailer and ISIZE end the span).
+wr('gzip/ac-spans-exact.gz', ac(a, total=len(a) + first_len, isize=struct.unpack('<I', b[20:24])[0]) + b[:first_len])
 wr('gzip/ac-isize-lies.gz', ac(a, isize=struct.unpack('<I', a[20:24])[0] + 1))
 wr('gzip/ac-too-small.gz', ac(a, total=20))
 wr('gzip/ac-plus-plain.gz', ac(a, total=len(a) + 5) + rd(out + '/gzip/small.gz'))
