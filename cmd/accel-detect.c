@@ -948,13 +948,19 @@ static int route_for(struct accel_ctx *ctx, const struct job *job, const char *n
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int detect(int argc, char **argv)
 {
 	struct job job;
 	accel_msg_prog(cli.prog);
 	int rc = parse_args(&job, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	double timeout;
+	if (accel_probe_timeout(&timeout) < 0) {
+		accel_msg_error("ACCEL_PROBE_TIMEOUT: '%s' is not a number of seconds from %g to %g",
+				getenv("ACCEL_PROBE_TIMEOUT"), ACCEL_PROBE_TIMEOUT_MIN, ACCEL_PROBE_TIMEOUT_MAX);
+		return ACCEL_EXIT_USAGE;
+	}
 
 	struct term terms[32];
 	int nterms = 0;
@@ -1062,4 +1068,11 @@ int main(int argc, char **argv)
 	free(text);
 	accel_ctx_free(ctx);
 	return status;
+}
+
+/* A probe that timed out leaves its thread inside the driver: accel_exit
+ * then ends the process without running the libraries' exit handlers. */
+int main(int argc, char **argv)
+{
+	accel_exit(detect(argc, argv));
 }

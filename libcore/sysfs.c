@@ -117,12 +117,36 @@ static void *bounded_main(void *x)
 	return NULL;
 }
 
+/* Calls abandoned so far in this process (accel_exit reads it). */
+static int abandoned;
+
+int accel_abandoned_calls(void)
+{
+	return __atomic_load_n(&abandoned, __ATOMIC_SEQ_CST);
+}
+
+int accel_probe_timeout(double *seconds)
+{
+	const char *env = getenv("ACCEL_PROBE_TIMEOUT");
+	*seconds = ACCEL_PROBE_TIMEOUT_DEFAULT;
+	if (!env)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(env, &end);
+	/* "!(a <= v && v <= b)" is also true for NaN. */
+	if (end == env || *end || errno || !(v >= ACCEL_PROBE_TIMEOUT_MIN && v <= ACCEL_PROBE_TIMEOUT_MAX))
+		return ACCEL_EINVAL;
+	*seconds = v;
+	return 0;
+}
+
 int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs)
 {
-	if (seconds <= 0) {
-		const char *env = getenv("ACCEL_PROBE_TIMEOUT");
-		seconds = env && atof(env) > 0 ? atof(env) : 5;
-	}
+	/* Outside the range (a malformed variable the program did not refuse,
+	 * or a caller's inf) the default: a deadline must be a real time. */
+	if (seconds <= 0 || !(seconds <= ACCEL_PROBE_TIMEOUT_MAX))
+		accel_probe_timeout(&seconds);
 	if (n <= 0)
 		return 0;
 	struct bounded *b = calloc(1, sizeof *b + (size_t)n * sizeof b->call[0]);
@@ -164,13 +188,15 @@ int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double s
 	ts.tv_sec = (time_t)end;
 	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
 	while (b->pending > 0)
-		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) == ETIMEDOUT)
-			break;
+		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) != 0)
+			break;  /* ETIMEDOUT; anything else would only repeat */
 	int late = 0;
 	for (int i = 0; i < n; i++) {
 		rcs[i] = b->call[i].done ? b->call[i].rc : ACCEL_EDEVICE;
 		late += !b->call[i].done;
 	}
+	if (late)
+		__atomic_add_fetch(&abandoned, late, __ATOMIC_SEQ_CST);
 	bounded_put(b);
 	return late;
 }
