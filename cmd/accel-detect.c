@@ -424,15 +424,29 @@ static double micro(double s)
 	return (double)(long long)(s * 1e6 + 0.5) / 1e6;
 }
 
+/* Text that came from outside the program (drivers, sysfs, the
+ * environment, plugin paths), with accel_text_sanitize() applied to a copy:
+ * the JSON is valid UTF-8 and holds no control characters. */
+static cJSON *text(const char *s)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		return NULL;
+	accel_text_sanitize(c);
+	cJSON *j = cJSON_CreateString(c);
+	free(c);
+	return j;
+}
+
 static cJSON *str_or_null(const char *s)
 {
-	return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+	return s && *s ? text(s) : cJSON_CreateNull();
 }
 
 static cJSON *device_json(const struct accel_device *d)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "id", d->id);
+	cJSON_AddItemToObject(o, "id", text(d->id));
 	cJSON_AddStringToObject(o, "class", accel_class_name(d->cls));
 	cJSON_AddItemToObject(o, "vendor", str_or_null(d->vendor));
 	cJSON_AddItemToObject(o, "model", str_or_null(d->model));
@@ -450,7 +464,7 @@ static cJSON *device_json(const struct accel_device *d)
 	cJSON *apis = cJSON_AddArrayToObject(o, "apis");
 	for (int i = 0; i < d->napis; i++) {
 		cJSON *a = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "name", d->apis[i].name);
+		cJSON_AddItemToObject(a, "name", text(d->apis[i].name));
 		cJSON_AddBoolToObject(a, "ok", d->apis[i].ok);
 		cJSON_AddItemToObject(a, "reason", str_or_null(d->apis[i].reason));
 		cJSON_AddItemToArray(apis, a);
@@ -479,7 +493,7 @@ static cJSON *device_json(const struct accel_device *d)
 		else if (!strcmp(p->value, "true") || !strcmp(p->value, "false"))
 			cJSON_AddBoolToObject(props, p->key, p->value[0] == 't');
 		else
-			cJSON_AddStringToObject(props, p->key, p->value);
+			cJSON_AddItemToObject(props, p->key, text(p->value));
 	}
 	return o;
 }
@@ -497,13 +511,13 @@ static cJSON *route_json(const struct accel_route *r)
 			cJSON_AddNumberToObject(j, "rank", i + 1);
 		else
 			cJSON_AddNullToObject(j, "rank");
-		cJSON_AddStringToObject(j, "name", x->name);
+		cJSON_AddItemToObject(j, "name", text(x->name));
 		cJSON_AddBoolToObject(j, "usable", x->usable);
 		if (x->usable && x->mbps > 0)
 			cJSON_AddNumberToObject(j, "expected_mbps", (double)(long long)(x->mbps + 0.5));
 		else
 			cJSON_AddNullToObject(j, "expected_mbps");
-		cJSON_AddStringToObject(j, "reason", x->reason);
+		cJSON_AddItemToObject(j, "reason", text(x->reason));
 		cJSON_AddItemToArray(e, j);
 	}
 	return o;
@@ -515,15 +529,15 @@ static void host_info(cJSON *host, struct accel_ctx *ctx)
 	char name[256] = "";
 	const char *root = getenv("ACCEL_SYSROOT");
 	if (root && *root && accel_sysfs_read(root, name, sizeof name, "/proc/sys/kernel/hostname") > 0)
-		cJSON_AddStringToObject(host, "hostname", name);
+		cJSON_AddItemToObject(host, "hostname", text(name));
 	else if (!gethostname(name, sizeof name - 1))
-		cJSON_AddStringToObject(host, "hostname", name);
+		cJSON_AddItemToObject(host, "hostname", text(name));
 	else
 		cJSON_AddNullToObject(host, "hostname");
 	if (root && *root && accel_sysfs_read(root, name, sizeof name, "/proc/sys/kernel/osrelease") > 0)
-		cJSON_AddStringToObject(host, "kernel", name);
+		cJSON_AddItemToObject(host, "kernel", text(name));
 	else if (!uname(&u))
-		cJSON_AddStringToObject(host, "kernel", u.release);
+		cJSON_AddItemToObject(host, "kernel", text(u.release));
 	else
 		cJSON_AddNullToObject(host, "kernel");
 	cJSON_AddItemToObject(host, "sysroot", str_or_null(root));
@@ -537,15 +551,15 @@ static cJSON *probes_json(struct accel_ctx *ctx)
 	for (int i = 0; i < accel_backend_count(ctx); i++) {
 		const struct accel_backend_status *s = accel_backend_status(ctx, i);
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", s->name);
-		cJSON_AddStringToObject(o, "origin", s->origin);
+		cJSON_AddItemToObject(o, "name", text(s->name));
+		cJSON_AddItemToObject(o, "origin", text(s->origin));
 		cJSON_AddBoolToObject(o, "probed", s->probed);
 		cJSON_AddBoolToObject(o, "ok", s->backend && s->probed && s->rc == 0);
 		cJSON_AddItemToObject(o, "reason", str_or_null(s->reason));
 		cJSON_AddNumberToObject(o, "seconds", micro(s->probe_seconds));
 		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
 		for (int k = 0; k < s->nnotes; k++)
-			cJSON_AddItemToArray(notes, cJSON_CreateString(s->notes[k]));
+			cJSON_AddItemToArray(notes, text(s->notes[k]));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -564,6 +578,15 @@ static int ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), k = strlen(tail);
 	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* Write text from outside the program, sanitised (see text()). */
+static void put_text(FILE *f, const char *s)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", s);
+	accel_text_sanitize(buf);
+	fputs(buf, f);
 }
 
 static void print_device(FILE *f, const struct accel_device *d, const struct style *st, int verbose)
@@ -669,9 +692,12 @@ static void print_table(FILE *f, struct accel_ctx *ctx, const struct job *job, c
 			fprintf(f, " %7.1f ms", s->probe_seconds * 1e3);
 		else
 			fprintf(f, " %10s", "");
-		fprintf(f, "  %s", s->backend && s->backend->description ? s->backend->description : s->origin);
-		if (s->reason[0])
-			fprintf(f, ": %s", s->reason);
+		fprintf(f, "  ");
+		put_text(f, s->backend && s->backend->description ? s->backend->description : s->origin);
+		if (s->reason[0]) {
+			fprintf(f, ": ");
+			put_text(f, s->reason);
+		}
 		else if (s->backend && !s->probed)
 			fprintf(f, ": not needed for this query");
 		fputc('\n', f);
@@ -944,6 +970,11 @@ static int route_for(struct accel_ctx *ctx, const struct job *job, const char *n
 	if (accel_route(ctx, &req, r) == ACCEL_EINVAL) {
 		accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
 		return ACCEL_EXIT_USAGE;
+	}
+	/* Reasons may quote a library's own message. */
+	for (int i = 0; i < r->n; i++) {
+		accel_text_sanitize(r->entries[i].name);
+		accel_text_sanitize(r->entries[i].reason);
 	}
 	return 0;
 }

@@ -36,7 +36,34 @@ int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, .
 	if (!ok)
 		return -1;
 	buf[strcspn(buf, "\n")] = 0;
+	accel_text_sanitize(buf);
 	return (int)strlen(buf);
+}
+
+int accel_sysfs_read_long(const char *root, long *out, const char *fmt, ...)
+{
+	char path[PATH_MAX], buf[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vpath(path, sizeof path, root, fmt, ap);
+	va_end(ap);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, sizeof buf, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	char *end;
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	/* strtol takes leading blanks and a sign, not an empty number. */
+	if (end == buf || *end || errno || !strpbrk(buf, "0123456789"))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
@@ -54,6 +81,7 @@ int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, .
 	target[n] = 0;
 	const char *slash = strrchr(target, '/');
 	core_strlcpy(buf, slash ? slash + 1 : target, len);
+	accel_text_sanitize(buf);
 	return (int)strlen(buf);
 }
 
@@ -69,8 +97,10 @@ void accel_pci_locality(struct accel_device *d, const char *root)
 			 dev[0] == '0' && dev[1] == 'x' ? dev + 2 : dev);
 		accel_device_set(d, "pci_id", id);
 	}
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/numa_node", a) > 0)
-		d->numa_node = atoi(v) < 0 ? -1 : atoi(v);
+	/* -1 (no NUMA) and anything that is not a node number: unknown. */
+	long node;
+	if (accel_sysfs_read_long(root, &node, "/sys/bus/pci/devices/%s/numa_node", a) == 0)
+		d->numa_node = node >= 0 && node < 65536 ? (int)node : -1;
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/local_cpulist", a) > 0)
 		accel_device_set(d, "local_cpulist", v);
 	if (!d->driver[0] && accel_sysfs_link(root, v, sizeof v, "/sys/bus/pci/devices/%s/driver", a) > 0)

@@ -254,18 +254,24 @@ const char *accel_probe_sysroot(const struct accel_probe *p);
 /* ------------------------------------------------------------ probe helpers */
 
 /* Read the first line of the file named by fmt under sysroot `root` (a
- * probe's accel_probe_sysroot) into buf, newline removed. Returns its
- * length, or -1 when it cannot be read. */
+ * probe's accel_probe_sysroot) into buf, newline removed and
+ * accel_text_sanitize()d. Returns its length, or -1 when it cannot be read. */
 int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The decimal integer in the file named by fmt under `root` (blanks and a
+ * newline around it allowed) into *out. Returns 0, or -1 when the file
+ * cannot be read or holds anything else ("abc", "", "12x"). */
+int accel_sysfs_read_long(const char *root, long *out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Last component of the target of the symbolic link named by fmt under
- * `root` ("mlx5_core" for .../device/driver). Returns its length, or -1. */
+ * `root` ("mlx5_core" for .../device/driver), accel_text_sanitize()d.
+ * Returns its length, or -1. */
 int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Complete a device from sysfs by its d->pci_address: numa_node, driver
- * when empty, and the properties "pci_id" ("10de:2330") and
- * "local_cpulist" (the CPUs closest to it, "0-31"). Nothing when the
- * function is not in <root>/sys/bus/pci/devices. */
+/* Complete a device from sysfs by its d->pci_address: numa_node (-1 when
+ * the file holds no node number), driver when empty, and the properties
+ * "pci_id" ("10de:2330") and "local_cpulist" (the CPUs closest to it,
+ * "0-31"). Nothing when the function is not in <root>/sys/bus/pci/devices. */
 void accel_pci_locality(struct accel_device *d, const char *root);
 /* $ACCEL_PROBE_TIMEOUT: the seconds a bounded call waits by default, a
  * decimal number from ACCEL_PROBE_TIMEOUT_MIN to ACCEL_PROBE_TIMEOUT_MAX. */
