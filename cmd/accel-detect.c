@@ -6,8 +6,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <cjson/cJSON.h>
@@ -119,32 +121,49 @@ static void probe_classes(struct accel_ctx *ctx, unsigned classes)
 	}
 }
 
+/* "cpu, gpu, crypto, video, nic, npu, other" into buf. */
+static const char *class_list(char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int c = 0; c < ACCEL_CLASS_COUNT && used < len; c++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", c ? ", " : "", accel_class_name(c));
+	return buf;
+}
+
+/* A comma-separated list of classes; an empty one, or an empty or
+ * unknown name in it, is a usage error naming it. */
 static int parse_classes(const char *list, unsigned *out)
 {
-	char *copy = strdup(list), *save = NULL;
+	char names[80];
 	*out = 0;
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int c = accel_class_parse(w);
+	for (const char *w = list;; w++) {
+		size_t n = strcspn(w, ",");
+		char name[16] = "";
+		int c = n < sizeof name ? (memcpy(name, w, n), accel_class_parse(name)) : -1;
 		if (c < 0) {
-			accel_msg_usage("--class: '%s' is not one of cpu, gpu, crypto, video, nic, npu, other", w);
-			free(copy);
+			accel_msg_usage("--class: '%.*s' is not a class; classes are %s", (int)(n < 64 ? n : 64), w,
+					class_list(names, sizeof names));
 			return ACCEL_EINVAL;
 		}
 		*out |= BIT(c);
+		w += n;
+		if (!*w)
+			return 0;
 	}
-	free(copy);
-	return *out ? 0 : ACCEL_EINVAL;
 }
 
 /* ------------------------------------------------------------ requirements */
 
-/* A value with an optional K, M, G, T suffix (powers of 1024). */
+#define MAX_TERMS 32
+
+/* A finite number with an optional K, M, G, T, P suffix (powers of 1024). */
 static int parse_value(const char *s, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || errno)
+	if (end == s || errno || !isfinite(v))
 		return ACCEL_EINVAL;
 	static const char suffixes[] = "KMGTP";
 	if (*end) {
@@ -173,15 +192,48 @@ static int compare(double a, enum cmp op, double b)
 	}
 }
 
+/* What a term's VALUE is: a number, a dotted version ("1.3.250"), or a
+ * word (only with == and !=). */
+enum value_kind { VAL_NUMBER, VAL_VERSION, VAL_WORD };
+
 /* One term of --require: NAME[.FIELD][OP VALUE]. */
 struct term {
 	char name[48], field[48];
 	enum cmp op;
+	enum value_kind kind;
 	double value;
-	const char *text;
+	const char *value_text;  /* VALUE as written */
+	const char *text;        /* the whole term */
 };
 
-static int parse_term(const char *text, struct term *t)
+/* Digits and dots, a digit at each end: "12", "1.3", "1.3.250". */
+static int dotted(const char *s)
+{
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && (*s != '.' || !isdigit((unsigned char)s[1])))
+			return 0;
+	return 1;
+}
+
+/* Compare two dotted() versions part by part, a missing part being 0:
+ * negative, 0 or positive. */
+static int version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		char *ea, *eb;
+		unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		a = *ea == '.' ? ea + 1 : ea;
+		b = *eb == '.' ? eb + 1 : eb;
+	}
+	return 0;
+}
+
+/* 0, or ACCEL_EINVAL with why in err[len]. */
+static int parse_term(const char *text, struct term *t, char *err, size_t len)
 {
 	static const struct { const char *s; enum cmp op; } ops[] = {
 		{ ">=", CMP_GE }, { "<=", CMP_LE }, { "==", CMP_EQ }, { "!=", CMP_NE },
@@ -190,27 +242,57 @@ static int parse_term(const char *text, struct term *t)
 	memset(t, 0, sizeof *t);
 	t->text = text;
 	size_t n = strcspn(text, "<>=!");
-	if (!n || n >= sizeof t->name)
+	size_t dot = strcspn(text, ".");
+	if (dot > n)
+		dot = n;
+	if (!dot) {
+		snprintf(err, len, "no NAME");
 		return ACCEL_EINVAL;
-	memcpy(t->name, text, n);
-	char *dot = strchr(t->name, '.');
-	if (dot) {
-		*dot = 0;
-		snprintf(t->field, sizeof t->field, "%s", dot + 1);
-		if (!t->field[0])
+	}
+	if (dot >= sizeof t->name || (dot < n && n - dot - 1 >= sizeof t->field)) {
+		snprintf(err, len, "NAME and FIELD are at most %zu characters each", sizeof t->name - 1);
+		return ACCEL_EINVAL;
+	}
+	memcpy(t->name, text, dot);
+	if (dot < n) {
+		memcpy(t->field, text + dot + 1, n - dot - 1);
+		if (!t->field[0]) {
+			snprintf(err, len, "no FIELD after '.'");
 			return ACCEL_EINVAL;
+		}
 	}
 	for (char *c = t->name; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-') {
+			snprintf(err, len, "NAME holds letters, digits, '_' and '-' only");
 			return ACCEL_EINVAL;
+		}
 	if (!text[n])
 		return 0;
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strncmp(text + n, ops[i].s, strlen(ops[i].s))) {
-			t->op = ops[i].op;
-			return parse_value(text + n + strlen(ops[i].s), &t->value);
-		}
-	return ACCEL_EINVAL;
+	size_t i = 0;
+	while (i < sizeof ops / sizeof ops[0] && strncmp(text + n, ops[i].s, strlen(ops[i].s)))
+		i++;
+	if (i == sizeof ops / sizeof ops[0]) {
+		snprintf(err, len, "OP is one of >= <= > < == = !=");
+		return ACCEL_EINVAL;
+	}
+	t->op = ops[i].op;
+	t->value_text = text + n + strlen(ops[i].s);
+	const char *v = t->value_text;
+	if (parse_value(v, &t->value) == 0) {
+		t->kind = VAL_NUMBER;
+	} else if (dotted(v)) {
+		t->kind = VAL_VERSION;
+	} else if (!strcmp(v, "true") || !strcmp(v, "false")) {
+		t->kind = VAL_NUMBER;
+		t->value = v[0] == 't';
+	} else if (*v && strspn(v, "<>=!") == 0 && (t->op == CMP_EQ || t->op == CMP_NE)) {
+		t->kind = VAL_WORD;
+	} else {
+		snprintf(err, len, "VALUE is a number (K, M, G, T suffixes), a version (1.3), true, false, "
+			 "or with == and != a word");
+		return ACCEL_EINVAL;
+	}
+	return 0;
 }
 
 /* Classes whose probes a term needs. */
@@ -239,29 +321,123 @@ static int truthy(const char *v)
 	       strcmp(v, "none");
 }
 
-/* Value of a device field for class.field terms; 0 when absent. */
-static int field_value(const struct accel_device *d, const char *field, double *v)
+/* A device's value for a field: a number, or text. */
+struct field {
+	int number;
+	double v;
+	char s[160];
+};
+
+/*
+ * The value of `name` on device d, by its key in the JSON output: a key of
+ * the device object (memory for memory_bytes), of its cpu object and cpu
+ * cache, a CPU flag (1 or 0), a key of its properties, or with `apis` the
+ * name of one of its APIs (1 usable, 0 not). The JSON path works too
+ * (properties.fp64, cpu.cache.l3_bytes, apis.vulkan). 0 when the device
+ * has none (null or absent in the JSON).
+ */
+static int field_value(const struct accel_device *d, const char *name, int apis, struct field *f)
 {
-	if (!strcmp(field, "memory") || !strcmp(field, "memory_bytes")) {
-		*v = (double)d->memory_bytes;
-		return d->memory_bytes > 0;
+	static const char *const paths[] = { "properties.", "cpu.cache.", "cpu.", "cache.", "apis." };
+	static const char *const caches[4] = { "l1d_bytes", "l2_bytes", "l3_bytes", "l4_bytes" };
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+		if (!strncmp(name, paths[i], strlen(paths[i]))) {
+			apis = apis || i == 4;
+			name += strlen(paths[i]);
+			break;
+		}
+	memset(f, 0, sizeof *f);
+	const char *s = NULL;
+	double v = 0;
+	int number = 0, known = 1;
+	if (!strcmp(name, "id"))
+		s = d->id;
+	else if (!strcmp(name, "class"))
+		s = accel_class_name(d->cls);
+	else if (!strcmp(name, "vendor"))
+		s = d->vendor;
+	else if (!strcmp(name, "model"))
+		s = d->model;
+	else if (!strcmp(name, "driver"))
+		s = d->driver;
+	else if (!strcmp(name, "pci_address"))
+		s = d->pci_address;
+	else if (!strcmp(name, "software"))
+		number = 1, v = d->software;
+	else if (!strcmp(name, "numa_node"))
+		number = d->numa_node >= 0, v = d->numa_node;
+	else if (!strcmp(name, "memory") || !strcmp(name, "memory_bytes"))
+		number = d->memory_bytes > 0, v = (double)d->memory_bytes;
+	else
+		known = 0;
+	if (known && !number && (!s || !*s))
+		return 0;  /* null in the JSON */
+	if (!known && d->cls == ACCEL_CLASS_CPU) {
+		uint64_t flag = accel_cpu_flags_parse(name);
+		number = 1;
+		if (!strcmp(name, "packages"))
+			v = d->packages;
+		else if (!strcmp(name, "cores"))
+			v = d->cores;
+		else if (!strcmp(name, "threads"))
+			v = d->threads;
+		else if (!strcmp(name, "numa_nodes"))
+			v = d->numa_nodes;
+		else if (flag && accel_cpu_flag_name(flag))
+			v = (d->flags & flag) == flag;
+		else
+			number = 0;
+		for (int i = 0; i < 4 && !number; i++)
+			if (!strcmp(name, caches[i]))
+				number = d->cache_bytes[i] > 0, v = (double)d->cache_bytes[i];
 	}
-	if (!strcmp(field, "numa_node")) {
-		*v = d->numa_node;
-		return d->numa_node >= 0;
+	for (int i = 0; i < d->nprops && !number && !s; i++) {
+		const struct accel_prop *p = &d->props[i];
+		if (strcmp(p->key, name))
+			continue;
+		if (p->numeric || !strcmp(p->value, "true") || !strcmp(p->value, "false"))
+			number = 1, v = p->numeric ? atof(p->value) : p->value[0] == 't';
+		else
+			s = p->value;
 	}
-	if (!strcmp(field, "cores") || !strcmp(field, "threads")) {
-		*v = field[0] == 'c' ? d->cores : d->threads;
+	for (int i = 0; i < d->napis && apis && !number && !s; i++)
+		if (!strcmp(d->apis[i].name, name))
+			number = 1, v = d->apis[i].ok;
+	if (number) {
+		f->number = 1;
+		f->v = v;
+		snprintf(f->s, sizeof f->s, "%.15g", v);
 		return 1;
 	}
-	const char *p = accel_device_get(d, field);
-	if (!p)
+	if (!s || !*s)
 		return 0;
-	char *end;
-	*v = strtod(p, &end);
-	if (end == p || *end)
-		*v = truthy(p);
+	snprintf(f->s, sizeof f->s, "%s", s);
 	return 1;
+}
+
+/* Whether a field's value meets the term's OP VALUE (is true, with no OP):
+ * numbers compare as numbers, versions part by part, words ignoring case. */
+static int holds(const struct field *f, const struct term *t)
+{
+	if (t->op == CMP_NONE)
+		return f->number ? f->v != 0 : truthy(f->s);
+	char *end;
+	switch (t->kind) {
+	case VAL_NUMBER: {
+		if (f->number)
+			return compare(f->v, t->op, t->value);
+		double v = strtod(f->s, &end);
+		if (end != f->s && !*end)
+			return compare(v, t->op, t->value);
+		/* "1.3.250" >= 1.3 */
+		return dotted(f->s) && dotted(t->value_text) && compare(version_cmp(f->s, t->value_text), t->op, 0);
+	}
+	case VAL_VERSION:
+		return dotted(f->s) && compare(version_cmp(f->s, t->value_text), t->op, 0);
+	case VAL_WORD:
+		return !strcasecmp(f->s, t->value_text) == (t->op == CMP_EQ);
+	}
+	return 0;
 }
 
 static void human_bytes(char *buf, size_t len, double b)
@@ -275,14 +451,24 @@ static void human_bytes(char *buf, size_t len, double b)
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, units[u]);
 }
 
+/* A field counted in bytes: memory, memory_bytes, l3_bytes ... */
+static int bytes_field(const char *name)
+{
+	size_t n = strlen(name);
+	return !strcmp(name, "memory") || (n >= 6 && !strcmp(name + n - 6, "_bytes"));
+}
+
 /* Whether a term holds; when not, why in why[len]. */
 static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, size_t len)
 {
 	int n = accel_device_count(ctx);
 	int cls = accel_class_parse(t->name);
+	struct field f;
 	if (cls >= 0) {
-		int count = 0, software = 0, best_set = 0;
+		int count = 0, software = 0, best_set = 0, reported = 0;
 		double best = 0;
+		char first[200] = "";
+		int counting = !t->field[0] || !strcmp(t->field, "count");
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
 			/* "video": a GPU's engine counts, when it works. */
@@ -292,16 +478,21 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 				software++;
 				continue;
 			}
-			double v;
-			if (!t->field[0] || !strcmp(t->field, "count"))
+			if (counting) {
 				count++;
-			else if (field_value(d, t->field, &v) && compare(v, t->op, t->value))
+				continue;
+			}
+			if (!field_value(d, t->field, 1, &f))
+				continue;
+			if (holds(&f, t))
 				return 1;
-			else if (field_value(d, t->field, &v) && (!best_set || v > best))
-				best = v, best_set = 1;
+			if (f.number && (!best_set || f.v > best))
+				best = f.v, best_set = 1;
+			if (!reported++)
+				snprintf(first, sizeof first, "%.15s has %.150s", d->id, f.s);
 		}
-		if (!t->field[0] || !strcmp(t->field, "count")) {
-			if (t->op == CMP_NONE ? count > 0 : compare(count, t->op, t->value))
+		if (counting) {
+			if (t->op == CMP_NONE ? count > 0 : t->kind == VAL_NUMBER && compare(count, t->op, t->value))
 				return 1;
 			snprintf(why, len, "found %d %.47s device%s%s", count, t->name, count == 1 ? "" : "s",
 				 software ? " (software devices do not count)" : "");
@@ -314,19 +505,24 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 			}
 			return 0;
 		}
-		if (!best_set) {
-			snprintf(why, len, "no %.47s device reports %.47s", t->name, t->field);
-		} else if (!strcmp(t->field, "memory")) {
+		if (!reported) {
+			snprintf(why, len, "no %.47s device reports %.47s%s", t->name, t->field,
+				 software ? " (software devices do not count)" : "");
+		} else if (best_set && t->kind == VAL_NUMBER && t->op != CMP_NONE && bytes_field(t->field)) {
 			char b[32];
 			human_bytes(b, sizeof b, best);
 			snprintf(why, len, "the best %.47s device has %s", t->name, b);
-		} else {
+		} else if (best_set && t->kind == VAL_NUMBER && t->op != CMP_NONE) {
 			snprintf(why, len, "the best %.47s device has %.47s %g", t->name, t->field, best);
+		} else {
+			/* "vendor==AMD (gpu0 has NVIDIA)" */
+			snprintf(why, len, "no %.47s device has %.120s (%s)", t->name, t->text + strlen(t->name) + 1,
+				 first);
 		}
 		return 0;
 	}
 	uint64_t flag = accel_cpu_flags_parse(t->name);
-	if (flag) {
+	if (flag && !t->field[0]) {
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
 			if (d->cls == ACCEL_CLASS_CPU && (d->flags & flag) == flag)
@@ -335,9 +531,10 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 		snprintf(why, len, "the CPU lacks %.47s", t->name);
 		return 0;
 	}
-	/* An API (software devices included: they are usable) or a property. */
-	int count = 0, seen = 0;
-	char reason[160] = "";
+	/* An API (software devices included: they are usable) or a field of
+	 * any device. */
+	int count = 0, seen = 0, reported = 0;
+	char reason[160] = "", first[200] = "";
 	for (int i = 0; i < n; i++) {
 		const struct accel_device *d = accel_device_at(ctx, i);
 		for (int a = 0; a < d->napis; a++) {
@@ -349,13 +546,20 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 			else if (!reason[0])
 				snprintf(reason, sizeof reason, "%s", d->apis[a].reason);
 		}
-		double v;
-		if (field_value(d, t->name, &v) && (t->op == CMP_NONE ? v != 0 : compare(v, t->op, t->value)))
+		char path[100];
+		snprintf(path, sizeof path, "%s%s%s", t->name, t->field[0] ? "." : "", t->field);
+		if (!field_value(d, path, 0, &f))
+			continue;
+		if (holds(&f, t))
 			return 1;
+		if (!reported++)
+			snprintf(first, sizeof first, "%.15s has %.150s", d->id, f.s);
 	}
-	if (seen && (t->op == CMP_NONE ? count > 0 : compare(count, t->op, t->value)))
+	if (seen && !t->field[0] && (t->op == CMP_NONE ? count > 0 : t->kind == VAL_NUMBER && compare(count, t->op, t->value)))
 		return 1;
-	if (!seen) {
+	if (reported && !seen) {
+		snprintf(why, len, "no device meets it (%s)", first);
+	} else if (!seen) {
 		/* The backend that would have found it says why it did not. */
 		const char *owner = video_api(t->name) ? "ffmpeg" : t->name;
 		for (int i = 0; i < accel_backend_count(ctx); i++) {
@@ -424,15 +628,29 @@ static double micro(double s)
 	return (double)(long long)(s * 1e6 + 0.5) / 1e6;
 }
 
+/* Text that came from outside the program (drivers, sysfs, the
+ * environment, plugin paths), with accel_text_sanitize() applied to a copy:
+ * the JSON is valid UTF-8 and holds no control characters. */
+static cJSON *text(const char *s)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		return NULL;
+	accel_text_sanitize(c);
+	cJSON *j = cJSON_CreateString(c);
+	free(c);
+	return j;
+}
+
 static cJSON *str_or_null(const char *s)
 {
-	return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+	return s && *s ? text(s) : cJSON_CreateNull();
 }
 
 static cJSON *device_json(const struct accel_device *d)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "id", d->id);
+	cJSON_AddItemToObject(o, "id", text(d->id));
 	cJSON_AddStringToObject(o, "class", accel_class_name(d->cls));
 	cJSON_AddItemToObject(o, "vendor", str_or_null(d->vendor));
 	cJSON_AddItemToObject(o, "model", str_or_null(d->model));
@@ -450,7 +668,7 @@ static cJSON *device_json(const struct accel_device *d)
 	cJSON *apis = cJSON_AddArrayToObject(o, "apis");
 	for (int i = 0; i < d->napis; i++) {
 		cJSON *a = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "name", d->apis[i].name);
+		cJSON_AddItemToObject(a, "name", text(d->apis[i].name));
 		cJSON_AddBoolToObject(a, "ok", d->apis[i].ok);
 		cJSON_AddItemToObject(a, "reason", str_or_null(d->apis[i].reason));
 		cJSON_AddItemToArray(apis, a);
@@ -479,7 +697,7 @@ static cJSON *device_json(const struct accel_device *d)
 		else if (!strcmp(p->value, "true") || !strcmp(p->value, "false"))
 			cJSON_AddBoolToObject(props, p->key, p->value[0] == 't');
 		else
-			cJSON_AddStringToObject(props, p->key, p->value);
+			cJSON_AddItemToObject(props, p->key, text(p->value));
 	}
 	return o;
 }
@@ -497,13 +715,13 @@ static cJSON *route_json(const struct accel_route *r)
 			cJSON_AddNumberToObject(j, "rank", i + 1);
 		else
 			cJSON_AddNullToObject(j, "rank");
-		cJSON_AddStringToObject(j, "name", x->name);
+		cJSON_AddItemToObject(j, "name", text(x->name));
 		cJSON_AddBoolToObject(j, "usable", x->usable);
 		if (x->usable && x->mbps > 0)
 			cJSON_AddNumberToObject(j, "expected_mbps", (double)(long long)(x->mbps + 0.5));
 		else
 			cJSON_AddNullToObject(j, "expected_mbps");
-		cJSON_AddStringToObject(j, "reason", x->reason);
+		cJSON_AddItemToObject(j, "reason", text(x->reason));
 		cJSON_AddItemToArray(e, j);
 	}
 	return o;
@@ -515,15 +733,15 @@ static void host_info(cJSON *host, struct accel_ctx *ctx)
 	char name[256] = "";
 	const char *root = getenv("ACCEL_SYSROOT");
 	if (root && *root && accel_sysfs_read(root, name, sizeof name, "/proc/sys/kernel/hostname") > 0)
-		cJSON_AddStringToObject(host, "hostname", name);
+		cJSON_AddItemToObject(host, "hostname", text(name));
 	else if (!gethostname(name, sizeof name - 1))
-		cJSON_AddStringToObject(host, "hostname", name);
+		cJSON_AddItemToObject(host, "hostname", text(name));
 	else
 		cJSON_AddNullToObject(host, "hostname");
 	if (root && *root && accel_sysfs_read(root, name, sizeof name, "/proc/sys/kernel/osrelease") > 0)
-		cJSON_AddStringToObject(host, "kernel", name);
+		cJSON_AddItemToObject(host, "kernel", text(name));
 	else if (!uname(&u))
-		cJSON_AddStringToObject(host, "kernel", u.release);
+		cJSON_AddItemToObject(host, "kernel", text(u.release));
 	else
 		cJSON_AddNullToObject(host, "kernel");
 	cJSON_AddItemToObject(host, "sysroot", str_or_null(root));
@@ -537,15 +755,15 @@ static cJSON *probes_json(struct accel_ctx *ctx)
 	for (int i = 0; i < accel_backend_count(ctx); i++) {
 		const struct accel_backend_status *s = accel_backend_status(ctx, i);
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", s->name);
-		cJSON_AddStringToObject(o, "origin", s->origin);
+		cJSON_AddItemToObject(o, "name", text(s->name));
+		cJSON_AddItemToObject(o, "origin", text(s->origin));
 		cJSON_AddBoolToObject(o, "probed", s->probed);
 		cJSON_AddBoolToObject(o, "ok", s->backend && s->probed && s->rc == 0);
 		cJSON_AddItemToObject(o, "reason", str_or_null(s->reason));
 		cJSON_AddNumberToObject(o, "seconds", micro(s->probe_seconds));
 		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
 		for (int k = 0; k < s->nnotes; k++)
-			cJSON_AddItemToArray(notes, cJSON_CreateString(s->notes[k]));
+			cJSON_AddItemToArray(notes, text(s->notes[k]));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -564,6 +782,15 @@ static int ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), k = strlen(tail);
 	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* Write text from outside the program, sanitised (see text()). */
+static void put_text(FILE *f, const char *s)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", s);
+	accel_text_sanitize(buf);
+	fputs(buf, f);
 }
 
 static void print_device(FILE *f, const struct accel_device *d, const struct style *st, int verbose)
@@ -669,9 +896,12 @@ static void print_table(FILE *f, struct accel_ctx *ctx, const struct job *job, c
 			fprintf(f, " %7.1f ms", s->probe_seconds * 1e3);
 		else
 			fprintf(f, " %10s", "");
-		fprintf(f, "  %s", s->backend && s->backend->description ? s->backend->description : s->origin);
-		if (s->reason[0])
-			fprintf(f, ": %s", s->reason);
+		fprintf(f, "  ");
+		put_text(f, s->backend && s->backend->description ? s->backend->description : s->origin);
+		if (s->reason[0]) {
+			fprintf(f, ": ");
+			put_text(f, s->reason);
+		}
 		else if (s->backend && !s->probed)
 			fprintf(f, ": not needed for this query");
 		fputc('\n', f);
@@ -945,37 +1175,67 @@ static int route_for(struct accel_ctx *ctx, const struct job *job, const char *n
 		accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
 		return ACCEL_EXIT_USAGE;
 	}
+	/* Reasons may quote a library's own message. */
+	for (int i = 0; i < r->n; i++) {
+		accel_text_sanitize(r->entries[i].name);
+		accel_text_sanitize(r->entries[i].reason);
+	}
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int detect(int argc, char **argv)
 {
 	struct job job;
 	accel_msg_prog(cli.prog);
 	int rc = parse_args(&job, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	double timeout;
+	if (accel_probe_timeout(&timeout) < 0) {
+		accel_msg_error("ACCEL_PROBE_TIMEOUT: '%s' is not a number of seconds from %g to %g",
+				getenv("ACCEL_PROBE_TIMEOUT"), ACCEL_PROBE_TIMEOUT_MIN, ACCEL_PROBE_TIMEOUT_MAX);
+		return ACCEL_EXIT_USAGE;
+	}
 
-	struct term terms[32];
+	struct term terms[MAX_TERMS];
 	int nterms = 0;
 	unsigned need = job.classes;
 	char *copy = NULL;       /* the terms' texts point into it */
 	if (job.require) {
-		char *save = NULL;
+		int count = 1;
+		for (const char *c = job.require; *c; c++)
+			count += *c == ',';
+		if (count > MAX_TERMS) {
+			accel_msg_usage("--require: %d terms; at most %d are supported", count, MAX_TERMS);
+			return ACCEL_EXIT_USAGE;
+		}
+		if (!*job.require) {
+			accel_msg_usage("--require: empty expression");
+			return ACCEL_EXIT_USAGE;
+		}
 		copy = strdup(job.require);
+		if (!copy) {
+			accel_msg_error("%s", accel_strerror(ACCEL_ENOMEM));
+			return ACCEL_EXIT_FAILURE;
+		}
 		need = 0;
-		for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w; w = strtok_r(NULL, ",", &save)) {
-			if (nterms == 32 || parse_term(w, &terms[nterms]) < 0) {
-				accel_msg_usage("--require: '%s' is not NAME[.FIELD][OP VALUE] (gpu>=2, gpu.memory>=40G)", w);
+		for (char *w = copy, *next; w; w = next) {
+			char err[160];
+			next = strchr(w, ',');
+			if (next)
+				*next++ = 0;
+			if (!*w) {
+				accel_msg_usage("--require: empty term in '%s'", job.require);
+				free(copy);
+				return ACCEL_EXIT_USAGE;
+			}
+			if (parse_term(w, &terms[nterms], err, sizeof err) < 0) {
+				accel_msg_usage("--require: '%s': %s (NAME[.FIELD][OP VALUE], as gpu>=2, gpu.memory>=40G)",
+						w, err);
 				free(copy);
 				return ACCEL_EXIT_USAGE;
 			}
 			need |= term_classes(&terms[nterms++]);
-		}
-		if (!nterms) {
-			free(copy);
-			accel_msg_usage("--require: empty expression");
-			return ACCEL_EXIT_USAGE;
 		}
 	}
 	if (job.format == FMT_GRES)
@@ -1062,4 +1322,11 @@ int main(int argc, char **argv)
 	free(text);
 	accel_ctx_free(ctx);
 	return status;
+}
+
+/* A probe that timed out leaves its thread inside the driver: accel_exit
+ * then ends the process without running the libraries' exit handlers. */
+int main(int argc, char **argv)
+{
+	accel_exit(detect(argc, argv));
 }

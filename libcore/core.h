@@ -60,6 +60,10 @@ int core_reorder_put(struct core_reorder *r, struct accel_unit *u);
 struct accel_unit *core_reorder_take(struct core_reorder *r);
 
 
+/* accel_text_sanitize() on every text of a device (names, APIs' reasons,
+ * properties' keys and values): what probes found becomes safe to print. */
+void core_device_sanitize(struct accel_device *d);
+
 /* snprintf that never overflows and always terminates. */
 void core_strlcpy(char *dst, const char *src, size_t len);
 

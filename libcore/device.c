@@ -119,3 +119,52 @@ void accel_device_add_api(struct accel_device *d, const char *name, int ok, cons
 	a->ok = ok;
 	core_strlcpy(a->reason, reason ? reason : "", sizeof a->reason);
 }
+
+void accel_text_sanitize(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+	while (*r) {
+		unsigned c = *r;
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+			   c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+		size_t i = 1;
+		/* A NUL stops the loop: it is no continuation byte. */
+		for (; i < n && (r[i] & 0xc0) == 0x80; i++)
+			cp = cp << 6 | (r[i] & 0x3f);
+		if (!n || i < n || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff)) {
+			*w++ = '?';     /* one byte that starts no valid sequence */
+			r++;
+			continue;
+		}
+		if (cp == '\t')
+			*w++ = ' ';
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029 ||
+			 (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+			*w++ = '?';     /* controls, line separators, direction overrides */
+		else {
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+	}
+	*w = 0;
+}
+
+void core_device_sanitize(struct accel_device *d)
+{
+	accel_text_sanitize(d->id);
+	accel_text_sanitize(d->vendor);
+	accel_text_sanitize(d->model);
+	accel_text_sanitize(d->driver);
+	accel_text_sanitize(d->pci_address);
+	for (int i = 0; i < d->napis; i++) {
+		accel_text_sanitize(d->apis[i].name);
+		accel_text_sanitize(d->apis[i].reason);
+	}
+	for (int i = 0; i < d->nprops; i++) {
+		accel_text_sanitize(d->props[i].key);
+		accel_text_sanitize(d->props[i].value);
+	}
+}

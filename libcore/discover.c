@@ -161,6 +161,13 @@ static int probe_index(struct accel_ctx *ctx, int i)
 	s->probe_seconds = accel_now() - t0;
 	s->probed = 1;
 	s->rc = rc < 0 ? rc : 0;
+	/* What drivers, sysfs and pci.ids said reaches terminals and files:
+	 * no control characters, only valid UTF-8. */
+	for (int k = 0; k < ctx->ndevices; k++)
+		core_device_sanitize(&ctx->devices[k]);
+	accel_text_sanitize(s->reason);
+	for (int k = 0; k < s->nnotes; k++)
+		accel_text_sanitize(s->notes[k]);
 	return s->rc;
 }
 

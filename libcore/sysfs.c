@@ -36,7 +36,34 @@ int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, .
 	if (!ok)
 		return -1;
 	buf[strcspn(buf, "\n")] = 0;
+	accel_text_sanitize(buf);
 	return (int)strlen(buf);
+}
+
+int accel_sysfs_read_long(const char *root, long *out, const char *fmt, ...)
+{
+	char path[PATH_MAX], buf[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vpath(path, sizeof path, root, fmt, ap);
+	va_end(ap);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, sizeof buf, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	char *end;
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	/* strtol takes leading blanks and a sign, not an empty number. */
+	if (end == buf || *end || errno || !strpbrk(buf, "0123456789"))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
@@ -54,6 +81,7 @@ int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, .
 	target[n] = 0;
 	const char *slash = strrchr(target, '/');
 	core_strlcpy(buf, slash ? slash + 1 : target, len);
+	accel_text_sanitize(buf);
 	return (int)strlen(buf);
 }
 
@@ -69,8 +97,10 @@ void accel_pci_locality(struct accel_device *d, const char *root)
 			 dev[0] == '0' && dev[1] == 'x' ? dev + 2 : dev);
 		accel_device_set(d, "pci_id", id);
 	}
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/numa_node", a) > 0)
-		d->numa_node = atoi(v) < 0 ? -1 : atoi(v);
+	/* -1 (no NUMA) and anything that is not a node number: unknown. */
+	long node;
+	if (accel_sysfs_read_long(root, &node, "/sys/bus/pci/devices/%s/numa_node", a) == 0)
+		d->numa_node = node >= 0 && node < 65536 ? (int)node : -1;
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/local_cpulist", a) > 0)
 		accel_device_set(d, "local_cpulist", v);
 	if (!d->driver[0] && accel_sysfs_link(root, v, sizeof v, "/sys/bus/pci/devices/%s/driver", a) > 0)
@@ -117,12 +147,36 @@ static void *bounded_main(void *x)
 	return NULL;
 }
 
+/* Calls abandoned so far in this process (accel_exit reads it). */
+static int abandoned;
+
+int accel_abandoned_calls(void)
+{
+	return __atomic_load_n(&abandoned, __ATOMIC_SEQ_CST);
+}
+
+int accel_probe_timeout(double *seconds)
+{
+	const char *env = getenv("ACCEL_PROBE_TIMEOUT");
+	*seconds = ACCEL_PROBE_TIMEOUT_DEFAULT;
+	if (!env)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(env, &end);
+	/* "!(a <= v && v <= b)" is also true for NaN. */
+	if (end == env || *end || errno || !(v >= ACCEL_PROBE_TIMEOUT_MIN && v <= ACCEL_PROBE_TIMEOUT_MAX))
+		return ACCEL_EINVAL;
+	*seconds = v;
+	return 0;
+}
+
 int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs)
 {
-	if (seconds <= 0) {
-		const char *env = getenv("ACCEL_PROBE_TIMEOUT");
-		seconds = env && atof(env) > 0 ? atof(env) : 5;
-	}
+	/* Outside the range (a malformed variable the program did not refuse,
+	 * or a caller's inf) the default: a deadline must be a real time. */
+	if (seconds <= 0 || !(seconds <= ACCEL_PROBE_TIMEOUT_MAX))
+		accel_probe_timeout(&seconds);
 	if (n <= 0)
 		return 0;
 	struct bounded *b = calloc(1, sizeof *b + (size_t)n * sizeof b->call[0]);
@@ -164,13 +218,15 @@ int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double s
 	ts.tv_sec = (time_t)end;
 	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
 	while (b->pending > 0)
-		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) == ETIMEDOUT)
-			break;
+		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) != 0)
+			break;  /* ETIMEDOUT; anything else would only repeat */
 	int late = 0;
 	for (int i = 0; i < n; i++) {
 		rcs[i] = b->call[i].done ? b->call[i].rc : ACCEL_EDEVICE;
 		late += !b->call[i].done;
 	}
+	if (late)
+		__atomic_add_fetch(&abandoned, late, __ATOMIC_SEQ_CST);
 	bounded_put(b);
 	return late;
 }

@@ -208,3 +208,23 @@ void accel_msg_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog_name);
 }
+
+void accel_exit(int status)
+{
+	if (!accel_abandoned_calls())
+		exit(status);
+	/* A probe's thread is still inside a driver: the exit handlers of its
+	 * libraries would free what it is using. Finish the outputs by hand. */
+	int err = 0;
+	if (fflush(stdout) == EOF)
+		err = errno;
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !err)
+		err = errno;
+	if (err && err != EPIPE && status == ACCEL_EXIT_OK) {
+		accel_msg_error("cannot write stdout: %s", strerror(err));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	fflush(stderr);
+	close(STDERR_FILENO);
+	_exit(status);
+}

@@ -137,7 +137,8 @@ static void pci_of(const char *root, const char *ifname, char *buf, size_t len)
 static void add_nic(struct accel_probe *p, const char *root, const char *ifname, int fd)
 {
 	char v[128], path[PATH_MAX];
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/class/net/%s/type", ifname) > 0 && atoi(v) == 772)
+	long n;
+	if (accel_sysfs_read_long(root, &n, "/sys/class/net/%s/type", ifname) == 0 && n == 772)
 		return;  /* loopback */
 	snprintf(path, sizeof path, "%s/sys/class/net/%s/device", root, ifname);
 	int physical = access(path, F_OK) == 0;
@@ -159,17 +160,17 @@ static void add_nic(struct accel_probe *p, const char *root, const char *ifname,
 		snprintf(d.driver, sizeof d.driver, "%.63s", v);
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/class/net/%s/address", ifname) > 0)
 		accel_device_set(&d, "mac_address", v);
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/class/net/%s/mtu", ifname) > 0)
-		accel_device_set_num(&d, "mtu", atoi(v));
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/class/net/%s/speed", ifname) > 0 && atoi(v) > 0)
-		accel_device_set_num(&d, "speed_mbps", atoi(v));
+	if (accel_sysfs_read_long(root, &n, "/sys/class/net/%s/mtu", ifname) == 0)
+		accel_device_set_num(&d, "mtu", n);
+	if (accel_sysfs_read_long(root, &n, "/sys/class/net/%s/speed", ifname) == 0 && n > 0)
+		accel_device_set_num(&d, "speed_mbps", n);
 	int rx = count_entries(root, ifname, "rx-"), tx = count_entries(root, ifname, "tx-");
 	if (rx >= 0)
 		accel_device_set_num(&d, "rx_queues", rx);
 	if (tx >= 0)
 		accel_device_set_num(&d, "tx_queues", tx);
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/class/net/%s/device/sriov_numvfs", ifname) > 0)
-		accel_device_set_num(&d, "sriov_numvfs", atoi(v));
+	if (accel_sysfs_read_long(root, &n, "/sys/class/net/%s/device/sriov_numvfs", ifname) == 0)
+		accel_device_set_num(&d, "sriov_numvfs", n);
 	accel_pci_locality(&d, root);
 	if (fd >= 0)
 		ethtool_info(fd, ifname, &d);

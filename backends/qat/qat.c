@@ -56,10 +56,11 @@ static void add_qat(struct accel_probe *p, const char *root, const char *a, unsi
 	}
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/qat/cfg_services", a) > 0)
 		accel_device_set(&d, "services", v);
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/sriov_numvfs", a) > 0)
-		accel_device_set_num(&d, "sriov_numvfs", atoi(v));
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/sriov_totalvfs", a) > 0)
-		accel_device_set_num(&d, "sriov_totalvfs", atoi(v));
+	long n;
+	if (accel_sysfs_read_long(root, &n, "/sys/bus/pci/devices/%s/sriov_numvfs", a) == 0)
+		accel_device_set_num(&d, "sriov_numvfs", n);
+	if (accel_sysfs_read_long(root, &n, "/sys/bus/pci/devices/%s/sriov_totalvfs", a) == 0)
+		accel_device_set_num(&d, "sriov_totalvfs", n);
 	accel_device_add_api(&d, "qat", why == NULL, why);
 	accel_probe_add_device(p, &d);
 }

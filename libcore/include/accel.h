@@ -255,21 +255,37 @@ const char *accel_probe_sysroot(const struct accel_probe *p);
 /* ------------------------------------------------------------ probe helpers */
 
 /* Read the first line of the file named by fmt under sysroot `root` (a
- * probe's accel_probe_sysroot) into buf, newline removed. Returns its
- * length, or -1 when it cannot be read. */
+ * probe's accel_probe_sysroot) into buf, newline removed and
+ * accel_text_sanitize()d. Returns its length, or -1 when it cannot be read. */
 int accel_sysfs_read(const char *root, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The decimal integer in the file named by fmt under `root` (blanks and a
+ * newline around it allowed) into *out. Returns 0, or -1 when the file
+ * cannot be read or holds anything else ("abc", "", "12x"). */
+int accel_sysfs_read_long(const char *root, long *out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Last component of the target of the symbolic link named by fmt under
- * `root` ("mlx5_core" for .../device/driver). Returns its length, or -1. */
+ * `root` ("mlx5_core" for .../device/driver), accel_text_sanitize()d.
+ * Returns its length, or -1. */
 int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Complete a device from sysfs by its d->pci_address: numa_node, driver
- * when empty, and the properties "pci_id" ("10de:2330") and
- * "local_cpulist" (the CPUs closest to it, "0-31"). Nothing when the
- * function is not in <root>/sys/bus/pci/devices. */
+/* Complete a device from sysfs by its d->pci_address: numa_node (-1 when
+ * the file holds no node number), driver when empty, and the properties
+ * "pci_id" ("10de:2330") and "local_cpulist" (the CPUs closest to it,
+ * "0-31"). Nothing when the function is not in <root>/sys/bus/pci/devices. */
 void accel_pci_locality(struct accel_device *d, const char *root);
+/* $ACCEL_PROBE_TIMEOUT: the seconds a bounded call waits by default, a
+ * decimal number from ACCEL_PROBE_TIMEOUT_MIN to ACCEL_PROBE_TIMEOUT_MAX. */
+#define ACCEL_PROBE_TIMEOUT_DEFAULT 5.0
+#define ACCEL_PROBE_TIMEOUT_MIN 0.001
+#define ACCEL_PROBE_TIMEOUT_MAX 3600.0
+/* Set *seconds from $ACCEL_PROBE_TIMEOUT (the default when unset).
+ * ACCEL_EINVAL, *seconds the default, when it is set but empty, not a
+ * number or out of the range (inf, nan, negative): programs refuse it as
+ * a usage error. */
+int accel_probe_timeout(double *seconds);
 /* Run fn(arg) on a thread of its own and wait for it at most `seconds`
- * (<= 0: $ACCEL_PROBE_TIMEOUT, else 5). Returns fn's result, or
+ * (<= 0 or above ACCEL_PROBE_TIMEOUT_MAX: $ACCEL_PROBE_TIMEOUT, else 5). Returns fn's result, or
  * ACCEL_EDEVICE when it did not return in time: the thread is then left
  * running, so arg must stay valid for the life of the process. For probes
  * that call into drivers which may hang. */
@@ -280,6 +296,10 @@ int accel_call_bounded(int (*fn)(void *), void *arg, double seconds);
  * time (left running: its args[i] must stay valid for the life of the
  * process). Returns how many did not return in time, or ACCEL_ENOMEM. */
 int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs);
+/* How many bounded calls of this process did not return in time. Their
+ * threads may still be inside a driver, whose libraries' exit handlers
+ * must then not run: end the program with accel_exit(). */
+int accel_abandoned_calls(void);
 
 /* ------------------------------------------------------- context, discovery */
 
@@ -743,6 +763,20 @@ struct accel_progress;
 struct accel_progress *accel_progress_new(const char *label, int64_t total);
 void accel_progress_update(struct accel_progress *p, uint64_t done);
 void accel_progress_end(struct accel_progress *p);
+
+/* End the program with exit status `status`: exit() normally; when a
+ * bounded call was abandoned (accel_abandoned_calls() > 0), stdout and
+ * stderr are flushed and closed and the process ends with _exit(), so no
+ * atexit handler or library destructor runs under the thread still inside
+ * a driver. A failure to write stdout then turns status 0 into 1, with
+ * one line on stderr. Never returns. */
+__attribute__((noreturn)) void accel_exit(int status);
+
+/* Replace, in place, what must not reach a terminal or a file from text a
+ * driver, sysfs or a database gave: control characters (C0 but tab, which
+ * becomes a space; DEL; C1), Unicode direction overrides and bytes that
+ * are not valid UTF-8 become '?'. The text never grows. */
+void accel_text_sanitize(char *s);
 
 /* Seconds on a monotonic clock. */
 double accel_now(void);
