@@ -438,20 +438,37 @@ void accel_input_consume(struct accel_input *in, size_t n);
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
- * written as a temporary beside it and renamed on accel_output_commit();
- * accel_output_abort() removes it, so a failed run leaves no partial file. */
+ * written as a temporary beside it (mode 0666 less the umask) and renamed on
+ * accel_output_commit(); accel_output_abort() removes it, so a failed run
+ * leaves no partial file. An existing FILE that is not a regular file (a
+ * device such as /dev/null, a FIFO) is written into in place, never
+ * replaced.
+ *
+ * Signals: while a temporary exists, a signal that would end the process
+ * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+ * SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGPWR, the real-time signals) removes
+ * it before the process dies of that signal. The handlers are installed once,
+ * on the first FILE opened, and only for signals whose disposition is still
+ * the default: a signal the parent ignored (nohup) stays ignored. The fault
+ * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught.
+ * SIGPIPE: accel_output_open() sets it to ignored when its disposition is
+ * the default, so a reader that goes away makes writes fail with EPIPE,
+ * which accel_output_write() returns as ACCEL_EPIPE (a quiet end, exit 0). */
 struct accel_output {
 	int fd;
 	char *path;          /* final path, NULL for stdout */
-	char *tmp;           /* temporary path while writing */
+	char *tmp;           /* temporary path while writing, NULL for stdout
+	                      * and for a device or FIFO written in place */
 	uint64_t written;    /* bytes written */
 	int broken;          /* EPIPE seen */
+	int error;           /* errno of the write or close that failed, 0 */
 };
 /* force: allow replacing an existing FILE and writing binary data to a
  * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
- * terminal refused) or ACCEL_EIO. */
+ * terminal refused) or ACCEL_EIO / ACCEL_ENOMEM with errno set. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
-/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO. */
+/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO
+ * (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
 /* Flush, close (checking errors: a full disk is an error) and rename. */
 int accel_output_commit(struct accel_output *out);
