@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -211,10 +212,12 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 	*in_bytes += (double)stats.bytes_in;
 	accel_input_close(&in);
 	if (rc < 0) {
-		/* A stream error names the input; the reader's already does. */
+		/* A stream error names the input; the reader's already does,
+		 * and a write error is about the output. */
+		int named = !strncmp(err, in.name, strlen(in.name)) || !strncmp(err, "cannot write ", 13) ||
+			    !strncmp(err, "cannot read ", 12);
 		char line[700];
-		snprintf(line, sizeof line, "%s%s%s", strncmp(err, in.name, strlen(in.name)) ? in.name : "",
-			 strncmp(err, in.name, strlen(in.name)) ? ": " : "", err);
+		snprintf(line, sizeof line, "%s%s%s", named ? "" : in.name, named ? "" : ": ", err);
 		return report(rc, line);
 	}
 	return 0;
@@ -427,25 +430,39 @@ int main(int argc, char **argv)
 	}
 	int status = 0;
 	if (job.list) {
+		/* A reader that goes away (| head) ends the listing quietly. */
+		signal(SIGPIPE, SIG_IGN);
 		cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
 		cJSON_AddNumberToObject(root, "schema_version", 1);
 		cJSON_AddItemToObject(root, "files", list);
 		if (!job.common.json)
 			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
 			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
-		for (int i = 0; i < nfiles; i++) {
+		int werr = 0;
+		for (int i = 0; i < nfiles && !werr; i++) {
 			int r = list_one(ctx, &job, files[i], list);
 			status = status ? status : r;
+			/* Each line goes out as it is made, so a write error
+			 * stops the listing at once. */
+			if (!job.common.json && fflush(stdout) != 0)
+				werr = errno;
 		}
-		if (job.common.json) {
+		if (job.common.json && !werr) {
 			char *text = cJSON_Print(root);
-			puts(text);
+			if (text && puts(text) < 0)
+				werr = errno;
 			free(text);
 		}
 		cJSON_Delete(root);
 		accel_ctx_free(ctx);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			accel_msg_error("cannot write stdout: %s", strerror(errno));
+		if (!werr && fflush(stdout) != 0)
+			werr = errno;
+		if (!werr && ferror(stdout))
+			werr = EIO;
+		if (werr == EPIPE)
+			return status;
+		if (werr) {
+			accel_msg_error("cannot write stdout: %s", strerror(werr));
 			return ACCEL_EXIT_FAILURE;
 		}
 		return status;
@@ -477,7 +494,8 @@ int main(int argc, char **argv)
 	} else if (job.test) {
 		close(out.fd);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
-		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
+				strerror(out.error ? out.error : errno));
 		status = ACCEL_EXIT_FAILURE;
 	}
 	if (!status && job.common.verbose) {

@@ -331,6 +331,7 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 	uint64_t off = in->offset, w0 = s->out->written;
 	double t0 = accel_now();
 	int rc = b->stream(*ctx, in, s->out, err, sizeof err);
+	int read_errno = errno;
 	pthread_mutex_lock(&s->lock);
 	struct slot *sl = &s->slots[i];
 	sl->st.busy_seconds += accel_now() - t0;
@@ -338,7 +339,12 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 	sl->st.bytes_out += s->out->written - w0;
 	s->bytes_in += in->offset - off;
 	s->bytes_out += s->out->written - w0;
-	if (rc < 0)
+	if (rc == ACCEL_EIO && !err[0] && s->out->error)
+		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+			    strerror(s->out->error));
+	else if (rc == ACCEL_EIO && !err[0])
+		fail_locked(s, rc, "cannot read %s: %s", in->name, strerror(read_errno));
+	else if (rc < 0)
 		fail_locked(s, rc, "%s", err[0] ? err : accel_strerror(rc));
 	if (s->progress)
 		accel_progress_update(s->progress, in->offset);
