@@ -34,10 +34,14 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
 static const struct accel_cli cli = {
 	"accel-compress", "[options] [FILE...]",
 	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
-	options,
+	options, exit_statuses,
 };
 
 /* Decompression units larger than this are decoded sequentially. */
@@ -364,7 +368,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		if (c == 2)
 			return -1;
 		if (c < 0)
-			return ACCEL_EXIT_USAGE;
+			return accel_exit_status(c);
 		if (c == 1)
 			continue;
 		switch (id) {

@@ -616,19 +616,25 @@ enum accel_common_opt {
 	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
 };
 
-/* The common options, to splice into a program's table. */
-#define ACCEL_COMMON_OPTIONS \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }, \
+/* The common options, to splice into a program's table: a program lists
+ * only those it acts on (an option in --help is an option that works). */
+#define ACCEL_BACKEND_OPTION \
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }
+/* For programs that run the stream engine. */
+#define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
 	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "worker threads (0 = all cores; default 0)", NULL, 0 }, \
+	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }
+/* For every program. */
+#define ACCEL_BASIC_OPTIONS \
 	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "print the route and per-engine statistics on stderr", NULL, 0 }, \
 	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
-	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
-	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }, \
 	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
 	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
 	{ ACCEL_OPT_GEN_MAN, 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN }, \
 	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
+#define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 
 /* A program's description for the generated texts. */
 struct accel_cli {
@@ -636,6 +642,9 @@ struct accel_cli {
 	const char *usage;       /* "[options] [FILE...]" */
 	const char *summary;     /* one line */
 	const struct accel_option *options;
+	/* The exit statuses the program can return (enum accel_exit), ending
+	 * with -1, for --help; NULL: 0, 1 and 2. */
+	const int *exit_statuses;
 };
 
 /* Settings of the common options, after accel_cli_common(). */
@@ -666,12 +675,14 @@ void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, 
  * ACCEL_EINVAL with the message in p->errbuf. */
 int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
 /* Set defaults for the common options from the environment (ACCEL_BACKEND,
- * ACCEL_FALLBACK, ACCEL_THREADS). ACCEL_EINVAL with a message on stderr for
- * a malformed environment value. */
+ * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
+ * has its option. ACCEL_EINVAL with a message on stderr for a malformed
+ * environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* Handle a common option: returns 1 handled, 0 not a common option,
- * ACCEL_EINVAL bad value (message printed), or 2 when the program must
- * exit 0 now (help, version, generated texts printed). */
+ * ACCEL_EINVAL bad value (message printed), 2 when the program must exit 0
+ * now (help, version, generated texts printed to stdout), or ACCEL_EIO when
+ * writing them failed (message printed: the program exits 1). */
 int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
