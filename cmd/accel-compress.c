@@ -196,6 +196,11 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 		accel_msg_error("no engine can run %s (try -v for the reasons)", opname);
 		return ACCEL_EXIT_FAILURE;
 	}
+	if (accel_fault_check(ctx, err, sizeof err) < 0) {
+		accel_input_close(&in);
+		accel_msg_error("%s", err);
+		return ACCEL_EXIT_USAGE;
+	}
 
 	struct accel_stream_config cfg = {
 		.threads = job->common.threads,

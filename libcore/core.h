@@ -44,6 +44,8 @@ int core_fault_hit(const char *engine, uint64_t seq);
 int core_fault_status(void);
 /* Parse a fault specification (exposed for the unit tests); 0 or ACCEL_EINVAL. */
 int core_fault_parse(const char *spec);
+/* Why the last core_fault_parse failed ("empty unit number in 'cpu:1,,2'"). */
+const char *core_fault_error(void);
 
 /* Reorder buffer: holds finished units until all earlier ones are written. */
 struct core_reorder {

@@ -369,10 +369,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	err[0] = 0;
 	if (stats)
 		memset(stats, 0, sizeof *stats);
-	if (core_fault_status() < 0) {
-		snprintf(err, len, "ACCEL_FAULT is malformed (see accel(7), TESTING)");
+	if (accel_fault_check(ctx, err, len) < 0)
 		return ACCEL_EINVAL;
-	}
 	if (setup_slots(s, route) < 0) {
 		snprintf(err, len, "no engine can run %s", op->name);
 		return ACCEL_ENOENGINE;

@@ -533,6 +533,12 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		     const struct accel_stream_ops *ops, void *user,
 		     struct accel_input *in, struct accel_output *out,
 		     struct accel_stream_stats *stats, char *err, size_t len);
+/* Check $ACCEL_FAULT (accel(7), TESTING) once the route is known: 0, or
+ * ACCEL_EINVAL with a line naming the bad part in err[len] for a malformed
+ * value ("ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'") or a
+ * rule whose engine names no backend of ctx, nor an engine of a backend
+ * already probed. accel_stream_run() checks it too. */
+int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len);
 /* Print per-engine statistics (-v). */
 void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
 
