@@ -11,7 +11,7 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 CC ?= cc
-B := build
+B ?= build
 VERSION := 0.1.0
 SOVERSION := 0
 
@@ -23,10 +23,12 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 ifneq ($(SANITIZE),)
-SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+# Any sanitizer report fails the run (UBSan would otherwise only print).
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 # LLVM (inside lavapipe and PoCL) replaces a probe thread's alternate
 # signal stack, which ASan then fails to unmap when the thread ends.
 export ASAN_OPTIONS ?= use_sigaltstack=0
+export UBSAN_OPTIONS ?= print_stacktrace=1
 endif
 OPT ?= -O2 -g
 CFLAGS ?=
@@ -73,6 +75,10 @@ COMPLETIONS := $(PROGS:%=$(B)/completions/bash/%) $(PROGS:%=$(B)/completions/zsh
 
 all: $(LIB) $(PROG_BIN) $(PLUGINS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
 
+# libaccel exports only what accel.h declares (it says so with a visibility
+# pragma); core_ internals and the backends' own symbols stay hidden.
+$(CORE_OBJ): CFLAGS += -fvisibility=hidden
+
 $(B)/obj/%.o: %.c libcore/include/accel.h libcore/core.h $(wildcard backends/cpu/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DACCEL_PLUGIN_DIR='"$(PLUGINDIR)"' -c -o $@ $<
@@ -115,12 +121,15 @@ $(B)/accel.pc: Makefile
 
 $(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../../lib'
 
-$(B)/tests/test_%: tests/unit/test_%.c $(LIB)
+# Unit tests reach core_ internals, which libaccel does not export: they
+# link libcore's objects themselves, and export them (-rdynamic) so that a
+# test plugin they load binds to this copy, not to libaccel.so's.
+$(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
+		$$(pkg-config --libs cmocka)
 
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.
@@ -129,6 +138,15 @@ tests: all $(TEST_PLUGINS) $(UNIT_BIN)
 check:
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
+
+# The unit tests again under ASan and UBSan, in a build folder of their own
+# (build/sanitize), so that the plain build stays as it is.
+SAN_B := $(B)/sanitize
+check-sanitize:
+	@$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=address,undefined unit-tests
+
+unit-tests: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do echo "# $$t"; CMOCKA_MESSAGE_OUTPUT=TAP $$t || exit 1; done
 
 deps:
 	@sh tests/deps.sh
@@ -173,8 +191,8 @@ clean:
 	rm -rf $(B)
 
 help:
-	@echo 'targets: all (default), deps, check, demo, bench, install, uninstall, clean'
-	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=...'
+	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, demo, bench, install, uninstall, clean'
+	@echo 'variables: PREFIX DESTDIR B=build SANITIZE=address,undefined WERROR=1 OPT=...'
 
-.PHONY: all tests check deps demo bench install uninstall clean help
+.PHONY: all tests check check-sanitize unit-tests deps demo bench install uninstall clean help
 .SECONDARY:

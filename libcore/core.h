@@ -31,8 +31,7 @@ struct accel_ctx {
 	const char *sysroot;
 };
 
-/* Built-in backends (backends/<name>/). */
-extern const struct accel_backend accel_backend_cpu;
+/* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 
 /* Whether `op` is listed in b->ops. */
 int core_backend_offers(const struct accel_backend *b, const char *op);

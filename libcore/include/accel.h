@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* libaccel is built with -fvisibility=hidden: what this header declares is
+ * its whole exported interface, everything else stays inside. */
+#pragma GCC visibility push(default)
+
 #define ACCEL_VERSION "0.1.0"
 
 /* ------------------------------------------------------------------ errors */
@@ -221,6 +225,11 @@ struct accel_backend {
 
 	void (*close)(void *ctx);
 };
+
+/* The built-in CPU backend (libzstd, ISA-L, liblz4), always last on a
+ * route. A plugin may delegate to its functions, as tests/plugins/test.c
+ * does; they ignore the engine they are given. */
+extern const struct accel_backend accel_backend_cpu;
 
 /* An engine: one backend on one device ("vulkan:gpu0"). */
 struct accel_engine {
@@ -715,6 +724,8 @@ void accel_progress_end(struct accel_progress *p);
 
 /* Seconds on a monotonic clock. */
 double accel_now(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
