@@ -65,7 +65,8 @@ endif
 endef
 $(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b))))
 
-TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so
+TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so \
+	$(B)/tests/badplugins/accel_norun.so $(B)/tests/badplugins/accel_noname.so
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
@@ -119,9 +120,15 @@ $(B)/accel.pc: Makefile
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: accel\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -laccel\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'accelerator discovery, routing and stream engine' '$(VERSION)' > $@
 
-$(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
+define test_plugin
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../../lib'
+endef
+$(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
+	$(test_plugin)
+# Plugins with malformed tables live apart, so other tests' routes stay as they are.
+$(B)/tests/badplugins/accel_%.so: tests/plugins/%.c $(LIB)
+	$(test_plugin)
 
 # Unit tests reach core_ internals, which libaccel does not export: they
 # link libcore's objects themselves, and export them (-rdynamic) so that a

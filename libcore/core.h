@@ -21,9 +21,12 @@ struct accel_probe {
 
 struct accel_ctx {
 	pthread_mutex_t lock;
-	struct accel_backend_status backends[CORE_MAX_BACKENDS];
+	/* The last slot is taken only by the first plugin the registry has no
+	 * room for, with the reason (and how many were left out). */
+	struct accel_backend_status backends[CORE_MAX_BACKENDS + 1];
 	int nbackends;
-	void *handles[CORE_MAX_BACKENDS];  /* dlopen handles of plugins */
+	int left_out;                      /* plugins not loaded: registry full */
+	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
 	int ndevices;
 	struct accel_engine engines[CORE_MAX_ENGINES];
