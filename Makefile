@@ -11,7 +11,7 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 CC ?= cc
-B := build
+B ?= build
 VERSION := 0.1.0
 SOVERSION := 0
 
@@ -23,10 +23,12 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 ifneq ($(SANITIZE),)
-SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+# Any sanitizer report fails the run (UBSan would otherwise only print).
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 # LLVM (inside lavapipe and PoCL) replaces a probe thread's alternate
 # signal stack, which ASan then fails to unmap when the thread ends.
 export ASAN_OPTIONS ?= use_sigaltstack=0
+export UBSAN_OPTIONS ?= print_stacktrace=1
 endif
 OPT ?= -O2 -g
 CFLAGS ?=
@@ -63,7 +65,8 @@ endif
 endef
 $(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b))))
 
-TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so
+TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so \
+	$(B)/tests/badplugins/accel_norun.so $(B)/tests/badplugins/accel_noname.so
 # Fuzz targets (tests/fuzz): one per parser of untrusted input. `make
 # check` replays their corpus through a plain driver (no clang needed);
 # `make fuzz` runs each under libFuzzer for FUZZ_TIME seconds.
@@ -88,6 +91,10 @@ COMPLETIONS := $(PROGS:%=$(B)/completions/bash/%) $(PROGS:%=$(B)/completions/zsh
 	$(PROGS:%=$(B)/completions/fish/%.fish)
 
 all: $(LIB) $(PROG_BIN) $(PLUGINS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
+
+# libaccel exports only what accel.h declares (it says so with a visibility
+# pragma); core_ internals and the backends' own symbols stay hidden.
+$(CORE_OBJ): CFLAGS += -fvisibility=hidden
 
 $(B)/obj/%.o: %.c libcore/include/accel.h libcore/core.h $(wildcard backends/cpu/*.h)
 	@mkdir -p $(@D)
@@ -129,14 +136,23 @@ $(B)/accel.pc: Makefile
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: accel\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -laccel\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'accelerator discovery, routing and stream engine' '$(VERSION)' > $@
 
+define test_plugin
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../../lib'
+endef
 $(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel
+	$(test_plugin)
+# Plugins with malformed tables live apart, so other tests' routes stay as they are.
+$(B)/tests/badplugins/accel_%.so: tests/plugins/%.c $(LIB)
+	$(test_plugin)
 
-$(B)/tests/test_%: tests/unit/test_%.c $(LIB)
+# Unit tests reach core_ internals, which libaccel does not export: they
+# link libcore's objects themselves, and export them (-rdynamic) so that a
+# test plugin they load binds to this copy, not to libaccel.so's.
+$(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
+		$$(pkg-config --libs cmocka)
 
 .SECONDEXPANSION:
 $(B)/fuzz/replay-%: tests/fuzz/driver.c tests/fuzz/ref.c tests/fuzz/fuzz.h $(LIB) $$(FUZZ_SRC_$$*)
@@ -159,6 +175,15 @@ tests: all $(TEST_PLUGINS) $(UNIT_BIN) $(FUZZ_REPLAY)
 check:
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
+
+# The unit tests again under ASan and UBSan, in a build folder of their own
+# (build/sanitize), so that the plain build stays as it is.
+SAN_B := $(B)/sanitize
+check-sanitize:
+	@$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=address,undefined unit-tests
+
+unit-tests: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do echo "# $$t"; CMOCKA_MESSAGE_OUTPUT=TAP $$t || exit 1; done
 
 deps:
 	@sh tests/deps.sh
@@ -211,8 +236,8 @@ clean:
 	rm -rf $(B)
 
 help:
-	@echo 'targets: all (default), deps, check, demo, bench, fuzz, install, uninstall, clean'
-	@echo 'variables: PREFIX DESTDIR SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
+	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, fuzz, demo, bench, install, uninstall, clean'
+	@echo 'variables: PREFIX DESTDIR B=build SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
 
-.PHONY: all tests check deps fuzz demo bench install uninstall clean help
+.PHONY: all tests check check-sanitize unit-tests deps fuzz demo bench install uninstall clean help
 .SECONDARY:

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,10 +36,14 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
 static const struct accel_cli cli = {
 	"accel-compress", "[options] [FILE...]",
 	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
-	options,
+	options, exit_statuses,
 };
 
 struct job {
@@ -147,16 +152,18 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 	}
 	*in_bytes += (double)stats.bytes_in;
 	accel_input_close(&in);
-	if (rc == ACCEL_EINVAL && job->decompress) {
-		/* a malformed --backend list or setting */
+	if (rc == ACCEL_EINVAL) {
+		/* a malformed --backend list or ACCEL_FAULT */
 		accel_msg_usage("%s", err);
 		return ACCEL_EXIT_USAGE;
 	}
 	if (rc < 0) {
-		/* A stream error names the input; the reader's already does. */
+		/* A stream error names the input; the reader's already does,
+		 * and a write error is about the output. */
+		int named = !strncmp(err, in.name, strlen(in.name)) || !strncmp(err, "cannot write ", 13) ||
+			    !strncmp(err, "cannot read ", 12);
 		char line[700];
-		snprintf(line, sizeof line, "%s%s%s", strncmp(err, in.name, strlen(in.name)) ? in.name : "",
-			 strncmp(err, in.name, strlen(in.name)) ? ": " : "", err);
+		snprintf(line, sizeof line, "%s%s%s", named ? "" : in.name, named ? "" : ": ", err);
 		return report(rc, line);
 	}
 	return 0;
@@ -409,7 +416,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		if (c == 2)
 			return -1;
 		if (c < 0)
-			return ACCEL_EXIT_USAGE;
+			return accel_exit_status(c);
 		if (c == 1)
 			continue;
 		switch (id) {
@@ -472,7 +479,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int compress(int argc, char **argv)
 {
 	struct job job;
 	struct accel_optparse p;
@@ -489,21 +496,34 @@ int main(int argc, char **argv)
 	}
 	int status = 0;
 	if (job.list) {
+		/* A reader that goes away (| head) ends the listing quietly. */
+		signal(SIGPIPE, SIG_IGN);
 		struct list_state ls = { 0 };
 		if (job.common.json)
 			fputs("{\n\t\"schema_version\":\t1,\n\t\"files\":\t[", stdout);
 		else
 			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
 			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
-		for (int i = 0; i < nfiles; i++) {
+		int werr = 0;
+		for (int i = 0; i < nfiles && !werr; i++) {
 			int r = list_one(ctx, &job, files[i], &ls);
 			status = status ? status : r;
+			/* Each line goes out as it is made, so a write error
+			 * stops the listing at once. */
+			if (!job.common.json && fflush(stdout) != 0)
+				werr = errno;
 		}
-		if (job.common.json)
-			fputs("]\n}\n", stdout);
+		if (job.common.json && !werr && fputs("]\n}\n", stdout) < 0)
+			werr = errno;
 		accel_ctx_free(ctx);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			accel_msg_error("cannot write stdout: %s", strerror(errno));
+		if (!werr && fflush(stdout) != 0)
+			werr = errno;
+		if (!werr && ferror(stdout))
+			werr = EIO;
+		if (werr == EPIPE)
+			return status;
+		if (werr) {
+			accel_msg_error("cannot write stdout: %s", strerror(werr));
 			return ACCEL_EXIT_FAILURE;
 		}
 		return status;
@@ -535,7 +555,8 @@ int main(int argc, char **argv)
 	} else if (job.test) {
 		close(out.fd);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
-		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
+				strerror(out.error ? out.error : errno));
 		status = ACCEL_EXIT_FAILURE;
 	}
 	if (!status && job.common.verbose) {
@@ -545,4 +566,11 @@ int main(int argc, char **argv)
 	}
 	accel_ctx_free(ctx);
 	return status;
+}
+
+/* A probe that timed out may have left a thread in a driver: accel_exit
+ * then ends the process without running exit handlers. */
+int main(int argc, char **argv)
+{
+	accel_exit(compress(argc, argv));
 }

@@ -29,14 +29,19 @@ static const struct accel_option options[] = {
 	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE, replaced atomically, instead of stdout", "file", 0 },
 	{ OPT_ROUTES, 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given)", NULL, 0 },
 	{ OPT_REQUIRE, 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", NULL, 0 },
-	ACCEL_COMMON_OPTIONS,
+	ACCEL_BACKEND_OPTION,
+	ACCEL_BASIC_OPTIONS,
 	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_UNMET, -1,
 };
 
 static const struct accel_cli cli = {
 	"accel-detect", "[options] [OPERATION...]",
 	"List the accelerators of this machine, the routes operations take, or check a requirement.",
-	options,
+	options, exit_statuses,
 };
 
 enum format { FMT_TABLE, FMT_JSON, FMT_GRES, FMT_NFD };
@@ -1145,7 +1150,7 @@ static int parse_args(struct job *job, int argc, char **argv)
 			if (rc == 2)
 				return -1;
 			if (rc < 0)
-				return ACCEL_EXIT_USAGE;
+				return accel_exit_status(rc);
 			if (rc == 0) {
 				accel_msg_usage("unexpected option");
 				return ACCEL_EXIT_USAGE;
@@ -1190,12 +1195,6 @@ static int detect(int argc, char **argv)
 	int rc = parse_args(&job, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	double timeout;
-	if (accel_probe_timeout(&timeout) < 0) {
-		accel_msg_error("ACCEL_PROBE_TIMEOUT: '%s' is not a number of seconds from %g to %g",
-				getenv("ACCEL_PROBE_TIMEOUT"), ACCEL_PROBE_TIMEOUT_MIN, ACCEL_PROBE_TIMEOUT_MAX);
-		return ACCEL_EXIT_USAGE;
-	}
 
 	struct term terms[MAX_TERMS];
 	int nterms = 0;

@@ -3,6 +3,7 @@
  * parser, --help, the man page's OPTIONS section and the bash/zsh/fish
  * completions are all generated, plus the common options of DESIGN.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,6 +138,15 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
 	return 0;
 }
 
+/* Whether the program's table has option `id`. */
+static int has_option(const struct accel_cli *cli, int id)
+{
+	for (const struct accel_option *o = cli->options; o->id; o++)
+		if (o->id == id)
+			return 1;
+	return 0;
+}
+
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 {
 	memset(c, 0, sizeof *c);
@@ -144,14 +154,22 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 	c->fallback = ACCEL_FALLBACK_CPU;
 	accel_msg_prog(cli->prog);
 	const char *v;
-	if ((v = getenv("ACCEL_BACKEND")) && *v)
+	if ((v = getenv("ACCEL_BACKEND")) && *v && has_option(cli, ACCEL_OPT_BACKEND))
 		c->backend = v;
-	if ((v = getenv("ACCEL_FALLBACK")) && *v && accel_fallback_parse(v, &c->fallback) < 0) {
+	if ((v = getenv("ACCEL_FALLBACK")) && *v && has_option(cli, ACCEL_OPT_FALLBACK) &&
+	    accel_fallback_parse(v, &c->fallback) < 0) {
 		accel_msg_error("ACCEL_FALLBACK: '%s' is not one of cpu, next, none", v);
 		return ACCEL_EINVAL;
 	}
-	if ((v = getenv("ACCEL_THREADS")) && *v && accel_parse_int(v, 0, 4096, &c->threads) < 0) {
+	if ((v = getenv("ACCEL_THREADS")) && *v && has_option(cli, ACCEL_OPT_THREADS) &&
+	    accel_parse_int(v, 0, 4096, &c->threads) < 0) {
 		accel_msg_error("ACCEL_THREADS: '%s' is not a number of threads (0-4096)", v);
+		return ACCEL_EINVAL;
+	}
+	double timeout;
+	if (accel_probe_timeout(&timeout) < 0) {
+		accel_msg_error("ACCEL_PROBE_TIMEOUT: '%s' is not a number of seconds from %g to %g",
+				getenv("ACCEL_PROBE_TIMEOUT"), ACCEL_PROBE_TIMEOUT_MIN, ACCEL_PROBE_TIMEOUT_MAX);
 		return ACCEL_EINVAL;
 	}
 	return 0;
@@ -168,6 +186,21 @@ int accel_fallback_parse(const char *s, enum accel_fallback *out)
 	else
 		return ACCEL_EINVAL;
 	return 0;
+}
+
+/* After a text for stdout: 2 (exit now, 0) when it all went out or the
+ * reader went away, else ACCEL_EIO with the one-line error printed. */
+static int flushed(void)
+{
+	int e = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	else if (ferror(stdout))
+		e = EIO;
+	if (!e || e == EPIPE)
+		return 2;
+	accel_msg_error("cannot write stdout: %s", strerror(e));
+	return ACCEL_EIO;
 }
 
 int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg)
@@ -193,15 +226,15 @@ int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int
 	case ACCEL_OPT_PROGRESS: c->progress = 1; return 1;
 	case ACCEL_OPT_NO_PROGRESS: c->progress = 0; return 1;
 	case ACCEL_OPT_JSON: c->json = 1; return 1;
-	case ACCEL_OPT_HELP: accel_cli_help(cli, stdout); return 2;
-	case ACCEL_OPT_VERSION: printf("%s %s\n", cli->prog, ACCEL_VERSION); return 2;
-	case ACCEL_OPT_GEN_MAN: accel_cli_man(cli, stdout); return 2;
+	case ACCEL_OPT_HELP: accel_cli_help(cli, stdout); return flushed();
+	case ACCEL_OPT_VERSION: printf("%s %s\n", cli->prog, ACCEL_VERSION); return flushed();
+	case ACCEL_OPT_GEN_MAN: accel_cli_man(cli, stdout); return flushed();
 	case ACCEL_OPT_GEN_COMPLETION:
 		if (accel_cli_completion(cli, arg, stdout) < 0) {
 			accel_msg_usage("--completion: '%s' is not one of bash, zsh, fish", arg);
 			return ACCEL_EINVAL;
 		}
-		return 2;
+		return flushed();
 	}
 	return 0;
 }
@@ -221,6 +254,20 @@ static void option_label(const struct accel_option *o, char *buf, size_t len)
 		 o->arg ? (opt ? "[=" : " ") : "", o->arg ? o->arg : "", o->arg && opt ? "]" : "");
 }
 
+/* What an exit status means, for --help. */
+static const char *exit_text(int status)
+{
+	switch (status) {
+	case ACCEL_EXIT_OK: return "success";
+	case ACCEL_EXIT_FAILURE: return "failure";
+	case ACCEL_EXIT_USAGE: return "usage error";
+	case ACCEL_EXIT_DATA: return "input failed an integrity check";
+	case ACCEL_EXIT_UNMET: return "requirement not met";
+	case ACCEL_EXIT_REGRESSION: return "regression found";
+	}
+	return "";
+}
+
 void accel_cli_help(const struct accel_cli *cli, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n\nOptions:\n", cli->prog, cli->usage, cli->summary);
@@ -231,8 +278,11 @@ void accel_cli_help(const struct accel_cli *cli, FILE *f)
 		option_label(o, label, sizeof label);
 		fprintf(f, "  %-24s %s\n", label, o->help);
 	}
-	fprintf(f, "\nExit status: 0 success, 1 failure, 2 usage, 3 input failed an integrity check.\n"
-		   "See %s(1) and accel(7).\n", cli->prog);
+	static const int basic[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, -1 };
+	fputs("\nExit status:", f);
+	for (const int *e = cli->exit_statuses ? cli->exit_statuses : basic; *e >= 0; e++)
+		fprintf(f, "%s %d %s", e == cli->exit_statuses || e == basic ? "" : ",", *e, exit_text(*e));
+	fprintf(f, ".\nSee %s(1) and accel(7).\n", cli->prog);
 }
 
 /* Write s for roff: backslashes and leading dots escaped, '-' as \-. */

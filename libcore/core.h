@@ -21,9 +21,12 @@ struct accel_probe {
 
 struct accel_ctx {
 	pthread_mutex_t lock;
-	struct accel_backend_status backends[CORE_MAX_BACKENDS];
+	/* The last slot is taken only by the first plugin the registry has no
+	 * room for, with the reason (and how many were left out). */
+	struct accel_backend_status backends[CORE_MAX_BACKENDS + 1];
 	int nbackends;
-	void *handles[CORE_MAX_BACKENDS];  /* dlopen handles of plugins */
+	int left_out;                      /* plugins not loaded: registry full */
+	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
 	int ndevices;
 	struct accel_engine engines[CORE_MAX_ENGINES];
@@ -31,8 +34,7 @@ struct accel_ctx {
 	const char *sysroot;
 };
 
-/* Built-in backends (backends/<name>/). */
-extern const struct accel_backend accel_backend_cpu;
+/* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 
 /* Whether `op` is listed in b->ops. */
 int core_backend_offers(const struct accel_backend *b, const char *op);
@@ -44,6 +46,8 @@ int core_fault_hit(const char *engine, uint64_t seq);
 int core_fault_status(void);
 /* Parse a fault specification (exposed for the unit tests); 0 or ACCEL_EINVAL. */
 int core_fault_parse(const char *spec);
+/* Why the last core_fault_parse failed ("empty unit number in 'cpu:1,,2'"). */
+const char *core_fault_error(void);
 
 /* Reorder buffer: holds finished units until all earlier ones are written. */
 struct core_reorder {

@@ -26,33 +26,75 @@ int core_backend_offers(const struct accel_backend *b, const char *op)
 	return 0;
 }
 
-static struct accel_backend_status *add_status(struct accel_ctx *ctx, const char *name)
+/* A new status for backend `name` from `origin`, or NULL when the name is
+ * taken (the first one found wins, as with PATH) or the registry is full
+ * (then the first plugin left out holds the reason, with the count). */
+static struct accel_backend_status *add_status(struct accel_ctx *ctx, const char *name, const char *origin)
 {
 	for (int i = 0; i < ctx->nbackends; i++)
 		if (!strcmp(ctx->backends[i].name, name))
-			return NULL;  /* first one found wins, as with PATH */
-	if (ctx->nbackends == CORE_MAX_BACKENDS)
+			return NULL;
+	if (ctx->nbackends >= CORE_MAX_BACKENDS) {
+		struct accel_backend_status *o = &ctx->backends[CORE_MAX_BACKENDS];
+		if (ctx->nbackends == CORE_MAX_BACKENDS) {
+			memset(o, 0, sizeof *o);
+			core_strlcpy(o->name, name, sizeof o->name);
+			core_strlcpy(o->origin, origin, sizeof o->origin);
+			o->rc = ACCEL_ENOTSUP;
+			ctx->nbackends++;
+		}
+		ctx->left_out++;
+		snprintf(o->reason, sizeof o->reason,
+			 "the registry is full: libaccel holds at most %d backends (%d plugin%s left out)",
+			 CORE_MAX_BACKENDS, ctx->left_out, ctx->left_out == 1 ? "" : "s");
 		return NULL;
+	}
 	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
 	memset(s, 0, sizeof *s);
 	core_strlcpy(s->name, name, sizeof s->name);
+	core_strlcpy(s->origin, origin, sizeof s->origin);
 	return s;
+}
+
+/* Why a plugin's table cannot be used, or NULL when it can: it must be of
+ * this ABI, carry its own name and a probe, and a table that offers
+ * operations must have every function that runs them. */
+static const char *table_problem(const struct accel_backend *b, const char *name, char *buf, size_t len)
+{
+	if (b->abi != ACCEL_BACKEND_ABI) {
+		snprintf(buf, len, "plugin built for backend ABI %u, this libaccel has ABI %u", b->abi,
+			 ACCEL_BACKEND_ABI);
+		return buf;
+	}
+	if (!b->name || strcmp(b->name, name) || !b->probe)
+		return "plugin table is malformed (name or probe missing)";
+	if (b->ops && b->ops[0] && (!b->supports || !b->open || !b->run || !b->close)) {
+		const char *fn[] = { b->supports ? NULL : "supports", b->open ? NULL : "open",
+				     b->run ? NULL : "run", b->close ? NULL : "close" };
+		int k = snprintf(buf, len, "plugin table is malformed: it offers %s but has no", b->ops[0]);
+		for (int i = 0, first = 1; i < 4 && k > 0 && (size_t)k < len; i++)
+			if (fn[i]) {
+				k += snprintf(buf + k, len - (size_t)k, "%s %s", first ? "" : ",", fn[i]);
+				first = 0;
+			}
+		return buf;
+	}
+	return NULL;
 }
 
 /* Load accel_<name>.so: a failure to load is recorded with its reason. */
 static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file)
 {
-	char name[32], sym[64], path[PATH_MAX];
+	char name[32], sym[64], path[PATH_MAX], why[256];
 	size_t n = strlen(file);
 	if (n <= 9 || strncmp(file, "accel_", 6) || strcmp(file + n - 3, ".so") || n - 9 >= sizeof name)
 		return;
 	memcpy(name, file + 6, n - 9);
 	name[n - 9] = 0;
-	struct accel_backend_status *s = add_status(ctx, name);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	struct accel_backend_status *s = add_status(ctx, name, path);
 	if (!s)
 		return;
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	core_strlcpy(s->origin, path, sizeof s->origin);
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(s->reason, sizeof s->reason, "cannot load plugin: %s", dlerror());
@@ -61,13 +103,11 @@ static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file
 	}
 	snprintf(sym, sizeof sym, "accel_backend_%s", name);
 	const struct accel_backend *b = dlsym(h, sym);
+	const char *problem = b ? table_problem(b, name, why, sizeof why) : NULL;
 	if (!b) {
 		snprintf(s->reason, sizeof s->reason, "plugin does not export %s", sym);
-	} else if (b->abi != ACCEL_BACKEND_ABI) {
-		snprintf(s->reason, sizeof s->reason,
-			 "plugin built for backend ABI %u, this libaccel has ABI %u", b->abi, ACCEL_BACKEND_ABI);
-	} else if (!b->name || strcmp(b->name, name) || !b->probe) {
-		snprintf(s->reason, sizeof s->reason, "plugin table is malformed (name or probe missing)");
+	} else if (problem) {
+		core_strlcpy(s->reason, problem, sizeof s->reason);
 	} else {
 		s->backend = b;
 		ctx->handles[s - ctx->backends] = h;
@@ -103,9 +143,8 @@ struct accel_ctx *accel_ctx_new(void)
 	const char *root = getenv("ACCEL_SYSROOT");
 	ctx->sysroot = root ? root : "";
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
-		struct accel_backend_status *s = add_status(ctx, builtin[i]->name);
+		struct accel_backend_status *s = add_status(ctx, builtin[i]->name, "built-in");
 		s->backend = builtin[i];
-		core_strlcpy(s->origin, "built-in", sizeof s->origin);
 	}
 	const char *env = getenv("ACCEL_BACKEND_PATH");
 	if (env && *env) {

@@ -7,6 +7,7 @@
  * attempt. Documented in accel(7), section TESTING.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -24,70 +25,156 @@ struct rule {
 static struct rule rules[MAX_RULES];
 static int nrules;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char parse_msg[256];   /* why the last parse failed */
 
-static int parse_rule(char *s, struct rule *r)
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
 {
-	char *colon = strrchr(s, ':');
-	if (!colon || colon == s)
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(parse_msg, sizeof parse_msg, fmt, ap);
+	va_end(ap);
+	return ACCEL_EINVAL;
+}
+
+/* A unit number: digits only, within 64 bits. */
+static int unit_number(const char *t, const char *end, uint64_t *v)
+{
+	if (t == end)
 		return ACCEL_EINVAL;
-	*colon = 0;
+	uint64_t n = 0;
+	for (; t < end; t++) {
+		if (*t < '0' || *t > '9' || n > (UINT64_MAX - (uint64_t)(*t - '0')) / 10)
+			return ACCEL_EINVAL;
+		n = n * 10 + (uint64_t)(*t - '0');
+	}
+	*v = n;
+	return 0;
+}
+
+/* One ENGINE:UNITS rule, s[0..n). */
+static int parse_rule(const char *s, size_t n, struct rule *r)
+{
+	const char *colon = NULL;
+	for (const char *p = s; p < s + n; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon)
+		return bad("'%.*s' is not ENGINE:UNITS", (int)n, s);
+	if (colon == s)
+		return bad("empty engine name in '%.*s'", (int)n, s);
 	memset(r, 0, sizeof *r);
-	core_strlcpy(r->engine, s, sizeof r->engine);
-	char *units = colon + 1, *save = NULL;
-	if (!strcmp(units, "*")) {
+	if ((size_t)(colon - s) >= sizeof r->engine)
+		return bad("engine name too long in '%.*s'", (int)n, s);
+	memcpy(r->engine, s, (size_t)(colon - s));
+	const char *u = colon + 1, *end = s + n;
+	if (u == end)
+		return bad("no unit numbers after ':' in '%.*s'", (int)n, s);
+	if (end - u == 1 && *u == '*') {
 		r->all = 1;
 		return 0;
 	}
-	for (char *t = strtok_r(units, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		if (r->nranges == MAX_RANGES || *t < '0' || *t > '9')
-			return ACCEL_EINVAL;
-		uint64_t lo = strtoull(t, &end, 10), hi = lo;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return ACCEL_EINVAL;
-			hi = strtoull(end + 1, &end, 10);
-		}
-		if (*end || hi < lo)
-			return ACCEL_EINVAL;
+	while (u <= end) {
+		const char *comma = memchr(u, ',', (size_t)(end - u));
+		const char *t_end = comma ? comma : end;
+		if (t_end == u)
+			return bad("empty unit number in '%.*s'", (int)n, s);
+		if (r->nranges == MAX_RANGES)
+			return bad("more than %d unit numbers and ranges in '%.*s'", MAX_RANGES, (int)n, s);
+		const char *dash = memchr(u, '-', (size_t)(t_end - u));
+		uint64_t lo, hi;
+		if (unit_number(u, dash ? dash : t_end, &lo) < 0 ||
+		    (dash && unit_number(dash + 1, t_end, &hi) < 0))
+			return bad("'%.*s' is not a unit number or range (3, 5-7) in '%.*s'", (int)(t_end - u), u,
+				   (int)n, s);
+		if (!dash)
+			hi = lo;
+		if (hi < lo)
+			return bad("range '%.*s' ends before it starts in '%.*s'", (int)(t_end - u), u, (int)n, s);
 		r->lo[r->nranges] = lo;
 		r->hi[r->nranges++] = hi;
+		u = t_end + 1;
 	}
-	return r->nranges ? 0 : ACCEL_EINVAL;
+	return 0;
 }
 
 int core_fault_parse(const char *spec)
 {
 	nrules = 0;
+	parse_msg[0] = 0;
 	if (!spec || !*spec)
 		return 0;
-	char *copy = strdup(spec), *save = NULL;
-	if (!copy)
-		return ACCEL_ENOMEM;
-	int rc = 0;
-	for (char *t = strtok_r(copy, ";", &save); t && !rc; t = strtok_r(NULL, ";", &save)) {
-		if (nrules == MAX_RULES || parse_rule(t, &rules[nrules]) < 0)
-			rc = ACCEL_EINVAL;
-		else
-			nrules++;
+	int rc = 0, n = 0;
+	for (const char *t = spec; !rc;) {
+		const char *semi = strchr(t, ';');
+		size_t len = semi ? (size_t)(semi - t) : strlen(t);
+		if (!len)
+			rc = bad("empty rule in '%s'", spec);
+		else if (n == MAX_RULES)
+			rc = bad("more than %d rules", MAX_RULES);
+		else if ((rc = parse_rule(t, len, &rules[n])) == 0)
+			n++;
+		if (!semi)
+			break;
+		t = semi + 1;
 	}
-	free(copy);
-	if (rc)
-		nrules = 0;
+	nrules = rc ? 0 : n;
 	return rc;
 }
 
+const char *core_fault_error(void)
+{
+	return parse_msg;
+}
+
 static int load_rc;
+static char load_msg[256];
 
 static void load(void)
 {
 	load_rc = core_fault_parse(getenv("ACCEL_FAULT"));
+	core_strlcpy(load_msg, parse_msg, sizeof load_msg);
 }
 
 int core_fault_status(void)
 {
 	pthread_once(&once, load);
 	return load_rc;
+}
+
+/* Whether rule engine name `name` can match anything in ctx: a registered
+ * backend, an engine found, or BACKEND:DEVICE of a backend not probed yet. */
+static int engine_known(const struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->nengines; i++)
+		if (!strcmp(ctx->engines[i].name, name))
+			return 1;
+	const char *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) : strlen(name);
+	for (int i = 0; i < ctx->nbackends; i++) {
+		const struct accel_backend_status *b = &ctx->backends[i];
+		if (strlen(b->name) != n || strncmp(b->name, name, n))
+			continue;
+		if (!colon || (b->backend && !b->probed))
+			return 1;
+	}
+	return 0;
+}
+
+int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len)
+{
+	pthread_once(&once, load);
+	if (load_rc < 0) {
+		snprintf(err, len, "ACCEL_FAULT is malformed: %s (see accel(7), TESTING)", load_msg);
+		return ACCEL_EINVAL;
+	}
+	for (int i = 0; ctx && i < nrules; i++)
+		if (!engine_known(ctx, rules[i].engine)) {
+			snprintf(err, len, "ACCEL_FAULT: no engine or backend named '%s' (see accel(7), TESTING)",
+				 rules[i].engine);
+			return ACCEL_EINVAL;
+		}
+	return 0;
 }
 
 static int engine_match(const char *rule, const char *engine)

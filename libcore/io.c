@@ -157,21 +157,132 @@ int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 	return 1;
 }
 
-/* The temporary output being written, removed if a signal ends the run. */
-static const char *volatile pending_tmp;
+/*
+ * The temporary output being written, removed if a signal ends the run. The
+ * name is copied into static storage, so the handler never reads memory that
+ * another thread frees; pending_set says whether it is valid.
+ */
+static char pending_tmp[PATH_MAX];
+static volatile sig_atomic_t pending_set;
 
+/* Signals that end the process by default and can be caught, besides the
+ * real-time ones. The fault signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT, SIGTRAP, SIGSYS) are left to the sanitizers and core dumps, and
+ * SIGPIPE is ignored (see accel.h). */
+static const int fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+	SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGPWR,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+
+/* Async-signal-safe: unlink the temporary, then die of the same signal,
+ * which stays blocked until the handler returns. */
 static void on_signal(int sig)
 {
-	if (pending_tmp)
+	struct sigaction sa;
+	if (pending_set)
 		unlink(pending_tmp);
-	signal(sig, SIG_DFL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 	raise(sig);
+}
+
+/* Catch sig only while its disposition is the default: a signal the parent
+ * ignored (nohup) stays ignored, one the program handles keeps its handler. */
+static void catch_signal(int sig)
+{
+	struct sigaction old, sa;
+	if (sigaction(sig, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigfillset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void install_handlers(void)
+{
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		catch_signal(fatal_signals[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_signal(sig);
+}
+
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+
+/* Writes to a reader that went away fail with EPIPE (accel_output_write
+ * returns ACCEL_EPIPE) instead of killing the process. */
+static void ignore_sigpipe(void)
+{
+	struct sigaction old, sa;
+	if (sigaction(SIGPIPE, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* The process's umask, read without changing it where the kernel says it
+ * (Linux 4.7+), else by setting it and putting it back. */
+static mode_t current_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned mask;
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "Umask: %o", &mask) == 1) {
+				fclose(f);
+				return (mode_t)mask & 0777;
+			}
+		fclose(f);
+	}
+	mode_t m = umask(022);
+	umask(m);
+	return m;
+}
+
+/* Open an existing PATH that is not a regular file (a device, a FIFO) for
+ * writing in place. 0 with out->fd set, 1 when PATH turns out to be a
+ * regular file after all (written through a temporary then), or ACCEL_EIO. */
+static int open_special(struct accel_output *out, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return ACCEL_EIO;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	out->fd = fd;
+	return 0;
+}
+
+/* Undo a failed accel_output_open, keeping errno; returns rc. */
+static int open_failed(struct accel_output *out, int rc)
+{
+	int e = errno;
+	if (out->fd > 2)
+		close(out->fd);
+	free(out->path);
+	free(out->tmp);
+	out->path = out->tmp = NULL;
+	out->fd = -1;
+	errno = e;
+	return rc;
 }
 
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary)
 {
 	memset(out, 0, sizeof *out);
-	signal(SIGPIPE, SIG_IGN);
+	out->fd = -1;
+	ignore_sigpipe();
 	if (!path || !strcmp(path, "-")) {
 		out->fd = 1;
 		if (binary && !force && isatty(1))
@@ -183,26 +294,51 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}
-	size_t n = strlen(path) + 16;
 	out->path = strdup(path);
+	if (!out->path)
+		return open_failed(out, ACCEL_ENOMEM);
+	/* A device or FIFO (or a link to one) is written into, never replaced. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return open_failed(out, ACCEL_EIO);
+		}
+		int rc = open_special(out, path);
+		if (rc < 0)
+			return open_failed(out, rc);
+		if (rc == 0)
+			return 0;
+	}
+	size_t n = strlen(path) + 16;
 	out->tmp = malloc(n);
-	if (!out->path || !out->tmp)
-		return ACCEL_ENOMEM;
+	if (!out->tmp)
+		return open_failed(out, ACCEL_ENOMEM);
 	/* The temporary sits in the same folder so rename() is atomic. */
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	snprintf(out->tmp, n, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
-	out->fd = mkostemp(out->tmp, O_CLOEXEC);
-	if (out->fd < 0) {
-		free(out->tmp);
-		out->tmp = NULL;
-		return ACCEL_EIO;
+	if (n > sizeof pending_tmp) {
+		errno = ENAMETOOLONG;
+		return open_failed(out, ACCEL_EIO);
 	}
-	fchmod(out->fd, 0666 & ~umask(umask(0)));
-	pending_tmp = out->tmp;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	pthread_once(&handlers_once, install_handlers);
+	/* Signals are blocked between creating the temporary and recording its
+	 * name, so no signal can leave it behind. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (out->fd >= 0) {
+		memcpy(pending_tmp, out->tmp, strlen(out->tmp) + 1);
+		pending_set = 1;
+	}
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (out->fd < 0) {
+		errno = e;
+		return open_failed(out, ACCEL_EIO);
+	}
+	fchmod(out->fd, 0666 & ~current_umask());
 	return 0;
 }
 
@@ -220,6 +356,7 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len)
 				out->broken = 1;
 				return ACCEL_EPIPE;
 			}
+			out->error = errno;
 			return ACCEL_EIO;
 		}
 		p += w;
@@ -229,24 +366,37 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len)
 	return 0;
 }
 
+/* Stop removing the temporary on a signal (it is renamed or removed now). */
+static void clear_pending(void)
+{
+	pending_set = 0;
+}
+
 int accel_output_commit(struct accel_output *out)
 {
 	int rc = 0;
 	if (!out->tmp) {
-		/* stdout: a failed close means lost data (full disk, EIO). */
-		if (out->fd == 1 && close(1) < 0 && errno != EPIPE && errno != EBADF)
+		/* stdout or a device: a failed close means lost data (full
+		 * disk, EIO). */
+		if (out->fd >= 0 && close(out->fd) < 0 && errno != EPIPE && errno != EBADF &&
+		    errno != EINTR) {
+			out->error = errno;
 			rc = ACCEL_EIO;
+		}
 		out->fd = -1;
+		free(out->path);
+		out->path = NULL;
 		return rc;
 	}
 	if (close(out->fd) < 0)
 		rc = ACCEL_EIO;
 	out->fd = -1;
-	pending_tmp = NULL;
+	clear_pending();
 	if (!rc && rename(out->tmp, out->path) < 0)
 		rc = ACCEL_EIO;
 	if (rc) {
 		int e = errno;
+		out->error = e;
 		unlink(out->tmp);
 		errno = e;
 	}
@@ -259,12 +409,14 @@ int accel_output_commit(struct accel_output *out)
 void accel_output_abort(struct accel_output *out)
 {
 	if (out->tmp) {
-		pending_tmp = NULL;
+		clear_pending();
 		if (out->fd >= 0)
 			close(out->fd);
 		unlink(out->tmp);
 		free(out->tmp);
 		out->tmp = NULL;
+	} else if (out->path && out->fd >= 0) {
+		close(out->fd);
 	}
 	free(out->path);
 	out->path = NULL;

@@ -467,6 +467,7 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 	uint64_t off = in->offset, w0 = s->out->written;
 	double t0 = accel_now();
 	int rc = b->stream(*ctx, in, s->out, err, sizeof err);
+	int read_errno = errno;
 	pthread_mutex_lock(&s->lock);
 	struct slot *sl = &s->slots[i];
 	sl->st.busy_seconds += accel_now() - t0;
@@ -474,7 +475,12 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 	sl->st.bytes_out += s->out->written - w0;
 	s->bytes_in += in->offset - off;
 	s->bytes_out += s->out->written - w0;
-	if (rc < 0)
+	if (rc == ACCEL_EIO && !err[0] && s->out->error)
+		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+			    strerror(s->out->error));
+	else if (rc == ACCEL_EIO && !err[0])
+		fail_locked(s, rc, "cannot read %s: %s", in->name, strerror(read_errno));
+	else if (rc < 0)
 		fail_locked(s, rc, "%s", err[0] ? err : accel_strerror(rc));
 	if (s->progress)
 		accel_progress_update(s->progress, in->offset);
@@ -597,10 +603,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	err[0] = 0;
 	if (stats)
 		memset(stats, 0, sizeof *stats);
-	if (core_fault_status() < 0) {
-		snprintf(err, len, "ACCEL_FAULT is malformed (see accel(7), TESTING)");
+	if (accel_fault_check(ctx, err, len) < 0)
 		return ACCEL_EINVAL;
-	}
 	if (setup_slots(s, route) < 0) {
 		snprintf(err, len, "no engine can run %s", op->name);
 		return ACCEL_ENOENGINE;

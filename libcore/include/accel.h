@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* libaccel is built with -fvisibility=hidden: what this header declares is
+ * its whole exported interface, everything else stays inside. */
+#pragma GCC visibility push(default)
+
 #define ACCEL_VERSION "0.1.0"
 
 /* ------------------------------------------------------------------ errors */
@@ -222,6 +226,11 @@ struct accel_backend {
 
 	void (*close)(void *ctx);
 };
+
+/* The built-in CPU backend (libzstd, ISA-L, liblz4), always last on a
+ * route. A plugin may delegate to its functions, as tests/plugins/test.c
+ * does; they ignore the engine they are given. */
+extern const struct accel_backend accel_backend_cpu;
 
 /* An engine: one backend on one device ("vulkan:gpu0"). */
 struct accel_engine {
@@ -459,20 +468,37 @@ void accel_input_consume(struct accel_input *in, size_t n);
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
- * written as a temporary beside it and renamed on accel_output_commit();
- * accel_output_abort() removes it, so a failed run leaves no partial file. */
+ * written as a temporary beside it (mode 0666 less the umask) and renamed on
+ * accel_output_commit(); accel_output_abort() removes it, so a failed run
+ * leaves no partial file. An existing FILE that is not a regular file (a
+ * device such as /dev/null, a FIFO) is written into in place, never
+ * replaced.
+ *
+ * Signals: while a temporary exists, a signal that would end the process
+ * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+ * SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGPWR, the real-time signals) removes
+ * it before the process dies of that signal. The handlers are installed once,
+ * on the first FILE opened, and only for signals whose disposition is still
+ * the default: a signal the parent ignored (nohup) stays ignored. The fault
+ * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught.
+ * SIGPIPE: accel_output_open() sets it to ignored when its disposition is
+ * the default, so a reader that goes away makes writes fail with EPIPE,
+ * which accel_output_write() returns as ACCEL_EPIPE (a quiet end, exit 0). */
 struct accel_output {
 	int fd;
 	char *path;          /* final path, NULL for stdout */
-	char *tmp;           /* temporary path while writing */
+	char *tmp;           /* temporary path while writing, NULL for stdout
+	                      * and for a device or FIFO written in place */
 	uint64_t written;    /* bytes written */
 	int broken;          /* EPIPE seen */
+	int error;           /* errno of the write or close that failed, 0 */
 };
 /* force: allow replacing an existing FILE and writing binary data to a
  * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
- * terminal refused) or ACCEL_EIO. */
+ * terminal refused) or ACCEL_EIO / ACCEL_ENOMEM with errno set. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
-/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO. */
+/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO
+ * (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
 /* Flush, close (checking errors: a full disk is an error) and rename. */
 int accel_output_commit(struct accel_output *out);
@@ -558,6 +584,12 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		     const struct accel_stream_ops *ops, void *user,
 		     struct accel_input *in, struct accel_output *out,
 		     struct accel_stream_stats *stats, char *err, size_t len);
+/* Check $ACCEL_FAULT (accel(7), TESTING) once the route is known: 0, or
+ * ACCEL_EINVAL with a line naming the bad part in err[len] for a malformed
+ * value ("ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'") or a
+ * rule whose engine names no backend of ctx, nor an engine of a backend
+ * already probed. accel_stream_run() checks it too. */
+int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len);
 /* Print per-engine statistics (-v). */
 void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
 
@@ -684,19 +716,25 @@ enum accel_common_opt {
 	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
 };
 
-/* The common options, to splice into a program's table. */
-#define ACCEL_COMMON_OPTIONS \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }, \
+/* The common options, to splice into a program's table: a program lists
+ * only those it acts on (an option in --help is an option that works). */
+#define ACCEL_BACKEND_OPTION \
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }
+/* For programs that run the stream engine. */
+#define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
 	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "worker threads (0 = all cores; default 0)", NULL, 0 }, \
+	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }
+/* For every program. */
+#define ACCEL_BASIC_OPTIONS \
 	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "print the route and per-engine statistics on stderr", NULL, 0 }, \
 	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
-	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
-	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }, \
 	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
 	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
 	{ ACCEL_OPT_GEN_MAN, 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN }, \
 	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
+#define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 
 /* A program's description for the generated texts. */
 struct accel_cli {
@@ -704,6 +742,9 @@ struct accel_cli {
 	const char *usage;       /* "[options] [FILE...]" */
 	const char *summary;     /* one line */
 	const struct accel_option *options;
+	/* The exit statuses the program can return (enum accel_exit), ending
+	 * with -1, for --help; NULL: 0, 1 and 2. */
+	const int *exit_statuses;
 };
 
 /* Settings of the common options, after accel_cli_common(). */
@@ -734,12 +775,14 @@ void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, 
  * ACCEL_EINVAL with the message in p->errbuf. */
 int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
 /* Set defaults for the common options from the environment (ACCEL_BACKEND,
- * ACCEL_FALLBACK, ACCEL_THREADS). ACCEL_EINVAL with a message on stderr for
- * a malformed environment value. */
+ * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
+ * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout).
+ * ACCEL_EINVAL with a message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* Handle a common option: returns 1 handled, 0 not a common option,
- * ACCEL_EINVAL bad value (message printed), or 2 when the program must
- * exit 0 now (help, version, generated texts printed). */
+ * ACCEL_EINVAL bad value (message printed), 2 when the program must exit 0
+ * now (help, version, generated texts printed to stdout), or ACCEL_EIO when
+ * writing them failed (message printed: the program exits 1). */
 int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
@@ -780,6 +823,8 @@ void accel_text_sanitize(char *s);
 
 /* Seconds on a monotonic clock. */
 double accel_now(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
