@@ -180,17 +180,22 @@ check:
 # (build/sanitize), so that the plain build stays as it is.
 SAN_B := $(B)/sanitize
 check-sanitize:
-	@$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=address,undefined unit-tests
+	@$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=address,undefined unit-tests fuzz-replay
 
 unit-tests: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do echo "# $$t"; CMOCKA_MESSAGE_OUTPUT=TAP $$t || exit 1; done
+
+# The fuzz corpus through each target's plain driver (make check does it
+# too; check-sanitize under ASan and UBSan).
+fuzz-replay: $(FUZZ_REPLAY)
+	@for t in $(FUZZ_TARGETS); do printf '# fuzz corpus %s: ' $$t; $(B)/fuzz/replay-$$t tests/fuzz/corpus/$$t 2>$(B)/fuzz/replay-$$t.log || { tail -3 $(B)/fuzz/replay-$$t.log; exit 1; }; done
 
 deps:
 	@sh tests/deps.sh
 
 # Run every fuzz target for FUZZ_TIME seconds, starting from its seed
 # corpus; new inputs go to $(B)/fuzz/corpus-TARGET, crashes to
-# $(B)/fuzz/TARGET-crash-*. Needs clang (installed by `make deps-fuzz`).
+# $(B)/fuzz/TARGET-crash-*. Needs clang, which it installs (tests/deps.sh).
 fuzz:
 	@sh tests/deps.sh clang libclang-rt-dev
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
@@ -239,5 +244,5 @@ help:
 	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, fuzz, demo, bench, install, uninstall, clean'
 	@echo 'variables: PREFIX DESTDIR B=build SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
 
-.PHONY: all tests check check-sanitize unit-tests deps fuzz demo bench install uninstall clean help
+.PHONY: all tests check check-sanitize unit-tests fuzz-replay deps fuzz demo bench install uninstall clean help
 .SECONDARY:
