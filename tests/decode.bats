@@ -93,32 +93,10 @@ EOF
 # lz4_content IN OUT DELTA: the lz4 frame IN (with a content size) stating
 # DELTA bytes more, its header checksum made right again.
 lz4_content() {
-	python3 - "$@" <<'EOF'
+	# Debian's python3, for its python3-xxhash
+	/usr/bin/python3 - "$@" <<'EOF'
 import struct, sys
-M = 0xffffffff
-P1, P2, P3, P4, P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
-def rotl(x, r):
-    return ((x << r) | (x >> (32 - r))) & M
-def xxh32(b, seed=0):
-    n, i = len(b), 0
-    if n >= 16:
-        v = [(seed + P1 + P2) & M, (seed + P2) & M, seed, (seed - P1) & M]
-        while i + 16 <= n:
-            for k in range(4):
-                v[k] = rotl((v[k] + struct.unpack_from('<I', b, i + 4 * k)[0] * P2) & M, 13) * P1 & M
-            i += 16
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
-    else:
-        h = (seed + P5) & M
-    h = (h + n) & M
-    while i + 4 <= n:
-        h = rotl((h + struct.unpack_from('<I', b, i)[0] * P3) & M, 17) * P4 & M
-        i += 4
-    while i < n:
-        h = rotl((h + b[i] * P5) & M, 11) * P1 & M
-        i += 1
-    h ^= h >> 15; h = h * P2 & M; h ^= h >> 13; h = h * P3 & M; h ^= h >> 16
-    return h
+from xxhash import xxh32_intdigest as xxh32
 src, dst, delta = sys.argv[1], sys.argv[2], int(sys.argv[3])
 d = bytearray(open(src, 'rb').read())
 flg = d[4]

@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev
 libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
 libvulkan-dev mesa-vulkan-drivers vulkan-tools ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libpcap-dev libssl-dev libavutil-dev libavcodec-dev
-libpci-dev pci.ids $*"
+libpci-dev pci.ids python3-xxhash $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

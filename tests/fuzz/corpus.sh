@@ -35,7 +35,8 @@ cat "$out/zstd/small.zst" "$out/zstd/rand.zst" "$out/zstd/text-pipe.zst" > "$out
 cat "$out/gzip/small.gz" "$out/gzip/text-accel.gz" "$out/gzip/empty.gz" > "$out/gzip/multi.gz"
 cat "$out/lz4/small.lz4" "$out/lz4/rand-size.lz4" > "$out/lz4/multi.lz4"
 
-python3 - "$out" "$tmp" <<'PY'
+# Debian's python3, for its python3-xxhash
+/usr/bin/python3 - "$out" "$tmp" <<'PY'
 import struct, sys, zlib
 out, tmp = sys.argv[1], sys.argv[2]
 def rd(p): return open(p, 'rb').read()
@@ -92,29 +93,7 @@ wr('gzip/fhcrc-bad.gz', bytes(bad) + defl + struct.pack('<II', zlib.crc32(data),
 # lz4: the content size lies; a block bigger than the frame's maximum.
 # The header checksum is the second byte of XXH32 (seed 0) of the frame
 # descriptor (LZ4 Frame Format, "Header Checksum").
-def xxh32(b, seed=0):
-    P1, P2, P3, P4, P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
-    M = 0xffffffff
-    rotl = lambda x, r: ((x << r) | (x >> (32 - r))) & M
-    i, n = 0, len(b)
-    if n >= 16:
-        v = [(seed + P1 + P2) & M, (seed + P2) & M, seed, (seed - P1) & M]
-        while i + 16 <= n:
-            for k in range(4):
-                v[k] = rotl((v[k] + struct.unpack_from('<I', b, i + 4 * k)[0] * P2) & M, 13) * P1 & M
-            i += 16
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
-    else:
-        h = (seed + P5) & M
-    h = (h + n) & M
-    while i + 4 <= n:
-        h = rotl((h + struct.unpack_from('<I', b, i)[0] * P3) & M, 17) * P4 & M
-        i += 4
-    while i < n:
-        h = rotl((h + b[i] * P5) & M, 11) * P1 & M
-        i += 1
-    h ^= h >> 15; h = h * P2 & M; h ^= h >> 13; h = h * P3 & M; h ^= h >> 16
-    return h
+from xxhash import xxh32_intdigest as xxh32
 l = bytearray(rd(out + '/lz4/small-size.lz4'))
 if l[4] & 0x08:
     assert l[14] == (xxh32(bytes(l[4:14])) >> 8) & 0xff
