@@ -19,43 +19,6 @@ static struct accel_route_entry *add_entry(struct accel_route *r, const struct a
 	return x;
 }
 
-static void profile_path(const struct accel_route_req *req, char *buf, size_t len)
-{
-	const char *p = req->profile ? req->profile : getenv("ACCEL_PROFILE");
-	if (p) {
-		core_strlcpy(buf, p, len);
-		return;
-	}
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(buf, len, "%s/accel/profile.json", xdg);
-	else if (home)
-		snprintf(buf, len, "%s/.cache/accel/profile.json", home);
-	else
-		buf[0] = 0;
-}
-
-/* Measured MB/s for (op, engine, size class); the same op and engine in any
- * class when that class was not measured. 0 when none. */
-static double profile_mbps(const struct accel_profile_entry *p, int n, const char *op,
-			   const char *engine, const char *cls, char *used, size_t len)
-{
-	double any = 0;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(p[i].op, op) || strcmp(p[i].engine, engine))
-			continue;
-		if (!strcmp(p[i].size_class, cls)) {
-			core_strlcpy(used, cls, len);
-			return p[i].mbps;
-		}
-		if (!any || !strcmp(p[i].size_class, "large")) {
-			any = p[i].mbps;
-			core_strlcpy(used, p[i].size_class, len);
-		}
-	}
-	return any;
-}
-
 static int backend_index(struct accel_ctx *ctx, const char *name)
 {
 	for (int i = 0; i < ctx->nbackends; i++)
@@ -143,6 +106,63 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 		snprintf(x->reason, sizeof x->reason, "no %s engine matches '%s'", name, sel);
 }
 
+/* The profile's entries for an auto route (*prof malloc'd), or 0 when
+ * there is none; one that is invalid or from another machine is ignored,
+ * its reason in r->profile_note. */
+static int load_profile(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r,
+			struct accel_profile_entry **prof)
+{
+	char path[4096], why[256];
+	*prof = NULL;
+	if (accel_profile_path(req->profile, path, sizeof path) < 0)
+		return 0;
+	int n = accel_profile_load_for(ctx, path, prof, why, sizeof why);
+	if (n < 0) {
+		size_t cap = sizeof r->profile_note;
+		if (snprintf(r->profile_note, cap, "profile %s ignored: %s", path, why) >= (int)cap)
+			memcpy(r->profile_note + cap - 4, "...", 4);
+		return 0;
+	}
+	return n;
+}
+
+/* Whether the profile measured r->entries[i] for size class cls itself
+ * (not another class), at *mbps. */
+static int measured_here(struct accel_ctx *ctx, const struct accel_route *r, int i,
+			 const struct accel_profile_entry *prof, int nprof, const char *cls, double *mbps)
+{
+	const struct accel_engine *e = r->entries[i].engine;
+	char key[sizeof prof->key], used[16] = "";
+	accel_engine_key(ctx, e, key, sizeof key);
+	*mbps = accel_profile_lookup(prof, nprof, r->op, key, e->name, cls, used, sizeof used);
+	return *mbps > 0 && !strcmp(used, cls) && r->entries[i].mbps == *mbps;
+}
+
+/* Co-execution under auto: the leading ranked engines, each on a device of
+ * its own, that the profile measured for this size class at
+ * ACCEL_SHARE_MIN of the best or more serve the stream together, so their
+ * speeds add up. Engines ranked by priors never share. */
+static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
+			   const struct accel_profile_entry *prof, int nprof, const char *cls)
+{
+	double best, m;
+	r->nserving = r->nranked ? 1 : 0;
+	if (r->nranked < 2 || !measured_here(ctx, r, 0, prof, nprof, cls, &best))
+		return;
+	int k = 1;
+	for (; k < r->nranked; k++) {
+		int dup = 0;
+		for (int j = 0; j < k; j++)
+			dup |= r->entries[j].engine->device == r->entries[k].engine->device;
+		if (dup || !measured_here(ctx, r, k, prof, nprof, cls, &m) || m < ACCEL_SHARE_MIN * best)
+			break;
+	}
+	if (k > 1) {
+		r->nserving = k;
+		r->shared = 1;
+	}
+}
+
 int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r)
 {
 	const struct accel_op *op = req->op;
@@ -186,12 +206,8 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 	}
 
 	accel_discover(ctx, op->name);
-	char path[4096];
-	profile_path(req, path, sizeof path);
 	struct accel_profile_entry *prof = NULL;
-	int nprof = path[0] ? accel_profile_load(path, &prof) : 0;
-	if (nprof < 0)
-		nprof = 0;
+	int nprof = load_profile(ctx, req, r, &prof);
 	const char *cls = accel_size_class(req->size_hint);
 	if (!strcmp(cls, "unknown"))
 		cls = "large";
@@ -221,7 +237,9 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 				continue;
 			}
 			int cpu = e->backend == &accel_backend_cpu;
-			double m = profile_mbps(prof, nprof, op->name, e->name, cls, used, sizeof used);
+			char key[sizeof prof->key];
+			accel_engine_key(ctx, e, key, sizeof key);
+			double m = accel_profile_lookup(prof, nprof, op->name, key, e->name, cls, used, sizeof used);
 			if (e->software) {
 				x->mbps = 0;
 				snprintf(x->reason, sizeof x->reason,
@@ -245,16 +263,19 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 				x->mbps = -1;
 		}
 	}
-	free(prof);
 	qsort(r->entries, (size_t)r->n, sizeof r->entries[0], cmp_entry);
 	for (int i = 0; i < r->n; i++)
 		r->nranked += r->entries[i].usable;
+	share_decision(ctx, r, prof, nprof, cls);
+	free(prof);
 	return r->nranked ? 0 : ACCEL_ENOENGINE;
 }
 
 void accel_route_print(const struct accel_route *r, FILE *f)
 {
 	fprintf(f, "route for %s (%s):\n", r->op, r->forced ? "--backend" : "auto");
+	if (r->profile_note[0])
+		fprintf(f, "  %s\n", r->profile_note);
 	for (int i = 0; i < r->n; i++) {
 		const struct accel_route_entry *x = &r->entries[i];
 		if (x->usable)
@@ -262,4 +283,7 @@ void accel_route_print(const struct accel_route *r, FILE *f)
 		else
 			fprintf(f, "  -  %-16s left out: %s\n", x->name, x->reason);
 	}
+	if (!r->forced && r->nserving > 1)
+		fprintf(f, "  engines 1 to %d serve the stream together: the profile measured each at %.0f%%"
+			" of the best or more\n", r->nserving, ACCEL_SHARE_MIN * 100);
 }

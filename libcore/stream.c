@@ -146,9 +146,20 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 static void *worker_main(void *arg);
 static void *device_worker_main(void *arg);
 
-/* Start the workers of slot i: the configured number of CPU workers for
- * the CPU engine, one for any other. A thread that cannot be created ends
- * the run. Returns 0, or ACCEL_ENOMEM. Lock held. */
+/* Workers engine e gets: the configured number of CPU workers for the CPU
+ * engine; for a device engine one per unit its backend keeps in flight
+ * (queue_depth, at least 1, at most ACCEL_QUEUE_DEPTH_MAX), each with its
+ * own context, so upload, compute and download of different units overlap. */
+static int engine_workers(const struct stream *s, const struct accel_engine *e)
+{
+	if (e->backend == &accel_backend_cpu)
+		return s->cpus;
+	int depth = e->backend->queue_depth;
+	return depth < 1 ? 1 : depth > ACCEL_QUEUE_DEPTH_MAX ? ACCEL_QUEUE_DEPTH_MAX : depth;
+}
+
+/* Start the workers of slot i (engine_workers). A thread that cannot be
+ * created ends the run. Returns 0, or ACCEL_ENOMEM. Lock held. */
 static int serve_locked(struct stream *s, int i)
 {
 	struct slot *sl = &s->slots[i];
@@ -156,7 +167,7 @@ static int serve_locked(struct stream *s, int i)
 		return 0;
 	sl->serving = 1;
 	int cpu = sl->engine->backend == &accel_backend_cpu;
-	for (int j = 0; j < (cpu ? s->cpus : 1) && s->nworkers < s->maxworkers; j++) {
+	for (int j = 0; j < engine_workers(s, sl->engine) && s->nworkers < s->maxworkers; j++) {
 		struct worker *w = &s->workers[s->nworkers];
 		w->s = s;
 		w->slot = i;
@@ -613,7 +624,7 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	/* Room for every engine's workers: an engine that is not serving
 	 * at the start may take over from a dropped one. */
 	for (int i = 0; i < s->nslots; i++)
-		s->maxworkers += s->slots[i].engine->backend == &accel_backend_cpu ? s->cpus : 1;
+		s->maxworkers += engine_workers(s, s->slots[i].engine);
 	s->mem_limit = cfg->memory_limit ? cfg->memory_limit : default_memory(ctx->sysroot);
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
@@ -644,7 +655,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
 
 	/* The writer, then the workers of the engines that serve from the
-	 * start: the first of the route, or all of a shared route. */
+	 * start: the first of the route, all of a shared route, or the first
+	 * route->nserving (auto: those the profile says help together). */
 	pthread_t writer;
 	int writer_started = 0;
 	if (!s->stop) {
@@ -654,8 +666,9 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		else
 			writer_started = 1;
 	}
+	int nserve = route->nserving > 0 ? route->nserving : route->shared ? route->nranked : 1;
 	for (int i = 0; i < s->nslots && !s->stop; i++)
-		if (s->slots[i].ranked && (route->shared || i == 0))
+		if (s->slots[i].ranked && i < nserve)
 			serve_locked(s, i);
 
 	/* The reader runs on the calling thread. */

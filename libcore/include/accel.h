@@ -225,7 +225,22 @@ struct accel_backend {
 		      char *err, size_t len);
 
 	void (*close)(void *ctx);
+
+	/* ---- Asynchronous device work (issue 8, item 5) ----
+	 * Units the backend keeps in flight per engine, so that uploading one
+	 * unit, computing another and downloading a third overlap: the stream
+	 * engine runs that many workers on the engine at once (0 or 1: one; at
+	 * most ACCEL_QUEUE_DEPTH_MAX), each with a context of its own from
+	 * open(). Contract: a context holds what one unit in flight needs and
+	 * reuses it for every unit it runs (staging buffers in pinned host
+	 * memory and on the device, sized at open or grown once, and its own
+	 * queue or stream); run() submits upload, compute and download on that
+	 * queue and waits only for it. Depth 2 is double buffering, 3 triple.
+	 * What the contexts share (the device context, compiled kernels) lives
+	 * in the engine's data from the probe, used by several threads at once. */
+	int queue_depth;
 };
+#define ACCEL_QUEUE_DEPTH_MAX 16
 
 /* The built-in CPU backend (libzstd, ISA-L, liblz4), always last on a
  * route. A plugin may delegate to its functions, as tests/plugins/test.c
@@ -382,6 +397,11 @@ struct accel_route {
 	int forced;          /* 1: ranked by --backend / ACCEL_BACKEND */
 	int shared;          /* 1: every ranked engine serves the stream at once */
 	struct accel_route_entry entries[ACCEL_ROUTE_MAX];
+	/* Profile and co-execution (auto routes). */
+	char profile_note[320]; /* "profile PATH ignored: why", "" when none was ignored */
+	int nserving;        /* > 0: the first nserving ranked engines serve the
+	                      * stream at once (auto, when the profile says they
+	                      * all help); 0: as `shared` says */
 };
 
 /* What the router is asked. */
@@ -395,12 +415,19 @@ struct accel_route_req {
 /* Below this many bytes a job stays on the CPU unless forced: a device's
  * start-up and transfer cost would dominate. */
 #define ACCEL_SMALL_JOB_BYTES (1u << 20)
+/* Under auto, the leading engines on different devices whose measured
+ * MB/s for the job's size class (profile) is at least this fraction of the
+ * best's serve the stream together: each adds at least a quarter. */
+#define ACCEL_SHARE_MIN 0.25
 
 /*
  * Rank the engines for req->op: a forced backend list first, in its order;
  * else the profile's measured MB/s for the job's size class, else each
  * backend's static prior. Software-emulated devices are never ranked above
- * native CPU code unless named. Probes the backends that list the
+ * native CPU code unless named. Under auto, engines the profile measured
+ * for this size class within ACCEL_SHARE_MIN of the best serve together
+ * (r->nserving); a profile that is invalid or from another machine is
+ * ignored, its reason in r->profile_note. Probes the backends that list the
  * operation. Returns 0, or ACCEL_EINVAL for a malformed backend list, or
  * ACCEL_ENOENGINE when no engine can run it (r still holds the reasons).
  */
@@ -412,14 +439,68 @@ void accel_route_print(const struct accel_route *r, FILE *f);
  * (< 64 MiB), "large", or "unknown" for a negative size. */
 const char *accel_size_class(int64_t bytes);
 
-/* One measured throughput from the profile (written by accel-bench --save). */
+/*
+ * The profile (accel(7), PROFILE): measured throughput per (operation,
+ * engine, size class), written by accel-bench --save, read by the router.
+ * It records the machine it was measured on (CPU model; each device's
+ * class, vendor, model, PCI address and id, driver and driver versions)
+ * and keys each engine by a stable identity, so an entry never attaches to
+ * another device. Schema 2 is written; schema 1 files (no machine, entries
+ * matched by engine name) are still read. Not thread-safe on one ctx.
+ */
+#define ACCEL_PROFILE_SCHEMA 2
+
+/* One measured throughput. */
 struct accel_profile_entry {
 	char op[32], engine[40], size_class[16];
-	double mbps;
+	double mbps;          /* MB/s of input, > 0 */
+	char key[256];        /* accel_engine_key() of the engine; "" in a schema 1 file */
 };
-/* Load a profile; returns the number of entries (0 when the file is absent)
- * or ACCEL_EDATA for a file that is not a valid profile. *out is malloc'd. */
+/* The stable identity of engine e, "BACKEND[.VARIANT]@DEVICE", into
+ * buf[len]: the device is "pci:ADDRESS" when it has one ("vulkan@pci:
+ * 0000:65:00.0"), "cpu:MODEL" for a CPU ("cpu@cpu:AMD EPYC 7763 64-Core
+ * Processor"), else "CLASS:VENDOR/MODEL/ID". Probe order never changes it.
+ * Returns 0, or ACCEL_EINVAL when e's device is not in ctx. */
+int accel_engine_key(const struct accel_ctx *ctx, const struct accel_engine *e, char *buf, size_t len);
+/* The profile's path into buf[len]: `path` when not NULL, else
+ * $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json, else
+ * $HOME/.cache/accel/profile.json. ACCEL_EINVAL ("" in buf) when none. */
+int accel_profile_path(const char *path, char *buf, size_t len);
+/* Load a profile without checking its machine; returns the number of
+ * entries (0 when the file is absent), ACCEL_EDATA for a file that is not
+ * a valid profile (a schema_version other than 1 or 2 included) or
+ * ACCEL_EIO. *out is malloc'd (free it; NULL on error). */
 int accel_profile_load(const char *path, struct accel_profile_entry **out);
+/* Load a profile for the machine of ctx: as accel_profile_load, and a
+ * schema 2 profile whose machine differs from what ctx has found (another
+ * CPU model; another PCI function at a PCI address it names; another
+ * driver version where both sides know it) is refused with ACCEL_ENOTSUP.
+ * May probe the cpu backend. Returns the number of entries (0: absent),
+ * or ACCEL_EDATA, ACCEL_ENOTSUP, ACCEL_EIO, ACCEL_ENOMEM with one line in
+ * why[len] saying why it is ignored ("measured on another machine (CPU
+ * 'X', this one 'Y')", "schema_version 3 is not supported ..."). */
+int accel_profile_load_for(struct accel_ctx *ctx, const char *path, struct accel_profile_entry **out,
+			   char *why, size_t len);
+/* Measured MB/s of `op` on the engine with identity `key` (schema 2
+ * entries) or name `engine` (schema 1 entries) for `size_class`; when
+ * that class was not measured, its "large" measurement, else any. The
+ * class used goes to used[len]. 0 when not measured. */
+double accel_profile_lookup(const struct accel_profile_entry *p, int n, const char *op, const char *key,
+			    const char *engine, const char *size_class, char *used, size_t len);
+/* Record a measurement in the growable array *entries of *n: `mbps` MB/s
+ * of input for `op` on engine e for `size_class` ("small", "medium",
+ * "large"), replacing an earlier one for the same three. Returns 0,
+ * ACCEL_EINVAL (mbps not > 0, a name too long) or ACCEL_ENOMEM. */
+int accel_profile_put(const struct accel_ctx *ctx, struct accel_profile_entry **entries, int *n,
+		      const char *op, const struct accel_engine *e, const char *size_class, double mbps);
+/* Write a schema 2 profile of entries[0..n) and the machine of ctx (the
+ * devices found so far: discover them all first) to `path`, creating its
+ * folder: a temporary beside it (mode 0666 less the umask) renamed into
+ * place, so readers see the old file or the new one. Returns 0,
+ * ACCEL_EINVAL (an entry without key), ACCEL_EIO or ACCEL_ENOMEM, with
+ * one line in err[len]. */
+int accel_profile_save(struct accel_ctx *ctx, const char *path, const struct accel_profile_entry *entries,
+		       int n, char *err, size_t len);
 
 /* ---------------------------------------------------------- buffers, units */
 
