@@ -411,23 +411,23 @@ static void *device_worker_main(void *arg)
 
 static int setup_slots(struct stream *s, const struct accel_route *route)
 {
+	/* --fallback cpu: the best-ranked engine on the CPU device the route
+	 * holds, else the best one the CPU device has for the operation
+	 * (built-in or a plugin's). */
 	s->cpu_slot = -1;
 	for (int i = 0; i < route->nranked; i++) {
 		struct slot *sl = &s->slots[s->nslots++];
 		sl->engine = route->entries[i].engine;
 		sl->ranked = 1;
-		if (sl->engine->backend == &accel_backend_cpu)
+		const struct accel_device *d = accel_device_at(s->ctx, sl->engine->device);
+		if (s->cpu_slot < 0 && d && d->cls == ACCEL_CLASS_CPU && !sl->engine->software)
 			s->cpu_slot = s->nslots - 1;
 	}
 	if (s->cpu_slot < 0) {
-		const struct accel_engine *cpu = accel_cpu_engine(s->ctx);
+		const struct accel_engine *cpu = accel_cpu_engine_for(s->ctx, s->op);
 		if (cpu) {
-			char why[128];
-			double prior;
-			if (cpu->backend->supports(cpu, s->op, &prior, why, sizeof why) == 0) {
-				s->slots[s->nslots].engine = cpu;
-				s->cpu_slot = s->nslots++;
-			}
+			s->slots[s->nslots].engine = cpu;
+			s->cpu_slot = s->nslots++;
 		}
 	}
 	for (int i = 0; i < s->nslots; i++)
