@@ -147,9 +147,9 @@ static int has_option(const struct accel_cli *cli, int id)
 	return 0;
 }
 
-/* Check a --backend list (from `what`) against the registry: 0, or
- * ACCEL_EINVAL after one line naming the problem and the backends. */
-static int check_backends(const char *what, const char *list, int usage)
+/* Check a --backend list against the registry: 0, or ACCEL_EINVAL after a
+ * usage line naming the problem and the backends. */
+static int check_backends(const char *list)
 {
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx)
@@ -157,10 +157,8 @@ static int check_backends(const char *what, const char *list, int usage)
 	char err[640];
 	int rc = accel_backend_list_check(ctx, list, err, sizeof err);
 	accel_ctx_free(ctx);
-	if (rc < 0 && usage)
-		accel_msg_usage("%s: %s", what, err);
-	else if (rc < 0)
-		accel_msg_error("%s: %s", what, err);
+	if (rc < 0)
+		accel_msg_usage("--backend: %s", err);
 	return rc;
 }
 
@@ -171,11 +169,11 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 	c->fallback = ACCEL_FALLBACK_CPU;
 	accel_msg_prog(cli->prog);
 	const char *v;
-	if ((v = getenv("ACCEL_BACKEND")) && *v && has_option(cli, ACCEL_OPT_BACKEND)) {
-		if (check_backends("ACCEL_BACKEND", v, 0) < 0)
-			return ACCEL_EINVAL;
+	/* Not checked against the registry: a setting shared by many machines
+	 * may name a backend one of them lacks, which the route then gives as
+	 * the reason. */
+	if ((v = getenv("ACCEL_BACKEND")) && *v && has_option(cli, ACCEL_OPT_BACKEND))
 		c->backend = v;
-	}
 	if ((v = getenv("ACCEL_FALLBACK")) && *v && has_option(cli, ACCEL_OPT_FALLBACK) &&
 	    accel_fallback_parse(v, &c->fallback) < 0) {
 		accel_msg_error("ACCEL_FALLBACK: '%s' is not one of cpu, next, none", v);
@@ -227,7 +225,7 @@ int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int
 {
 	switch (id) {
 	case ACCEL_OPT_BACKEND:
-		if (check_backends("--backend", arg, 1) < 0)
+		if (check_backends(arg) < 0)
 			return ACCEL_EINVAL;
 		c->backend = arg;
 		return 1;
