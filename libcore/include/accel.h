@@ -658,8 +658,9 @@ struct accel_stream_config {
  * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
  * workers run them on the route's engines, a writer emits outputs in input
  * order. A unit failed by an engine is run again according to cfg->fallback
- * (cpu: the CPU engine; next: the next live engine of the route, wrapping
- * around, never one the unit failed on); an engine failing cfg->max_failures
+ * (cpu: the best engine on the CPU device, accel_cpu_engine_for; next: the
+ * next live engine of the route, wrapping around, never one the unit
+ * failed on); an engine failing cfg->max_failures
  * times is dropped, its workers end, and the engine the policy names serves
  * in its place with all its workers (cfg->threads for the CPU engine).
  *
