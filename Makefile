@@ -47,23 +47,30 @@ PROG_BIN := $(PROGS:%=$(B)/%)
 LIB := $(B)/lib/libaccel.so.$(VERSION)
 
 # Optional backends are plugins: backends/<name>/backend.mk sets
-# <name>_PKGS (pkg-config names) and <name>_SRC; a backend whose packages
-# are missing is left out with one line saying so.
+# <name>_PKGS (pkg-config names; empty for none), <name>_SRC and, if it
+# needs them, <name>_CFLAGS and <name>_LIBS; a backend whose packages are
+# missing is left out with one line saying so. A folder under
+# tests/backends/ is a backend built the same way into $(B)/tests/backends,
+# for the tests only (never installed). Adding a backend is adding a folder.
 OPT_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
--include $(wildcard backends/*/backend.mk)
+TEST_BACKENDS := $(notdir $(patsubst %/,%,$(wildcard tests/backends/*/)))
+-include $(wildcard backends/*/backend.mk) $(wildcard tests/backends/*/backend.mk)
+# backend_rule NAME SRCDIR OUTDIR LIST: build OUTDIR/accel_NAME.so, added to LIST.
 define backend_rule
-$(1)_OK := $$(shell pkg-config --exists $$($(1)_PKGS) 2>/dev/null && echo yes)
+$(1)_OK := $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --exists $$($(1)_PKGS) 2>/dev/null && echo yes),yes)
 ifeq ($$($(1)_OK),yes)
-PLUGINS += $(B)/plugins/accel_$(1).so
-$(B)/plugins/accel_$(1).so: $$($(1)_SRC) $(LIB) libcore/include/accel.h
+$(4) += $(3)/accel_$(1).so
+$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h) $(LIB) libcore/include/accel.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(shell pkg-config --cflags $$($(1)_PKGS)) -shared -o $$@ $$($(1)_SRC) \
-		$$(LDFLAGS) -L$(B)/lib -laccel $$(shell pkg-config --libs $$($(1)_PKGS)) $$($(1)_LIBS)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
+		-shared -o $$@ $$($(1)_SRC) $$(LDFLAGS) -L$(B)/lib -laccel \
+		$$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --libs $$($(1)_PKGS))) $$($(1)_LIBS)
 else
 $$(info accel: leaving out the $(1) backend: pkg-config cannot find $$($(1)_PKGS))
 endif
 endef
-$(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b))))
+$(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b),backends,$(B)/plugins,PLUGINS)))
+$(foreach b,$(TEST_BACKENDS),$(eval $(call backend_rule,$(b),tests/backends,$(B)/tests/backends,TEST_BACKEND_SO)))
 
 TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so \
 	$(B)/tests/badplugins/accel_norun.so $(B)/tests/badplugins/accel_noname.so
@@ -121,13 +128,13 @@ $(B)/man/accel.7: man/accel.7.in
 	@mkdir -p $(@D)
 	sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
 
-$(B)/completions/bash/%: $(B)/%
+$(B)/completions/bash/%: $(B)/% $(PLUGINS)
 	@mkdir -p $(@D)
 	$< --completion bash > $@
-$(B)/completions/zsh/_%: $(B)/%
+$(B)/completions/zsh/_%: $(B)/% $(PLUGINS)
 	@mkdir -p $(@D)
 	$< --completion zsh > $@
-$(B)/completions/fish/%.fish: $(B)/%
+$(B)/completions/fish/%.fish: $(B)/% $(PLUGINS)
 	@mkdir -p $(@D)
 	$< --completion fish > $@
 
@@ -170,7 +177,7 @@ $(B)/fuzz/fuzz-%: tests/fuzz/ref.c tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*
 
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.
-tests: all $(TEST_PLUGINS) $(UNIT_BIN) $(FUZZ_REPLAY)
+tests: all $(TEST_PLUGINS) $(TEST_BACKEND_SO) $(UNIT_BIN) $(FUZZ_REPLAY)
 
 check:
 	@$(MAKE) --no-print-directory tests

@@ -28,6 +28,8 @@ struct accel_ctx {
 	int left_out;                      /* plugins not loaded: registry full */
 	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
+	unsigned char fixed_id[CORE_MAX_DEVICES]; /* 1: the probe chose the id */
+	int device_prio[CORE_MAX_DEVICES];        /* priority of the backend that added it */
 	int ndevices;
 	struct accel_engine engines[CORE_MAX_ENGINES];
 	int nengines;
@@ -38,6 +40,12 @@ struct accel_ctx {
 
 /* Whether `op` is listed in b->ops. */
 int core_backend_offers(const struct accel_backend *b, const char *op);
+/* Index of the registered backend `name`, or -1. */
+int core_backend_index(const struct accel_ctx *ctx, const char *name);
+/* Split an engine selector "BACKEND[.VARIANT][:DEVICE]" into its parts
+ * (each cut to its buffer's size, missing parts empty). */
+void core_engine_split(const char *sel, char *backend, size_t blen, char *variant, size_t vlen,
+		       char *device, size_t dlen);
 
 /* Fault injection ($ACCEL_FAULT): 1 when engine `engine` must fail on unit
  * `seq`. The specification is parsed once per process. */

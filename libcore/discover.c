@@ -181,12 +181,28 @@ void accel_ctx_free(struct accel_ctx *ctx)
 	free(ctx);
 }
 
-static int backend_index(const struct accel_ctx *ctx, const char *name)
+int core_backend_index(const struct accel_ctx *ctx, const char *name)
 {
 	for (int i = 0; i < ctx->nbackends; i++)
 		if (!strcmp(ctx->backends[i].name, name))
 			return i;
 	return -1;
+}
+
+void core_engine_split(const char *sel, char *backend, size_t blen, char *variant, size_t vlen,
+		       char *device, size_t dlen)
+{
+	size_t n = strcspn(sel, ".:");
+	snprintf(backend, blen, "%.*s", (int)n, sel);
+	variant[0] = device[0] = 0;
+	sel += n;
+	if (*sel == '.') {
+		n = strcspn(++sel, ":");
+		snprintf(variant, vlen, "%.*s", (int)n, sel);
+		sel += n;
+	}
+	if (*sel == ':')
+		snprintf(device, dlen, "%s", sel + 1);
 }
 
 static int probe_index(struct accel_ctx *ctx, int i)
@@ -212,7 +228,7 @@ static int probe_index(struct accel_ctx *ctx, int i)
 
 int accel_probe_backend(struct accel_ctx *ctx, const char *name)
 {
-	int i = backend_index(ctx, name);
+	int i = core_backend_index(ctx, name);
 	if (i < 0)
 		return ACCEL_ENOTSUP;
 	pthread_mutex_lock(&ctx->lock);
@@ -228,6 +244,112 @@ void accel_discover(struct accel_ctx *ctx, const char *op)
 		if (!op || core_backend_offers(ctx->backends[i].backend, op))
 			probe_index(ctx, i);
 	pthread_mutex_unlock(&ctx->lock);
+}
+
+void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
+{
+	int order[CORE_MAX_BACKENDS + 1], n = 0;
+	pthread_mutex_lock(&ctx->lock);
+	for (int i = 0; i < ctx->nbackends; i++) {
+		const struct accel_backend *b = ctx->backends[i].backend;
+		if (!b || !((b->classes & classes) || (classes & ACCEL_CLASS_ALL) == ACCEL_CLASS_ALL))
+			continue;
+		/* Insertion by priority; equal priorities keep registry order. */
+		int k = n++;
+		for (; k > 0 && ctx->backends[order[k - 1]].backend->priority > b->priority; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+	for (int k = 0; k < n; k++)
+		probe_index(ctx, order[k]);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* The entry for API `name` in b's table, or NULL. */
+static const struct accel_api_info *api_info(const struct accel_backend *b, const char *name)
+{
+	for (const struct accel_api_info *a = b && b->apis ? b->apis : NULL; a && a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+unsigned accel_api_kinds(const struct accel_ctx *ctx, const char *name)
+{
+	unsigned kinds = 0;
+	for (int i = 0; i < ctx->nbackends; i++) {
+		const struct accel_api_info *a = api_info(ctx->backends[i].backend, name);
+		if (a)
+			kinds |= a->kinds;
+	}
+	return kinds;
+}
+
+unsigned accel_api_classes(const struct accel_ctx *ctx, const char *name)
+{
+	unsigned classes = 0;
+	for (int i = 0; i < ctx->nbackends; i++)
+		if (api_info(ctx->backends[i].backend, name))
+			classes |= ctx->backends[i].backend->classes;
+	return classes;
+}
+
+const char *accel_api_backend(const struct accel_ctx *ctx, const char *name)
+{
+	const struct accel_backend *best = NULL;
+	for (int i = 0; i < ctx->nbackends; i++) {
+		const struct accel_backend *b = ctx->backends[i].backend;
+		if (api_info(b, name) && (!best || b->priority < best->priority))
+			best = b;
+	}
+	return best ? best->name : NULL;
+}
+
+size_t accel_backend_names(const struct accel_ctx *ctx, const char *sep, char *buf, size_t len)
+{
+	size_t need = 0;
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; i < ctx->nbackends && i < CORE_MAX_BACKENDS; i++) {
+		int k = snprintf(len > need ? buf + need : NULL, len > need ? len - need : 0, "%s%s",
+				 i ? sep : "", ctx->backends[i].name);
+		need += k > 0 ? (size_t)k : 0;
+	}
+	return need;
+}
+
+int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char *err, size_t len)
+{
+	if (!strcmp(list, "auto"))
+		return 0;
+	for (const char *t = list;; ) {
+		size_t n = strcspn(t, ",");
+		char tok[64], name[32], variant[16], dev[32];
+		if (!n) {
+			snprintf(err, len, "empty item in '%s'", list);
+			return ACCEL_EINVAL;
+		}
+		if (n >= sizeof tok) {
+			snprintf(err, len, "item '%.*s...' is too long", 32, t);
+			return ACCEL_EINVAL;
+		}
+		memcpy(tok, t, n);
+		tok[n] = 0;
+		if (!strcmp(tok, "auto")) {
+			snprintf(err, len, "'auto' must stand alone, not in '%s'", list);
+			return ACCEL_EINVAL;
+		}
+		core_engine_split(tok, name, sizeof name, variant, sizeof variant, dev, sizeof dev);
+		if (core_backend_index(ctx, name) < 0) {
+			char names[512];
+			accel_backend_names(ctx, ", ", names, sizeof names);
+			snprintf(err, len, "unknown backend '%s'; backends here: auto, %s", name, names);
+			return ACCEL_EINVAL;
+		}
+		if (!t[n])
+			return 0;
+		t += n + 1;
+	}
 }
 
 int accel_backend_count(const struct accel_ctx *ctx) { return ctx->nbackends; }
@@ -260,14 +382,87 @@ const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx)
 	return NULL;
 }
 
-/* Devices of one class are numbered in the order found: gpu0, gpu1 ... */
-static void assign_id(struct accel_ctx *ctx, struct accel_device *d)
+const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const struct accel_op *op)
 {
-	int n = 0;
-	for (int i = 0; i < ctx->ndevices; i++)
-		if (&ctx->devices[i] != d && ctx->devices[i].cls == d->cls)
-			n++;
-	snprintf(d->id, sizeof d->id, "%s%d", accel_class_name(d->cls), n);
+	accel_probe_backend(ctx, "cpu");
+	accel_discover(ctx, op->name);
+	const struct accel_engine *best = NULL;
+	double best_mbps = 0;
+	for (int i = 0; i < ctx->nengines; i++) {
+		const struct accel_engine *e = &ctx->engines[i];
+		if (ctx->devices[e->device].cls != ACCEL_CLASS_CPU || e->software ||
+		    !core_backend_offers(e->backend, op->name))
+			continue;
+		char why[128];
+		double prior = 0;
+		if (e->backend->supports(e, op, &prior, why, sizeof why) < 0)
+			continue;
+		int builtin_cpu = e->backend == &accel_backend_cpu;
+		if (!best || prior > best_mbps || (prior == best_mbps && builtin_cpu)) {
+			best = e;
+			best_mbps = prior;
+		}
+	}
+	return best;
+}
+
+/* The name of engine e from its backend, variant and device's id. */
+static void engine_name(struct accel_ctx *ctx, struct accel_engine *e)
+{
+	if (e->backend == &accel_backend_cpu && !e->variant[0]) {
+		core_strlcpy(e->name, "cpu", sizeof e->name);
+		return;
+	}
+	char id[sizeof ctx->devices[0].id];
+	core_strlcpy(id, ctx->devices[e->device].id, sizeof id);
+	snprintf(e->name, sizeof e->name, "%s%s%s:%s", e->backend->name, e->variant[0] ? "." : "", e->variant, id);
+}
+
+/* The fixed order of devices within a class: PCI functions by bus
+ * address, then devices without one by the priority of the backend that
+ * found them, vendor, model and driver, then the order found (the same set
+ * of devices sorts the same whichever probe ran first). */
+static int device_cmp(const struct accel_ctx *ctx, int a, int b)
+{
+	const struct accel_device *x = &ctx->devices[a], *y = &ctx->devices[b];
+	int c;
+	if (!x->pci_address[0] != !y->pci_address[0])
+		return !x->pci_address[0] - !y->pci_address[0];
+	if (!x->pci_address[0] && ctx->device_prio[a] != ctx->device_prio[b])
+		return ctx->device_prio[a] < ctx->device_prio[b] ? -1 : 1;
+	if ((c = strcmp(x->pci_address, y->pci_address)) || (c = strcmp(x->vendor, y->vendor)) ||
+	    (c = strcmp(x->model, y->model)) || (c = strcmp(x->driver, y->driver)))
+		return c;
+	return a - b;
+}
+
+/* Number the devices of class `cls` whose id the probe left to us in the
+ * fixed order, skipping ids a probe chose; rename the engines on them. */
+static void renumber(struct accel_ctx *ctx, enum accel_device_class cls)
+{
+	int idx[CORE_MAX_DEVICES], n = 0;
+	for (int i = 0; i < ctx->ndevices; i++) {
+		if (ctx->devices[i].cls != cls || ctx->fixed_id[i])
+			continue;
+		int k = n++;
+		for (; k > 0 && device_cmp(ctx, idx[k - 1], i) > 0; k--)
+			idx[k] = idx[k - 1];
+		idx[k] = i;
+	}
+	int num = 0;
+	for (int k = 0; k < n; k++) {
+		char id[sizeof ctx->devices[0].id];
+		for (int taken = 1; taken; num++) {
+			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), num);
+			taken = 0;
+			for (int i = 0; i < ctx->ndevices; i++)
+				taken |= ctx->fixed_id[i] && !strcmp(ctx->devices[i].id, id);
+		}
+		core_strlcpy(ctx->devices[idx[k]].id, id, sizeof id);
+	}
+	for (int i = 0; i < ctx->nengines; i++)
+		if (ctx->devices[ctx->engines[i].device].cls == cls)
+			engine_name(ctx, &ctx->engines[i]);
 }
 
 int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
@@ -291,13 +486,18 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 			return i;
 		}
 	}
-	if (ctx->ndevices == CORE_MAX_DEVICES)
+	if (ctx->ndevices == CORE_MAX_DEVICES) {
+		accel_probe_note(p, "device limit reached: libaccel holds at most %d devices; %s %s left out",
+				 CORE_MAX_DEVICES, accel_class_name(d->cls), d->pci_address[0] ? d->pci_address : d->model);
 		return ACCEL_ENOMEM;
-	struct accel_device *n = &ctx->devices[ctx->ndevices++];
-	*n = *d;
-	if (!n->id[0])
-		assign_id(ctx, n);
-	return ctx->ndevices - 1;
+	}
+	int i = ctx->ndevices++;
+	ctx->devices[i] = *d;
+	ctx->fixed_id[i] = d->id[0] != 0;
+	ctx->device_prio[i] = ctx->backends[p->backend].backend ? ctx->backends[p->backend].backend->priority : 0;
+	if (!d->id[0])
+		renumber(ctx, d->cls);
+	return i;
 }
 
 struct accel_device *accel_probe_device(struct accel_probe *p, int i)
@@ -305,27 +505,60 @@ struct accel_device *accel_probe_device(struct accel_probe *p, int i)
 	return i >= 0 && i < p->ctx->ndevices ? &p->ctx->devices[i] : NULL;
 }
 
-int accel_probe_add_engine(struct accel_probe *p, int device, void *data)
+/* Whether a variant name is 1 to 15 characters of [a-z0-9_-]. */
+static int variant_ok(const char *v)
+{
+	size_t n = strlen(v);
+	return n && n < sizeof ((struct accel_engine *)0)->variant && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char *variant, void *data)
 {
 	struct accel_ctx *ctx = p->ctx;
-	if (ctx->nengines == CORE_MAX_ENGINES || device < 0 || device >= ctx->ndevices)
-		return ACCEL_EINVAL;
 	const struct accel_backend *b = ctx->backends[p->backend].backend;
+	if (device < 0 || device >= ctx->ndevices || (variant && *variant && !variant_ok(variant)))
+		return ACCEL_EINVAL;
+	for (int i = 0; i < ctx->nengines; i++)
+		if (ctx->engines[i].backend == b && ctx->engines[i].device == device &&
+		    !strcmp(ctx->engines[i].variant, variant ? variant : ""))
+			return ACCEL_EINVAL;
+	if (ctx->nengines == CORE_MAX_ENGINES) {
+		accel_probe_note(p, "engine limit reached: libaccel holds at most %d engines; %s%s%s on %s left out",
+				 CORE_MAX_ENGINES, b->name, variant && *variant ? "." : "", variant ? variant : "",
+				 ctx->devices[device].id);
+		return ACCEL_EINVAL;
+	}
 	struct accel_engine *e = &ctx->engines[ctx->nengines++];
 	memset(e, 0, sizeof *e);
 	e->backend = b;
 	e->device = device;
 	e->software = ctx->devices[device].software;
 	e->data = data;
-	if (b == &accel_backend_cpu)
-		core_strlcpy(e->name, "cpu", sizeof e->name);
-	else
-	{
-		char id[sizeof ctx->devices[0].id];
-		core_strlcpy(id, ctx->devices[device].id, sizeof id);
-		snprintf(e->name, sizeof e->name, "%s:%s", b->name, id);
-	}
+	core_strlcpy(e->variant, variant ? variant : "", sizeof e->variant);
+	engine_name(ctx, e);
 	return ctx->nengines - 1;
+}
+
+int accel_probe_add_engine(struct accel_probe *p, int device, void *data)
+{
+	return accel_probe_add_engine_variant(p, device, NULL, data);
+}
+
+int accel_probe_cpu_device(struct accel_probe *p)
+{
+	struct accel_ctx *ctx = p->ctx;
+	int cpu = core_backend_index(ctx, "cpu");
+	/* The caller holds the context's lock (probes run under it): the CPU
+	 * probe runs here, on this thread, with no other lock. */
+	if (cpu >= 0 && cpu != p->backend) {
+		int rc = probe_index(ctx, cpu);
+		if (rc < 0)
+			return rc;
+	}
+	for (int i = 0; i < ctx->ndevices; i++)
+		if (ctx->devices[i].cls == ACCEL_CLASS_CPU)
+			return i;
+	return ACCEL_ENOTSUP;
 }
 
 int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)

@@ -1,7 +1,8 @@
 /*
  * fault.c - fault injection for tests. $ACCEL_FAULT lists rules separated by
  * ';', each ENGINE:UNITS, where ENGINE is an engine name ("cpu",
- * "vulkan:gpu0") or a backend name (matching all its engines) and UNITS is
+ * "vulkan:gpu0", "onnxruntime.cuda:gpu0"), a backend name (matching all its
+ * engines, every variant) or BACKEND.VARIANT (that variant's), and UNITS is
  * '*' or a comma list of unit numbers and ranges ("3", "0,5-7"). A matching
  * engine fails on those units with an "injected fault" error, on every
  * attempt. Documented in accel(7), section TESTING.
@@ -149,16 +150,19 @@ static int engine_known(const struct accel_ctx *ctx, const char *name)
 	for (int i = 0; i < ctx->nengines; i++)
 		if (!strcmp(ctx->engines[i].name, name))
 			return 1;
-	const char *colon = strchr(name, ':');
-	size_t n = colon ? (size_t)(colon - name) : strlen(name);
-	for (int i = 0; i < ctx->nbackends; i++) {
-		const struct accel_backend_status *b = &ctx->backends[i];
-		if (strlen(b->name) != n || strncmp(b->name, name, n))
-			continue;
-		if (!colon || (b->backend && !b->probed))
+	char backend[40], variant[16], device[40];
+	core_engine_split(name, backend, sizeof backend, variant, sizeof variant, device, sizeof device);
+	int i = core_backend_index(ctx, backend);
+	if (i < 0)
+		return 0;
+	const struct accel_backend_status *b = &ctx->backends[i];
+	if (!b->backend || !b->probed)
+		return b->backend || !device[0];
+	/* A probed backend: an engine of that variant (any, without one). */
+	for (int k = 0; !device[0] && k < ctx->nengines; k++)
+		if (ctx->engines[k].backend == b->backend && (!variant[0] || !strcmp(ctx->engines[k].variant, variant)))
 			return 1;
-	}
-	return 0;
+	return !device[0] && !variant[0];
 }
 
 int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len)
@@ -177,12 +181,16 @@ int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len)
 	return 0;
 }
 
+/* Rule "b" matches b's engines of every variant ("b:gpu0", "b.v:gpu0"),
+ * "b.v" those of variant v; a full name matches itself. */
 static int engine_match(const char *rule, const char *engine)
 {
 	if (!strcmp(rule, engine))
 		return 1;
 	size_t n = strlen(rule);
-	return !strncmp(rule, engine, n) && engine[n] == ':';
+	if (strncmp(rule, engine, n))
+		return 0;
+	return engine[n] == ':' || (engine[n] == '.' && !strchr(rule, '.') && !strchr(rule, ':'));
 }
 
 int core_fault_hit(const char *engine, uint64_t seq)

@@ -19,14 +19,6 @@ static struct accel_route_entry *add_entry(struct accel_route *r, const struct a
 	return x;
 }
 
-static int backend_index(struct accel_ctx *ctx, const char *name)
-{
-	for (int i = 0; i < ctx->nbackends; i++)
-		if (!strcmp(ctx->backends[i].name, name))
-			return i;
-	return -1;
-}
-
 /* Whether engine e (the k-th of its backend) matches selector sel: "" all,
  * digits the k-th, else a device id ("gpu1"). */
 static int selector_match(struct accel_ctx *ctx, const struct accel_engine *e, int k, const char *sel)
@@ -46,20 +38,14 @@ static int cmp_entry(const void *a, const void *b)
 	return (y->mbps > x->mbps) - (y->mbps < x->mbps);
 }
 
-/* Rank one forced token "name[:selector]". */
+/* Rank one forced token "name[.variant][:selector]": without a variant,
+ * every variant of the backend. */
 static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const char *tok,
 			 struct accel_route *r)
 {
-	char name[32], sel[32] = "";
-	const char *colon = strchr(tok, ':');
-	size_t n = colon ? (size_t)(colon - tok) : strlen(tok);
-	if (n >= sizeof name)
-		n = sizeof name - 1;
-	memcpy(name, tok, n);
-	name[n] = 0;
-	if (colon)
-		core_strlcpy(sel, colon + 1, sizeof sel);
-	int bi = backend_index(ctx, name);
+	char name[32], variant[16], sel[32];
+	core_engine_split(tok, name, sizeof name, variant, sizeof variant, sel, sizeof sel);
+	int bi = core_backend_index(ctx, name);
 	struct accel_route_entry *x;
 	if (bi < 0) {
 		if ((x = add_entry(r, NULL, tok)))
@@ -82,7 +68,7 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 	int k = 0, found = 0;
 	for (int i = 0; i < ctx->nengines; i++) {
 		const struct accel_engine *e = &ctx->engines[i];
-		if (e->backend != s->backend)
+		if (e->backend != s->backend || (variant[0] && strcmp(e->variant, variant)))
 			continue;
 		if (!selector_match(ctx, e, k++, sel))
 			continue;
@@ -103,7 +89,8 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 		snprintf(x->reason, sizeof x->reason, "named by --backend%s", e->software ? " (software device)" : "");
 	}
 	if (!found && (x = add_entry(r, NULL, tok)))
-		snprintf(x->reason, sizeof x->reason, "no %s engine matches '%s'", name, sel);
+		snprintf(x->reason, sizeof x->reason, "no %s%s%s engine matches '%s'", name, variant[0] ? "." : "",
+			 variant, sel);
 }
 
 /* The profile's entries for an auto route (*prof malloc'd), or 0 when

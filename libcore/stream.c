@@ -146,13 +146,22 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 static void *worker_main(void *arg);
 static void *device_worker_main(void *arg);
 
-/* Workers engine e gets: the configured number of CPU workers for the CPU
- * engine; for a device engine one per unit its backend keeps in flight
- * (queue_depth, at least 1, at most ACCEL_QUEUE_DEPTH_MAX), each with its
- * own context, so upload, compute and download of different units overlap. */
+/* Whether engine e runs on the CPU device (the built-in cpu backend or a
+ * plugin's CPU engine: FFTW, OpenSSL, ONNX Runtime's CPU provider). */
+static int on_cpu(const struct stream *s, const struct accel_engine *e)
+{
+	const struct accel_device *d = accel_device_at(s->ctx, e->device);
+	return e->backend == &accel_backend_cpu || (d && d->cls == ACCEL_CLASS_CPU);
+}
+
+/* Workers engine e gets: the configured number of CPU workers for an
+ * engine on the CPU device; for a device engine one per unit its backend
+ * keeps in flight (queue_depth, at least 1, at most ACCEL_QUEUE_DEPTH_MAX),
+ * each with its own context, so upload, compute and download of different
+ * units overlap. */
 static int engine_workers(const struct stream *s, const struct accel_engine *e)
 {
-	if (e->backend == &accel_backend_cpu)
+	if (on_cpu(s, e))
 		return s->cpus;
 	int depth = e->backend->queue_depth;
 	return depth < 1 ? 1 : depth > ACCEL_QUEUE_DEPTH_MAX ? ACCEL_QUEUE_DEPTH_MAX : depth;
@@ -166,7 +175,7 @@ static int serve_locked(struct stream *s, int i)
 	if (sl->serving)
 		return 0;
 	sl->serving = 1;
-	int cpu = sl->engine->backend == &accel_backend_cpu;
+	int cpu = on_cpu(s, sl->engine);
 	for (int j = 0; j < engine_workers(s, sl->engine) && s->nworkers < s->maxworkers; j++) {
 		struct worker *w = &s->workers[s->nworkers];
 		w->s = s;
@@ -422,23 +431,23 @@ static void *device_worker_main(void *arg)
 
 static int setup_slots(struct stream *s, const struct accel_route *route)
 {
+	/* --fallback cpu: the best-ranked engine on the CPU device the route
+	 * holds, else the best one the CPU device has for the operation
+	 * (built-in or a plugin's). */
 	s->cpu_slot = -1;
 	for (int i = 0; i < route->nranked; i++) {
 		struct slot *sl = &s->slots[s->nslots++];
 		sl->engine = route->entries[i].engine;
 		sl->ranked = 1;
-		if (sl->engine->backend == &accel_backend_cpu)
+		const struct accel_device *d = accel_device_at(s->ctx, sl->engine->device);
+		if (s->cpu_slot < 0 && d && d->cls == ACCEL_CLASS_CPU && !sl->engine->software)
 			s->cpu_slot = s->nslots - 1;
 	}
 	if (s->cpu_slot < 0) {
-		const struct accel_engine *cpu = accel_cpu_engine(s->ctx);
+		const struct accel_engine *cpu = accel_cpu_engine_for(s->ctx, s->op);
 		if (cpu) {
-			char why[128];
-			double prior;
-			if (cpu->backend->supports(cpu, s->op, &prior, why, sizeof why) == 0) {
-				s->slots[s->nslots].engine = cpu;
-				s->cpu_slot = s->nslots++;
-			}
+			s->slots[s->nslots].engine = cpu;
+			s->cpu_slot = s->nslots++;
 		}
 	}
 	for (int i = 0; i < s->nslots; i++)

@@ -324,7 +324,7 @@ flip_middle() {
 	gen 1000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 101, this libaccel has ABI 1"* ]]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 102, this libaccel has ABI 2"* ]]
 	"$A" -d out | cmp a -
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -b badabi a
 	[ "$status" -eq 1 ]

@@ -105,6 +105,11 @@ static void cpu_close(void *ctx)
 	free(x);
 }
 
+static const struct accel_api_info cpu_apis[] = {
+	{ "host", ACCEL_API_COMPUTE | ACCEL_API_COMPRESSION },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_cpu = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "cpu",
@@ -116,4 +121,7 @@ const struct accel_backend accel_backend_cpu = {
 	.run = cpu_run,
 	.stream = cpu_stream,
 	.close = cpu_close,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU),
+	.priority = 0,
+	.apis = cpu_apis,
 };

@@ -213,10 +213,19 @@ static int cuda_probe(struct accel_probe *p)
 }
 
 /* CUDA: discovery only for now; cuFFT and NVENC come with their programs. */
+static const struct accel_api_info cuda_apis[] = {
+	{ "cuda", ACCEL_API_COMPUTE },
+	{ "nvml", ACCEL_API_INVENTORY },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_cuda = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "cuda",
 	.description = "NVIDIA GPUs through the CUDA driver (libcuda.so.1) and NVML (libnvidia-ml.so.1)",
 	.ops = NULL,
 	.probe = cuda_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO),
+	.priority = 10,
+	.apis = cuda_apis,
 };

@@ -564,10 +564,27 @@ static int ffmpeg_probe(struct accel_probe *p)
 }
 
 /* FFmpeg: discovery of video engines; transcoding comes with accel-transcode. */
+static const struct accel_api_info ffmpeg_apis[] = {
+	{ "nvdec", ACCEL_API_VIDEO_DECODE },
+	{ "nvenc", ACCEL_API_VIDEO_ENCODE },
+	{ "vaapi", ACCEL_API_VIDEO },
+	{ "vdpau", ACCEL_API_VIDEO_DECODE },
+	{ "qsv", ACCEL_API_VIDEO },
+	{ "drm", ACCEL_API_VIDEO_DECODE },
+	{ "videotoolbox", ACCEL_API_VIDEO },
+	{ "d3d11va", ACCEL_API_VIDEO_DECODE },
+	{ "dxva2", ACCEL_API_VIDEO_DECODE },
+	{ "mediacodec", ACCEL_API_VIDEO },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_ffmpeg = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "ffmpeg",
 	.description = "video engines through FFmpeg (" AVUTIL_SONAME ", " AVCODEC_SONAME ")",
 	.ops = NULL,
 	.probe = ffmpeg_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO),
+	.priority = 80,
+	.apis = ffmpeg_apis,
 };

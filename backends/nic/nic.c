@@ -229,10 +229,18 @@ static int nic_probe(struct accel_probe *p)
 }
 
 /* NIC: discovery only. */
+static const struct accel_api_info nic_apis[] = {
+	{ "netdev", ACCEL_API_NETWORK },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_nic = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "nic",
 	.description = "network interfaces: libpcap device list, sysfs, ethtool offloads",
 	.ops = NULL,
 	.probe = nic_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_NIC),
+	.priority = 70,
+	.apis = nic_apis,
 };

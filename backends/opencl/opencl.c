@@ -189,10 +189,18 @@ static int opencl_probe(struct accel_probe *p)
 }
 
 /* OpenCL: discovery only for now; kernels come with accel-fft. */
+static const struct accel_api_info opencl_apis[] = {
+	{ "opencl", ACCEL_API_COMPUTE },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_opencl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "opencl",
 	.description = "OpenCL platforms and devices through the ICD loader (libOpenCL.so.1)",
 	.ops = NULL,
 	.probe = opencl_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_NPU),
+	.priority = 30,
+	.apis = opencl_apis,
 };

@@ -176,10 +176,18 @@ static int openssl_probe(struct accel_probe *p)
 }
 
 /* OpenSSL: discovery of providers; ciphers come with accel-crypt. */
+static const struct accel_api_info openssl_apis[] = {
+	{ "openssl", ACCEL_API_CRYPTO },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_openssl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "openssl",
 	.description = "OpenSSL 3 providers (active, built in, and in the modules folder)",
 	.ops = NULL,
 	.probe = openssl_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO),
+	.priority = 60,
+	.apis = openssl_apis,
 };

@@ -153,10 +153,19 @@ static int pci_probe(struct accel_probe *p)
 }
 
 /* PCI: discovery only (locality and device files for the API backends' devices). */
+static const struct accel_api_info pci_apis[] = {
+	{ "pci", ACCEL_API_INVENTORY },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_pci = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "pci",
 	.description = "sysfs PCI display controllers and accelerators: NUMA node, closest CPUs, device files",
 	.ops = NULL,
 	.probe = pci_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_NPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_OTHER) |
+		   ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO),
+	.priority = 40,
+	.apis = pci_apis,
 };

@@ -105,10 +105,18 @@ static int qat_probe(struct accel_probe *p)
 }
 
 /* QAT: discovery only; compression through QATzip comes with accel-compress. */
+static const struct accel_api_info qat_apis[] = {
+	{ "qat", ACCEL_API_CRYPTO | ACCEL_API_COMPRESSION },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_qat = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "qat",
 	.description = "Intel QuickAssist engines in sysfs (PCI class 0x0b40, qat/state)",
 	.ops = NULL,
 	.probe = qat_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO),
+	.priority = 50,
+	.apis = qat_apis,
 };

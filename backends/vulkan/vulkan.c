@@ -238,10 +238,18 @@ static int vulkan_probe(struct accel_probe *p)
 }
 
 /* Vulkan: discovery only for now; compute operations come with accel-fft. */
+static const struct accel_api_info vulkan_apis[] = {
+	{ "vulkan", ACCEL_API_COMPUTE },
+	{ NULL, 0 },
+};
+
 const struct accel_backend accel_backend_vulkan = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "vulkan",
 	.description = "Vulkan physical devices through the loader (libvulkan.so.1)",
 	.ops = NULL,
 	.probe = vulkan_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+	.priority = 20,
+	.apis = vulkan_apis,
 };

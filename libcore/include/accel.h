@@ -167,7 +167,7 @@ struct accel_output;
 
 /* The ABI of the backend table. A plugin built against another value is
  * refused with a reason, never called. */
-#define ACCEL_BACKEND_ABI 1
+#define ACCEL_BACKEND_ABI 2
 
 /* An operation with its parameters, as a program asks for it. */
 struct accel_op {
@@ -177,6 +177,30 @@ struct accel_op {
 	size_t chunk_size;    /* bytes per unit for chunked operations */
 	const void *ext;      /* operation-specific parameters, or NULL */
 	uint64_t memory_limit;   /* bytes the operation may use for its own state (a zstd window), 0: default */
+};
+
+/* The bit of a device class in a class mask (struct accel_backend.classes,
+ * accel_discover_classes). */
+#define ACCEL_CLASS_BIT(c) (1u << (c))
+#define ACCEL_CLASS_ALL ((1u << ACCEL_CLASS_COUNT) - 1)
+
+/* What an API a backend reports on devices is for (struct accel_api.name
+ * -> kinds); several bits may be set ("vaapi" decodes and encodes). */
+enum accel_api_kind {
+	ACCEL_API_COMPUTE = 1u << 0,       /* general compute: vulkan, opencl, cuda */
+	ACCEL_API_VIDEO_DECODE = 1u << 1,  /* nvdec, vaapi, vdpau, qsv ... */
+	ACCEL_API_VIDEO_ENCODE = 1u << 2,  /* nvenc, vaapi, qsv ... */
+	ACCEL_API_CRYPTO = 1u << 3,        /* openssl, qat */
+	ACCEL_API_COMPRESSION = 1u << 4,   /* qat, the host's codecs */
+	ACCEL_API_NETWORK = 1u << 5,       /* netdev, pcap */
+	ACCEL_API_INVENTORY = 1u << 6,     /* only reports a device: pci, nvml */
+};
+#define ACCEL_API_VIDEO (ACCEL_API_VIDEO_DECODE | ACCEL_API_VIDEO_ENCODE)
+
+/* One entry of a backend's table of the APIs it reports. */
+struct accel_api_info {
+	const char *name;    /* as in struct accel_api.name; NULL ends the table */
+	unsigned kinds;      /* enum accel_api_kind bits */
 };
 
 /* What a backend's probe sees: it adds devices and engines through
@@ -226,6 +250,20 @@ struct accel_backend {
 
 	void (*close)(void *ctx);
 
+	/* --- registry (ABI 2): what the backend says about itself, so that no
+	 * program names a backend. --- */
+	/* Classes of the devices its probe can find: ACCEL_CLASS_BIT()s; 0 for
+	 * a backend that finds none of a known class (probed only when every
+	 * class is asked for). */
+	unsigned classes;
+	/* Probe order, lower first (ties: registry order). APIs that name a
+	 * device best come first: a device merged later by PCI address keeps
+	 * the first probe's names. The cpu backend is 0. */
+	int priority;
+	/* The APIs it records on devices (accel_device_add_api) and their
+	 * kinds; ended by { NULL }; NULL: none. */
+	const struct accel_api_info *apis;
+
 	/* ---- Asynchronous device work (issue 8, item 5) ----
 	 * Units the backend keeps in flight per engine, so that uploading one
 	 * unit, computing another and downloading a third overlap: the stream
@@ -247,22 +285,51 @@ struct accel_backend {
  * does; they ignore the engine they are given. */
 extern const struct accel_backend accel_backend_cpu;
 
-/* An engine: one backend on one device ("vulkan:gpu0"). */
+/*
+ * An engine: one backend, or one variant of it, on one device, named
+ * BACKEND[.VARIANT]:DEVICE ("vulkan:gpu0", "onnxruntime.cuda:gpu0",
+ * "fftw:cpu0"). The built-in CPU backend's engine keeps the short name
+ * "cpu" (what -v, ACCEL_FAULT and profiles have always said); -b cpu:cpu0
+ * selects it too. The name changes only while a probe adds a device that
+ * sorts before it (see accel_probe_add_device), never after probing.
+ */
 struct accel_engine {
-	char name[40];                    /* "cpu", "vulkan:gpu0" */
+	char name[40];                    /* "cpu", "vulkan:gpu0", "onnxruntime.cuda:gpu0" */
 	const struct accel_backend *backend;
 	int device;                       /* index into accel_devices() */
 	int software;                     /* copied from the device */
 	void *data;                       /* backend's own per-engine data */
+	char variant[16];                 /* "cuda", or "" for the backend's only engine kind */
 };
 
 /* Called by a probe: add (or merge into an existing device with the same
- * PCI address) a device; returns its index, or a negative code. */
+ * PCI address) a device; returns its index, or a negative code
+ * (ACCEL_ENOMEM: the context holds its 64 devices already). A device whose
+ * id the probe left empty gets one from a fixed order, not the order of
+ * probing: by class, then PCI bus address, then devices without one by
+ * vendor, model and driver ("gpu0" is the GPU with the lowest address).
+ * Ids (and the engine names made of them) of devices of that class are
+ * renumbered when a device sorts before them, so the same set of devices
+ * gets the same ids whichever backends were probed first. */
 int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d);
 /* Device index `i`, for a probe to complete what it merged. */
 struct accel_device *accel_probe_device(struct accel_probe *p, int i);
-/* Called by a probe: add an engine of this backend on device `device`. */
+/* Called by a probe: add an engine of this backend on device `device`.
+ * Returns the engine's index, or ACCEL_EINVAL (no such device, or the
+ * context holds its 64 engines already). */
 int accel_probe_add_engine(struct accel_probe *p, int device, void *data);
+/* Like accel_probe_add_engine, for one of several engines a backend offers
+ * on one device ("cuda" and "tensorrt" providers on gpu0): the engine is
+ * named BACKEND.VARIANT:DEVICE. `variant` is 1 to 15 characters of
+ * [a-z0-9_-]; ACCEL_EINVAL otherwise, or when this backend has an engine
+ * of that variant on that device already. */
+int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char *variant, void *data);
+/* Called by a probe: the index of the CPU device ("cpu0"), so a plugin can
+ * add engines on it (FFTW, OpenSSL, an inference library's CPU provider).
+ * The cpu backend is probed first when it was not yet, whichever probe
+ * asks; no other lock is taken. Returns the index, or a negative code
+ * when the CPU probe failed. */
+int accel_probe_cpu_device(struct accel_probe *p);
 /* Called by a probe: record why the backend is unavailable; returns
  * ACCEL_ENOTSUP so a probe can `return accel_probe_fail(...)`. */
 int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
@@ -339,6 +406,31 @@ void accel_ctx_free(struct accel_ctx *ctx);
 int accel_probe_backend(struct accel_ctx *ctx, const char *name);
 /* Probe every backend that lists `op` (NULL: every backend). */
 void accel_discover(struct accel_ctx *ctx, const char *op);
+/* Probe, in the order of their priority, every loaded backend that can
+ * find devices of one of `classes` (ACCEL_CLASS_BIT()s); with
+ * ACCEL_CLASS_ALL, every loaded backend. Each backend is probed once per
+ * context. Thread-safe (the context's lock). */
+void accel_discover_classes(struct accel_ctx *ctx, unsigned classes);
+/* The kinds (enum accel_api_kind bits) the loaded backends give the API
+ * `name` ("vaapi" -> VIDEO_DECODE | VIDEO_ENCODE), OR'ed over backends;
+ * 0 for a name no backend reports. Probes nothing. */
+unsigned accel_api_kinds(const struct accel_ctx *ctx, const char *name);
+/* The classes of devices through which API `name` is reached: those of the
+ * loaded backends that report it (0 when none does). Probes nothing. */
+unsigned accel_api_classes(const struct accel_ctx *ctx, const char *name);
+/* The name of the loaded backend of lowest priority value that reports
+ * API `name`, or NULL. */
+const char *accel_api_backend(const struct accel_ctx *ctx, const char *name);
+/* The names of the registered backends (loaded or not: a plugin that failed
+ * to load is still a name with a reason), in registry order, separated by
+ * `sep`, into buf[len] (cut at len). Returns the length it needed. For
+ * completions and messages. */
+size_t accel_backend_names(const struct accel_ctx *ctx, const char *sep, char *buf, size_t len);
+/* Check a --backend list ("auto", or items BACKEND[.VARIANT][:SELECTOR]
+ * separated by commas) against the registry: 0, or ACCEL_EINVAL with one
+ * line in err[len] ("unknown backend 'foo'; backends here: cpu, cuda,
+ * ...", "empty item in ','", "'auto' must stand alone"). Probes nothing. */
+int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char *err, size_t len);
 
 #define ACCEL_MAX_NOTES 24
 
@@ -362,8 +454,15 @@ int accel_device_count(const struct accel_ctx *ctx);
 const struct accel_device *accel_device_at(const struct accel_ctx *ctx, int i);
 int accel_engine_count(const struct accel_ctx *ctx);
 const struct accel_engine *accel_engine_at(const struct accel_ctx *ctx, int i);
-/* The CPU engine, probing the cpu backend if needed; never NULL. */
+/* The built-in CPU engine ("cpu"), probing the cpu backend if needed;
+ * NULL only when its probe failed. */
 const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx);
+/* The best engine on the CPU device for `op`: among the engines on the CPU
+ * device (built-in or a plugin's, after probing the backends that list
+ * op->name) whose supports() accepts op, the one of highest prior MB/s;
+ * the built-in one on a tie. NULL when none can run it. This is where
+ * --fallback cpu sends a failed unit. Thread-safe. */
+const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const struct accel_op *op);
 
 /* Number of logical CPUs this process may use (affinity and cgroup quota). */
 int accel_cpu_count(void);
@@ -371,7 +470,7 @@ int accel_cpu_count(void);
 /* ------------------------------------------------------------------ routing */
 
 enum accel_fallback {
-	ACCEL_FALLBACK_CPU,   /* retry a failed unit on the CPU engine */
+	ACCEL_FALLBACK_CPU,   /* retry a failed unit on the best engine on the CPU device */
 	ACCEL_FALLBACK_NEXT,  /* retry on the next engine of the route */
 	ACCEL_FALLBACK_NONE,  /* a failed unit fails the run */
 };
@@ -640,8 +739,9 @@ struct accel_stream_config {
  * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
  * workers run them on the route's engines, a writer emits outputs in input
  * order. A unit failed by an engine is run again according to cfg->fallback
- * (cpu: the CPU engine; next: the next live engine of the route, wrapping
- * around, never one the unit failed on); an engine failing cfg->max_failures
+ * (cpu: the best engine on the CPU device, accel_cpu_engine_for; next: the
+ * next live engine of the route, wrapping around, never one the unit
+ * failed on); an engine failing cfg->max_failures
  * times is dropped, its workers end, and the engine the policy names serves
  * in its place with all its workers (cfg->threads for the CPU engine).
  *
@@ -797,10 +897,14 @@ enum accel_common_opt {
 	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
 };
 
+/* An option's `complete` that lists "auto" and the registered backends'
+ * names, read from the registry when the completion is generated. */
+#define ACCEL_COMPLETE_BACKENDS "@backends"
+
 /* The common options, to splice into a program's table: a program lists
  * only those it acts on (an option in --help is an option that works). */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", "auto cpu vulkan opencl cuda", 0 }
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# The registry: a backend is one folder. The demo backend
+# (tests/backends/demo, built only for the tests) appears in --routes, in -b
+# and its check, and in the completions, with no edit outside its folder;
+# engines with variants on one device and one on the CPU device.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	D="$ROOT/build/accel-detect"
+	A="$ROOT/build/accel-compress"
+	unset ACCEL_SYSROOT ACCEL_BACKEND ACCEL_FAULT ACCEL_PROFILE NO_COLOR
+	export ACCEL_BACKEND_PATH="$ROOT/build/tests/backends"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The names of the plugins built into build/plugins, joined by $1.
+plugins() {
+	ls "$ROOT/build/plugins" | sed -n 's/^accel_\(.*\)\.so$/\1/p' | paste -sd, - | sed "s/,/$1/g"
+}
+
+@test "--routes: the demo backend's engines, two variants on its NPU and one on the CPU device" {
+	run -0 --separate-stderr "$D" --routes demo.reverse
+	[ "${lines[0]}" = "route for demo.reverse (auto):" ]
+	[ "${lines[1]}" = "  1. demo:cpu0        prior 200 MB/s (demo cpu)" ]
+	[ "${lines[2]}" = "  2. demo.fast:npu0   software device: never preferred to native CPU code; name it with --backend to use it" ]
+	[ "${lines[3]}" = "  3. demo.exact:npu0  software device: never preferred to native CPU code; name it with --backend to use it" ]
+	[ "${lines[4]}" = "  -  cpu              left out: does not offer this operation" ]
+}
+
+@test "-b demo takes every variant, -b demo.fast one, -b cpu:cpu0 the built-in CPU engine" {
+	run -0 "$D" --routes -b demo demo.reverse
+	[ "$output" = "route for demo.reverse (--backend):
+  1. demo.fast:npu0   named by --backend (software device)
+  2. demo.exact:npu0  named by --backend (software device)
+  3. demo:cpu0        named by --backend" ]
+	run -0 "$D" --routes -b demo.exact,demo:cpu0 demo.reverse
+	[ "$output" = "route for demo.reverse (--backend):
+  1. demo.exact:npu0  named by --backend (software device)
+  2. demo:cpu0        named by --backend" ]
+	run -0 "$D" --routes -b cpu:cpu0 zstd.compress
+	[ "${lines[1]}" = "  1. cpu              named by --backend" ]
+}
+
+@test "-b with a backend the registry does not hold is a usage error naming the backends" {
+	run -2 --separate-stderr "$D" --routes -b demo,nosuch demo.reverse
+	[ "${stderr_lines[0]}" = "accel-detect: --backend: unknown backend 'nosuch'; backends here: auto, cpu, demo, $(plugins ', ')" ]
+	[ "${stderr_lines[1]}" = "Try 'accel-detect --help' for more information." ]
+	[ -z "$output" ]
+	printf 'x' > a
+	run -2 --separate-stderr "$A" -b nosuch a -o out
+	[ "${stderr_lines[0]}" = "accel-compress: --backend: unknown backend 'nosuch'; backends here: auto, cpu, demo, $(plugins ', ')" ]
+	[ ! -e out ]
+	# Without the demo folder on the path, demo is no backend here.
+	run -2 --separate-stderr env -u ACCEL_BACKEND_PATH "$D" --routes -b demo zstd.compress
+	[ "${stderr_lines[0]}" = "accel-detect: --backend: unknown backend 'demo'; backends here: auto, cpu, $(plugins ', ')" ]
+}
+
+@test "completions list the registered backends, the demo backend among them" {
+	for p in "$D" "$A"; do
+		"$p" --completion bash | grep -qF -- "-b|--backend) COMPREPLY=(\$(compgen -W 'auto cpu demo $(plugins ' ')' -- \"\$cur\")); return ;;"
+		"$p" --completion zsh | grep -qF -- ":LIST:(auto cpu demo $(plugins ' '))"
+		"$p" --completion fish | grep -qF -- "-s b -l backend -x -a 'auto cpu demo $(plugins ' ')'"
+	done
+	# The completions built with the programs list the plugins built beside them.
+	grep -qF "compgen -W 'auto cpu $(plugins ' ')'" "$ROOT/build/completions/bash/accel-detect"
+}
+

@@ -1,0 +1,470 @@
+/*
+ * test_registry.c - the registry: backends that describe themselves (the
+ * classes they find, their probe priority, their APIs' kinds), engines with
+ * variants named BACKEND.VARIANT:DEVICE, device ids that do not depend on
+ * the order of probing, the CPU device for plugins and --fallback cpu on a
+ * plugin's CPU engine, and the limits of the registry with their reasons.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "core.h"
+
+static struct accel_device gpu(const char *pci, const char *vendor, const char *model)
+{
+	struct accel_device d;
+	memset(&d, 0, sizeof d);
+	d.cls = ACCEL_CLASS_GPU;
+	d.numa_node = -1;
+	snprintf(d.pci_address, sizeof d.pci_address, "%s", pci);
+	snprintf(d.vendor, sizeof d.vendor, "%s", vendor);
+	snprintf(d.model, sizeof d.model, "%s", model);
+	return d;
+}
+
+static int add_gpu(struct accel_probe *p, const char *pci, const char *vendor, const char *model)
+{
+	struct accel_device d = gpu(pci, vendor, model);
+	int dev = accel_probe_add_device(p, &d);
+	assert_true(dev >= 0);
+	assert_true(accel_probe_add_engine(p, dev, NULL) >= 0);
+	return 0;
+}
+
+/* ------------------------------------------------------ fake backends */
+
+static char probed[256];   /* names of the backends probed, in order */
+
+static void mark(struct accel_probe *p, const char *name)
+{
+	(void)p;
+	strcat(probed, name);
+	strcat(probed, " ");
+}
+
+/* Three GPU finders: a PCI GPU late on the bus, one early, one without PCI. */
+static int late_probe(struct accel_probe *p)
+{
+	mark(p, "late");
+	return add_gpu(p, "0000:b1:00.0", "NVIDIA", "H100");
+}
+static int early_probe(struct accel_probe *p)
+{
+	mark(p, "early");
+	add_gpu(p, "0000:17:00.0", "NVIDIA", "H100");
+	return add_gpu(p, "", "Mesa", "llvmpipe");
+}
+static int soft_probe(struct accel_probe *p)
+{
+	mark(p, "soft");
+	return add_gpu(p, "", "The pocl project", "pthread");
+}
+static int nic_probe(struct accel_probe *p)
+{
+	mark(p, "nics");
+	return 0;
+}
+
+static const char *const upper_ops[] = { "upper", NULL };
+
+static int upper_supports(const struct accel_engine *e, const struct accel_op *op, double *prior, char *reason,
+			  size_t len)
+{
+	*prior = 100;
+	snprintf(reason, len, "fake");
+	return 0;
+}
+static int upper_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	*ctx = (void *)e;
+	return 0;
+}
+static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
+		return ACCEL_ENOMEM;
+	for (size_t i = 0; i < u->in.len; i++)
+		u->out.data[i] = (uint8_t)toupper(u->in.data[i]);
+	u->out.len = u->in.len;
+	return 0;
+}
+static void upper_close(void *ctx) { }
+
+/* One GPU with two variants of the backend on it. */
+static int variants_probe(struct accel_probe *p)
+{
+	struct accel_device d = gpu("0000:17:00.0", "NVIDIA", "H100");
+	int dev = accel_probe_add_device(p, &d);
+	assert_true(dev >= 0);
+	assert_true(accel_probe_add_engine_variant(p, dev, "cuda", NULL) >= 0);
+	assert_true(accel_probe_add_engine_variant(p, dev, "tensorrt", NULL) >= 0);
+	/* The same variant twice, or a name that is no variant, is refused. */
+	assert_int_equal(accel_probe_add_engine_variant(p, dev, "cuda", NULL), ACCEL_EINVAL);
+	assert_int_equal(accel_probe_add_engine_variant(p, dev, "Bad.Name", NULL), ACCEL_EINVAL);
+	assert_int_equal(accel_probe_add_engine_variant(p, dev, "waytoolongvariant", NULL), ACCEL_EINVAL);
+	return 0;
+}
+
+/* A plugin's engine on the CPU device, for an op the built-in cpu lacks. */
+static int cpuplug_probe(struct accel_probe *p)
+{
+	mark(p, "cpuplug");
+	int cpu = accel_probe_cpu_device(p);
+	assert_true(cpu >= 0);
+	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+
+/* More devices than the context holds. */
+static int many_probe(struct accel_probe *p)
+{
+	int last = 0;
+	for (int i = 0; i < CORE_MAX_DEVICES + 1; i++) {
+		char pci[16];
+		snprintf(pci, sizeof pci, "0000:%02x:00.0", i);
+		struct accel_device d = gpu(pci, "v", "m");
+		last = accel_probe_add_device(p, &d);
+	}
+	return last;
+}
+
+static const struct accel_api_info late_apis[] = { { "cuda", ACCEL_API_COMPUTE }, { "nvdec", ACCEL_API_VIDEO_DECODE }, { NULL, 0 } };
+static const struct accel_api_info early_apis[] = { { "vulkan", ACCEL_API_COMPUTE }, { NULL, 0 } };
+static const struct accel_api_info video_apis[] = { { "vaapi", ACCEL_API_VIDEO }, { "nvdec", ACCEL_API_VIDEO_DECODE }, { NULL, 0 } };
+
+#define GPU_CLASSES ACCEL_CLASS_BIT(ACCEL_CLASS_GPU)
+static const struct accel_backend late_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "late", .probe = late_probe,
+	.classes = GPU_CLASSES | ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO), .priority = 10, .apis = late_apis,
+};
+static const struct accel_backend early_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "early", .probe = early_probe,
+	.classes = GPU_CLASSES, .priority = 20, .apis = early_apis,
+};
+static const struct accel_backend soft_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "soft", .probe = soft_probe, .classes = GPU_CLASSES, .priority = 30,
+};
+static const struct accel_backend nic_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "nics", .probe = nic_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_NIC), .priority = 5,
+};
+static const struct accel_backend video_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "video", .probe = nic_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO), .priority = 80, .apis = video_apis,
+};
+static const struct accel_backend variants_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "onnx", .ops = upper_ops, .probe = variants_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
+	.classes = GPU_CLASSES | ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 50,
+};
+static const struct accel_backend cpuplug_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "cpuplug", .ops = upper_ops, .probe = cpuplug_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 60,
+};
+static const struct accel_backend many_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "many", .probe = many_probe, .classes = GPU_CLASSES,
+};
+
+static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
+{
+	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
+	memset(s, 0, sizeof *s);
+	strcpy(s->name, b->name);
+	strcpy(s->origin, "test_registry.c");
+	s->backend = b;
+}
+
+/* A context holding only the built-in cpu backend and the fakes given. */
+static struct accel_ctx *new_ctx(const struct accel_backend *const *b)
+{
+	unsetenv("ACCEL_BACKEND_PATH");
+	struct accel_ctx *ctx = accel_ctx_new();
+	assert_non_null(ctx);
+	ctx->nbackends = 1;   /* cpu; no plugin of build/tests/plugins */
+	assert_string_equal(ctx->backends[0].name, "cpu");
+	for (; *b; b++)
+		add_backend(ctx, *b);
+	probed[0] = 0;
+	return ctx;
+}
+
+static const char *id_at(struct accel_ctx *ctx, const char *pci, const char *model)
+{
+	for (int i = 0; i < accel_device_count(ctx); i++) {
+		const struct accel_device *d = accel_device_at(ctx, i);
+		if (!strcmp(d->pci_address, pci) && !strcmp(d->model, model))
+			return d->id;
+	}
+	return "absent";
+}
+
+static int has_engine(struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < accel_engine_count(ctx); i++)
+		if (!strcmp(accel_engine_at(ctx, i)->name, name))
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void ids_do_not_depend_on_probe_order(void **state)
+{
+	(void)state;
+	static const char *const orders[][3] = {
+		{ "late", "early", "soft" }, { "soft", "early", "late" }, { "early", "soft", "late" },
+		{ "soft", "late", "early" },
+	};
+	const struct accel_backend *const b[] = { &late_backend, &early_backend, &soft_backend, NULL };
+	for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+		struct accel_ctx *ctx = new_ctx(b);
+		for (int k = 0; k < 3; k++)
+			assert_int_equal(accel_probe_backend(ctx, orders[o][k]), 0);
+		/* PCI bus order first, then the others by their finder's priority. */
+		assert_string_equal(id_at(ctx, "0000:17:00.0", "H100"), "gpu0");
+		assert_string_equal(id_at(ctx, "0000:b1:00.0", "H100"), "gpu1");
+		assert_string_equal(id_at(ctx, "", "llvmpipe"), "gpu2");
+		assert_string_equal(id_at(ctx, "", "pthread"), "gpu3");
+		/* Engine names follow their device's id. */
+		assert_true(has_engine(ctx, "late:gpu1"));
+		assert_true(has_engine(ctx, "early:gpu0"));
+		assert_true(has_engine(ctx, "early:gpu2"));
+		assert_true(has_engine(ctx, "soft:gpu3"));
+		accel_ctx_free(ctx);
+	}
+}
+
+static void discovery_by_class_follows_priority(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &soft_backend, &early_backend, &nic_backend, &late_backend,
+						  &video_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	accel_discover_classes(ctx, ACCEL_CLASS_BIT(ACCEL_CLASS_GPU));
+	assert_string_equal(probed, "late early soft ");
+	probed[0] = 0;
+	accel_discover_classes(ctx, ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO) | ACCEL_CLASS_BIT(ACCEL_CLASS_NIC));
+	assert_string_equal(probed, "nics nics ");   /* nics (5), then video (80, same probe fn); late is done */
+	assert_true(accel_backend_status(ctx, 0)->probed == 0);   /* cpu: not asked for */
+	accel_ctx_free(ctx);
+}
+
+static void apis_have_kinds_and_owners(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &late_backend, &early_backend, &video_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	assert_int_equal(accel_api_kinds(ctx, "vaapi"), ACCEL_API_VIDEO_DECODE | ACCEL_API_VIDEO_ENCODE);
+	assert_int_equal(accel_api_kinds(ctx, "nvdec"), ACCEL_API_VIDEO_DECODE);
+	assert_int_equal(accel_api_kinds(ctx, "vulkan"), ACCEL_API_COMPUTE);
+	assert_int_equal(accel_api_kinds(ctx, "host"), ACCEL_API_COMPUTE | ACCEL_API_COMPRESSION);
+	assert_int_equal(accel_api_kinds(ctx, "nosuch"), 0);
+	assert_int_equal(accel_api_classes(ctx, "vaapi"), ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO));
+	assert_int_equal(accel_api_classes(ctx, "nvdec"), GPU_CLASSES | ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO));
+	assert_string_equal(accel_api_backend(ctx, "nvdec"), "late");   /* priority 10 before 80 */
+	assert_null(accel_api_backend(ctx, "nosuch"));
+	assert_int_equal(accel_probe_backend(ctx, "late"), 0);
+	assert_true(accel_backend_status(ctx, 0)->probed == 0);   /* asking probes nothing else */
+	accel_ctx_free(ctx);
+}
+
+static void backend_names_and_list_check(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &late_backend, &variants_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	char buf[64], err[256];
+	assert_int_equal(accel_backend_names(ctx, " ", buf, sizeof buf), strlen("cpu late onnx"));
+	assert_string_equal(buf, "cpu late onnx");
+	assert_int_equal(accel_backend_names(ctx, ", ", buf, 6), strlen("cpu, late, onnx"));
+	assert_string_equal(buf, "cpu, ");
+	assert_int_equal(accel_backend_list_check(ctx, "auto", err, sizeof err), 0);
+	assert_int_equal(accel_backend_list_check(ctx, "onnx.cuda:gpu0,late:1,cpu:cpu0,cpu", err, sizeof err), 0);
+	assert_int_equal(accel_backend_list_check(ctx, "cpu,vulkan", err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "unknown backend 'vulkan'; backends here: auto, cpu, late, onnx");
+	assert_int_equal(accel_backend_list_check(ctx, "cpu,", err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "empty item in 'cpu,'");
+	assert_int_equal(accel_backend_list_check(ctx, "auto,cpu", err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "'auto' must stand alone, not in 'auto,cpu'");
+	accel_ctx_free(ctx);
+}
+
+static struct accel_op upper_op = { .name = "upper", .chunk_size = 4 };
+
+static void names_of(const struct accel_route *r, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < r->nranked && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", r->entries[i].name);
+}
+
+static void variants_are_engines_of_their_own(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &variants_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	struct accel_route r;
+	char names[256], err[256];
+	struct accel_route_req req = { &upper_op, "onnx", -1, "/nonexistent" };
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "onnx.cuda:gpu0 onnx.tensorrt:gpu0");
+	req.backend = "onnx.tensorrt";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "onnx.tensorrt:gpu0");
+	req.backend = "onnx.tensorrt:gpu0,onnx.cuda:0";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "onnx.tensorrt:gpu0 onnx.cuda:gpu0");
+	req.backend = "onnx.opencl";
+	assert_int_equal(accel_route(ctx, &req, &r), ACCEL_ENOENGINE);
+	assert_string_equal(r.entries[0].reason, "no onnx.opencl engine matches ''");
+	const struct accel_engine *e = r.entries[0].engine;
+	assert_null(e);
+	/* ACCEL_FAULT: the backend's name takes every variant, a variant its own
+	 * (the environment is read first, once, so that it does not undo ours). */
+	assert_int_equal(core_fault_status(), 0);
+	assert_int_equal(core_fault_parse("onnx:1"), 0);
+	assert_true(core_fault_hit("onnx.cuda:gpu0", 1));
+	assert_true(core_fault_hit("onnx.tensorrt:gpu0", 1));
+	assert_int_equal(core_fault_parse("onnx.cuda:1"), 0);
+	assert_true(core_fault_hit("onnx.cuda:gpu0", 1));
+	assert_false(core_fault_hit("onnx.tensorrt:gpu0", 1));
+	assert_false(core_fault_hit("onnx.cudax:gpu0", 1));
+	assert_int_equal(core_fault_parse("onnx.tensorrt:gpu0:2"), 0);
+	assert_true(core_fault_hit("onnx.tensorrt:gpu0", 2));
+	assert_false(core_fault_hit("onnx.cuda:gpu0", 2));
+	assert_int_equal(core_fault_parse(""), 0);
+	/* accel_fault_check: a variant the probed backend has, or not. */
+	setenv("ACCEL_FAULT", "", 1);
+	assert_int_equal(core_fault_parse("onnx.tensorrt:1;onnx:2"), 0);
+	assert_int_equal(accel_fault_check(ctx, err, sizeof err), 0);
+	assert_int_equal(core_fault_parse("onnx.opencl:1"), 0);
+	assert_int_equal(accel_fault_check(ctx, err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "ACCEL_FAULT: no engine or backend named 'onnx.opencl' (see accel(7), TESTING)");
+	assert_int_equal(core_fault_parse(""), 0);
+	accel_ctx_free(ctx);
+}
+
+/* The CPU device is there for a plugin probed before the cpu backend. */
+static void cpu_device_exists_for_a_plugin(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &cpuplug_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	assert_int_equal(accel_probe_backend(ctx, "cpuplug"), 0);
+	assert_string_equal(probed, "cpuplug ");
+	assert_true(accel_backend_status(ctx, 0)->probed);   /* the cpu probe ran for it */
+	assert_true(has_engine(ctx, "cpuplug:cpu0"));
+	assert_true(has_engine(ctx, "cpu"));                 /* the built-in keeps its short name */
+	assert_int_equal(accel_device_count(ctx), 1);
+	assert_string_equal(accel_device_at(ctx, 0)->id, "cpu0");
+	/* -b cpu:cpu0 selects the built-in CPU engine. */
+	struct accel_op z = { .name = "zstd.compress", .level = 3 };
+	struct accel_route r;
+	struct accel_route_req req = { &z, "cpu:cpu0", -1, "/nonexistent" };
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_string_equal(r.entries[0].name, "cpu");
+	/* The best CPU-device engine for each op. */
+	assert_string_equal(accel_cpu_engine_for(ctx, &upper_op)->name, "cpuplug:cpu0");
+	assert_string_equal(accel_cpu_engine_for(ctx, &z)->name, "cpu");
+	accel_ctx_free(ctx);
+}
+
+static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	return accel_read_chunk(in, u, 4);
+}
+
+/* --fallback cpu: a unit the GPU engine fails runs on the plugin's CPU
+ * engine, the only CPU-device engine for "upper". */
+static void fallback_cpu_takes_a_plugin_cpu_engine(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &variants_backend, &cpuplug_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	struct accel_route r;
+	struct accel_route_req req = { &upper_op, "onnx.cuda", -1, "/nonexistent" };
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(r.nranked, 1);
+	assert_int_equal(core_fault_status(), 0);
+	assert_int_equal(core_fault_parse("onnx.cuda:1-2"), 0);
+
+	char in_path[] = "/tmp/accel-registry-in-XXXXXX", out_path[] = "/tmp/accel-registry-out-XXXXXX";
+	const char *text = "abcdefghijklmnopqrst";
+	int fd = mkstemp(in_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct accel_input in;
+	assert_int_equal(accel_input_open(&in, in_path), 0);
+	struct accel_output out;
+	memset(&out, 0, sizeof out);
+	out.fd = mkstemp(out_path);
+	assert_true(out.fd >= 0);
+	struct accel_stream_config cfg = { .threads = 1, .fallback = ACCEL_FALLBACK_CPU, .total_size = -1,
+					   .prog = "test_registry", .verbose = -1 };
+	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	struct accel_stream_stats st;
+	char err[256] = "";
+	alarm(60);
+	int rc = accel_stream_run(ctx, &cfg, &r, &upper_op, &ops, NULL, &in, &out, &st, err, sizeof err);
+	alarm(0);
+	assert_int_equal(core_fault_parse(""), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(rc, 0);
+	char got[64] = "";
+	assert_int_equal(pread(out.fd, got, sizeof got - 1, 0), (ssize_t)strlen(text));
+	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
+	int found = 0;
+	for (int i = 0; i < st.nengines; i++)
+		if (!strcmp(st.engines[i].name, "cpuplug:cpu0")) {
+			found = 1;
+			assert_int_equal(st.engines[i].units, 2);
+			assert_int_equal(st.engines[i].retried, 2);
+		}
+	assert_true(found);
+	accel_input_close(&in);
+	close(out.fd);
+	unlink(in_path);
+	unlink(out_path);
+	accel_ctx_free(ctx);
+}
+
+static void a_full_registry_says_why(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &many_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	/* The probe's last add_device fails; it returns that code. */
+	assert_int_equal(accel_probe_backend(ctx, "many"), ACCEL_ENOMEM);
+	assert_int_equal(accel_device_count(ctx), CORE_MAX_DEVICES);
+	const struct accel_backend_status *s = accel_backend_status(ctx, 1);
+	assert_int_equal(s->nnotes, 1);
+	assert_string_equal(s->notes[0], "device limit reached: libaccel holds at most 64 devices; gpu 0000:40:00.0 left out");
+	assert_string_equal(accel_device_at(ctx, 63)->id, "gpu63");
+	accel_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ids_do_not_depend_on_probe_order),
+		cmocka_unit_test(discovery_by_class_follows_priority),
+		cmocka_unit_test(apis_have_kinds_and_owners),
+		cmocka_unit_test(backend_names_and_list_check),
+		cmocka_unit_test(variants_are_engines_of_their_own),
+		cmocka_unit_test(cpu_device_exists_for_a_plugin),
+		cmocka_unit_test(fallback_cpu_takes_a_plugin_cpu_engine),
+		cmocka_unit_test(a_full_registry_says_why),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
