@@ -453,14 +453,32 @@ struct accel_input {
 	size_t start, end, cap;
 	uint64_t offset;     /* bytes consumed so far */
 	int eof;
-	int64_t size;        /* total size when known (regular file), else -1 */
+	int64_t size;        /* total size when known (regular file, memory), else -1 */
+	/* A memory input (accel_input_mem): fd is -1 and bytes come from here. */
+	const uint8_t *mem;
+	size_t mem_len, mem_pos;
 };
 /* Open FILE ("-" or NULL: stdin). ACCEL_EIO with errno set. */
 int accel_input_open(struct accel_input *in, const char *path);
+/* An input over the caller's `len` bytes at `data` (no fd), named `name`
+ * in messages (NULL: "memory"): it reads as a regular file of that size
+ * does, through the same buffering (a window of at most 1 MiB is copied at
+ * a time), so an operation runs on it exactly as on a file. data must stay
+ * valid and unchanged until accel_input_close(). ACCEL_ENOMEM. */
+int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name);
+/* Close an input (stdin and memory are not closed, only the buffer freed). */
 void accel_input_close(struct accel_input *in);
 /* Make at least `n` bytes visible at *p (fewer only at end of input);
  * returns the number visible, or ACCEL_EIO. Does not consume. */
 ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p);
+/* Like accel_input_peek, but waits for input only until `deadline`, in
+ * seconds on the clock of accel_now() (an absolute time: accel_now() +
+ * max_wait): returns the number of bytes visible, fewer than `n` when the
+ * input ended (in->eof set) or the deadline passed first (in->eof 0),
+ * possibly 0. Waits in poll(), never busy; a deadline already passed
+ * returns what is buffered without reading. Memory inputs never wait.
+ * ACCEL_EIO (errno kept) or ACCEL_ENOMEM. Not thread-safe (one reader). */
+ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p);
 /* Consume `n` bytes already visible through accel_input_peek. */
 void accel_input_consume(struct accel_input *in, size_t n);
 /* Read up to `n` bytes into dst (short only at end of input); returns the
@@ -489,9 +507,12 @@ struct accel_output {
 	char *path;          /* final path, NULL for stdout */
 	char *tmp;           /* temporary path while writing, NULL for stdout
 	                      * and for a device or FIFO written in place */
-	uint64_t written;    /* bytes written */
+	uint64_t written;    /* bytes written (bytes written again after a seek count again) */
 	int broken;          /* EPIPE seen */
 	int error;           /* errno of the write or close that failed, 0 */
+	int null;            /* 1: accel_output_null: bytes counted, nothing written */
+	int borrowed;        /* 1: accel_output_fd: the caller's fd, never closed here */
+	uint64_t pos, size;  /* null output: position and size, for seeks */
 };
 /* force: allow replacing an existing FILE and writing binary data to a
  * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
@@ -500,7 +521,27 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 /* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO
  * (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
-/* Flush, close (checking errors: a full disk is an error) and rename. */
+/* A null output: accel_output_write counts the bytes in out->written and
+ * writes nothing (accel-compress -t, benchmarks). Seeks move a virtual
+ * position (a muxer that seeks back runs as on a file). Returns 0. */
+int accel_output_null(struct accel_output *out);
+/* An output writing to the caller's open fd (a pipe, a memfd, a socket):
+ * no temporary, commit and abort never close fd, seeks are refused. SIGPIPE
+ * is set to ignored as accel_output_open() does. ACCEL_EINVAL (errno EBADF)
+ * for an fd that is not open. */
+int accel_output_fd(struct accel_output *out, int fd);
+/* Move the write position of an output as lseek(2) does (whence SEEK_SET,
+ * SEEK_CUR or SEEK_END), for muxers that write a header last (mp4): works
+ * on the temporary of a FILE output (renamed into place only by a
+ * successful accel_output_commit, as ever) and on a null output. Returns
+ * the new offset in bytes from the start; ACCEL_ENOTSUP for stdout, pipes,
+ * devices written in place and accel_output_fd outputs; ACCEL_EINVAL for a
+ * bad whence or a negative result; ACCEL_EIO (out->error). Not thread-safe:
+ * call it where the output is written (the stream engine's writer writes
+ * units in order; call it from ops->end, or before accel_stream_run). */
+int64_t accel_output_seek(struct accel_output *out, int64_t offset, int whence);
+/* Flush, close (checking errors: a full disk is an error) and rename. For
+ * null and fd outputs nothing is closed. */
 int accel_output_commit(struct accel_output *out);
 void accel_output_abort(struct accel_output *out);
 
@@ -598,6 +639,15 @@ void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
  * of input (no bytes and not the first chunk), or ACCEL_EIO. An empty
  * input yields one empty last chunk, so formats can write an empty frame. */
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size);
+/* Timed flush, the reader helper for a `next` callback that must emit a
+ * partial batch when the stream pauses (accel-infer --max-wait): like
+ * accel_read_chunk, but once the unit's first byte has arrived (waited for
+ * as long as it takes) it waits at most `max_wait` seconds for the rest,
+ * then returns the unit with what came (accel_input_peek_until: poll(), no
+ * busy waiting). u->last is set only when the input is known to have
+ * ended; after a partial unit the next call returns 0 at end of input.
+ * max_wait <= 0: accel_read_chunk. Returns 1, 0, ACCEL_EIO or ACCEL_ENOMEM. */
+int accel_read_chunk_until(struct accel_input *in, struct accel_unit *u, size_t size, double max_wait);
 
 /* --------------------------------------------------- compressed frames */
 
