@@ -851,10 +851,29 @@ void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: message plus "Try 'PROG --help'." */
 void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Progress meter on stderr: bytes, rate, and ETA when total > 0. */
+/* Progress meter on stderr, one line redrawn at most five times a second:
+ * the amount done, the rate, and the ETA when the total is known. Not
+ * thread-safe: one thread updates a meter (the stream engine's writer). */
 struct accel_progress;
+/* A meter counting bytes; total in bytes, <= 0 unknown. NULL when out of
+ * memory (the update functions then do nothing). */
 struct accel_progress *accel_progress_new(const char *label, int64_t total);
+/* A meter counting in the operation's unit: `unit` NULL or "B" bytes
+ * (shown as B, KiB, MiB ...), "s" seconds of media (shown as [h:]mm:ss,
+ * the rate as a speed, "1.50x"), any other name ("samples", "frames")
+ * counted with k, M, G and that name. `scale`: units per byte given to
+ * accel_progress_update (<= 0: 1; 1/4 for 16-bit stereo samples).
+ * `total`: the total in the unit, <= 0 unknown (no ETA). */
+struct accel_progress *accel_progress_new_unit(const char *label, const char *unit, double scale, double total);
+/* Bytes done so far (times the meter's scale). */
 void accel_progress_update(struct accel_progress *p, uint64_t done);
+/* Amount done so far in the meter's unit. */
+void accel_progress_set(struct accel_progress *p, double done);
+/* The meter's line as it would be drawn `elapsed` seconds after it was
+ * made, without the carriage return and line erase: "zstd.compress: 1.0
+ * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
+int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len);
+/* Draw the final line, end it with a newline, free the meter. */
 void accel_progress_end(struct accel_progress *p);
 
 /* End the program with exit status `status`: exit() normally; when a
