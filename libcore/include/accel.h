@@ -441,6 +441,11 @@ struct accel_unit {
 	struct accel_buf in;
 	struct accel_buf out;
 	const struct accel_engine *engine; /* the engine that produced out */
+	/* Bytes at the start of `in` that the previous unit held too
+	 * (overlapping FFT frames, a model's context window): statistics
+	 * count only in.len - in_overlap as input, so overlap is not counted
+	 * twice. Set by ops->next; 0 before each call. */
+	size_t in_overlap;
 };
 
 /* ---------------------------------------------------------------- input/output */
@@ -594,6 +599,11 @@ struct accel_stream_config {
 	int verbose;                  /* -1: quiet; 0: first failure of an engine and
 	                               * drops; 1: every retried unit, where it ran */
 	uint64_t memory_limit; /* cap on bytes of units in flight, 0: default */
+	/* Progress in the operation's unit (accel_progress_new_unit): its
+	 * name (NULL: bytes) and units per byte of input (0: 1); the meter's
+	 * total is total_size times the scale. */
+	const char *progress_unit;
+	double progress_scale;
 };
 
 /*
@@ -625,6 +635,41 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		     const struct accel_stream_ops *ops, void *user,
 		     struct accel_input *in, struct accel_output *out,
 		     struct accel_stream_stats *stats, char *err, size_t len);
+/*
+ * Several inputs in one run (hashing many files, compressing FILE...): one
+ * job per input, in order, through the same engines, worker threads and
+ * engine contexts (opened once per run, not once per input). Each job has
+ * its own input, output and `user` for ops; its units are numbered from 0
+ * (u->seq), ops->begin and ops->end are called around its units, and it
+ * ends when its last unit's output is written, before the next job starts
+ * (so outputs never interleave, and one output may serve every job).
+ * Engine failures and drops carry over from job to job.
+ */
+struct accel_stream_jobs {
+	size_t n;                 /* number of jobs */
+	void *arg;                /* passed to start and finish */
+	/* Start job k (0 .. n-1) when the previous one has ended: set *in (an
+	 * open input), *out and *user. Return 0, or a negative ACCEL_E* code
+	 * that ends the run, with a line in err[len] (may be left empty when
+	 * the callback reported it itself). Runs on the calling thread. */
+	int (*start)(void *arg, size_t k, struct accel_input **in, struct accel_output **out,
+		     void **user, char *err, size_t len);
+	/* Optional: job k has ended with rc (0, or the run's first error with
+	 * its line in err) and the job's own statistics (units, bytes, time,
+	 * per-engine counts of this job). Called for every job started, on the
+	 * calling thread, before the next starts: the place to close the
+	 * job's input or print its -v line. */
+	void (*finish)(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err);
+};
+/* Run the jobs; the progress meter (cfg->progress) is one per job, its
+ * total the job's in->size. Returns 0 or the first error (a job's, or
+ * start's code), its line in err[len]; the jobs after it are not started.
+ * Same memory bound and threads as accel_stream_run, which is this with
+ * one job. */
+int accel_stream_run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+			  const struct accel_route *route, const struct accel_op *op,
+			  const struct accel_stream_ops *ops, const struct accel_stream_jobs *jobs,
+			  char *err, size_t len);
 /* Check $ACCEL_FAULT (accel(7), TESTING) once the route is known: 0, or
  * ACCEL_EINVAL with a line naming the bad part in err[len] for a malformed
  * value ("ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'") or a
@@ -736,6 +781,62 @@ struct accel_decompress_cfg {
  */
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+
+/*
+ * Decode the one frame (zstd or lz4 frame, gzip member) at the position of
+ * `in` sequentially into nothing, consuming it, and give its decompressed
+ * size in *content: for listing frames whose size is not stated (a gzip
+ * member of another tool). Runs on the CPU engine in the calling thread,
+ * memory bounded by the decoder's window. Returns 0; ACCEL_EDATA (corrupt:
+ * err names the byte offset); ACCEL_EIO; ACCEL_ENOMEM; ACCEL_EINVAL for a
+ * format that is not a compressed one. Thread-safe for distinct inputs.
+ */
+int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct accel_input *in,
+			uint64_t *content, char *err, size_t len);
+
+/* ----------------------------------------------------------- compression */
+
+/* Level used when none is given: zstd 3, gzip 6, lz4 1; ACCEL_EINVAL for a
+ * format other than "zstd", "gzip" or "lz4". */
+int accel_compress_default_level(const char *format);
+/* Bytes of input per parallel chunk when none is given, by format and
+ * level: gzip 1 MiB, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
+ * 2, 8, 16 and above (about four times the level's window, as zstd -T
+ * does). 0 for an unknown format. */
+uint64_t accel_compress_default_chunk(const char *format, int level);
+
+/* How accel_compress runs. */
+struct accel_compress_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	const char *format;           /* "zstd", "gzip" or "lz4"; NULL: zstd */
+	int level;                    /* in the format's scale; 0: accel_compress_default_level */
+	int checksum;                 /* 1: write content checksums */
+	uint64_t chunk_size;          /* bytes per unit; 0: accel_compress_default_chunk */
+	uint64_t memory_limit;        /* bytes a codec context may use, 0: default */
+	int verbose;                  /* > 0: print the route on stderr */
+};
+
+/*
+ * Compress `in` to `out` as accel-compress does: the input cut into chunks
+ * of cfg->chunk_size bytes (an empty input is one empty chunk), each
+ * compressed in parallel on the route's engines into a frame (zstd, lz4) or
+ * member (gzip) of its own, written in input order; the output is what the
+ * format's standard tool reads. Routed for in->size (-v: the route printed
+ * when cfg->verbose > 0). Returns 0; ACCEL_EINVAL (unknown format, or a
+ * malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]. Memory as
+ * accel_stream_run.
+ */
+int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
+		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+/* Several inputs as accel_compress does each, routed once (for
+ * cfg->stream.total_size, the sum of their sizes or -1) and run as the
+ * jobs of one accel_stream_run_jobs: the same engine contexts serve every
+ * input. The jobs' `user` is ignored. Returns as accel_compress; a route
+ * failure is returned before any job starts. */
+int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg,
+			const struct accel_stream_jobs *jobs, char *err, size_t len);
 
 /* ----------------------------------------------------------- CLI helpers */
 
