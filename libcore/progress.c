@@ -79,7 +79,8 @@ int accel_progress_format(const struct accel_progress *p, double elapsed, char *
 	const char *per = strcmp(p->unit, "s") ? "/s" : "";
 	if (p->total > 0) {
 		double frac = p->done / p->total;
-		double eta = frac > 0 ? elapsed / frac - elapsed : 0;
+		/* Past the stated total (a size that grew) the ETA is 0. */
+		double eta = frac > 0 && frac < 1 ? elapsed / frac - elapsed : 0;
 		return snprintf(buf, len, "%s: %s (%3.0f%%) %s%s ETA %02d:%02d", p->label, done, frac * 100, rate, per,
 				(int)eta / 60, (int)eta % 60);
 	}
