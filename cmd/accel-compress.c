@@ -3,10 +3,10 @@
  * over chunks both ways, with output the standard tools read.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "accel.h"
@@ -56,29 +56,6 @@ struct job {
 	struct accel_common common;
 };
 
-static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
-{
-	(void)err;
-	(void)len;
-	const uint64_t *chunk = user;
-	return accel_read_chunk(in, u, (size_t)*chunk);
-}
-
-static uint64_t default_chunk(const char *format, int level)
-{
-	if (!strcmp(format, "gzip"))
-		return 1u << 20;
-	if (!strcmp(format, "lz4"))
-		return 4u << 20;
-	/* zstd: about four times the window of the level, as zstd -T does. */
-	return level <= 2 ? 4u << 20 : level <= 8 ? 8u << 20 : level <= 16 ? 16u << 20 : 32u << 20;
-}
-
-static int default_level(const char *format)
-{
-	return !strcmp(format, "gzip") ? 6 : !strcmp(format, "lz4") ? 1 : 3;
-}
-
 /* Report a failed run as one line; returns the exit status. */
 static int report(int rc, const char *msg)
 {
@@ -88,70 +65,47 @@ static int report(int rc, const char *msg)
 	return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
 }
 
-/* Compress or decompress one input to out. */
-static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, struct accel_output *out,
-		   double *in_bytes)
+/* Open input `path`; a terminal as stdin only with -f. 0, or the exit
+ * status after the message. */
+static int open_input(const struct job *job, const char *path, struct accel_input *in)
 {
-	struct accel_input in;
-	char err[512] = "";
-	int rc = accel_input_open(&in, path);
-	if (rc < 0) {
+	if (accel_input_open(in, path) < 0) {
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
-	if (in.fd == 0 && isatty(0) && !job->force) {
+	if (in->fd == 0 && isatty(0) && !job->force) {
 		accel_msg_error("stdin is a terminal; give a FILE, a pipe or -f");
-		accel_input_close(&in);
+		accel_input_close(in);
 		return ACCEL_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+static struct accel_stream_config stream_config(const struct job *job, int64_t total)
+{
 	struct accel_stream_config cfg = {
 		.threads = job->common.threads,
 		.fallback = job->common.fallback,
 		.progress = job->common.progress < 0 ? isatty(2) && !job->common.quiet : job->common.progress,
-		.total_size = in.size,
+		.total_size = total,
 		.prog = cli.prog,
 		.verbose = job->common.quiet ? -1 : job->common.verbose,
 		.memory_limit = job->memory,
 	};
-	struct accel_stream_stats stats;
-	memset(&stats, 0, sizeof stats);
-	if (job->decompress) {
-		struct accel_decompress_cfg dcfg = {
-			.backend = job->common.backend,
-			.stream = cfg,
-			.window_log_max = job->window_log,
-			.memory_limit = job->memory,
-			.verbose = job->common.verbose,
-		};
-		rc = accel_decompress(ctx, &dcfg, &in, out, &stats, err, sizeof err);
-	} else {
-		char opname[32];
-		snprintf(opname, sizeof opname, "%s.compress", job->format);
-		struct accel_op op = { .name = opname, .level = job->level, .checksum = job->checksum,
-				       .chunk_size = (size_t)job->chunk, .memory_limit = job->memory };
-		struct accel_route route;
-		struct accel_route_req req = { &op, job->common.backend, in.size, NULL };
-		rc = accel_route(ctx, &req, &route);
-		if (job->common.verbose)
-			accel_route_print(&route, stderr);
-		if (rc < 0) {
-			accel_input_close(&in);
-			if (rc == ACCEL_EINVAL) {
-				accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
-				return ACCEL_EXIT_USAGE;
-			}
-			accel_msg_error("no engine can run %s (try -v for the reasons)", opname);
-			return ACCEL_EXIT_FAILURE;
-		}
-		struct accel_stream_ops ops = { next_chunk, NULL, NULL };
-		rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, &job->chunk, &in, out, &stats, err, sizeof err);
-	}
+	return cfg;
+}
+
+/* The end of one input's run: -v statistics, then the error line (the
+ * exit status), naming the input unless the message does. */
+static int input_done(const struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
+		      const char *err, double *in_bytes)
+{
 	if (job->common.verbose) {
-		fprintf(stderr, "%s: %s: ", cli.prog, in.name);
-		accel_stream_stats_print(&stats, stderr);
+		fprintf(stderr, "%s: %s: ", cli.prog, in->name);
+		accel_stream_stats_print(stats, stderr);
 	}
-	*in_bytes += (double)stats.bytes_in;
-	accel_input_close(&in);
+	*in_bytes += (double)stats->bytes_in;
+	accel_input_close(in);
 	if (rc == ACCEL_EINVAL) {
 		/* a malformed --backend list or ACCEL_FAULT */
 		accel_msg_usage("%s", err);
@@ -160,13 +114,121 @@ static int run_one(struct accel_ctx *ctx, struct job *job, const char *path, str
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does,
 		 * and a write error is about the output. */
-		int named = !strncmp(err, in.name, strlen(in.name)) || !strncmp(err, "cannot write ", 13) ||
+		int named = !strncmp(err, in->name, strlen(in->name)) || !strncmp(err, "cannot write ", 13) ||
 			    !strncmp(err, "cannot read ", 12);
 		char line[700];
-		snprintf(line, sizeof line, "%s%s%s", named ? "" : in.name, named ? "" : ": ", err);
+		snprintf(line, sizeof line, "%s%s%s", named ? "" : in->name, named ? "" : ": ", err);
 		return report(rc, line);
 	}
 	return 0;
+}
+
+/* Decompress one input to out. */
+static int decompress_one(struct accel_ctx *ctx, struct job *job, const char *path, struct accel_output *out,
+			  double *in_bytes)
+{
+	struct accel_input in;
+	char err[512] = "";
+	int rc = open_input(job, path, &in);
+	if (rc)
+		return rc;
+	struct accel_stream_stats stats;
+	struct accel_decompress_cfg dcfg = {
+		.backend = job->common.backend,
+		.stream = stream_config(job, in.size),
+		.window_log_max = job->window_log,
+		.memory_limit = job->memory,
+		.verbose = job->common.verbose,
+	};
+	rc = accel_decompress(ctx, &dcfg, &in, out, &stats, err, sizeof err);
+	return input_done(job, &in, rc, &stats, err, in_bytes);
+}
+
+/* Compression of FILE...: one job per input, through one route and the
+ * same engine contexts. */
+struct compress_run {
+	struct job *job;
+	char **files;
+	struct accel_output *out;
+	struct accel_input in;
+	int open;        /* in is open */
+	int status;      /* exit status of the first failure, reported */
+	double bytes;
+};
+
+static int compress_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user,
+			  char *err, size_t len)
+{
+	struct compress_run *r = arg;
+	/* The first input is opened before routing, as its errors come
+	 * first. */
+	if (!r->open && (r->status = open_input(r->job, r->files[k], &r->in)) != 0)
+		return ACCEL_EIO;
+	r->open = 1;
+	*in = &r->in;
+	*out = r->out;
+	return 0;
+}
+
+static void compress_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
+{
+	struct compress_run *r = arg;
+	r->open = 0;
+	int st = input_done(r->job, &r->in, rc, stats, err, &r->bytes);
+	if (!r->status)
+		r->status = st;
+}
+
+/* Size of the job for routing: the sum of the inputs' sizes, -1 when one
+ * is not a regular file. */
+static int64_t total_size(char **files, int nfiles, const struct accel_input *first)
+{
+	int64_t total = first->size;
+	for (int i = 1; i < nfiles && total >= 0; i++) {
+		struct stat st;
+		if (!strcmp(files[i], "-") || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
+			total = -1;
+		else
+			total += st.st_size;
+	}
+	return total;
+}
+
+static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, int nfiles,
+			  struct accel_output *out, double *in_bytes)
+{
+	struct compress_run r = { .job = job, .files = files, .out = out };
+	int rc = open_input(job, files[0], &r.in);
+	if (rc)
+		return rc;
+	r.open = 1;
+	struct accel_compress_cfg cfg = {
+		.backend = job->common.backend,
+		.stream = stream_config(job, total_size(files, nfiles, &r.in)),
+		.format = job->format,
+		.level = job->level,
+		.checksum = job->checksum,
+		.chunk_size = job->chunk,
+		.memory_limit = job->memory,
+		.verbose = job->common.verbose,
+	};
+	struct accel_stream_jobs jobs = { (size_t)nfiles, &r, compress_start, compress_finish };
+	char err[512] = "";
+	rc = accel_compress_jobs(ctx, &cfg, &jobs, err, sizeof err);
+	if (r.open)
+		accel_input_close(&r.in);
+	*in_bytes += r.bytes;
+	if (r.status)
+		return r.status;
+	if (rc == ACCEL_EINVAL) {
+		accel_msg_usage("%s", err);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (rc == ACCEL_ENOENGINE) {
+		accel_msg_error("%s", err);
+		return ACCEL_EXIT_FAILURE;
+	}
+	return rc < 0 ? report(rc, err) : 0;
 }
 
 static const char *check_name(enum accel_format f, int checksum)
@@ -174,29 +236,6 @@ static const char *check_name(enum accel_format f, int checksum)
 	if (!checksum)
 		return "none";
 	return f == ACCEL_FORMAT_ZSTD ? "xxh64" : f == ACCEL_FORMAT_LZ4 ? "xxh32" : "crc32";
-}
-
-/* Size of the content of a gzip member we cannot walk: inflate it to nothing. */
-static int measure_serial(struct accel_ctx *ctx, enum accel_format fmt, struct accel_input *in,
-			  uint64_t *content, char *err, size_t len)
-{
-	char opname[32];
-	snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(fmt));
-	struct accel_op op = { .name = opname, .checksum = 1 };
-	const struct accel_engine *cpu = accel_cpu_engine(ctx);
-	void *ectx;
-	int rc = cpu->backend->open(cpu, &op, &ectx);
-	if (rc < 0)
-		return rc;
-	struct accel_output sink;
-	memset(&sink, 0, sizeof sink);
-	sink.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	rc = sink.fd < 0 ? ACCEL_EIO : cpu->backend->stream(ectx, in, &sink, err, len);
-	if (sink.fd >= 0)
-		close(sink.fd);
-	cpu->backend->close(ectx);
-	*content = sink.written;
-	return rc;
 }
 
 /* A number as cJSON prints it: --json keeps cJSON's format while frames
@@ -310,7 +349,7 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 		rc = accel_frame_scan(&in, 0, 1, &f, err, sizeof err);
 		if (rc == ACCEL_ENOTSUP) {
 			uint64_t content;
-			rc = measure_serial(ctx, f.format, &in, &content, err, sizeof err);
+			rc = accel_frame_measure(ctx, f.format, &in, &content, err, sizeof err);
 			f.content_size = (int64_t)content;
 			f.frame_size = (int64_t)(in.offset - off);
 		}
@@ -469,13 +508,13 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		return ACCEL_EXIT_USAGE;
 	}
 	if (!job->level)
-		job->level = default_level(job->format);
+		job->level = accel_compress_default_level(job->format);
 	if (job->level > 19 && (!job->ultra || strcmp(job->format, "zstd"))) {
 		accel_msg_usage("level -%d needs --ultra and the zstd format", job->level);
 		return ACCEL_EXIT_USAGE;
 	}
 	if (!job->chunk)
-		job->chunk = default_chunk(job->format, job->level);
+		job->chunk = accel_compress_default_chunk(job->format, job->level);
 	return 0;
 }
 
@@ -530,30 +569,25 @@ static int compress(int argc, char **argv)
 	}
 
 	struct accel_output out;
-	const char *target = job.test ? "/dev/null" : job.output;
-	rc = job.test ? 0 : accel_output_open(&out, job.output, job.force, !job.decompress);
-	if (job.test) {
-		memset(&out, 0, sizeof out);
-		out.fd = open(target, O_WRONLY | O_CLOEXEC);
-		rc = out.fd < 0 ? ACCEL_EIO : 0;
-	}
+	rc = job.test ? accel_output_null(&out) : accel_output_open(&out, job.output, job.force, !job.decompress);
 	if (rc < 0) {
 		if (rc == ACCEL_EEXIST)
 			accel_msg_error("%s already exists; use -f to overwrite it", job.output);
 		else if (rc == ACCEL_EINVAL)
 			accel_msg_error("refusing to write compressed data to a terminal; use -o FILE, a pipe or -f");
 		else
-			accel_msg_error("cannot write %s: %s", target ? target : "stdout", strerror(errno));
+			accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
 	double t0 = accel_now(), bytes = 0;
-	for (int i = 0; i < nfiles && !status; i++)
-		status = run_one(ctx, &job, files[i], &out, &bytes);
+	if (job.decompress)
+		for (int i = 0; i < nfiles && !status; i++)
+			status = decompress_one(ctx, &job, files[i], &out, &bytes);
+	else
+		status = compress_files(ctx, &job, files, nfiles, &out, &bytes);
 	if (status || out.broken) {
 		accel_output_abort(&out);
-	} else if (job.test) {
-		close(out.fd);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
 		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
 				strerror(out.error ? out.error : errno));

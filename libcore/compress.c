@@ -1,8 +1,11 @@
 /*
- * compress.c - decompression as accel-compress -d does it: the format from
- * the first frame that is not skippable, then each frame in parallel on the
- * route's engines when its end is known and it fits the parallel limit, else
- * sequentially. The switch between the two happens only at frame boundaries.
+ * compress.c - the compression operation family as accel-compress runs it.
+ * Compression: the input cut into chunks of a size set by the format and
+ * level, each compressed in parallel into a frame (or member) of its own.
+ * Decompression: the format from the first frame that is not skippable,
+ * then each frame in parallel on the route's engines when its end is known
+ * and it fits the parallel limit, else sequentially. The switch between the
+ * two happens only at frame boundaries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -125,4 +128,171 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX };
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	return accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
+}
+
+/* ------------------------------------------------------------ compression */
+
+static int known_format(const char *format)
+{
+	return format && (!strcmp(format, "zstd") || !strcmp(format, "gzip") || !strcmp(format, "lz4"));
+}
+
+int accel_compress_default_level(const char *format)
+{
+	if (!known_format(format))
+		return ACCEL_EINVAL;
+	return !strcmp(format, "gzip") ? 6 : !strcmp(format, "lz4") ? 1 : 3;
+}
+
+uint64_t accel_compress_default_chunk(const char *format, int level)
+{
+	if (!known_format(format))
+		return 0;
+	if (!strcmp(format, "gzip"))
+		return 1u << 20;
+	if (!strcmp(format, "lz4"))
+		return 4u << 20;
+	/* zstd: about four times the window of the level, as zstd -T does. */
+	return level <= 2 ? 4u << 20 : level <= 8 ? 8u << 20 : level <= 16 ? 16u << 20 : 32u << 20;
+}
+
+/* One unit per chunk of the input; an empty input is one empty chunk. */
+static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	const uint64_t *chunk = user;
+	return accel_read_chunk(in, u, (size_t)*chunk);
+}
+
+/* The operation of a compression configuration, its defaults filled in.
+ * opname[32] holds the name. */
+static int compress_op(const struct accel_compress_cfg *cfg, char *opname, struct accel_op *op, uint64_t *chunk,
+		       char *err, size_t len)
+{
+	const char *format = cfg->format ? cfg->format : "zstd";
+	if (!known_format(format)) {
+		snprintf(err, len, "--format: '%s' is not one of zstd, gzip, lz4", format);
+		return ACCEL_EINVAL;
+	}
+	snprintf(opname, 32, "%s.compress", format);
+	int level = cfg->level ? cfg->level : accel_compress_default_level(format);
+	*chunk = cfg->chunk_size ? cfg->chunk_size : accel_compress_default_chunk(format, level);
+	memset(op, 0, sizeof *op);
+	op->name = opname;
+	op->level = level;
+	op->checksum = cfg->checksum;
+	op->chunk_size = (size_t)*chunk;
+	op->memory_limit = cfg->memory_limit;
+	return 0;
+}
+
+/* Route `op` as cfg says (-v prints the route). ACCEL_EINVAL for a malformed
+ * backend list, ACCEL_ENOENGINE, each with its line in err. */
+static int route_op(struct accel_ctx *ctx, const char *backend, int verbose, const struct accel_op *op,
+		    int64_t size, struct accel_route *route, char *err, size_t len)
+{
+	struct accel_route_req req = { op, backend, size, NULL };
+	int rc = accel_route(ctx, &req, route);
+	if (verbose > 0)
+		accel_route_print(route, stderr);
+	if (rc == ACCEL_EINVAL) {
+		const char *list = backend ? backend : getenv("ACCEL_BACKEND");
+		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0) {
+		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op->name);
+	}
+	return rc;
+}
+
+/* The jobs of accel_compress_jobs, each given the chunk size as `user`. */
+struct chunk_jobs {
+	const struct accel_stream_jobs *jobs;
+	uint64_t *chunk;
+};
+
+static int chunk_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user,
+		       char *err, size_t len)
+{
+	struct chunk_jobs *cj = arg;
+	int rc = cj->jobs->start(cj->jobs->arg, k, in, out, user, err, len);
+	*user = cj->chunk;
+	return rc;
+}
+
+static void chunk_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
+{
+	struct chunk_jobs *cj = arg;
+	cj->jobs->finish(cj->jobs->arg, k, rc, stats, err);
+}
+
+int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg,
+			const struct accel_stream_jobs *jobs, char *err, size_t len)
+{
+	err[0] = 0;
+	char opname[32];
+	struct accel_op op;
+	uint64_t chunk;
+	int rc = compress_op(cfg, opname, &op, &chunk, err, len);
+	if (rc < 0)
+		return rc;
+	struct accel_route route;
+	rc = route_op(ctx, cfg->backend, cfg->verbose, &op, cfg->stream.total_size, &route, err, len);
+	if (rc < 0)
+		return rc;
+	/* Every job reads chunks of the same size: `user` is the chunk size
+	 * whatever the jobs' start gives. */
+	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+	struct chunk_jobs cj = { jobs, &chunk };
+	struct accel_stream_jobs wrap = { jobs->n, &cj, chunk_start, jobs->finish ? chunk_finish : NULL };
+	return accel_stream_run_jobs(ctx, &cfg->stream, &route, &op, &ops, &wrap, err, len);
+}
+
+int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
+		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
+{
+	err[0] = 0;
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	char opname[32];
+	struct accel_op op;
+	uint64_t chunk;
+	int rc = compress_op(cfg, opname, &op, &chunk, err, len);
+	if (rc < 0)
+		return rc;
+	struct accel_route route;
+	rc = route_op(ctx, cfg->backend, cfg->verbose, &op, in->size, &route, err, len);
+	if (rc < 0)
+		return rc;
+	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+	return accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &chunk, in, out, stats, err, len);
+}
+
+/* ------------------------------------------------------------- measuring */
+
+int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct accel_input *in,
+			uint64_t *content, char *err, size_t len)
+{
+	err[0] = 0;
+	*content = 0;
+	if (format != ACCEL_FORMAT_ZSTD && format != ACCEL_FORMAT_GZIP && format != ACCEL_FORMAT_LZ4) {
+		snprintf(err, len, "not a compressed frame at byte offset %llu", (unsigned long long)in->offset);
+		return ACCEL_EINVAL;
+	}
+	char opname[32];
+	snprintf(opname, sizeof opname, "%s.decompress", accel_format_name(format));
+	struct accel_op op = { .name = opname, .checksum = 1 };
+	/* The CPU engine is the sequential decoder of last resort: always
+	 * there, and it decodes any region another engine would. */
+	const struct accel_engine *cpu = accel_cpu_engine(ctx);
+	void *ectx;
+	int rc = cpu->backend->open(cpu, &op, &ectx);
+	if (rc < 0) {
+		snprintf(err, len, "%s: cannot open engine: %s", cpu->name, accel_strerror(rc));
+		return rc;
+	}
+	struct accel_output sink;
+	accel_output_null(&sink);
+	rc = cpu->backend->stream(ectx, in, &sink, err, len);
+	cpu->backend->close(ectx);
+	*content = sink.written;
+	return rc;
 }

@@ -1,10 +1,15 @@
 /*
- * io.c - buffered input with byte offsets, and output that is complete or
- * absent: a FILE is written beside its final name and renamed when done.
+ * io.c - buffered input with byte offsets (from a file descriptor or a
+ * caller's memory, with reads that can wait until a deadline), and output
+ * that is complete or absent: a FILE is written beside its final name (and
+ * may seek in it) and renamed when done; also output to a caller's fd and a
+ * null output that only counts.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +53,25 @@ int accel_input_open(struct accel_input *in, const char *path)
 	return 0;
 }
 
+int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
+	in->name = name ? name : "memory";
+	in->mem = data;
+	in->mem_len = len;
+	in->size = len > INT64_MAX ? -1 : (int64_t)len;
+	/* The window buffer is the library's own, as for a file: a frame
+	 * reader may trade it for a unit's buffer (accel_frame_read). */
+	in->cap = len < INPUT_BUF ? (len ? len : 1) : INPUT_BUF;
+	in->buf = malloc(in->cap);
+	if (!in->buf) {
+		in->cap = 0;
+		return ACCEL_ENOMEM;
+	}
+	return 0;
+}
+
 void accel_input_close(struct accel_input *in)
 {
 	if (in->fd > 0)
@@ -57,11 +81,25 @@ void accel_input_close(struct accel_input *in)
 	in->fd = -1;
 }
 
-static ssize_t read_full(int fd, uint8_t *dst, size_t n)
+/* One read from the input's source: its fd, or the caller's memory. */
+static ssize_t raw_read(struct accel_input *in, uint8_t *dst, size_t n)
+{
+	if (in->fd >= 0)
+		return read(in->fd, dst, n);
+	size_t left = in->mem_len - in->mem_pos;
+	if (n > left)
+		n = left;
+	if (n)
+		memcpy(dst, in->mem + in->mem_pos, n);
+	in->mem_pos += n;
+	return (ssize_t)n;
+}
+
+static ssize_t read_full(struct accel_input *in, uint8_t *dst, size_t n)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t r = read(fd, dst + got, n - got);
+		ssize_t r = raw_read(in, dst + got, n - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -73,27 +111,91 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t n)
 	return (ssize_t)got;
 }
 
+/* Room for n bytes from in->start on, what is held moved to the front.
+ * Returns 0 or ACCEL_ENOMEM. */
+static int make_room(struct accel_input *in, size_t n)
+{
+	size_t have = in->end - in->start;
+	if (n > in->cap) {
+		size_t cap = in->cap * 2 > n ? in->cap * 2 : n;
+		uint8_t *nb = malloc(cap);
+		if (!nb)
+			return ACCEL_ENOMEM;
+		memcpy(nb, in->buf + in->start, have);
+		free(in->buf);
+		in->buf = nb;
+		in->cap = cap;
+	} else if (in->start) {
+		memmove(in->buf, in->buf + in->start, have);
+	}
+	in->start = 0;
+	in->end = have;
+	return 0;
+}
+
 ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p)
 {
 	size_t have = in->end - in->start;
 	if (have < n && !in->eof) {
-		if (n > in->cap) {
-			size_t cap = in->cap * 2 > n ? in->cap * 2 : n;
-			uint8_t *nb = malloc(cap);
-			if (!nb)
-				return ACCEL_ENOMEM;
-			memcpy(nb, in->buf + in->start, have);
-			free(in->buf);
-			in->buf = nb;
-			in->cap = cap;
-		} else if (in->start) {
-			memmove(in->buf, in->buf + in->start, have);
-		}
-		in->start = 0;
-		in->end = have;
+		if (make_room(in, n) < 0)
+			return ACCEL_ENOMEM;
 		while (in->end < n && !in->eof) {
-			ssize_t r = read(in->fd, in->buf + in->end, in->cap - in->end);
+			ssize_t r = raw_read(in, in->buf + in->end, in->cap - in->end);
 			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return ACCEL_EIO;
+			if (r == 0)
+				in->eof = 1;
+			in->end += (size_t)r;
+		}
+		have = in->end - in->start;
+	}
+	*p = in->buf + in->start;
+	return (ssize_t)(have < n ? have : n);
+}
+
+/* Wait until in->fd is readable or the deadline (accel_now() clock)
+ * passes: 1 readable (or at end, or an error to read), 0 deadline passed,
+ * ACCEL_EIO. */
+static int wait_readable(struct accel_input *in, double deadline)
+{
+	for (;;) {
+		double left = deadline - accel_now();
+		if (left <= 0)
+			return 0;
+		/* Rounded up, so the wait never ends just before the deadline
+		 * and turns into a spin of zero-timeout polls. */
+		double ms = ceil(left * 1000.0);
+		struct pollfd pfd = { .fd = in->fd, .events = POLLIN };
+		int r = poll(&pfd, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ACCEL_EIO;
+		if (r > 0)
+			return 1;
+	}
+}
+
+ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p)
+{
+	size_t have = in->end - in->start;
+	if (have < n && !in->eof) {
+		if (make_room(in, n) < 0)
+			return ACCEL_ENOMEM;
+		while (in->end < n && !in->eof) {
+			/* Memory is always ready; an fd is read only when
+			 * poll() says a read will not block. */
+			if (in->fd >= 0) {
+				int w = wait_readable(in, deadline);
+				if (w < 0)
+					return w;
+				if (w == 0)
+					break;
+			}
+			ssize_t r = raw_read(in, in->buf + in->end, in->cap - in->end);
+			if (r < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (r < 0)
 				return ACCEL_EIO;
@@ -129,7 +231,7 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
 	accel_input_consume(in, take);
 	if (take == n || in->eof)
 		return (ssize_t)take;
-	ssize_t r = read_full(in->fd, (uint8_t *)dst + take, n - take);
+	ssize_t r = read_full(in, (uint8_t *)dst + take, n - take);
 	if (r < 0)
 		return r;
 	if ((size_t)r < n - take)
@@ -154,6 +256,43 @@ int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 	if (more < 0)
 		return (int)more;
 	u->last = more == 0;
+	return 1;
+}
+
+int accel_read_chunk_until(struct accel_input *in, struct accel_unit *u, size_t size, double max_wait)
+{
+	if (!(max_wait > 0))
+		return accel_read_chunk(in, u, size);
+	if (accel_buf_reserve(&u->in, size))
+		return ACCEL_ENOMEM;
+	u->offset = in->offset;
+	u->in.len = 0;
+	u->last = 0;
+	/* Wait as long as it takes for the unit's first byte (a stream that
+	 * pauses between batches is not a partial batch), then at most
+	 * max_wait for the rest. */
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(in, 1, &p);
+	if (n < 0)
+		return (int)n;
+	double deadline = accel_now() + max_wait;
+	while (u->in.len < size) {
+		size_t want = size - u->in.len;
+		size_t step = want < in->cap ? want : in->cap;
+		n = accel_input_peek_until(in, step, deadline, &p);
+		if (n < 0)
+			return (int)n;
+		memcpy(u->in.data + u->in.len, p, (size_t)n);
+		accel_input_consume(in, (size_t)n);
+		u->in.len += (size_t)n;
+		if ((size_t)n < step)
+			break;
+	}
+	if (u->in.len == 0 && u->seq > 0)
+		return 0;
+	/* Whether this is the last unit is known only when the input ended;
+	 * after a pause the next call finds out (0 at end of input). */
+	u->last = in->eof && in->end == in->start;
 	return 1;
 }
 
@@ -347,6 +486,13 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len)
 	const uint8_t *p = data;
 	if (out->broken)
 		return ACCEL_EPIPE;
+	if (out->null) {
+		out->written += len;
+		out->pos += len;
+		if (out->pos > out->size)
+			out->size = out->pos;
+		return 0;
+	}
 	while (len) {
 		ssize_t w = write(out->fd, p, len > WRITE_MAX ? WRITE_MAX : len);
 		if (w < 0 && errno == EINTR)
@@ -372,9 +518,61 @@ static void clear_pending(void)
 	pending_set = 0;
 }
 
+int accel_output_null(struct accel_output *out)
+{
+	memset(out, 0, sizeof *out);
+	out->fd = -1;
+	out->null = 1;
+	return 0;
+}
+
+int accel_output_fd(struct accel_output *out, int fd)
+{
+	memset(out, 0, sizeof *out);
+	out->fd = -1;
+	if (fd < 0 || fcntl(fd, F_GETFL) < 0) {
+		errno = fd < 0 ? EBADF : errno;
+		return ACCEL_EINVAL;
+	}
+	ignore_sigpipe();
+	out->fd = fd;
+	out->borrowed = 1;
+	return 0;
+}
+
+int64_t accel_output_seek(struct accel_output *out, int64_t offset, int whence)
+{
+	if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END)
+		return ACCEL_EINVAL;
+	if (out->null) {
+		int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)out->pos : (int64_t)out->size;
+		if ((offset > 0 && base > INT64_MAX - offset) || base + offset < 0)
+			return ACCEL_EINVAL;
+		out->pos = (uint64_t)(base + offset);
+		return (int64_t)out->pos;
+	}
+	/* Only the temporary file is ours to seek in: stdout, a pipe, a
+	 * device or a caller's fd may hold what others wrote. */
+	if (!out->tmp || out->fd < 0)
+		return ACCEL_ENOTSUP;
+	off_t r = lseek(out->fd, (off_t)offset, whence);
+	if (r < 0) {
+		if (errno == EINVAL)
+			return ACCEL_EINVAL;
+		out->error = errno;
+		return ACCEL_EIO;
+	}
+	return (int64_t)r;
+}
+
 int accel_output_commit(struct accel_output *out)
 {
 	int rc = 0;
+	if (out->null || out->borrowed) {
+		/* Nothing to close: the caller keeps its fd. */
+		out->fd = -1;
+		return out->error ? ACCEL_EIO : 0;
+	}
 	if (!out->tmp) {
 		/* stdout or a device: a failed close means lost data (full
 		 * disk, EIO). */
@@ -408,6 +606,10 @@ int accel_output_commit(struct accel_output *out)
 
 void accel_output_abort(struct accel_output *out)
 {
+	if (out->null || out->borrowed) {
+		out->fd = -1;
+		return;
+	}
 	if (out->tmp) {
 		clear_pending();
 		if (out->fd >= 0)

@@ -1,57 +1,100 @@
 /*
  * progress.c - the progress meter: one line on stderr, redrawn at most five
- * times a second, with bytes done, rate and ETA when the total is known.
+ * times a second, with the amount done in the operation's unit (bytes,
+ * samples, frames, seconds of media), the rate, and the ETA when the total
+ * is known.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core.h"
 
 struct accel_progress {
 	const char *label;
-	int64_t total;
+	char unit[16];       /* "" for bytes */
+	double scale;        /* units per byte given to accel_progress_update */
+	double total;        /* in units, <= 0 unknown */
 	double start, last;
-	uint64_t done;
+	double done;         /* in units */
 };
 
-static void human(char *buf, size_t len, double bytes)
+/* An amount in the meter's unit: bytes in B/KiB/MiB..., seconds of media
+ * as [h:]mm:ss, other units as a number with k/M/G and the unit's name. */
+static void amount(const struct accel_progress *p, char *buf, size_t len, double v)
 {
-	const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	if (!p->unit[0]) {
+		const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+		int i = 0;
+		while (v >= 1024 && i < 4) {
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, unit[i]);
+		return;
+	}
+	if (!strcmp(p->unit, "s")) {
+		long t = v > 0 ? (long)v : 0;
+		if (t >= 3600)
+			snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+		else
+			snprintf(buf, len, "%02ld:%02ld", t / 60, t % 60);
+		return;
+	}
+	const char *sfx[] = { "", "k", "M", "G", "T" };
 	int i = 0;
-	while (bytes >= 1024 && i < 4) {
-		bytes /= 1024;
+	while (v >= 1000 && i < 4) {
+		v /= 1000;
 		i++;
 	}
-	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", bytes, unit[i]);
+	snprintf(buf, len, i ? "%.1f%s %s" : "%.0f%s %s", v, sfx[i], p->unit);
 }
 
-struct accel_progress *accel_progress_new(const char *label, int64_t total)
+struct accel_progress *accel_progress_new_unit(const char *label, const char *unit, double scale, double total)
 {
 	struct accel_progress *p = calloc(1, sizeof *p);
 	if (p) {
 		p->label = label;
+		if (unit && strcmp(unit, "B"))
+			core_strlcpy(p->unit, unit, sizeof p->unit);
+		p->scale = scale > 0 ? scale : 1;
 		p->total = total;
 		p->start = p->last = accel_now();
 	}
 	return p;
 }
 
-static void draw(struct accel_progress *p, double now)
+struct accel_progress *accel_progress_new(const char *label, int64_t total)
 {
-	char done[32], rate[32];
-	double dt = now - p->start;
-	human(done, sizeof done, (double)p->done);
-	human(rate, sizeof rate, dt > 0 ? p->done / dt : 0);
-	if (p->total > 0) {
-		double frac = (double)p->done / (double)p->total;
-		double eta = frac > 0 ? dt / frac - dt : 0;
-		fprintf(stderr, "\r%s: %s (%3.0f%%) %s/s ETA %02d:%02d \033[K", p->label, done,
-			frac * 100, rate, (int)eta / 60, (int)eta % 60);
-	} else {
-		fprintf(stderr, "\r%s: %s %s/s \033[K", p->label, done, rate);
-	}
+	return accel_progress_new_unit(label, NULL, 1, (double)total);
 }
 
-void accel_progress_update(struct accel_progress *p, uint64_t done)
+int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len)
+{
+	char done[32], rate[32];
+	amount(p, done, sizeof done, p->done);
+	if (!strcmp(p->unit, "s"))  /* seconds of media per second: a speed */
+		snprintf(rate, sizeof rate, "%.2fx", elapsed > 0 ? p->done / elapsed : 0);
+	else
+		amount(p, rate, sizeof rate, elapsed > 0 ? p->done / elapsed : 0);
+	const char *per = strcmp(p->unit, "s") ? "/s" : "";
+	if (p->total > 0) {
+		double frac = p->done / p->total;
+		/* Past the stated total (a size that grew) the ETA is 0. */
+		double eta = frac > 0 && frac < 1 ? elapsed / frac - elapsed : 0;
+		return snprintf(buf, len, "%s: %s (%3.0f%%) %s%s ETA %02d:%02d", p->label, done, frac * 100, rate, per,
+				(int)eta / 60, (int)eta % 60);
+	}
+	return snprintf(buf, len, "%s: %s %s%s", p->label, done, rate, per);
+}
+
+static void draw(struct accel_progress *p, double now)
+{
+	char line[256];
+	accel_progress_format(p, now - p->start, line, sizeof line);
+	fprintf(stderr, "\r%s \033[K", line);
+}
+
+void accel_progress_set(struct accel_progress *p, double done)
 {
 	if (!p)
 		return;
@@ -61,6 +104,12 @@ void accel_progress_update(struct accel_progress *p, uint64_t done)
 		return;
 	p->last = now;
 	draw(p, now);
+}
+
+void accel_progress_update(struct accel_progress *p, uint64_t done)
+{
+	if (p)
+		accel_progress_set(p, (double)done * p->scale);
 }
 
 void accel_progress_end(struct accel_progress *p)

@@ -66,7 +66,8 @@ struct stream {
 	char *err;
 	size_t errlen;
 	struct accel_progress *progress;
-	uint64_t bytes_in, bytes_out;
+	uint64_t bytes_in, bytes_out;  /* of the job being run; input without overlap */
+	uint64_t serial_regions;
 };
 
 static const char *prog(const struct stream *s)
@@ -219,7 +220,7 @@ static int run_on(struct worker *w, int i, struct accel_unit *u, char *err, size
 	sl->st.busy_seconds += dt;
 	if (rc == 0) {
 		sl->st.units++;
-		sl->st.bytes_in += u->in.len;
+		sl->st.bytes_in += u->in.len - u->in_overlap;
 		sl->st.bytes_out += u->out.len;
 		u->engine = sl->engine;
 	}
@@ -386,7 +387,7 @@ static void *writer_main(void *arg)
 					    rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
 				break;
 			}
-			s->bytes_in += u->in.len;
+			s->bytes_in += u->in.len - u->in_overlap;
 			s->bytes_out += u->out.len;
 			if (s->progress)
 				accel_progress_update(s->progress, u->offset + u->in.len);
@@ -606,23 +607,142 @@ static uint64_t default_memory(const char *root)
 	return ram / 4;
 }
 
-int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
-		     const struct accel_route *route, const struct accel_op *op,
-		     const struct accel_stream_ops *ops, void *user,
-		     struct accel_input *in, struct accel_output *out,
-		     struct accel_stream_stats *stats, char *err, size_t len)
+/* The reader's side of one job: units from `in` until its end, an error or
+ * a stop; then every unit issued is written. Called and returns with the
+ * lock held. */
+static void read_job(struct stream *s, const struct accel_stream_ops *ops, void *user, struct accel_input *in,
+		     void **serial_ctx, int *serial_slot)
+{
+	char rerr[256];
+	while (!s->stop) {
+		while (!s->stop && s->busy >= s->limit)
+			pthread_cond_wait(&s->cond_free, &s->lock);
+		if (s->stop)
+			break;
+		struct accel_unit *u = s->free_list[--s->nfree];
+		if (++s->busy > s->busy_max)
+			s->busy_max = s->busy;
+		pthread_mutex_unlock(&s->lock);
+		u->seq = s->issued;
+		u->last = 0;
+		u->out_hint = 0;
+		u->in_overlap = 0;
+		u->in.len = u->out.len = 0;
+		rerr[0] = 0;
+		int r = ops->next(user, in, u, rerr, sizeof rerr);
+		pthread_mutex_lock(&s->lock);
+		measure_locked(s, u);
+		if (r == 1) {
+			if (u->in_overlap > u->in.len)
+				u->in_overlap = u->in.len;
+			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
+			s->issued++;
+			pthread_cond_signal(&s->cond_work);
+			if (u->last)
+				break;
+			continue;
+		}
+		release_locked(s, u);
+		if (r == 0)
+			break;
+		if (r == ACCEL_STREAM_SERIAL) {
+			while (!s->stop && s->written != s->issued)
+				pthread_cond_wait(&s->cond_free, &s->lock);
+			if (s->stop)
+				break;
+			pthread_mutex_unlock(&s->lock);
+			run_serial(s, in, serial_ctx, serial_slot);
+			pthread_mutex_lock(&s->lock);
+			s->serial_regions++;
+			continue;
+		}
+		if (r == ACCEL_EIO)
+			fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
+		else if (strstr(rerr, "byte offset"))
+			fail_locked(s, r, "%s: %s", in->name, rerr);
+		else
+			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
+				    (unsigned long long)in->offset);
+	}
+	/* The job ends when its last unit is written: the next job's units
+	 * start again from sequence number 0, into another output. */
+	while (!s->stop && s->written != s->issued)
+		pthread_cond_wait(&s->cond_free, &s->lock);
+}
+
+/* A job's statistics: what the run's counters gained since `base` (the
+ * engines' counters when the job started). Lock held. */
+static void job_stats(const struct stream *s, const struct accel_engine_stats *base, double t0,
+		      struct accel_stream_stats *stats)
+{
+	memset(stats, 0, sizeof *stats);
+	stats->units = s->written;
+	stats->serial_regions = s->serial_regions;
+	stats->bytes_in = s->bytes_in;
+	stats->bytes_out = s->bytes_out;
+	stats->seconds = accel_now() - t0;
+	stats->nengines = s->nslots;
+	for (int i = 0; i < s->nslots; i++) {
+		struct accel_engine_stats *e = &stats->engines[i];
+		const struct accel_engine_stats *b = &base[i];
+		*e = s->slots[i].st;
+		e->units -= b->units;
+		e->bytes_in -= b->bytes_in;
+		e->bytes_out -= b->bytes_out;
+		e->failures -= b->failures;
+		e->retried -= b->retried;
+		e->busy_seconds -= b->busy_seconds;
+	}
+	stats->memory_limit = s->mem_limit;
+	stats->unit_bytes = s->unit_bytes;
+	stats->units_in_flight = s->busy_max;
+	stats->retried = s->retried;
+}
+
+/* The one job of accel_stream_run. */
+struct single {
+	struct accel_input *in;
+	struct accel_output *out;
+	void *user;
+	struct accel_stream_stats *stats;
+};
+
+static int single_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user,
+			char *err, size_t len)
+{
+	(void)k;
+	(void)err;
+	(void)len;
+	struct single *one = arg;
+	*in = one->in;
+	*out = one->out;
+	*user = one->user;
+	return 0;
+}
+
+static void single_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
+{
+	(void)k;
+	(void)rc;
+	(void)err;
+	struct single *one = arg;
+	if (one->stats)
+		*one->stats = *stats;
+}
+
+static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+		    const struct accel_route *route, const struct accel_op *op,
+		    const struct accel_stream_ops *ops, const struct accel_stream_jobs *jobs,
+		    int single_total, char *err, size_t len)
 {
 	struct stream st, *s = &st;
 	memset(s, 0, sizeof st);
 	s->ctx = ctx;
 	s->cfg = cfg;
 	s->op = op;
-	s->out = out;
 	s->err = err;
 	s->errlen = len;
 	err[0] = 0;
-	if (stats)
-		memset(stats, 0, sizeof *stats);
 	if (accel_fault_check(ctx, err, len) < 0)
 		return ACCEL_EINVAL;
 	if (setup_slots(s, route) < 0) {
@@ -654,83 +774,80 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	pthread_cond_init(&s->cond_free, NULL);
 	pthread_cond_init(&s->cond_work, NULL);
 	pthread_cond_init(&s->cond_write, NULL);
-	if (cfg->progress)
-		s->progress = accel_progress_new(op->name, cfg->total_size);
-	double t0 = accel_now();
-
-	int rc = ops->begin ? ops->begin(user, out) : 0;
 	pthread_mutex_lock(&s->lock);
-	if (rc < 0)
-		fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
 
 	/* The writer, then the workers of the engines that serve from the
 	 * start: the first of the route, all of a shared route, or the first
-	 * route->nserving (auto: those the profile says help together). */
+	 * route->nserving (auto: those the profile says help together). They
+	 * serve every job: engine contexts are opened once per run. */
 	pthread_t writer;
 	int writer_started = 0;
-	if (!s->stop) {
-		rc = pthread_create(&writer, NULL, writer_main, s);
-		if (rc)
-			fail_locked(s, ACCEL_ENOMEM, "cannot start the writer thread: %s", strerror(rc));
-		else
-			writer_started = 1;
-	}
+	int rc = pthread_create(&writer, NULL, writer_main, s);
+	if (rc)
+		fail_locked(s, ACCEL_ENOMEM, "cannot start the writer thread: %s", strerror(rc));
+	else
+		writer_started = 1;
 	int nserve = route->nserving > 0 ? route->nserving : route->shared ? route->nranked : 1;
 	for (int i = 0; i < s->nslots && !s->stop; i++)
 		if (s->slots[i].ranked && i < nserve)
 			serve_locked(s, i);
 
-	/* The reader runs on the calling thread. */
+	/* The reader runs on the calling thread, one job after another. */
 	void *serial_ctx = NULL;
 	int serial_slot = -1;
-	char rerr[256];
-	while (!s->stop) {
-		while (!s->stop && s->busy >= s->limit)
-			pthread_cond_wait(&s->cond_free, &s->lock);
-		if (s->stop)
-			break;
-		struct accel_unit *u = s->free_list[--s->nfree];
-		if (++s->busy > s->busy_max)
-			s->busy_max = s->busy;
+	struct accel_engine_stats base[ACCEL_ROUTE_MAX + 1];
+	for (size_t k = 0; k < jobs->n && !s->stop; k++) {
+		struct accel_input *in = NULL;
+		struct accel_output *out = NULL;
+		void *user = NULL;
+		char jerr[512] = "";
 		pthread_mutex_unlock(&s->lock);
-		u->seq = s->issued;
-		u->last = 0;
-		u->out_hint = 0;
-		u->in.len = u->out.len = 0;
-		rerr[0] = 0;
-		int r = ops->next(user, in, u, rerr, sizeof rerr);
+		rc = jobs->start(jobs->arg, k, &in, &out, &user, jerr, sizeof jerr);
 		pthread_mutex_lock(&s->lock);
-		measure_locked(s, u);
-		if (r == 1) {
-			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
-			s->issued++;
-			pthread_cond_signal(&s->cond_work);
-			if (u->last)
-				break;
-			continue;
-		}
-		release_locked(s, u);
-		if (r == 0)
+		if (rc < 0) {
+			fail_locked(s, rc, "%s", jerr);
 			break;
-		if (r == ACCEL_STREAM_SERIAL) {
-			while (!s->stop && s->written != s->issued)
-				pthread_cond_wait(&s->cond_free, &s->lock);
-			if (s->stop)
-				break;
-			pthread_mutex_unlock(&s->lock);
-			run_serial(s, in, &serial_ctx, &serial_slot);
-			pthread_mutex_lock(&s->lock);
-			if (stats)
-				stats->serial_regions++;
-			continue;
 		}
-		if (r == ACCEL_EIO)
-			fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
-		else if (strstr(rerr, "byte offset"))
-			fail_locked(s, r, "%s: %s", in->name, rerr);
-		else
-			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
-				    (unsigned long long)in->offset);
+		/* The writer is idle between jobs: all of the last job is
+		 * written. */
+		s->out = out;
+		s->issued = s->written = 0;
+		s->reorder.next = 0;
+		s->bytes_in = s->bytes_out = s->serial_regions = 0;
+		for (int i = 0; i < s->nslots; i++)
+			base[i] = s->slots[i].st;
+		double t0 = accel_now();
+		if (cfg->progress) {
+			double scale = cfg->progress_scale > 0 ? cfg->progress_scale : 1;
+			int64_t total = single_total ? cfg->total_size : in->size;
+			s->progress = accel_progress_new_unit(op->name, cfg->progress_unit, scale,
+							      total > 0 ? (double)total * scale : -1);
+		}
+		pthread_mutex_unlock(&s->lock);
+		rc = ops->begin ? ops->begin(user, out) : 0;
+		pthread_mutex_lock(&s->lock);
+		if (rc < 0)
+			fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
+		read_job(s, ops, user, in, &serial_ctx, &serial_slot);
+		if (!s->rc && ops->end) {
+			pthread_mutex_unlock(&s->lock);
+			rc = ops->end(user, out);
+			pthread_mutex_lock(&s->lock);
+			if (rc < 0)
+				fail_locked(s, rc, "cannot write the trailer: %s", accel_strerror(rc));
+		}
+		if (s->progress) {
+			accel_progress_end(s->progress);
+			s->progress = NULL;
+		}
+		if (jobs->finish) {
+			struct accel_stream_stats js;
+			job_stats(s, base, t0, &js);
+			int jrc = s->rc;
+			pthread_mutex_unlock(&s->lock);
+			jobs->finish(jobs->arg, k, jrc, &js, jrc ? err : "");
+			pthread_mutex_lock(&s->lock);
+		}
 	}
 	s->reader_done = 1;
 	pthread_cond_broadcast(&s->cond_work);
@@ -752,24 +869,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		pthread_join(writer, NULL);
 	if (serial_slot >= 0)
 		s->slots[serial_slot].engine->backend->close(serial_ctx);
-
-	if (!s->rc && ops->end && (rc = ops->end(user, out)) < 0)
-		fail_locked(s, rc, "cannot write the trailer: %s", accel_strerror(rc));
 	if (s->progress)
 		accel_progress_end(s->progress);
-	if (stats) {
-		stats->units = s->written;
-		stats->bytes_in = s->bytes_in;
-		stats->bytes_out = s->bytes_out;
-		stats->seconds = accel_now() - t0;
-		stats->nengines = s->nslots;
-		for (int i = 0; i < s->nslots; i++)
-			stats->engines[i] = s->slots[i].st;
-		stats->memory_limit = s->mem_limit;
-		stats->unit_bytes = s->unit_bytes;
-		stats->units_in_flight = s->busy_max;
-		stats->retried = s->retried;
-	}
 	for (size_t i = 0; i < s->nunits; i++) {
 		accel_buf_free(&s->units[i].in);
 		accel_buf_free(&s->units[i].out);
@@ -785,6 +886,27 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 	pthread_cond_destroy(&s->cond_work);
 	pthread_cond_destroy(&s->cond_write);
 	return s->rc;
+}
+
+int accel_stream_run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+			  const struct accel_route *route, const struct accel_op *op,
+			  const struct accel_stream_ops *ops, const struct accel_stream_jobs *jobs,
+			  char *err, size_t len)
+{
+	return run_jobs(ctx, cfg, route, op, ops, jobs, 0, err, len);
+}
+
+int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+		     const struct accel_route *route, const struct accel_op *op,
+		     const struct accel_stream_ops *ops, void *user,
+		     struct accel_input *in, struct accel_output *out,
+		     struct accel_stream_stats *stats, char *err, size_t len)
+{
+	struct single one = { in, out, user, stats };
+	struct accel_stream_jobs jobs = { 1, &one, single_start, single_finish };
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	return run_jobs(ctx, cfg, route, op, ops, &jobs, 1, err, len);
 }
 
 void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f)

@@ -621,6 +621,11 @@ struct accel_unit {
 	struct accel_buf in;
 	struct accel_buf out;
 	const struct accel_engine *engine; /* the engine that produced out */
+	/* Bytes at the start of `in` that the previous unit held too
+	 * (overlapping FFT frames, a model's context window): statistics
+	 * count only in.len - in_overlap as input, so overlap is not counted
+	 * twice. Set by ops->next; 0 before each call. */
+	size_t in_overlap;
 };
 
 /* ---------------------------------------------------------------- input/output */
@@ -633,14 +638,32 @@ struct accel_input {
 	size_t start, end, cap;
 	uint64_t offset;     /* bytes consumed so far */
 	int eof;
-	int64_t size;        /* total size when known (regular file), else -1 */
+	int64_t size;        /* total size when known (regular file, memory), else -1 */
+	/* A memory input (accel_input_mem): fd is -1 and bytes come from here. */
+	const uint8_t *mem;
+	size_t mem_len, mem_pos;
 };
 /* Open FILE ("-" or NULL: stdin). ACCEL_EIO with errno set. */
 int accel_input_open(struct accel_input *in, const char *path);
+/* An input over the caller's `len` bytes at `data` (no fd), named `name`
+ * in messages (NULL: "memory"): it reads as a regular file of that size
+ * does, through the same buffering (a window of at most 1 MiB is copied at
+ * a time), so an operation runs on it exactly as on a file. data must stay
+ * valid and unchanged until accel_input_close(). ACCEL_ENOMEM. */
+int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name);
+/* Close an input (stdin and memory are not closed, only the buffer freed). */
 void accel_input_close(struct accel_input *in);
 /* Make at least `n` bytes visible at *p (fewer only at end of input);
  * returns the number visible, or ACCEL_EIO. Does not consume. */
 ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p);
+/* Like accel_input_peek, but waits for input only until `deadline`, in
+ * seconds on the clock of accel_now() (an absolute time: accel_now() +
+ * max_wait): returns the number of bytes visible, fewer than `n` when the
+ * input ended (in->eof set) or the deadline passed first (in->eof 0),
+ * possibly 0. Waits in poll(), never busy; a deadline already passed
+ * returns what is buffered without reading. Memory inputs never wait.
+ * ACCEL_EIO (errno kept) or ACCEL_ENOMEM. Not thread-safe (one reader). */
+ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p);
 /* Consume `n` bytes already visible through accel_input_peek. */
 void accel_input_consume(struct accel_input *in, size_t n);
 /* Read up to `n` bytes into dst (short only at end of input); returns the
@@ -669,9 +692,12 @@ struct accel_output {
 	char *path;          /* final path, NULL for stdout */
 	char *tmp;           /* temporary path while writing, NULL for stdout
 	                      * and for a device or FIFO written in place */
-	uint64_t written;    /* bytes written */
+	uint64_t written;    /* bytes written (bytes written again after a seek count again) */
 	int broken;          /* EPIPE seen */
 	int error;           /* errno of the write or close that failed, 0 */
+	int null;            /* 1: accel_output_null: bytes counted, nothing written */
+	int borrowed;        /* 1: accel_output_fd: the caller's fd, never closed here */
+	uint64_t pos, size;  /* null output: position and size, for seeks */
 };
 /* force: allow replacing an existing FILE and writing binary data to a
  * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
@@ -680,7 +706,27 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 /* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO
  * (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
-/* Flush, close (checking errors: a full disk is an error) and rename. */
+/* A null output: accel_output_write counts the bytes in out->written and
+ * writes nothing (accel-compress -t, benchmarks). Seeks move a virtual
+ * position (a muxer that seeks back runs as on a file). Returns 0. */
+int accel_output_null(struct accel_output *out);
+/* An output writing to the caller's open fd (a pipe, a memfd, a socket):
+ * no temporary, commit and abort never close fd, seeks are refused. SIGPIPE
+ * is set to ignored as accel_output_open() does. ACCEL_EINVAL (errno EBADF)
+ * for an fd that is not open. */
+int accel_output_fd(struct accel_output *out, int fd);
+/* Move the write position of an output as lseek(2) does (whence SEEK_SET,
+ * SEEK_CUR or SEEK_END), for muxers that write a header last (mp4): works
+ * on the temporary of a FILE output (renamed into place only by a
+ * successful accel_output_commit, as ever) and on a null output. Returns
+ * the new offset in bytes from the start; ACCEL_ENOTSUP for stdout, pipes,
+ * devices written in place and accel_output_fd outputs; ACCEL_EINVAL for a
+ * bad whence or a negative result; ACCEL_EIO (out->error). Not thread-safe:
+ * call it where the output is written (the stream engine's writer writes
+ * units in order; call it from ops->end, or before accel_stream_run). */
+int64_t accel_output_seek(struct accel_output *out, int64_t offset, int whence);
+/* Flush, close (checking errors: a full disk is an error) and rename. For
+ * null and fd outputs nothing is closed. */
 int accel_output_commit(struct accel_output *out);
 void accel_output_abort(struct accel_output *out);
 
@@ -733,6 +779,11 @@ struct accel_stream_config {
 	int verbose;                  /* -1: quiet; 0: first failure of an engine and
 	                               * drops; 1: every retried unit, where it ran */
 	uint64_t memory_limit; /* cap on bytes of units in flight, 0: default */
+	/* Progress in the operation's unit (accel_progress_new_unit): its
+	 * name (NULL: bytes) and units per byte of input (0: 1); the meter's
+	 * total is total_size times the scale. */
+	const char *progress_unit;
+	double progress_scale;
 };
 
 /*
@@ -765,6 +816,41 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
 		     const struct accel_stream_ops *ops, void *user,
 		     struct accel_input *in, struct accel_output *out,
 		     struct accel_stream_stats *stats, char *err, size_t len);
+/*
+ * Several inputs in one run (hashing many files, compressing FILE...): one
+ * job per input, in order, through the same engines, worker threads and
+ * engine contexts (opened once per run, not once per input). Each job has
+ * its own input, output and `user` for ops; its units are numbered from 0
+ * (u->seq), ops->begin and ops->end are called around its units, and it
+ * ends when its last unit's output is written, before the next job starts
+ * (so outputs never interleave, and one output may serve every job).
+ * Engine failures and drops carry over from job to job.
+ */
+struct accel_stream_jobs {
+	size_t n;                 /* number of jobs */
+	void *arg;                /* passed to start and finish */
+	/* Start job k (0 .. n-1) when the previous one has ended: set *in (an
+	 * open input), *out and *user. Return 0, or a negative ACCEL_E* code
+	 * that ends the run, with a line in err[len] (may be left empty when
+	 * the callback reported it itself). Runs on the calling thread. */
+	int (*start)(void *arg, size_t k, struct accel_input **in, struct accel_output **out,
+		     void **user, char *err, size_t len);
+	/* Optional: job k has ended with rc (0, or the run's first error with
+	 * its line in err) and the job's own statistics (units, bytes, time,
+	 * per-engine counts of this job). Called for every job started, on the
+	 * calling thread, before the next starts: the place to close the
+	 * job's input or print its -v line. */
+	void (*finish)(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err);
+};
+/* Run the jobs; the progress meter (cfg->progress) is one per job, its
+ * total the job's in->size. Returns 0 or the first error (a job's, or
+ * start's code), its line in err[len]; the jobs after it are not started.
+ * Same memory bound and threads as accel_stream_run, which is this with
+ * one job. */
+int accel_stream_run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
+			  const struct accel_route *route, const struct accel_op *op,
+			  const struct accel_stream_ops *ops, const struct accel_stream_jobs *jobs,
+			  char *err, size_t len);
 /* Check $ACCEL_FAULT (accel(7), TESTING) once the route is known: 0, or
  * ACCEL_EINVAL with a line naming the bad part in err[len] for a malformed
  * value ("ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'") or a
@@ -779,6 +865,15 @@ void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
  * of input (no bytes and not the first chunk), or ACCEL_EIO. An empty
  * input yields one empty last chunk, so formats can write an empty frame. */
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size);
+/* Timed flush, the reader helper for a `next` callback that must emit a
+ * partial batch when the stream pauses (accel-infer --max-wait): like
+ * accel_read_chunk, but once the unit's first byte has arrived (waited for
+ * as long as it takes) it waits at most `max_wait` seconds for the rest,
+ * then returns the unit with what came (accel_input_peek_until: poll(), no
+ * busy waiting). u->last is set only when the input is known to have
+ * ended; after a partial unit the next call returns 0 at end of input.
+ * max_wait <= 0: accel_read_chunk. Returns 1, 0, ACCEL_EIO or ACCEL_ENOMEM. */
+int accel_read_chunk_until(struct accel_input *in, struct accel_unit *u, size_t size, double max_wait);
 
 /* --------------------------------------------------- compressed frames */
 
@@ -867,6 +962,62 @@ struct accel_decompress_cfg {
  */
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+
+/*
+ * Decode the one frame (zstd or lz4 frame, gzip member) at the position of
+ * `in` sequentially into nothing, consuming it, and give its decompressed
+ * size in *content: for listing frames whose size is not stated (a gzip
+ * member of another tool). Runs on the CPU engine in the calling thread,
+ * memory bounded by the decoder's window. Returns 0; ACCEL_EDATA (corrupt:
+ * err names the byte offset); ACCEL_EIO; ACCEL_ENOMEM; ACCEL_EINVAL for a
+ * format that is not a compressed one. Thread-safe for distinct inputs.
+ */
+int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct accel_input *in,
+			uint64_t *content, char *err, size_t len);
+
+/* ----------------------------------------------------------- compression */
+
+/* Level used when none is given: zstd 3, gzip 6, lz4 1; ACCEL_EINVAL for a
+ * format other than "zstd", "gzip" or "lz4". */
+int accel_compress_default_level(const char *format);
+/* Bytes of input per parallel chunk when none is given, by format and
+ * level: gzip 1 MiB, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
+ * 2, 8, 16 and above (about four times the level's window, as zstd -T
+ * does). 0 for an unknown format. */
+uint64_t accel_compress_default_chunk(const char *format, int level);
+
+/* How accel_compress runs. */
+struct accel_compress_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	const char *format;           /* "zstd", "gzip" or "lz4"; NULL: zstd */
+	int level;                    /* in the format's scale; 0: accel_compress_default_level */
+	int checksum;                 /* 1: write content checksums */
+	uint64_t chunk_size;          /* bytes per unit; 0: accel_compress_default_chunk */
+	uint64_t memory_limit;        /* bytes a codec context may use, 0: default */
+	int verbose;                  /* > 0: print the route on stderr */
+};
+
+/*
+ * Compress `in` to `out` as accel-compress does: the input cut into chunks
+ * of cfg->chunk_size bytes (an empty input is one empty chunk), each
+ * compressed in parallel on the route's engines into a frame (zstd, lz4) or
+ * member (gzip) of its own, written in input order; the output is what the
+ * format's standard tool reads. Routed for in->size (-v: the route printed
+ * when cfg->verbose > 0). Returns 0; ACCEL_EINVAL (unknown format, or a
+ * malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]. Memory as
+ * accel_stream_run.
+ */
+int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
+		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+/* Several inputs as accel_compress does each, routed once (for
+ * cfg->stream.total_size, the sum of their sizes or -1) and run as the
+ * jobs of one accel_stream_run_jobs: the same engine contexts serve every
+ * input. The jobs' `user` is ignored. Returns as accel_compress; a route
+ * failure is returned before any job starts. */
+int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg,
+			const struct accel_stream_jobs *jobs, char *err, size_t len);
 
 /* ----------------------------------------------------------- CLI helpers */
 
@@ -986,10 +1137,29 @@ void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: message plus "Try 'PROG --help'." */
 void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Progress meter on stderr: bytes, rate, and ETA when total > 0. */
+/* Progress meter on stderr, one line redrawn at most five times a second:
+ * the amount done, the rate, and the ETA when the total is known. Not
+ * thread-safe: one thread updates a meter (the stream engine's writer). */
 struct accel_progress;
+/* A meter counting bytes; total in bytes, <= 0 unknown. NULL when out of
+ * memory (the update functions then do nothing). */
 struct accel_progress *accel_progress_new(const char *label, int64_t total);
+/* A meter counting in the operation's unit: `unit` NULL or "B" bytes
+ * (shown as B, KiB, MiB ...), "s" seconds of media (shown as [h:]mm:ss,
+ * the rate as a speed, "1.50x"), any other name ("samples", "frames")
+ * counted with k, M, G and that name. `scale`: units per byte given to
+ * accel_progress_update (<= 0: 1; 1/4 for 16-bit stereo samples).
+ * `total`: the total in the unit, <= 0 unknown (no ETA). */
+struct accel_progress *accel_progress_new_unit(const char *label, const char *unit, double scale, double total);
+/* Bytes done so far (times the meter's scale). */
 void accel_progress_update(struct accel_progress *p, uint64_t done);
+/* Amount done so far in the meter's unit. */
+void accel_progress_set(struct accel_progress *p, double done);
+/* The meter's line as it would be drawn `elapsed` seconds after it was
+ * made, without the carriage return and line erase: "zstd.compress: 1.0
+ * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
+int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len);
+/* Draw the final line, end it with a newline, free the meter. */
 void accel_progress_end(struct accel_progress *p);
 
 /* End the program with exit status `status`: exit() normally; when a

@@ -50,8 +50,8 @@ static int run_accel(const uint8_t *data, size_t size, int threads, struct fuzz_
 	if (accel_input_open(&in, path) < 0)
 		fuzz_fail("cannot open the memory file");
 	struct accel_output out;
-	memset(&out, 0, sizeof out);
-	out.fd = outfd;
+	if (accel_output_fd(&out, outfd) < 0)
+		fuzz_fail("cannot write the memory file");
 	struct accel_decompress_cfg cfg;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.backend = "cpu";
