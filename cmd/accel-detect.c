@@ -3,6 +3,8 @@
  * crypto/compression and video engines, NICs, merged into one record per
  * physical device; the routes the other programs would take; and formats
  * for scripts (JSON, --require), Slurm (gres.conf) and Kubernetes (NFD).
+ * The reports and the --require language are libaccel's (accel_report_*,
+ * accel_require_*); this file is options, the probes to run, exit statuses.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -322,34 +322,38 @@ int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char
 {
 	if (!strcmp(list, "auto"))
 		return 0;
-	for (const char *t = list;; ) {
-		size_t n = strcspn(t, ",");
-		char tok[64], name[32], variant[16], dev[32];
-		if (!n) {
-			snprintf(err, len, "empty item in '%s'", list);
-			return ACCEL_EINVAL;
+	/* The form of the whole list first, then its names. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (const char *t = list;; t++) {
+			size_t n = strcspn(t, ",");
+			char tok[64], name[32], variant[16], dev[32];
+			if (!n) {
+				snprintf(err, len, "empty item in '%s'", list);
+				return ACCEL_EINVAL;
+			}
+			if (n >= sizeof tok) {
+				snprintf(err, len, "item '%.*s...' is too long", 32, t);
+				return ACCEL_EINVAL;
+			}
+			memcpy(tok, t, n);
+			tok[n] = 0;
+			if (!strcmp(tok, "auto")) {
+				snprintf(err, len, "'auto' must stand alone, not in '%s'", list);
+				return ACCEL_EINVAL;
+			}
+			core_engine_split(tok, name, sizeof name, variant, sizeof variant, dev, sizeof dev);
+			if (pass && core_backend_index(ctx, name) < 0) {
+				char names[512];
+				accel_backend_names(ctx, ", ", names, sizeof names);
+				snprintf(err, len, "unknown backend '%s'; backends here: auto, %s", name, names);
+				return ACCEL_EINVAL;
+			}
+			t += n;
+			if (!*t)
+				break;
 		}
-		if (n >= sizeof tok) {
-			snprintf(err, len, "item '%.*s...' is too long", 32, t);
-			return ACCEL_EINVAL;
-		}
-		memcpy(tok, t, n);
-		tok[n] = 0;
-		if (!strcmp(tok, "auto")) {
-			snprintf(err, len, "'auto' must stand alone, not in '%s'", list);
-			return ACCEL_EINVAL;
-		}
-		core_engine_split(tok, name, sizeof name, variant, sizeof variant, dev, sizeof dev);
-		if (core_backend_index(ctx, name) < 0) {
-			char names[512];
-			accel_backend_names(ctx, ", ", names, sizeof names);
-			snprintf(err, len, "unknown backend '%s'; backends here: auto, %s", name, names);
-			return ACCEL_EINVAL;
-		}
-		if (!t[n])
-			return 0;
-		t += n + 1;
 	}
+	return 0;
 }
 
 int accel_backend_count(const struct accel_ctx *ctx) { return ctx->nbackends; }
