@@ -56,6 +56,17 @@ struct job {
 	struct accel_common common;
 };
 
+/* A malformed --backend list (an option: "Try --help" follows) or
+ * ACCEL_FAULT (the environment: one line); exit status 2 either way. */
+static int usage_error(const char *err)
+{
+	if (!strncmp(err, "--backend", 9))
+		accel_msg_usage("%s", err);
+	else
+		accel_msg_error("%s", err);
+	return ACCEL_EXIT_USAGE;
+}
+
 /* Report a failed run as one line; returns the exit status. */
 static int report(int rc, const char *msg)
 {
@@ -106,11 +117,8 @@ static int input_done(const struct job *job, struct accel_input *in, int rc, con
 	}
 	*in_bytes += (double)stats->bytes_in;
 	accel_input_close(in);
-	if (rc == ACCEL_EINVAL) {
-		/* a malformed --backend list or ACCEL_FAULT */
-		accel_msg_usage("%s", err);
-		return ACCEL_EXIT_USAGE;
-	}
+	if (rc == ACCEL_EINVAL)
+		return usage_error(err);
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does,
 		 * and a write error is about the output. */
@@ -220,10 +228,8 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 	*in_bytes += r.bytes;
 	if (r.status)
 		return r.status;
-	if (rc == ACCEL_EINVAL) {
-		accel_msg_usage("%s", err);
-		return ACCEL_EXIT_USAGE;
-	}
+	if (rc == ACCEL_EINVAL)
+		return usage_error(err);
 	if (rc == ACCEL_ENOENGINE) {
 		accel_msg_error("%s", err);
 		return ACCEL_EXIT_FAILURE;

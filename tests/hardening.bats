@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# Files, signals, messages and library hygiene (issue 7): output files honour
+# the umask, a device or FIFO given to -f -o is written into and never
+# replaced, a signal that ends the run leaves no temporary file, write errors
+# and --help name what the user needs, a malformed ACCEL_FAULT names its bad
+# part, and a malformed plugin is a reason.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-compress"
+	D="$ROOT/build/accel-detect"
+	BAD="$ROOT/build/tests/badplugins"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+	seq 1 200000 > a
+}
+
+# no_temp: the folder holds no temporary output (.NAME.XXXXXX).
+no_temp() {
+	local left
+	left=$(find . -maxdepth 1 -name '.*.??????' -print)
+	[ -z "$left" ] || { echo "left behind: $left"; false; }
+}
+
+@test "output files honour the umask" {
+	umask 027
+	"$A" a -o a.zst
+	[ "$(stat -c %a a.zst)" = 640 ]
+	"$D" -o inventory
+	[ "$(stat -c %a inventory)" = 640 ]
+	umask 077
+	"$A" -d a.zst -o a.out
+	[ "$(stat -c %a a.out)" = 600 ]
+	cmp a a.out
+}
+
+@test "-f -o on a FIFO writes into it and leaves the FIFO" {
+	mkfifo fifo
+	cat fifo > got &
+	"$A" -f a -o fifo
+	wait $!
+	[ -p fifo ]
+	"$A" -d < got | cmp a -
+	no_temp
+	# accel-detect -o replaces files atomically, but a FIFO is written into
+	cat fifo > inv &
+	"$D" -o fifo
+	wait $!
+	[ -p fifo ]
+	grep -q '^  cpu0 ' inv
+	# without -f, an existing name is never touched
+	run --separate-stderr "$A" a -o fifo
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: fifo already exists; use -f to overwrite it" ]
+	[ -p fifo ]
+}
+
+@test "-f -o on a device node writes into it and never replaces it" {
+	if ! mknod null c 1 3 2> /dev/null; then
+		skip "mknod needs root"
+	fi
+	"$A" -f a -o null
+	[ -c null ]
+	[ "$(stat -c %t:%T null)" = 1:3 ]
+	"$A" -f -d -o null < <("$A" < a)
+	[ -c null ]
+	no_temp
+}
+
+@test "-f -o on a folder is an error that names it" {
+	mkdir dir
+	run --separate-stderr "$A" -f a -o dir
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write dir: Is a directory" ]
+	[ -d dir ]
+	no_temp
+}
+
+# killed SIGNAL: start a run that reads a FIFO held open (so it never ends),
+# wait for its temporary file, send SIGNAL; it must die of that signal and
+# leave no temporary file and no output.
+killed() {
+	mkfifo in
+	exec 8<> in
+	# an asynchronous command starts with SIGINT and SIGQUIT ignored; env
+	# puts them back to the default, as a shell with job control does
+	env --default-signal "$A" in -o out 8>&- &
+	local pid=$! i
+	for i in $(seq 1 100); do
+		[ -n "$(find . -maxdepth 1 -name '.out.??????' -print)" ] && break
+		sleep 0.05
+	done
+	[ -n "$(find . -maxdepth 1 -name '.out.??????' -print)" ]
+	printf 'some input\n' >&8
+	kill -s "$1" "$pid"
+	local status=0
+	wait "$pid" || status=$?
+	exec 8>&-
+	echo "status $status"
+	[ "$status" -eq $(( 128 + $(kill -l "$1") )) ]
+	[ ! -e out ]
+	no_temp
+}
+
+@test "a signal that ends the run removes the temporary file: INT, TERM, HUP" {
+	killed INT
+	rm in; killed TERM
+	rm in; killed HUP
+}
+
+@test "a signal that ends the run removes the temporary file: QUIT, USR1, USR2, ALRM, XCPU, XFSZ" {
+	for sig in QUIT USR1 USR2 ALRM XCPU XFSZ; do
+		rm -f in
+		killed "$sig"
+	done
+}
+
+@test "a signal the parent ignored (nohup) stays ignored" {
+	mkfifo in
+	exec 8<> in
+	(trap '' HUP USR1; exec "$A" in -o out 8>&-) &
+	local pid=$!
+	for i in $(seq 1 100); do
+		[ -n "$(find . -maxdepth 1 -name '.out.??????' -print)" ] && break
+		sleep 0.05
+	done
+	cat a >&8
+	kill -s HUP "$pid"
+	kill -s USR1 "$pid"
+	sleep 0.2
+	kill -0 "$pid"
+	exec 8>&-
+	wait "$pid"
+	"$A" -d out | cmp a -
+	no_temp
+}
+
+@test "-l of many files into head -1 ends quietly with status 0" {
+	for i in $(seq 1 2000); do echo "$i" > "f$i"; done
+	"$A" -q f1 > f1.zst
+	for i in $(seq 2 2000); do cp f1.zst "f$i.zst"; done
+	run --separate-stderr bash -c '"$1" -l f*.zst | head -n 1; echo "${PIPESTATUS[0]}" >&2' _ "$A"
+	[ "$output" = " Frames  Skips     Compressed   Uncompressed   Ratio  Check  Format Filename" ]
+	[ "$stderr" = 0 ]
+	run --separate-stderr bash -c '"$1" -l --json f*.zst | head -n 1; echo "${PIPESTATUS[0]}" >&2' _ "$A"
+	[ "$output" = "{" ]
+	[ "$stderr" = 0 ]
+}
+
+@test "a full disk is named: cannot write stdout: No space left on device" {
+	# compression (parallel path)
+	run --separate-stderr "$A" a
+	run --separate-stderr bash -c '"$1" a > /dev/full' _ "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
+	# our own frames decompress in parallel
+	"$A" a -o a.zst
+	run --separate-stderr bash -c '"$1" -d a.zst > /dev/full' _ "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
+	# a gzip member of another tool is decoded sequentially
+	gzip -c a > a.gz
+	run --separate-stderr bash -c '"$1" -d a.gz > /dev/full' _ "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
+	run --separate-stderr bash -c '"$1" -d < a.gz > /dev/full' _ "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
+	# -f -o names the device
+	run --separate-stderr "$A" -d -f a.gz -o /dev/full
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write /dev/full: No space left on device" ]
+	# --list
+	run --separate-stderr bash -c '"$1" -l a.zst > /dev/full' _ "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
+	# accel-detect
+	run --separate-stderr bash -c '"$1" > /dev/full' _ "$D"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-detect: cannot write stdout: No space left on device" ]
+	run --separate-stderr "$D" -o /dev/full
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-detect: cannot write /dev/full: No space left on device" ]
+}
+
+@test "--help, -V and the generated texts into a full disk exit 1 with one line" {
+	for p in "$A" "$D"; do
+		for opt in --help -h -V --version --help-man '--completion=bash'; do
+			run --separate-stderr bash -c '"$1" "$2" > /dev/full' _ "$p" "$opt"
+			echo "$p $opt: $status $stderr"
+			[ "$status" -eq 1 ]
+			[ "$stderr" = "$(basename "$p"): cannot write stdout: No space left on device" ]
+		done
+	done
+}
+
+# statuses PROG: the exit statuses --help lists, one a line.
+help_statuses() {
+	"$1" --help | grep '^Exit status:' | grep -o '[0-9] [a-z]' | cut -c1
+}
+
+# man_statuses PAGE: the statuses of the man page's EXIT STATUS section.
+man_statuses() {
+	sed -n '/^\.SH "*EXIT STATUS/,/^\.SH /p' "$1" | grep -A1 '^\.TP' | grep -o '^\.B [0-9]' | cut -c4
+}
+
+@test "--help lists each program's own exit statuses, as its man page does" {
+	run "$A" --help
+	[[ "$output" == *"Exit status: 0 success, 1 failure, 2 usage error, 3 input failed an integrity check."* ]]
+	run "$D" --help
+	[[ "$output" == *"Exit status: 0 success, 1 failure, 2 usage error, 4 requirement not met."* ]]
+	[ "$(help_statuses "$A" | tr '\n' ' ')" = "0 1 2 3 " ]
+	[ "$(help_statuses "$D" | tr '\n' ' ')" = "0 1 2 4 " ]
+	[ "$(man_statuses "$ROOT/build/man/accel-compress.1")" = "$(help_statuses "$A")" ]
+	[ "$(man_statuses "$ROOT/build/man/accel-detect.1")" = "$(help_statuses "$D")" ]
+}
+
+@test "accel-detect lists and accepts only the options it acts on" {
+	run "$D" --help
+	[[ "$output" != *"--fallback"* && "$output" != *"--threads"* && "$output" != *"--progress"* ]]
+	[[ "$output" == *"--backend"* && "$output" == *"--verbose"* ]]
+	for opt in --fallback=cpu -T2 --threads=2 --progress --no-progress; do
+		run --separate-stderr "$D" "$opt"
+		[ "$status" -eq 2 ]
+		[[ "${stderr_lines[0]}" == "accel-detect: unknown option "* ]]
+	done
+	# nor does it read their environment
+	ACCEL_THREADS=lots ACCEL_FALLBACK=maybe "$D" > /dev/null
+}
+
+# fault SPEC LINE: accel-compress with ACCEL_FAULT=SPEC exits 2 with LINE and
+# leaves no output.
+fault() {
+	run --separate-stderr env ACCEL_FAULT="$1" "$A" a -o out
+	echo "ACCEL_FAULT='$1': status $status, stderr $stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "accel-compress: $2 (see accel(7), TESTING)" ]
+	[ ! -e out ]
+	no_temp
+}
+
+@test "a malformed ACCEL_FAULT is an error naming the bad part" {
+	fault 'cpu:1,,2' "ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'"
+	fault ';' "ACCEL_FAULT is malformed: empty rule in ';'"
+	fault 'cpu:1;' "ACCEL_FAULT is malformed: empty rule in 'cpu:1;'"
+	fault 'cpu' "ACCEL_FAULT is malformed: 'cpu' is not ENGINE:UNITS"
+	fault 'cpu:3-1' "ACCEL_FAULT is malformed: range '3-1' ends before it starts in 'cpu:3-1'"
+	fault 'cpu:two' "ACCEL_FAULT is malformed: 'two' is not a unit number or range (3, 5-7) in 'cpu:two'"
+	fault 'vulkna:2' "ACCEL_FAULT: no engine or backend named 'vulkna'"
+	fault 'cpu:gpu0:2' "ACCEL_FAULT: no engine or backend named 'cpu:gpu0'"
+	# a well-formed one that names the CPU engine still works
+	ACCEL_FAULT='cpu:5' "$A" -q a -o out --fallback none -B 1M
+	"$A" -d out | cmp a -
+}
+
+@test "a plugin table without run or name is a reason, never a crash" {
+	run --separate-stderr env ACCEL_BACKEND_PATH="$BAD" "$D" -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"norun    not loaded             $BAD/accel_norun.so: plugin table is malformed: it offers zstd.compress but has no open, run, close"* ]]
+	[[ "$output" == *"noname   not loaded             $BAD/accel_noname.so: plugin table is malformed (name or probe missing)"* ]]
+	run --separate-stderr env ACCEL_BACKEND_PATH="$BAD" "$A" -v -b norun,cpu a -o out
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"norun            left out: plugin table is malformed: it offers zstd.compress but has no open, run, close"* ]]
+	"$A" -d out | cmp a -
+}
+
+@test "more plugins than the registry holds is a reason, not silence" {
+	mkdir many
+	for i in $(seq -w 1 20); do cp "$BAD/accel_norun.so" "many/accel_p$i.so"; done
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PWD/many" "$D" -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"p15      not loaded"* ]]
+	[[ "$output" =~ p16\ +not\ loaded\ +[^\ ]*/accel_p16.so:\ the\ registry\ is\ full:\ libaccel\ holds\ at\ most\ 16\ backends\ \([0-9]+\ plugins\ left\ out\) ]]
+	[[ "$output" != *"p17 "* ]]
+}
+
+@test "libaccel exports only the accel_ API" {
+	run bash -c "nm -D --defined-only '$ROOT/build/lib/libaccel.so' | grep -v ' accel_'"
+	[ -z "$output" ]
+	nm -D --defined-only "$ROOT/build/lib/libaccel.so" | grep -q ' T accel_stream_run$'
+}
