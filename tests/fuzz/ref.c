@@ -155,10 +155,12 @@ void fuzz_ref_gzip(const uint8_t *p, size_t n, struct fuzz_out *o)
 
 void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o)
 {
+	static uint8_t *buf;  /* one 4 MiB block buffer for the process */
 	LZ4F_dctx *d;
-	uint8_t *buf = malloc(4u << 20);
 	o->ok = 0;
-	if (!buf || LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
+	if (!buf && !(buf = malloc(4u << 20)))
+		fuzz_fail("out of memory");
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
 		fuzz_fail("out of memory");
 	size_t pos = 0, hint = 1;
 	while (pos < n && !o->too_big) {
@@ -174,5 +176,4 @@ void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o)
 	o->ok = n > 0 && pos == n && hint == 0;
 out:
 	LZ4F_freeDecompressionContext(d);
-	free(buf);
 }
