@@ -24,8 +24,9 @@
  * $ACCEL_FAULT (read once per process, on first use), the signal handlers
  * and the one pending temporary of accel_output_open, and the count of
  * abandoned bounded calls (atomic). Functions that read the environment
- * (getenv) must not race a setenv. Only accel_now, accel_strerror and
- * accel_exit_status are async-signal-safe.
+ * (getenv) must not race a setenv. From a signal handler call only those
+ * documented as async-signal-safe: accel_now, accel_strerror and
+ * accel_exit_status.
  */
 #ifndef ACCEL_H
 #define ACCEL_H
