@@ -4,9 +4,29 @@
  * helpers the accel-* programs share.
  *
  * Conventions: functions return 0 (or a count) on success and a negative
- * ACCEL_E* code on failure; sizes are in bytes unless a name says otherwise;
- * no function prints anything except the ones named accel_msg_* and the
- * option/progress helpers, which write to stderr.
+ * ACCEL_E* code on failure; sizes are in bytes and times in seconds unless
+ * a name says otherwise. Nothing prints except the accel_msg_* functions,
+ * the option helpers (accel_common_*, accel_cli_*), the progress meter,
+ * the *_print functions and reports (to the FILE given), and the stream
+ * engine's warnings and the -v route of accel_compress/accel_decompress
+ * (cfg->verbose), all on stderr unless a FILE is given.
+ *
+ * Thread safety: libaccel keeps no global state but the few things named
+ * below, so functions on distinct objects may run on any threads at once.
+ * An object (input, output, buffer, meter, report, option parser) is used
+ * by one thread at a time. A context (struct accel_ctx) serialises its
+ * probes with a lock: accel_probe_backend and the accel_discover* and
+ * routing functions may be called from several threads; the functions that
+ * only read what was found (accel_*_count, accel_*_at, accel_backend_status,
+ * accel_engine_key ...) take no lock and are safe while no other thread is
+ * probing that context (probe first, then read). Process-wide state: the
+ * program name of accel_msg_prog (set it before starting threads),
+ * $ACCEL_FAULT (read once per process, on first use), the signal handlers
+ * and the one pending temporary of accel_output_open, and the count of
+ * abandoned bounded calls (atomic). Functions that read the environment
+ * (getenv) must not race a setenv. From a signal handler call only those
+ * documented as async-signal-safe: accel_now, accel_strerror and
+ * accel_exit_status.
  */
 #ifndef ACCEL_H
 #define ACCEL_H
@@ -53,10 +73,13 @@ enum accel_exit {
 	ACCEL_EXIT_REGRESSION = 5, /* accel-bench --compare found a regression */
 };
 
-/* Short text for an ACCEL_E* code ("input is corrupt"). Never NULL. */
+/* Short text for an ACCEL_E* code ("input is corrupt or truncated"),
+ * "unknown error" for any other value; never NULL, static. Pure:
+ * async-signal-safe. */
 const char *accel_strerror(int err);
 
-/* Exit status a program should return for an ACCEL_E* code. */
+/* Exit status a program should return for an ACCEL_E* code: 0 for OK and
+ * EPIPE, 2 EINVAL, 3 EDATA, 4 EUNMET, else 1. Pure: async-signal-safe. */
 int accel_exit_status(int err);
 
 /* ------------------------------------------------------------------ devices */
@@ -100,7 +123,11 @@ enum accel_cpu_flag {
 	ACCEL_CPU_AVX_VNNI = 1u << 22,
 };
 
-/* CPU flag bits named in a /proc/cpuinfo "flags" line (or its value). */
+/* Functions on devices and their properties (this section) touch only the
+ * objects they are given: safe from any thread, one thread per device. */
+
+/* CPU flag bits named in a /proc/cpuinfo "flags" line (or its value, the
+ * words after the first ':'; unknown words ignored). */
 uint64_t accel_cpu_flags_parse(const char *line);
 /* Name of one CPU flag bit ("vaes"), or NULL for an unknown bit. */
 const char *accel_cpu_flag_name(uint64_t bit);
@@ -144,13 +171,17 @@ struct accel_device {
 	int nprops;
 };
 
-/* Attach a property to a device (string or number). Returns ACCEL_ENOMEM
- * when the device has ACCEL_MAX_PROPS already. */
+/* Attach a property to a device (string, or a number written with %.15g),
+ * replacing the value of an existing key; key and value are cut to their
+ * fields (47 and 127 bytes). Returns 0, or ACCEL_ENOMEM when the key is
+ * new and the device has ACCEL_MAX_PROPS already. */
 int accel_device_set(struct accel_device *d, const char *key, const char *value);
 int accel_device_set_num(struct accel_device *d, const char *key, double value);
-/* Value of a property, or NULL. */
+/* Value of a property (points into d), or NULL. */
 const char *accel_device_get(const struct accel_device *d, const char *key);
-/* Record that the device is reached through API `name`, usable or not. */
+/* Record that the device is reached through API `name`, usable or not
+ * (reason NULL: none); an API already recorded is updated. Past
+ * ACCEL_MAX_APIS a new API is dropped silently. */
 void accel_device_add_api(struct accel_device *d, const char *name, int ok, const char *reason);
 /* "cpu", "gpu", "crypto", "video", "nic", "npu", "other". */
 const char *accel_class_name(enum accel_device_class c);
@@ -224,30 +255,40 @@ struct accel_backend {
 
 	/* Find the backend's devices and add one engine per usable device.
 	 * Returns 0, or a negative code after accel_probe_fail() gave the
-	 * reason ("libvulkan.so.1 not found"). Must not block for long. */
+	 * reason ("libvulkan.so.1 not found"). Must not block for long.
+	 * Called at most once per context, under the context's lock: it may
+	 * call the accel_probe_* functions, not accel_probe_backend or
+	 * accel_discover* (the lock is not recursive). */
 	int (*probe)(struct accel_probe *p);
 
 	/* Whether engine `e` can run `op`. Returns 0 and sets *prior_mbps to a
 	 * static throughput guess in MB/s of input, or ACCEL_ENOTSUP with the
-	 * reason written to reason[len]. */
+	 * reason written to reason[len]. Called by the router without a lock,
+	 * possibly from several threads at once: must be thread-safe. */
 	int (*supports)(const struct accel_engine *e, const struct accel_op *op,
 			double *prior_mbps, char *reason, size_t len);
 
-	/* Open a per-worker context for running `op` on `e`. */
+	/* Open a per-worker context for running `op` on `e`: 0 with *ctx set,
+	 * or a negative ACCEL_E* code. Called on the worker thread that will
+	 * use it (on the caller's thread for stream). Several contexts of one
+	 * engine are open and used at once on different threads. */
 	int (*open)(const struct accel_engine *e, const struct accel_op *op, void **ctx);
 
 	/* Run one unit: read u->in, write u->out (growing it with
 	 * accel_buf_reserve). Returns 0; ACCEL_EDATA for bad input; ACCEL_EDEVICE
-	 * or ACCEL_ENOTSUP when the engine failed and another may succeed. A
-	 * one-line detail goes to err[len]. */
+	 * or ACCEL_ENOTSUP when the engine failed and another may succeed;
+	 * ACCEL_ENOMEM ends the run. A one-line detail goes to err[len]. Runs on
+	 * the thread that opened ctx, never on two threads for one ctx. */
 	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
 
 	/* Optional: process a region of input that cannot be cut into units
 	 * (for example one large zstd frame) sequentially, from `in` to `out`.
-	 * Consumes exactly one region (one frame or member); same returns as run. */
+	 * Consumes exactly one region (one frame or member); same returns as run.
+	 * Runs on the thread that calls accel_stream_run (the reader). */
 	int (*stream)(void *ctx, struct accel_input *in, struct accel_output *out,
 		      char *err, size_t len);
 
+	/* Free a context from open, on the thread that used it. */
 	void (*close)(void *ctx);
 
 	/* --- registry (ABI 2): what the backend says about itself, so that no
@@ -302,6 +343,10 @@ struct accel_engine {
 	char variant[16];                 /* "cuda", or "" for the backend's only engine kind */
 };
 
+/* The accel_probe_* functions below are called only from a backend's probe,
+ * on the probing thread, with the context's lock held by the caller; `p`
+ * is valid only during that probe. */
+
 /* Called by a probe: add (or merge into an existing device with the same
  * PCI address) a device; returns its index, or a negative code
  * (ACCEL_ENOMEM: the context holds its 64 devices already). A device whose
@@ -312,11 +357,13 @@ struct accel_engine {
  * renumbered when a device sorts before them, so the same set of devices
  * gets the same ids whichever backends were probed first. */
 int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d);
-/* Device index `i`, for a probe to complete what it merged. */
+/* Device index `i`, for a probe to complete what it merged; NULL for an
+ * index out of range. */
 struct accel_device *accel_probe_device(struct accel_probe *p, int i);
 /* Called by a probe: add an engine of this backend on device `device`.
- * Returns the engine's index, or ACCEL_EINVAL (no such device, or the
- * context holds its 64 engines already). */
+ * Returns the engine's index, or ACCEL_EINVAL (no such device, the backend
+ * has its engine on that device already, or the context holds its 64
+ * engines already: a note says so). */
 int accel_probe_add_engine(struct accel_probe *p, int device, void *data);
 /* Like accel_probe_add_engine, for one of several engines a backend offers
  * on one device ("cuda" and "tensorrt" providers on gpu0): the engine is
@@ -327,11 +374,13 @@ int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char
 /* Called by a probe: the index of the CPU device ("cpu0"), so a plugin can
  * add engines on it (FFTW, OpenSSL, an inference library's CPU provider).
  * The cpu backend is probed first when it was not yet, whichever probe
- * asks; no other lock is taken. Returns the index, or a negative code
- * when the CPU probe failed. */
+ * asks, on this thread under the lock already held; no other lock is
+ * taken. Returns the index, the CPU probe's negative code when it failed,
+ * or ACCEL_ENOTSUP when no CPU device was found. */
 int accel_probe_cpu_device(struct accel_probe *p);
-/* Called by a probe: record why the backend is unavailable; returns
- * ACCEL_ENOTSUP so a probe can `return accel_probe_fail(...)`. */
+/* Called by a probe: record why the backend is unavailable (printf format,
+ * cut at 255 bytes); returns ACCEL_ENOTSUP so a probe can `return
+ * accel_probe_fail(...)`. */
 int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Called by a probe: record one line of detail about what it saw, whether
@@ -340,10 +389,15 @@ int accel_probe_fail(struct accel_probe *p, const char *fmt, ...)
  * ACCEL_MAX_NOTES are dropped; a line is cut at 255 bytes. */
 void accel_probe_note(struct accel_probe *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Root under which /sys, /proc and /dev are read ($ACCEL_SYSROOT, or ""). */
+/* Root under which /sys, /proc and /dev are read ($ACCEL_SYSROOT when the
+ * context was made, or ""). */
 const char *accel_probe_sysroot(const struct accel_probe *p);
 
 /* ------------------------------------------------------------ probe helpers */
+
+/* The sysfs helpers and accel_pci_locality only read files and write the
+ * buffers or device given: safe from any thread. The bounded calls are
+ * safe from any thread too. */
 
 /* Read the first line of the file named by fmt under sysroot `root` (a
  * probe's accel_probe_sysroot) into buf, newline removed and
@@ -370,41 +424,64 @@ void accel_pci_locality(struct accel_device *d, const char *root);
 #define ACCEL_PROBE_TIMEOUT_DEFAULT 5.0
 #define ACCEL_PROBE_TIMEOUT_MIN 0.001
 #define ACCEL_PROBE_TIMEOUT_MAX 3600.0
-/* Set *seconds from $ACCEL_PROBE_TIMEOUT (the default when unset).
- * ACCEL_EINVAL, *seconds the default, when it is set but empty, not a
- * number or out of the range (inf, nan, negative): programs refuse it as
- * a usage error. */
+/* Set *seconds from $ACCEL_PROBE_TIMEOUT (the default when unset), read
+ * on every call. Returns 0; ACCEL_EINVAL, *seconds the default, when it is
+ * set but empty, not a number or out of the range (inf, nan, negative):
+ * programs refuse it as a usage error. */
 int accel_probe_timeout(double *seconds);
 /* Run fn(arg) on a thread of its own and wait for it at most `seconds`
- * (<= 0 or above ACCEL_PROBE_TIMEOUT_MAX: $ACCEL_PROBE_TIMEOUT, else 5). Returns fn's result, or
- * ACCEL_EDEVICE when it did not return in time: the thread is then left
- * running, so arg must stay valid for the life of the process. For probes
- * that call into drivers which may hang. */
+ * (<= 0 or above ACCEL_PROBE_TIMEOUT_MAX: $ACCEL_PROBE_TIMEOUT, else 5).
+ * Returns fn's result; ACCEL_EDEVICE when it did not return in time: the
+ * thread is then left running (counted by accel_abandoned_calls), so arg
+ * must stay valid for the life of the process; ACCEL_ENOMEM. When no
+ * thread can be created, fn runs on the caller's thread, unbounded. For
+ * probes that call into drivers which may hang; fn must be thread-safe. */
 int accel_call_bounded(int (*fn)(void *), void *arg, double seconds);
 /* Run fn(args[i]) for each i < n on threads of their own, all at once,
  * and wait for them together at most `seconds` (<= 0: as above). rcs[i]
  * gets fn's result, or ACCEL_EDEVICE for a call that did not return in
  * time (left running: its args[i] must stay valid for the life of the
- * process). Returns how many did not return in time, or ACCEL_ENOMEM. */
+ * process). A call whose thread cannot be created runs on the caller's
+ * thread first, unbounded. Returns how many did not return in time, or
+ * ACCEL_ENOMEM (nothing run). */
 int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double seconds, int *rcs);
 /* How many bounded calls of this process did not return in time. Their
  * threads may still be inside a driver, whose libraries' exit handlers
- * must then not run: end the program with accel_exit(). */
+ * must then not run: end the program with accel_exit(). An atomic read:
+ * safe from any thread. */
 int accel_abandoned_calls(void);
 
 /* ------------------------------------------------------- context, discovery */
 
+/*
+ * Probing (accel_probe_backend, accel_discover*, and what probes on the way:
+ * accel_cpu_engine*, accel_route, accel_profile_load_for) takes the
+ * context's lock, so several threads may probe one context. The other
+ * functions of this section only read the registry, devices and engines,
+ * without the lock: the registry never changes after accel_ctx_new, but
+ * devices and engines are added and renamed while a probe runs, so read
+ * them while no other thread probes the context. Pointers returned stay
+ * valid until accel_ctx_free.
+ */
+
 /* Create a context: registers the built-in backends and loads plugins from
  * $ACCEL_BACKEND_PATH (colon-separated folders), <bindir>/../lib/accel and
- * <bindir>/plugins. A plugin that fails to load is a reason, not an error.
- * Returns NULL only when out of memory. */
+ * <bindir>/plugins, and reads $ACCEL_SYSROOT. A plugin that fails to load
+ * is a reason, not an error. Returns NULL only when out of memory. Safe
+ * from any thread (dlopen); each context is independent. */
 struct accel_ctx *accel_ctx_new(void);
+/* Free a context (NULL: nothing). Plugins stay loaded. Call when no other
+ * thread uses ctx, nor an abandoned bounded call holds a pointer into it. */
 void accel_ctx_free(struct accel_ctx *ctx);
 
 /* Probe backend `name` (once per context; later calls return the first
- * result). Returns 0 or the probe's error code. */
+ * result). Returns 0, the probe's error code, or ACCEL_ENOTSUP for a name
+ * not registered or a plugin that failed to load. Thread-safe (the
+ * context's lock; a second caller waits for the first probe). */
 int accel_probe_backend(struct accel_ctx *ctx, const char *name);
-/* Probe every backend that lists `op` (NULL: every backend). */
+/* Probe every backend that lists `op` (NULL: every backend), in registry
+ * order. Failures are recorded in accel_backend_status, not returned.
+ * Thread-safe (the context's lock). */
 void accel_discover(struct accel_ctx *ctx, const char *op);
 /* Probe, in the order of their priority, every loaded backend that can
  * find devices of one of `classes` (ACCEL_CLASS_BIT()s); with
@@ -419,7 +496,7 @@ unsigned accel_api_kinds(const struct accel_ctx *ctx, const char *name);
  * loaded backends that report it (0 when none does). Probes nothing. */
 unsigned accel_api_classes(const struct accel_ctx *ctx, const char *name);
 /* The name of the loaded backend of lowest priority value that reports
- * API `name`, or NULL. */
+ * API `name` (static: the backend's own string), or NULL. Probes nothing. */
 const char *accel_api_backend(const struct accel_ctx *ctx, const char *name);
 /* The names of the registered backends (loaded or not: a plugin that failed
  * to load is still a name with a reason), in registry order, separated by
@@ -434,7 +511,8 @@ int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char
 
 #define ACCEL_MAX_NOTES 24
 
-/* Status of one registered backend, for reports. */
+/* Status of one registered backend, for reports. Its probe fields change
+ * while the backend is probed (see above). */
 struct accel_backend_status {
 	char name[32];
 	const struct accel_backend *backend; /* NULL: plugin failed to load */
@@ -446,25 +524,33 @@ struct accel_backend_status {
 	int nnotes;          /* lines the probe added with accel_probe_note */
 	char notes[ACCEL_MAX_NOTES][256];
 };
+/* Registered backends, loaded or not, in registry order (with at most one
+ * extra entry naming the plugins left out of a full registry); the status
+ * of backend i, NULL when i is out of range. */
 int accel_backend_count(const struct accel_ctx *ctx);
 const struct accel_backend_status *accel_backend_status(const struct accel_ctx *ctx, int i);
 
-/* Devices and engines found so far (grows as backends are probed). */
+/* Devices and engines found so far (grows as backends are probed; an id
+ * or engine name may change while a probe adds a device). The _at
+ * functions return NULL for an index out of range. */
 int accel_device_count(const struct accel_ctx *ctx);
 const struct accel_device *accel_device_at(const struct accel_ctx *ctx, int i);
 int accel_engine_count(const struct accel_ctx *ctx);
 const struct accel_engine *accel_engine_at(const struct accel_ctx *ctx, int i);
 /* The built-in CPU engine ("cpu"), probing the cpu backend if needed;
- * NULL only when its probe failed. */
+ * NULL only when its probe failed. Thread-safe as accel_probe_backend. */
 const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx);
 /* The best engine on the CPU device for `op`: among the engines on the CPU
  * device (built-in or a plugin's, after probing the backends that list
  * op->name) whose supports() accepts op, the one of highest prior MB/s;
  * the built-in one on a tie. NULL when none can run it. This is where
- * --fallback cpu sends a failed unit. Thread-safe. */
+ * --fallback cpu sends a failed unit. Probes under the lock, then reads
+ * the engines (see the section's note). */
 const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const struct accel_op *op);
 
-/* Number of logical CPUs this process may use (affinity and cgroup quota). */
+/* Number of logical CPUs this process may use (affinity and cgroup v2
+ * cpu.max quota, rounded up), at least 1. Read on every call; safe from
+ * any thread. */
 int accel_cpu_count(void);
 
 /* ------------------------------------------------------------------ routing */
@@ -474,7 +560,8 @@ enum accel_fallback {
 	ACCEL_FALLBACK_NEXT,  /* retry on the next engine of the route */
 	ACCEL_FALLBACK_NONE,  /* a failed unit fails the run */
 };
-/* Parse "cpu", "next", "none"; ACCEL_EINVAL otherwise. */
+/* Parse "cpu", "next", "none" into *out: 0, or ACCEL_EINVAL (*out
+ * unchanged). Safe from any thread. */
 int accel_fallback_parse(const char *s, enum accel_fallback *out);
 
 #define ACCEL_ROUTE_MAX 32
@@ -527,15 +614,22 @@ struct accel_route_req {
  * for this size class within ACCEL_SHARE_MIN of the best serve together
  * (r->nserving); a profile that is invalid or from another machine is
  * ignored, its reason in r->profile_note. Probes the backends that list the
- * operation. Returns 0, or ACCEL_EINVAL for a malformed backend list, or
- * ACCEL_ENOENGINE when no engine can run it (r still holds the reasons).
+ * operation (a forced list: only the backends it names) and reads the
+ * profile file (auto only) and $ACCEL_BACKEND when req->backend is NULL.
+ * Returns 0, or ACCEL_EINVAL for a malformed backend list (an empty item,
+ * "auto" among others, an item of 64 bytes or more; r then incomplete),
+ * or ACCEL_ENOENGINE when no engine can run it (r still holds the
+ * reasons). Thread-safe on one ctx as the context section says: probes
+ * under its lock, then reads the engines and calls their supports().
  */
 int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r);
-/* Print a route as text lines (`-v`, accel-detect --routes). */
+/* Print a route as text lines to f (`-v`, accel-detect --routes); f's
+ * stdio lock keeps each line whole. Safe from any thread. */
 void accel_route_print(const struct accel_route *r, FILE *f);
 
-/* Size class of a job for the profile: "small" (< 1 MiB), "medium"
- * (< 64 MiB), "large", or "unknown" for a negative size. */
+/* Size class of a job of `bytes` for the profile: "small" (< 1 MiB),
+ * "medium" (< 64 MiB), "large", or "unknown" for a negative size. Static
+ * strings; safe from any thread. */
 const char *accel_size_class(int64_t bytes);
 
 /*
@@ -545,7 +639,9 @@ const char *accel_size_class(int64_t bytes);
  * class, vendor, model, PCI address and id, driver and driver versions)
  * and keys each engine by a stable identity, so an entry never attaches to
  * another device. Schema 2 is written; schema 1 files (no machine, entries
- * matched by engine name) are still read. Not thread-safe on one ctx.
+ * matched by engine name) are still read. The functions below use only
+ * their arguments (and the environment, files, and ctx as the context
+ * section says): safe from any thread on distinct entry arrays.
  */
 #define ACCEL_PROFILE_SCHEMA 2
 
@@ -559,22 +655,26 @@ struct accel_profile_entry {
  * buf[len]: the device is "pci:ADDRESS" when it has one ("vulkan@pci:
  * 0000:65:00.0"), "cpu:MODEL" for a CPU ("cpu@cpu:AMD EPYC 7763 64-Core
  * Processor"), else "CLASS:VENDOR/MODEL/ID". Probe order never changes it.
- * Returns 0, or ACCEL_EINVAL when e's device is not in ctx. */
+ * Returns 0, or ACCEL_EINVAL ("BACKEND@none" in buf) when e's device is
+ * not in ctx. The key is cut to len. */
 int accel_engine_key(const struct accel_ctx *ctx, const struct accel_engine *e, char *buf, size_t len);
 /* The profile's path into buf[len]: `path` when not NULL, else
  * $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json, else
- * $HOME/.cache/accel/profile.json. ACCEL_EINVAL ("" in buf) when none. */
+ * $HOME/.cache/accel/profile.json (cut to len). Returns 0, or ACCEL_EINVAL
+ * ("" in buf) when none is set. */
 int accel_profile_path(const char *path, char *buf, size_t len);
 /* Load a profile without checking its machine; returns the number of
  * entries (0 when the file is absent), ACCEL_EDATA for a file that is not
- * a valid profile (a schema_version other than 1 or 2 included) or
- * ACCEL_EIO. *out is malloc'd (free it; NULL on error). */
+ * a valid profile (a schema_version other than 1 or 2 included, or larger
+ * than 8 MiB), ACCEL_EIO or ACCEL_ENOMEM. *out is malloc'd (free it; NULL
+ * on error). */
 int accel_profile_load(const char *path, struct accel_profile_entry **out);
 /* Load a profile for the machine of ctx: as accel_profile_load, and a
  * schema 2 profile whose machine differs from what ctx has found (another
  * CPU model; another PCI function at a PCI address it names; another
  * driver version where both sides know it) is refused with ACCEL_ENOTSUP.
- * May probe the cpu backend. Returns the number of entries (0: absent),
+ * May probe the cpu backend (under ctx's lock); compares with the devices
+ * found so far. Returns the number of entries (0: absent),
  * or ACCEL_EDATA, ACCEL_ENOTSUP, ACCEL_EIO, ACCEL_ENOMEM with one line in
  * why[len] saying why it is ignored ("measured on another machine (CPU
  * 'X', this one 'Y')", "schema_version 3 is not supported ..."). */
@@ -583,33 +683,40 @@ int accel_profile_load_for(struct accel_ctx *ctx, const char *path, struct accel
 /* Measured MB/s of `op` on the engine with identity `key` (schema 2
  * entries) or name `engine` (schema 1 entries) for `size_class`; when
  * that class was not measured, its "large" measurement, else any. The
- * class used goes to used[len]. 0 when not measured. */
+ * class used goes to used[len] (untouched when not measured). 0 when not
+ * measured. */
 double accel_profile_lookup(const struct accel_profile_entry *p, int n, const char *op, const char *key,
 			    const char *engine, const char *size_class, char *used, size_t len);
 /* Record a measurement in the growable array *entries of *n: `mbps` MB/s
  * of input for `op` on engine e for `size_class` ("small", "medium",
- * "large"), replacing an earlier one for the same three. Returns 0,
- * ACCEL_EINVAL (mbps not > 0, a name too long) or ACCEL_ENOMEM. */
+ * "large"), replacing an earlier one for the same three; *entries is
+ * realloc'd. Returns 0, ACCEL_EINVAL (a NULL argument, mbps not > 0, op
+ * of 32 bytes or more, a size class of 16 or more, e's device not in
+ * ctx) or ACCEL_ENOMEM (*entries and *n unchanged). */
 int accel_profile_put(const struct accel_ctx *ctx, struct accel_profile_entry **entries, int *n,
 		      const char *op, const struct accel_engine *e, const char *size_class, double mbps);
 /* Write a schema 2 profile of entries[0..n) and the machine of ctx (the
  * devices found so far: discover them all first) to `path`, creating its
  * folder: a temporary beside it (mode 0666 less the umask) renamed into
- * place, so readers see the old file or the new one. Returns 0,
- * ACCEL_EINVAL (an entry without key), ACCEL_EIO or ACCEL_ENOMEM, with
- * one line in err[len]. */
+ * place after fsync, so readers see the old file or the new one (the
+ * temporary is not removed by a signal). Returns 0, ACCEL_EINVAL (an
+ * entry without key, operation or mbps > 0; nothing written), ACCEL_EIO
+ * or ACCEL_ENOMEM, with one line in err[len]. */
 int accel_profile_save(struct accel_ctx *ctx, const char *path, const struct accel_profile_entry *entries,
 		       int n, char *err, size_t len);
 
 /* ---------------------------------------------------------- buffers, units */
 
-/* A growable byte buffer. */
+/* A growable byte buffer (zero-initialised: empty). One thread at a time. */
 struct accel_buf {
 	uint8_t *data;
 	size_t len, cap;
 };
-/* Make room for `len` bytes in total; keeps the content. ACCEL_ENOMEM. */
+/* Make room for `cap` bytes in total (grows by at least half; from 2 MiB
+ * the data is 2 MiB-aligned, marked for huge pages); keeps the content
+ * (b->len bytes). Returns 0, or ACCEL_ENOMEM with b unchanged. */
 int accel_buf_reserve(struct accel_buf *b, size_t cap);
+/* Free the data and leave b empty (reusable). */
 void accel_buf_free(struct accel_buf *b);
 
 /* A unit of work in the stream engine: a chunk, a frame, a batch. */
@@ -630,7 +737,9 @@ struct accel_unit {
 
 /* ---------------------------------------------------------------- input/output */
 
-/* Buffered input from a file descriptor, with the byte offset consumed. */
+/* Buffered input from a file descriptor or memory, with the byte offset
+ * consumed. Not thread-safe: one thread reads an input at a time (the
+ * stream engine's reader is the calling thread). */
 struct accel_input {
 	int fd;
 	const char *name;    /* "stdin" or the file name, for messages */
@@ -643,7 +752,9 @@ struct accel_input {
 	const uint8_t *mem;
 	size_t mem_len, mem_pos;
 };
-/* Open FILE ("-" or NULL: stdin). ACCEL_EIO with errno set. */
+/* Open FILE ("-" or NULL: stdin) with a 1 MiB buffer; in->size is the
+ * bytes left in a regular file, else -1. Returns 0; ACCEL_EIO with errno
+ * set (EISDIR for a folder); ACCEL_ENOMEM. */
 int accel_input_open(struct accel_input *in, const char *path);
 /* An input over the caller's `len` bytes at `data` (no fd), named `name`
  * in messages (NULL: "memory"): it reads as a regular file of that size
@@ -651,10 +762,13 @@ int accel_input_open(struct accel_input *in, const char *path);
  * a time), so an operation runs on it exactly as on a file. data must stay
  * valid and unchanged until accel_input_close(). ACCEL_ENOMEM. */
 int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name);
-/* Close an input (stdin and memory are not closed, only the buffer freed). */
+/* Close an input (stdin and memory are not closed, only the buffer freed).
+ * Only after a successful open. */
 void accel_input_close(struct accel_input *in);
-/* Make at least `n` bytes visible at *p (fewer only at end of input);
- * returns the number visible, or ACCEL_EIO. Does not consume. */
+/* Make at least `n` bytes visible at *p (fewer only at end of input),
+ * growing the buffer to n when needed; blocks until they come. Returns
+ * the number visible (at most n), ACCEL_EIO (errno kept) or ACCEL_ENOMEM.
+ * Does not consume; *p is valid until the next call on `in`. */
 ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p);
 /* Like accel_input_peek, but waits for input only until `deadline`, in
  * seconds on the clock of accel_now() (an absolute time: accel_now() +
@@ -664,10 +778,11 @@ ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p);
  * returns what is buffered without reading. Memory inputs never wait.
  * ACCEL_EIO (errno kept) or ACCEL_ENOMEM. Not thread-safe (one reader). */
 ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p);
-/* Consume `n` bytes already visible through accel_input_peek. */
+/* Consume `n` bytes already visible through accel_input_peek (not
+ * checked: n must not exceed what the last peek returned). */
 void accel_input_consume(struct accel_input *in, size_t n);
 /* Read up to `n` bytes into dst (short only at end of input); returns the
- * count or ACCEL_EIO. */
+ * count, ACCEL_EIO (errno kept) or ACCEL_ENOMEM. */
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
@@ -675,7 +790,7 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
  * accel_output_commit(); accel_output_abort() removes it, so a failed run
  * leaves no partial file. An existing FILE that is not a regular file (a
  * device such as /dev/null, a FIFO) is written into in place, never
- * replaced.
+ * replaced (when force allows an existing FILE at all).
  *
  * Signals: while a temporary exists, a signal that would end the process
  * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
@@ -683,10 +798,18 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
  * it before the process dies of that signal. The handlers are installed once,
  * on the first FILE opened, and only for signals whose disposition is still
  * the default: a signal the parent ignored (nohup) stays ignored. The fault
- * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught.
+ * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught. The name of the
+ * temporary is kept in one process-wide slot (the handler is
+ * async-signal-safe): only the FILE output opened last is covered, and
+ * committing or aborting any FILE output clears the slot, so open FILE
+ * outputs one after another, not several at once.
  * SIGPIPE: accel_output_open() sets it to ignored when its disposition is
  * the default, so a reader that goes away makes writes fail with EPIPE,
- * which accel_output_write() returns as ACCEL_EPIPE (a quiet end, exit 0). */
+ * which accel_output_write() returns as ACCEL_EPIPE (a quiet end, exit 0).
+ *
+ * Threads: these functions change process-wide signal dispositions (once)
+ * and may be called from any thread, but one thread at a time uses an
+ * output (the stream engine's writer, then the caller after the run). */
 struct accel_output {
 	int fd;
 	char *path;          /* final path, NULL for stdout */
@@ -699,12 +822,16 @@ struct accel_output {
 	int borrowed;        /* 1: accel_output_fd: the caller's fd, never closed here */
 	uint64_t pos, size;  /* null output: position and size, for seeks */
 };
-/* force: allow replacing an existing FILE and writing binary data to a
- * terminal. Returns ACCEL_EEXIST (file exists), ACCEL_EINVAL (binary to a
- * terminal refused) or ACCEL_EIO / ACCEL_ENOMEM with errno set. */
+/* Open FILE ("-" or NULL: stdout) for writing. force: allow an existing
+ * FILE (replaced, or a device written in place) and binary data (binary
+ * = 1) to a terminal. Returns 0; ACCEL_EEXIST (FILE exists, even a device
+ * such as /dev/null, without force); ACCEL_EINVAL (binary to a terminal
+ * refused); ACCEL_EIO with errno set (EISDIR for a folder, ENAMETOOLONG
+ * for a name over PATH_MAX - 16); ACCEL_ENOMEM. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
-/* Write all of data. ACCEL_EPIPE when the reader went away, ACCEL_EIO
- * (out->error holds the errno: ENOSPC for a full disk). */
+/* Write all `len` bytes of data (retrying short writes and EINTR).
+ * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
+ * call); ACCEL_EIO (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
 /* A null output: accel_output_write counts the bytes in out->written and
  * writes nothing (accel-compress -t, benchmarks). Seeks move a virtual
@@ -725,14 +852,21 @@ int accel_output_fd(struct accel_output *out, int fd);
  * call it where the output is written (the stream engine's writer writes
  * units in order; call it from ops->end, or before accel_stream_run). */
 int64_t accel_output_seek(struct accel_output *out, int64_t offset, int whence);
-/* Flush, close (checking errors: a full disk is an error) and rename. For
- * null and fd outputs nothing is closed. */
+/* Close (checking errors: a full disk is an error) and rename the
+ * temporary into place; stdout and a device are closed. For null and fd
+ * outputs nothing is closed. Returns 0, or ACCEL_EIO (out->error and errno
+ * set; the temporary is removed; a null or fd output whose earlier write
+ * failed). Call once, after the last write. */
 int accel_output_commit(struct accel_output *out);
+/* Give up an output: the temporary is closed and removed, a device
+ * closed; stdout, null and fd outputs are left alone. Never fails. */
 void accel_output_abort(struct accel_output *out);
 
 /* ------------------------------------------------------------ stream engine */
 
-/* What a program gives the stream engine. */
+/* What a program gives the stream engine. The callbacks run on the thread
+ * that called accel_stream_run, never two at once; begin and end write
+ * while no unit of the job is being written. */
 struct accel_stream_ops {
 	/* Fill u->in with the next unit read from `in` and set u->offset,
 	 * u->last and u->out_hint. Return 1 for a unit, 0 at end of input,
@@ -809,7 +943,17 @@ struct accel_stream_config {
  * A worker or writer thread that cannot be created ends the run with
  * ACCEL_ENOMEM. Fault injection: $ACCEL_FAULT (see accel(7)). Returns 0 or
  * the first error, with a message in err[len] naming the byte offset for
- * ACCEL_EDATA.
+ * ACCEL_EDATA: ACCEL_EINVAL (malformed $ACCEL_FAULT), ACCEL_ENOENGINE (no
+ * engine to run or retry a unit on), ACCEL_EDEVICE (a unit failed with no
+ * engine left to retry on, or under --fallback none), ACCEL_EDATA,
+ * ACCEL_EIO, ACCEL_EPIPE, ACCEL_ENOMEM, or a callback's code. stats may be
+ * NULL. With cfg->verbose >= 0, engine failures are warned about on stderr.
+ *
+ * Threads: ops run on the calling thread (the reader); engine contexts are
+ * opened, run and closed on worker threads; a writer thread writes `out`
+ * and draws the progress meter. in, out and user belong to the run until
+ * it returns. Several runs may share ctx and route at once on other
+ * threads (the engines are only read), as long as no thread probes ctx.
  */
 int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
 		     const struct accel_route *route, const struct accel_op *op,
@@ -824,7 +968,8 @@ int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cf
  * (u->seq), ops->begin and ops->end are called around its units, and it
  * ends when its last unit's output is written, before the next job starts
  * (so outputs never interleave, and one output may serve every job).
- * Engine failures and drops carry over from job to job.
+ * Engine failures and drops carry over from job to job. start and finish
+ * run on the calling thread, while no unit is in flight.
  */
 struct accel_stream_jobs {
 	size_t n;                 /* number of jobs */
@@ -855,15 +1000,20 @@ int accel_stream_run_jobs(struct accel_ctx *ctx, const struct accel_stream_confi
  * ACCEL_EINVAL with a line naming the bad part in err[len] for a malformed
  * value ("ACCEL_FAULT is malformed: empty unit number in 'cpu:1,,2'") or a
  * rule whose engine names no backend of ctx, nor an engine of a backend
- * already probed. accel_stream_run() checks it too. */
+ * already probed. accel_stream_run() checks it too. $ACCEL_FAULT is read
+ * and parsed once per process, on first use (by this or by a run): later
+ * changes to it have no effect. Reads ctx (NULL: only the form is
+ * checked) as the context section says. */
 int accel_fault_check(const struct accel_ctx *ctx, char *err, size_t len);
-/* Print per-engine statistics (-v). */
+/* Print a run's statistics and one line per engine to f (-v). */
 void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
 
 /* Reader helper: fill u->in with up to `size` bytes, set u->offset and
- * u->last (true when the input ends with this chunk). Returns 1, 0 at end
- * of input (no bytes and not the first chunk), or ACCEL_EIO. An empty
- * input yields one empty last chunk, so formats can write an empty frame. */
+ * u->last (true when the input ends with this chunk), reading until the
+ * chunk is full or the input ends. Returns 1, 0 at end of input (no bytes
+ * and u->seq > 0), ACCEL_EIO or ACCEL_ENOMEM. An empty input yields one
+ * empty last chunk, so formats can write an empty frame. Called from
+ * ops->next, on the reader's thread. */
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size);
 /* Timed flush, the reader helper for a `next` callback that must emit a
  * partial batch when the stream pauses (accel-infer --max-wait): like
@@ -886,9 +1036,13 @@ enum accel_format {
 	ACCEL_FORMAT_SKIPPABLE,  /* zstd/lz4 skippable frame: no content */
 };
 
-/* "zstd", "gzip", "lz4", "skippable", "unknown". */
+/* The functions of this section use only their arguments: safe from any
+ * thread, one thread per input. */
+
+/* "zstd", "gzip", "lz4", "skippable", "unknown" (static strings). */
 const char *accel_format_name(enum accel_format f);
-/* Format named by its magic bytes at p[0..n). */
+/* Format named by its magic bytes at p[0..n): 2 bytes for gzip, 4 for
+ * the others; UNKNOWN when n is too short or nothing matches. */
 enum accel_format accel_format_detect(const uint8_t *p, size_t n);
 
 /* What is known of one frame (a gzip member, a zstd or lz4 frame) without
@@ -912,8 +1066,9 @@ struct accel_frame {
  * the next member); the frame is then
  * whole at the input's peek pointer. consume = 1: consume the frame while
  * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
- * end of input), ACCEL_ENOTSUP, ACCEL_EDATA with a message naming the byte
- * offset in err[len], or ACCEL_EIO.
+ * end of input), ACCEL_ENOTSUP, ACCEL_EDATA (an unknown format included)
+ * with a message naming the byte offset in err[len], ACCEL_EIO (errno
+ * kept) or ACCEL_ENOMEM.
  */
 int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
 		     char *err, size_t len);
@@ -923,7 +1078,8 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
  * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing: bytes
  * already read (at most `max`) are given back to the input's buffer, so the
  * frame can be decoded sequentially from its first byte. A skippable frame
- * is walked past instead (consumed whatever its size, dst->len 0). */
+ * is walked past instead (consumed whatever its size, dst->len 0). Returns
+ * as accel_frame_scan; dst may trade buffers with the input. */
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
 
@@ -955,10 +1111,12 @@ struct accel_decompress_cfg {
  * Memory: at most 2 * workers + 2 units in flight, each at most
  * parallel_max bytes of input and as much output, plus one sequential
  * decoder (its window, within the limit above).
- * Returns 0; ACCEL_EDATA (corrupt, truncated or failed a check: err names
- * the byte offset); ACCEL_ENOMEM (out of memory, or a window over the
- * limit); ACCEL_EIO; ACCEL_EPIPE; ACCEL_EINVAL (malformed backend list);
- * ACCEL_ENOENGINE; ACCEL_EDEVICE. One line in err[len].
+ * Returns 0; ACCEL_EDATA (corrupt, truncated, empty, not a known format
+ * or failed a check: err names the byte offset); ACCEL_ENOMEM (out of
+ * memory, or a window over the limit); ACCEL_EIO; ACCEL_EPIPE;
+ * ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE;
+ * ACCEL_EDEVICE. One line in err[len]; stats may be NULL. Threads as
+ * accel_stream_run (it routes, so it may probe ctx).
  */
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
@@ -970,7 +1128,8 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
  * member of another tool). Runs on the CPU engine in the calling thread,
  * memory bounded by the decoder's window. Returns 0; ACCEL_EDATA (corrupt:
  * err names the byte offset); ACCEL_EIO; ACCEL_ENOMEM; ACCEL_EINVAL for a
- * format that is not a compressed one. Thread-safe for distinct inputs.
+ * format that is not a compressed one. Probes the cpu backend if needed
+ * (under ctx's lock); then thread-safe for distinct inputs.
  */
 int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct accel_input *in,
 			uint64_t *content, char *err, size_t len);
@@ -978,7 +1137,7 @@ int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct 
 /* ----------------------------------------------------------- compression */
 
 /* Level used when none is given: zstd 3, gzip 6, lz4 1; ACCEL_EINVAL for a
- * format other than "zstd", "gzip" or "lz4". */
+ * format other than "zstd", "gzip" or "lz4". Pure, as is the next one. */
 int accel_compress_default_level(const char *format);
 /* Bytes of input per parallel chunk when none is given, by format and
  * level: gzip 1 MiB, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
@@ -1006,8 +1165,8 @@ struct accel_compress_cfg {
  * format's standard tool reads. Routed for in->size (-v: the route printed
  * when cfg->verbose > 0). Returns 0; ACCEL_EINVAL (unknown format, or a
  * malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO;
- * ACCEL_EPIPE; ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]. Memory as
- * accel_stream_run.
+ * ACCEL_EPIPE; ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]; stats
+ * may be NULL. Memory and threads as accel_stream_run.
  */
 int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
 		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
@@ -1020,6 +1179,11 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 			const struct accel_stream_jobs *jobs, char *err, size_t len);
 
 /* ----------------------------------------------------------- CLI helpers */
+
+/* The CLI helpers are for a program's main thread, before it starts
+ * others: they are not thread-safe (accel_getopt and the completions use
+ * static storage, accel_common_init sets the accel_msg_prog name, and they
+ * read the environment). */
 
 enum accel_opt_flags {
 	ACCEL_OPT_HIDDEN = 1 << 0,   /* not in --help, man page or completions */
@@ -1105,41 +1269,65 @@ struct accel_optparse {
 	int noperands;
 	char errbuf[160];
 };
+/* Start parsing argv[1..argc) against cli's table. Operands are moved to
+ * the front of argv itself. */
 void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv);
 /* Next option: returns 1 with *id and *arg set (numeric options give the
- * digits as *arg), 0 when all argv is parsed (operands in p->operands), or
- * ACCEL_EINVAL with the message in p->errbuf. */
+ * digits as *arg, at most 15, in a static buffer that the next numeric
+ * option overwrites; other *arg point into argv), 0 when all argv is
+ * parsed (operands in p->operands), or ACCEL_EINVAL with the message in
+ * p->errbuf (unknown or ambiguous option, missing or unwanted argument).
+ * Long options may be abbreviated to a unique prefix. */
 int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
 /* Set defaults for the common options from the environment (ACCEL_BACKEND,
  * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
- * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout).
- * ACCEL_EINVAL with a message on stderr for a malformed environment value. */
+ * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout);
+ * also accel_msg_prog(cli->prog). Returns 0, or ACCEL_EINVAL with a
+ * message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* Handle a common option: returns 1 handled, 0 not a common option,
- * ACCEL_EINVAL bad value (message printed), 2 when the program must exit 0
- * now (help, version, generated texts printed to stdout), or ACCEL_EIO when
- * writing them failed (message printed: the program exits 1). */
+ * ACCEL_EINVAL bad value (usage message printed), 2 when the program must
+ * exit 0 now (help, version, generated texts printed to stdout; a reader
+ * that went away counts as success), or ACCEL_EIO when writing them failed
+ * (message printed: the program exits 1). --backend is checked against
+ * the registry of a context made and freed for it (plugins are loaded). */
 int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
+/* --help text (usage, visible options, exit statuses) to f; write errors
+ * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
+/* The man page's OPTIONS entries (roff .TP items) to f. */
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
-/* shell: "bash", "zsh" or "fish"; ACCEL_EINVAL otherwise. */
+/* A completion script for `shell` to f: 0, or ACCEL_EINVAL for a shell
+ * other than "bash", "zsh" or "fish". Loads the registry (a context) for
+ * ACCEL_COMPLETE_BACKENDS. */
 int accel_cli_completion(const struct accel_cli *cli, const char *shell, FILE *f);
 
-/* Parse "12", "4K", "64M", "1G" (powers of 1024) to bytes. ACCEL_EINVAL. */
+/* Parse "12", "4K", "64M", "1G", "2T" (powers of 1024; either case, an
+ * optional "i" and "B": "4KiB") to bytes in *out. Returns 0, or
+ * ACCEL_EINVAL (*out unchanged) for anything else or an overflow. Safe
+ * from any thread, as is accel_parse_int. */
 int accel_parse_size(const char *s, uint64_t *out);
-/* Parse a non-negative int. ACCEL_EINVAL. */
+/* Parse a decimal int from min to max (a leading '-' allowed, no blanks)
+ * into *out. Returns 0, or ACCEL_EINVAL (*out unchanged). */
 int accel_parse_int(const char *s, int min, int max, int *out);
 
-/* Messages: "PROG: text" on stderr, one line. accel_msg_prog sets PROG. */
+/* Messages: "PROG: text" on stderr, one line (text cut at 1023 bytes),
+ * written with one fprintf so lines from several threads do not mix:
+ * safe from any thread (not from a signal handler). accel_msg_prog sets
+ * PROG ("accel" before): it keeps the pointer, not a copy, and must be
+ * called before other threads print. */
 void accel_msg_prog(const char *prog);
 void accel_msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Usage error: message plus "Try 'PROG --help'." */
+/* Usage error: message plus "Try 'PROG --help' for more information." on
+ * a second line (two writes: call it from one thread). */
 void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Progress meter on stderr, one line redrawn at most five times a second:
  * the amount done, the rate, and the ETA when the total is known. Not
- * thread-safe: one thread updates a meter (the stream engine's writer). */
+ * thread-safe: one thread at a time updates a meter (in the stream engine
+ * the writer, or the reader during a sequential region, under the run's
+ * lock). The meter keeps the label pointer: it must outlive the meter. */
 struct accel_progress;
 /* A meter counting bytes; total in bytes, <= 0 unknown. NULL when out of
  * memory (the update functions then do nothing). */
@@ -1147,19 +1335,21 @@ struct accel_progress *accel_progress_new(const char *label, int64_t total);
 /* A meter counting in the operation's unit: `unit` NULL or "B" bytes
  * (shown as B, KiB, MiB ...), "s" seconds of media (shown as [h:]mm:ss,
  * the rate as a speed, "1.50x"), any other name ("samples", "frames")
- * counted with k, M, G and that name. `scale`: units per byte given to
+ * counted with k, M, G and that name (cut at 15 bytes). `scale`: units per byte given to
  * accel_progress_update (<= 0: 1; 1/4 for 16-bit stereo samples).
- * `total`: the total in the unit, <= 0 unknown (no ETA). */
+ * `total`: the total in the unit, <= 0 unknown (no ETA). NULL when out of
+ * memory. */
 struct accel_progress *accel_progress_new_unit(const char *label, const char *unit, double scale, double total);
-/* Bytes done so far (times the meter's scale). */
+/* Bytes done so far (times the meter's scale); p may be NULL. */
 void accel_progress_update(struct accel_progress *p, uint64_t done);
-/* Amount done so far in the meter's unit. */
+/* Amount done so far in the meter's unit; p may be NULL. */
 void accel_progress_set(struct accel_progress *p, double done);
 /* The meter's line as it would be drawn `elapsed` seconds after it was
  * made, without the carriage return and line erase: "zstd.compress: 1.0
  * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
 int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len);
-/* Draw the final line, end it with a newline, free the meter. */
+/* Draw the final line, end it with a newline, free the meter (NULL:
+ * nothing). */
 void accel_progress_end(struct accel_progress *p);
 
 /* End the program with exit status `status`: exit() normally; when a
@@ -1167,16 +1357,18 @@ void accel_progress_end(struct accel_progress *p);
  * stderr are flushed and closed and the process ends with _exit(), so no
  * atexit handler or library destructor runs under the thread still inside
  * a driver. A failure to write stdout then turns status 0 into 1, with
- * one line on stderr. Never returns. */
+ * one line on stderr. Never returns. Call it from one thread (as exit()). */
 __attribute__((noreturn)) void accel_exit(int status);
 
 /* Replace, in place, what must not reach a terminal or a file from text a
  * driver, sysfs or a database gave: control characters (C0 but tab, which
  * becomes a space; DEL; C1), Unicode direction overrides and bytes that
- * are not valid UTF-8 become '?'. The text never grows. */
+ * are not valid UTF-8 become '?'; so do U+2028 and U+2029. The text never
+ * grows. Touches only s: safe from any thread. */
 void accel_text_sanitize(char *s);
 
-/* Seconds on a monotonic clock. */
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC), from an arbitrary
+ * start. Async-signal-safe. */
 double accel_now(void);
 
 /* ------------------------------------------------------------- requirements */
@@ -1191,7 +1383,7 @@ double accel_now(void);
  * a number with an optional K, M, G, T, P suffix (powers of 1024), a
  * dotted version, true, false, or with == and != a word (compared
  * ignoring case). Immutable once parsed: one may be evaluated from
- * several threads, each with its own context.
+ * several threads at once, on contexts no other thread is probing.
  */
 struct accel_require;
 
@@ -1200,7 +1392,8 @@ struct accel_require;
 /* Compile `expr` into *out (free with accel_require_free). Returns 0;
  * ACCEL_EINVAL with the reason, one line without the "--require: " of the
  * message, in err[len] ("'gpu>>2': OP is one of >= <= > < == = != (...)",
- * "empty expression", "33 terms; at most 32 are supported"); ACCEL_ENOMEM. */
+ * "empty expression", "33 terms; at most 32 are supported"); ACCEL_ENOMEM.
+ * *out is NULL on error. Safe from any thread. */
 int accel_require_parse(const char *expr, struct accel_require **out, char *err, size_t len);
 
 /* The device classes (bit 1 << enum accel_device_class) whose probes the
@@ -1214,6 +1407,7 @@ unsigned accel_require_classes(const struct accel_require *req);
  * count as devices of a class, but their APIs do. */
 int accel_require_eval(const struct accel_require *req, struct accel_ctx *ctx, char *why, size_t len);
 
+/* Free a compiled expression (NULL: nothing). */
 void accel_require_free(struct accel_require *req);
 
 /* ------------------------------------------------------------------ reports */
@@ -1259,21 +1453,27 @@ struct accel_report_opts {
  */
 struct accel_report;
 
-/* A report written to f (which it does not close). NULL when out of memory. */
+/* A report written to f (which it does not close). NULL when out of memory
+ * or for an unknown format. opts is copied (prog and the strings it
+ * points to must outlive the report). */
 struct accel_report *accel_report_new(FILE *f, const struct accel_report_opts *opts);
-/* Start the report (JSON: the host of ctx). 0 or ACCEL_ENOMEM. */
+/* Start the report (JSON: the host of ctx, $ACCEL_SYSROOT, hostname and
+ * kernel). 0 or ACCEL_ENOMEM. */
 int accel_report_begin(struct accel_report *r, struct accel_ctx *ctx);
 /* Whether the report's classes show device d: its own class is chosen,
  * or video is and d holds a video engine. */
 int accel_report_shows(const struct accel_report *r, const struct accel_device *d);
 /* Add device d when accel_report_shows() it (else nothing). The table
- * groups devices by class, gres keeps hardware GPUs in PCI bus order. 0 or
- * ACCEL_ENOMEM. */
+ * groups devices by class, gres keeps hardware GPUs in PCI bus order.
+ * Returns 0, ACCEL_ENOMEM (JSON), or ACCEL_EINVAL (table, gres: more than
+ * 64 devices; table: a device after a route or the probes). */
 int accel_report_device(struct accel_report *r, const struct accel_device *d);
-/* Add the route of one operation (table: accel_route_print's lines). */
+/* Add the route of one operation (table: accel_route_print's lines,
+ * written at once after the devices so far). 0 or ACCEL_ENOMEM (JSON). */
 int accel_report_route(struct accel_report *r, const struct accel_route *route);
 /* Add the probes of ctx's backends (table: with verbose, one line each;
- * without, how many found nothing). */
+ * without, how many found nothing). 0 or ACCEL_ENOMEM (JSON). Reads
+ * ctx as the context section says. */
 int accel_report_probes(struct accel_report *r, struct accel_ctx *ctx);
 /* Write the rest of the report and free it. 0, or ACCEL_ENOMEM (nothing
  * of the JSON is written then). r may be NULL. */
