@@ -283,6 +283,10 @@ int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct 
 	/* The CPU engine is the sequential decoder of last resort: always
 	 * there, and it decodes any region another engine would. */
 	const struct accel_engine *cpu = accel_cpu_engine(ctx);
+	if (!cpu) {
+		snprintf(err, len, "no CPU engine (the cpu probe failed)");
+		return ACCEL_ENOENGINE;
+	}
 	void *ectx;
 	int rc = cpu->backend->open(cpu, &op, &ectx);
 	if (rc < 0) {

@@ -428,8 +428,12 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 			return ACCEL_EINVAL;
 		return 0;
 	}
+	/* An existing file is not replaced without force; a character device
+	 * or a FIFO (/dev/null, a named pipe) is written into, as zstd does:
+	 * nothing there is lost. A block device needs force. */
 	struct stat st;
-	if (!force && lstat(path, &st) == 0) {
+	if (!force && lstat(path, &st) == 0 &&
+	    !(stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))) {
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}

@@ -822,10 +822,12 @@ struct accel_output {
 	int borrowed;        /* 1: accel_output_fd: the caller's fd, never closed here */
 	uint64_t pos, size;  /* null output: position and size, for seeks */
 };
-/* Open FILE ("-" or NULL: stdout) for writing. force: allow an existing
- * FILE (replaced, or a device written in place) and binary data (binary
- * = 1) to a terminal. Returns 0; ACCEL_EEXIST (FILE exists, even a device
- * such as /dev/null, without force); ACCEL_EINVAL (binary to a terminal
+/* Open FILE ("-" or NULL: stdout) for writing. A regular FILE is written
+ * as a temporary renamed on commit; a character device or FIFO (/dev/null,
+ * a named pipe) is written in place, as zstd does. force: allow replacing
+ * an existing FILE, writing into a block device, and binary data (binary
+ * = 1) to a terminal. Returns 0; ACCEL_EEXIST (FILE exists and is not a
+ * character device or FIFO, without force); ACCEL_EINVAL (binary to a terminal
  * refused); ACCEL_EIO with errno set (EISDIR for a folder, ENAMETOOLONG
  * for a name over PATH_MAX - 16); ACCEL_ENOMEM. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
