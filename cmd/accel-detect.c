@@ -49,52 +49,6 @@ struct job {
 	struct accel_common common;
 };
 
-#define ALL_CLASSES ((1u << ACCEL_CLASS_COUNT) - 1)
-#define BIT(c) (1u << (c))
-
-/*
- * Which classes each backend can find devices of, in the order they are
- * probed: the APIs that name a GPU best come first, so a device merged later
- * (by PCI address) keeps their name. Backends not listed here are probed
- * for every class.
- */
-static const struct {
-	const char *name;
-	unsigned classes;
-} probe_order[] = {
-	{ "cpu", BIT(ACCEL_CLASS_CPU) },
-	{ "cuda", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_VIDEO) },
-	{ "vulkan", BIT(ACCEL_CLASS_GPU) },
-	{ "opencl", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_NPU) },
-	{ "pci", BIT(ACCEL_CLASS_GPU) | BIT(ACCEL_CLASS_NPU) | BIT(ACCEL_CLASS_OTHER) | BIT(ACCEL_CLASS_VIDEO) },
-	{ "qat", BIT(ACCEL_CLASS_CRYPTO) },
-	{ "openssl", BIT(ACCEL_CLASS_CRYPTO) },
-	{ "nic", BIT(ACCEL_CLASS_NIC) },
-	{ "ffmpeg", BIT(ACCEL_CLASS_VIDEO) },
-};
-#define NPROBES (sizeof probe_order / sizeof probe_order[0])
-
-static unsigned backend_classes(const char *name)
-{
-	for (size_t i = 0; i < NPROBES; i++)
-		if (!strcmp(probe_order[i].name, name))
-			return probe_order[i].classes;
-	return ALL_CLASSES;
-}
-
-/* Run the probes that can find devices of `classes`, in probe_order first. */
-static void probe_classes(struct accel_ctx *ctx, unsigned classes)
-{
-	for (size_t i = 0; i < NPROBES; i++)
-		if (probe_order[i].classes & classes)
-			accel_probe_backend(ctx, probe_order[i].name);
-	for (int i = 0; i < accel_backend_count(ctx); i++) {
-		const struct accel_backend_status *s = accel_backend_status(ctx, i);
-		if (backend_classes(s->name) == ALL_CLASSES && classes == ALL_CLASSES)
-			accel_probe_backend(ctx, s->name);
-	}
-}
-
 /* "cpu, gpu, crypto, video, nic, npu, other" into buf. */
 static const char *class_list(char *buf, size_t len)
 {
@@ -120,7 +74,7 @@ static int parse_classes(const char *list, unsigned *out)
 					class_list(names, sizeof names));
 			return ACCEL_EINVAL;
 		}
-		*out |= BIT(c);
+		*out |= ACCEL_CLASS_BIT(c);
 		w += n;
 		if (!*w)
 			return 0;
@@ -174,7 +128,7 @@ static int parse_args(struct job *job, int argc, char **argv)
 	int id, rc;
 	const char *arg;
 	memset(job, 0, sizeof *job);
-	job->classes = ALL_CLASSES;
+	job->classes = ACCEL_CLASS_ALL;
 	if (accel_common_init(&job->common, &cli) < 0)
 		return ACCEL_EXIT_USAGE;
 	accel_optparse_init(&p, &cli, argc, argv);
@@ -335,10 +289,9 @@ static int detect(int argc, char **argv)
 		free(err);
 		if (rc < 0)
 			return rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
-		need = accel_require_classes(req);
 	}
 	if (job.format == ACCEL_REPORT_GRES)
-		need = job.classes = BIT(ACCEL_CLASS_GPU);
+		need = job.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU);
 
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx) {
@@ -347,9 +300,13 @@ static int detect(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	double t0 = accel_now();
-	/* --routes alone probes only what the router needs for each operation. */
+	/* The APIs a requirement names are the loaded backends'. */
+	if (req)
+		need = accel_require_classes(req, ctx);
+	/* Only the backends that can find devices of those classes, in their
+	 * order; --routes alone probes what the router needs for each operation. */
 	if (req || !job.routes || job.format != ACCEL_REPORT_TABLE)
-		probe_classes(ctx, need);
+		accel_discover_classes(ctx, need);
 
 	if (req) {
 		size_t len = strlen(job.require) + 600;

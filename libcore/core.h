@@ -79,11 +79,10 @@ void core_device_sanitize(struct accel_device *d);
 /* snprintf that never overflows and always terminates. */
 void core_strlcpy(char *dst, const char *src, size_t len);
 
-/* Video engines (report.c): whether `name` is the API of a video engine
- * (nvdec, vaapi ...); whether device d is or holds one, a usable one when
- * `usable`. */
-int core_video_api(const char *name);
-int core_has_video(const struct accel_device *d, int usable);
+/* Video engines (report.c): whether device d is of class video or holds
+ * an API that the backends of ctx give a video kind (ACCEL_API_VIDEO); a
+ * usable one when `usable`. ctx NULL: the class alone. */
+int core_has_video(const struct accel_ctx *ctx, const struct accel_device *d, int usable);
 
 /* "1.5 GiB" into buf: bytes in powers of 1024, one decimal past B. */
 void core_human_bytes(char *buf, size_t len, double b);

@@ -27,6 +27,7 @@ struct accel_report {
 	struct accel_report_opts o;
 	FILE *f;
 	const struct style *st;
+	const struct accel_ctx *ctx;  /* from accel_report_begin: what the backends say */
 	/* table: devices until they are printed grouped by class; gres: GPUs */
 	const struct accel_device *dev[CORE_MAX_DEVICES];
 	int ndev;
@@ -46,26 +47,14 @@ struct formatter {
 	int (*end)(struct accel_report *r);
 };
 
-/* APIs of video engines (moved as they were from accel-detect; the backend
- * descriptors will say which APIs are video engines) (the ffmpeg backend's names for FFmpeg's hardware
- * device types; cuda's engines are nvdec and nvenc). */
-int core_video_api(const char *name)
-{
-	static const char *const names[] = { "nvdec", "nvenc", "vaapi", "vdpau", "qsv", "drm", "videotoolbox",
-					     "d3d11va", "dxva2", "mediacodec" };
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
-
-/* Whether device d is (or holds) a video engine; a usable one when `usable`. */
-int core_has_video(const struct accel_device *d, int usable)
+/* Whether device d is (or holds) a video engine, a usable one when
+ * `usable`: an API that the backends of ctx say decodes or encodes video. */
+int core_has_video(const struct accel_ctx *ctx, const struct accel_device *d, int usable)
 {
 	if (d->cls == ACCEL_CLASS_VIDEO && !usable)
 		return 1;
-	for (int i = 0; i < d->napis; i++)
-		if (core_video_api(d->apis[i].name) && (d->apis[i].ok || !usable))
+	for (int i = 0; i < d->napis && ctx; i++)
+		if ((accel_api_kinds(ctx, d->apis[i].name) & ACCEL_API_VIDEO) && (d->apis[i].ok || !usable))
 			return 1;
 	return 0;
 }
@@ -85,7 +74,7 @@ int accel_report_shows(const struct accel_report *r, const struct accel_device *
 {
 	unsigned classes = r->o.classes;
 	/* A GPU holding a video engine is shown for --class video too. */
-	return (classes & BIT(d->cls)) || ((classes & BIT(ACCEL_CLASS_VIDEO)) && core_has_video(d, 0));
+	return (classes & BIT(d->cls)) || ((classes & BIT(ACCEL_CLASS_VIDEO)) && core_has_video(r->ctx, d, 0));
 }
 
 /* Devices in PCI bus order within a class. */
@@ -350,7 +339,7 @@ static void table_flush(struct accel_report *r)
 			const struct accel_device *d = r->dev[i];
 			/* Under "Video engines" too when its own class is not shown. */
 			int here = (int)d->cls == c ||
-				   (c == ACCEL_CLASS_VIDEO && !(r->o.classes & BIT(d->cls)) && core_has_video(d, 0));
+				   (c == ACCEL_CLASS_VIDEO && !(r->o.classes & BIT(d->cls)) && core_has_video(r->ctx, d, 0));
 			if (!here)
 				continue;
 			if (!header++)
@@ -676,6 +665,7 @@ struct accel_report *accel_report_new(FILE *f, const struct accel_report_opts *o
 
 int accel_report_begin(struct accel_report *r, struct accel_ctx *ctx)
 {
+	r->ctx = ctx;
 	return r->fmt->begin ? r->fmt->begin(r, ctx) : 0;
 }
 

@@ -152,22 +152,35 @@ static int parse_term(const char *text, struct term *t, char *err, size_t len)
 	return 0;
 }
 
-/* Classes whose probes a term needs. */
-static unsigned term_classes(const struct term *t)
+/* Classes whose probes a term needs: those of the backends that report
+ * the API it names, when it names one. */
+static unsigned term_classes(const struct accel_ctx *ctx, const struct term *t)
 {
 	int c = accel_class_parse(t->name);
 	if (c >= 0)
 		return BIT(c);
 	if (accel_cpu_flags_parse(t->name))
 		return BIT(ACCEL_CLASS_CPU);
-	if (!strcmp(t->name, "vulkan") || !strcmp(t->name, "opencl") || !strcmp(t->name, "cuda") ||
-	    !strcmp(t->name, "nvml"))
-		return BIT(ACCEL_CLASS_GPU);
-	if (!strcmp(t->name, "qat") || !strcmp(t->name, "openssl"))
-		return BIT(ACCEL_CLASS_CRYPTO);
-	if (core_video_api(t->name))
-		return BIT(ACCEL_CLASS_VIDEO);
-	return ALL_CLASSES;
+	unsigned classes = accel_api_classes(ctx, t->name);
+	return classes ? classes : ALL_CLASSES;
+}
+
+/* The OR of the kinds of the APIs backend b reports. */
+static unsigned backend_kinds(const struct accel_backend *b)
+{
+	unsigned kinds = 0;
+	for (const struct accel_api_info *a = b && b->apis ? b->apis : NULL; a && a->name; a++)
+		kinds |= a->kinds;
+	return kinds;
+}
+
+/* The word that begins b's notes about devices of API `name`. */
+static const char *note_word(const struct accel_backend *b, const char *name)
+{
+	for (const struct accel_api_note *n = b && b->api_notes ? b->api_notes : NULL; n && n->api; n++)
+		if (!strcmp(n->api, name) && n->word)
+			return n->word;
+	return name;
 }
 
 /* A property value as a yes/no: "mig_mode" = "disabled" and
@@ -318,7 +331,7 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 		for (int i = 0; i < n; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
 			/* "video": a GPU's engine counts, when it works. */
-			if (cls == ACCEL_CLASS_VIDEO ? !core_has_video(d, 1) : (int)d->cls != cls)
+			if (cls == ACCEL_CLASS_VIDEO ? !core_has_video(ctx, d, 1) : (int)d->cls != cls)
 				continue;
 			if (d->software) {
 				software++;
@@ -342,11 +355,12 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 				return 1;
 			snprintf(why, len, "found %d %.47s device%s%s", count, t->name, count == 1 ? "" : "s",
 				 software ? " (software devices do not count)" : "");
-			/* No video engine at all: FFmpeg's probe says why. */
+			/* No video engine at all: the probes of the backends that
+			 * report video APIs say why. */
 			for (int i = 0; i < accel_backend_count(ctx) && !count && cls == ACCEL_CLASS_VIDEO; i++) {
 				const struct accel_backend_status *s = accel_backend_status(ctx, i);
 				size_t used = strlen(why);
-				if (!strcmp(s->name, "ffmpeg") && s->reason[0] && used + 4 < len)
+				if ((backend_kinds(s->backend) & ACCEL_API_VIDEO) && s->reason[0] && used + 4 < len)
 					snprintf(why + used, len - used, ": %.255s", s->reason);
 			}
 			return 0;
@@ -406,16 +420,24 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 	if (reported && !seen) {
 		snprintf(why, len, "no device meets it (%s)", first);
 	} else if (!seen) {
-		/* The backend that would have found it says why it did not. */
-		const char *owner = core_video_api(t->name) ? "ffmpeg" : t->name;
+		/* The backend that would have found it (the one that reports
+		 * the API, else a backend of that name) says why it did not. */
+		const char *owner = accel_api_backend(ctx, t->name);
+		int api = owner != NULL;
+		if (!owner)
+			owner = t->name;
 		for (int i = 0; i < accel_backend_count(ctx); i++) {
 			const struct accel_backend_status *s = accel_backend_status(ctx, i);
 			if (strcmp(s->name, owner))
 				continue;
-			/* FFmpeg's note on this device type: "cuda 0: Cannot load libcuda.so.1". */
-			const char *type = !strcmp(t->name, "nvenc") || !strcmp(t->name, "nvdec") ? "cuda" : t->name;
-			for (int k = 0; k < s->nnotes && core_video_api(t->name); k++)
-				if (!strncmp(s->notes[k], type, strlen(type)) && s->notes[k][strlen(type)] == ' ') {
+			/* Its note on devices of the API, when the API is not the
+			 * backend's own (then its reason is the probe's): "vaapi
+			 * /dev/dri/renderD128: ...", "cuda 0: Cannot load
+			 * libcuda.so.1" (FFmpeg's cuda type, for nvenc). */
+			const char *word = note_word(s->backend, t->name);
+			int notes = api && (strcmp(owner, t->name) || word != t->name);
+			for (int k = 0; k < s->nnotes && notes; k++)
+				if (!strncmp(s->notes[k], word, strlen(word)) && s->notes[k][strlen(word)] == ' ') {
 					snprintf(why, len, "%.200s", s->notes[k]);
 					return 0;
 				}
@@ -487,11 +509,11 @@ int accel_require_parse(const char *expr, struct accel_require **out, char *err,
 	return 0;
 }
 
-unsigned accel_require_classes(const struct accel_require *req)
+unsigned accel_require_classes(const struct accel_require *req, const struct accel_ctx *ctx)
 {
 	unsigned need = 0;
 	for (int i = 0; i < req->nterms; i++)
-		need |= term_classes(&req->terms[i]);
+		need |= term_classes(ctx, &req->terms[i]);
 	return need;
 }
 

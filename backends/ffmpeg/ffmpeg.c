@@ -578,6 +578,13 @@ static const struct accel_api_info ffmpeg_apis[] = {
 	{ NULL, 0 },
 };
 
+/* The notes about nvdec and nvenc devices name FFmpeg's cuda type. */
+static const struct accel_api_note ffmpeg_api_notes[] = {
+	{ "nvdec", "cuda" },
+	{ "nvenc", "cuda" },
+	{ NULL, NULL },
+};
+
 const struct accel_backend accel_backend_ffmpeg = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "ffmpeg",
@@ -587,4 +594,5 @@ const struct accel_backend accel_backend_ffmpeg = {
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO),
 	.priority = 80,
 	.apis = ffmpeg_apis,
+	.api_notes = ffmpeg_api_notes,
 };

@@ -234,6 +234,12 @@ struct accel_api_info {
 	unsigned kinds;      /* enum accel_api_kind bits */
 };
 
+/* One entry of a backend's api_notes: the word its notes use for an API. */
+struct accel_api_note {
+	const char *api;     /* as in struct accel_api_info.name; NULL ends the table */
+	const char *word;    /* "cuda" */
+};
+
 /* What a backend's probe sees: it adds devices and engines through
  * accel_probe_add_device() and accel_probe_add_engine(). */
 struct accel_probe;
@@ -318,6 +324,15 @@ struct accel_backend {
 	 * What the contexts share (the device context, compiled kernels) lives
 	 * in the engine's data from the probe, used by several threads at once. */
 	int queue_depth;
+
+	/* ---- What no program may name (issue 8, item 1) ----
+	 * Optional: for an API of `apis` whose devices the probe's notes
+	 * (accel_probe_note) begin with another word than the API's name,
+	 * that word ({ "nvenc", "cuda" }: FFmpeg's device type); ended by
+	 * { NULL }. When no device is usable through an API, accel-detect
+	 * --require quotes the note of the backend that reports it which
+	 * begins with that word (else with the API's name) and a space. */
+	const struct accel_api_note *api_notes;
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 
@@ -1398,9 +1413,12 @@ struct accel_require;
  * *out is NULL on error. Safe from any thread. */
 int accel_require_parse(const char *expr, struct accel_require **out, char *err, size_t len);
 
-/* The device classes (bit 1 << enum accel_device_class) whose probes the
- * expression needs to be decided. */
-unsigned accel_require_classes(const struct accel_require *req);
+/* The device classes (ACCEL_CLASS_BIT()s) whose probes the expression
+ * needs to be decided, for accel_discover_classes(): a class or a field of
+ * one, its own; a CPU flag, cpu; an API, the classes of the backends of ctx
+ * that report it (accel_api_classes); anything else, every class. Probes
+ * nothing. */
+unsigned accel_require_classes(const struct accel_require *req, const struct accel_ctx *ctx);
 
 /* Decide the expression on the devices (and probe reasons) of ctx, term
  * by term in their order, probing nothing itself. Returns 0 when every
@@ -1463,7 +1481,8 @@ struct accel_report *accel_report_new(FILE *f, const struct accel_report_opts *o
  * kernel). 0 or ACCEL_ENOMEM. */
 int accel_report_begin(struct accel_report *r, struct accel_ctx *ctx);
 /* Whether the report's classes show device d: its own class is chosen,
- * or video is and d holds a video engine. */
+ * or video is and d holds a video engine (an API that the backends of the
+ * context given to accel_report_begin say decode or encode video). */
 int accel_report_shows(const struct accel_report *r, const struct accel_device *d);
 /* Add device d when accel_report_shows() it (else nothing). The table
  * groups devices by class, gres keeps hardware GPUs in PCI bus order.

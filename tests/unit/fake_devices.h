@@ -4,6 +4,7 @@
  * cores, 8 threads, 32 MiB L3), an NVIDIA GPU (80 GiB, NUMA 0, vulkan, cuda
  * and nvenc usable, Vulkan 1.3.250, fp64), an AMD GPU (48 GiB, NUMA 1,
  * vulkan usable, opencl not, Vulkan 1.2.170) and a software GPU (llvmpipe).
+ * Its table of APIs gives nvenc the video encode kind.
  */
 #ifndef FAKE_DEVICES_H
 #define FAKE_DEVICES_H
@@ -66,9 +67,21 @@ static int fake_devices_probe(struct accel_probe *p)
 	return accel_probe_add_device(p, &d) < 0 ? ACCEL_ENOMEM : 0;
 }
 
+/* What the APIs it reports are for: nvenc makes the NVIDIA GPU a video
+ * engine, as the ffmpeg backend's table does for the real one. */
+static const struct accel_api_info fake_devices_apis[] = {
+	{ "vulkan", ACCEL_API_COMPUTE },
+	{ "cuda", ACCEL_API_COMPUTE },
+	{ "opencl", ACCEL_API_COMPUTE },
+	{ "nvenc", ACCEL_API_VIDEO_ENCODE },
+	{ NULL, 0 },
+};
+
 static const struct accel_backend fake_devices_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "fakedev", .description = "fake devices for the tests",
 	.probe = fake_devices_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+	.apis = fake_devices_apis,
 };
 
 /* A context with the built-in backends and fakedev, which has probed. */

@@ -209,13 +209,52 @@ static void test_first_unmet(void **state)
 	accel_require_free(req);
 }
 
-static unsigned classes(const char *expr)
+/* Backends that report APIs as the real ones do (cuda and vulkan find
+ * GPUs, qat crypto engines, FFmpeg's vaapi video engines), and one with an
+ * API no program names, which finds NPUs. */
+static const struct accel_api_info gpu_apis[] = { { "vulkan", ACCEL_API_COMPUTE }, { "cuda", ACCEL_API_COMPUTE }, { NULL, 0 } };
+static const struct accel_api_info crypto_apis[] = { { "qat", ACCEL_API_CRYPTO }, { NULL, 0 } };
+static const struct accel_api_info video_apis[] = { { "vaapi", ACCEL_API_VIDEO }, { NULL, 0 } };
+static const struct accel_api_info npu_apis[] = { { "npuapi", ACCEL_API_COMPUTE }, { NULL, 0 } };
+static const struct accel_backend class_backends[] = {
+	{ .abi = ACCEL_BACKEND_ABI, .name = "g", .probe = fake_devices_probe, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU), .apis = gpu_apis },
+	{ .abi = ACCEL_BACKEND_ABI, .name = "c", .probe = fake_devices_probe, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO), .apis = crypto_apis },
+	{ .abi = ACCEL_BACKEND_ABI, .name = "v", .probe = fake_devices_probe, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO), .apis = video_apis },
+	{ .abi = ACCEL_BACKEND_ABI, .name = "n", .probe = fake_devices_probe, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_NPU), .apis = npu_apis },
+};
+
+/* A context with the built-in cpu backend and the first n of class_backends. */
+static struct accel_ctx *class_ctx(int n)
+{
+	unsetenv("ACCEL_BACKEND_PATH");
+	struct accel_ctx *ctx = accel_ctx_new();
+	assert_non_null(ctx);
+	ctx->nbackends = 1;   /* cpu; no plugin of the test binary's folder */
+	for (int i = 0; i < n; i++) {
+		struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
+		memset(s, 0, sizeof *s);
+		strcpy(s->name, class_backends[i].name);
+		strcpy(s->origin, "test_require.c");
+		s->backend = &class_backends[i];
+	}
+	return ctx;
+}
+
+static unsigned classes_in(struct accel_ctx *ctx, const char *expr)
 {
 	struct accel_require *req;
 	char err[256];
 	assert_int_equal(accel_require_parse(expr, &req, err, sizeof err), 0);
-	unsigned c = accel_require_classes(req);
+	unsigned c = accel_require_classes(req, ctx);
 	accel_require_free(req);
+	return c;
+}
+
+static unsigned classes(const char *expr)
+{
+	struct accel_ctx *ctx = class_ctx(4);
+	unsigned c = classes_in(ctx, expr);
+	accel_ctx_free(ctx);
 	return c;
 }
 
@@ -228,6 +267,57 @@ static void test_classes(void **state)
 	assert_int_equal(classes("vaapi"), 1u << ACCEL_CLASS_VIDEO);
 	/* A field of any device needs every probe. */
 	assert_int_equal(classes("vendor==AMD"), (1u << ACCEL_CLASS_COUNT) - 1);
+	/* An API's classes are what the backends that report it say, names
+	 * no program knows included; with no backend reporting it, every
+	 * probe runs. */
+	assert_int_equal(classes("npuapi"), 1u << ACCEL_CLASS_NPU);
+	assert_int_equal(classes("npuapi,vaapi"), (1u << ACCEL_CLASS_NPU) | (1u << ACCEL_CLASS_VIDEO));
+	struct accel_ctx *ctx = class_ctx(1);
+	assert_int_equal(classes_in(ctx, "vulkan"), 1u << ACCEL_CLASS_GPU);
+	assert_int_equal(classes_in(ctx, "npuapi"), (1u << ACCEL_CLASS_COUNT) - 1);
+	assert_int_equal(classes_in(ctx, "qat"), (1u << ACCEL_CLASS_COUNT) - 1);
+	accel_ctx_free(ctx);
+}
+
+/* A video backend whose probe found nothing: notes about its device type
+ * "foo" (the word of its API fooenc) and a reason. */
+static int novideo_probe(struct accel_probe *p)
+{
+	accel_probe_note(p, "Foo 1.0, device types: foo, bar");
+	accel_probe_note(p, "bar 0: no such node");
+	accel_probe_note(p, "foo 0: cannot load libfoo.so.1");
+	return accel_probe_fail(p, "no hardware video engine (foo, bar)");
+}
+
+static const struct accel_api_info novideo_apis[] = {
+	{ "fooenc", ACCEL_API_VIDEO_ENCODE }, { "bar", ACCEL_API_VIDEO }, { "quux", ACCEL_API_VIDEO_DECODE }, { NULL, 0 },
+};
+static const struct accel_api_note novideo_notes[] = { { "fooenc", "foo" }, { NULL, NULL } };
+static const struct accel_backend novideo_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "novideo", .probe = novideo_probe,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_VIDEO), .priority = 80, .apis = novideo_apis,
+	.api_notes = novideo_notes,
+};
+
+/* Why an API no device offers is unmet comes from the backend that reports
+ * it, whatever its name: its note on the device type, else its reason. */
+static void test_unseen_api_reasons(void **state)
+{
+	struct accel_ctx *ctx = class_ctx(0);
+	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
+	memset(s, 0, sizeof *s);
+	strcpy(s->name, novideo_backend.name);
+	strcpy(s->origin, "test_require.c");
+	s->backend = &novideo_backend;
+	accel_discover_classes(ctx, ACCEL_CLASS_ALL);
+	void *st = ctx;
+	assert_string_equal(eval(&st, "fooenc"), "fooenc: foo 0: cannot load libfoo.so.1");
+	assert_string_equal(eval(&st, "bar"), "bar: bar 0: no such node");
+	assert_string_equal(eval(&st, "quux"), "quux: no hardware video engine (foo, bar)");
+	assert_string_equal(eval(&st, "novideo"), "novideo: no hardware video engine (foo, bar)");
+	assert_string_equal(eval(&st, "nosuch"), "nosuch: no device offers nosuch");
+	assert_string_equal(eval(&st, "video"), "video: found 0 video devices: no hardware video engine (foo, bar)");
+	accel_ctx_free(ctx);
 }
 
 int main(void)
@@ -235,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_unseen_api_reasons),
 		cmocka_unit_test_setup_teardown(test_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_versions, setup, teardown),
