@@ -19,6 +19,12 @@ struct accel_probe {
 	size_t reason_len;
 };
 
+/* A PCI function that reserves a device id (core_pci_scan). */
+struct core_pci_fn {
+	char addr[16];                 /* "0000:17:00.0" */
+	enum accel_device_class cls;   /* as accel_pci_classify() says */
+};
+
 struct accel_ctx {
 	pthread_mutex_t lock;
 	/* The last slot is taken only by the first plugin the registry has no
@@ -31,6 +37,11 @@ struct accel_ctx {
 	unsigned char fixed_id[CORE_MAX_DEVICES]; /* 1: the probe chose the id */
 	int device_prio[CORE_MAX_DEVICES];        /* priority of the backend that added it */
 	int ndevices;
+	/* The GPUs and NPUs on the PCI bus, read once when the first device
+	 * is numbered: they hold their ids whichever probes ran. */
+	struct core_pci_fn pci[CORE_MAX_DEVICES];
+	int npci;
+	int pci_scanned;
 	struct accel_engine engines[CORE_MAX_ENGINES];
 	int nengines;
 	const char *sysroot;
@@ -75,6 +86,12 @@ struct accel_unit *core_reorder_take(struct core_reorder *r);
 /* accel_text_sanitize() on every text of a device (names, APIs' reasons,
  * properties' keys and values): what probes found becomes safe to print. */
 void core_device_sanitize(struct accel_device *d);
+
+/* The display controllers and processing accelerators in
+ * <root>/sys/bus/pci/devices, in bus order (addresses sorted as strings),
+ * with the class accel_pci_classify() gives them: at most `max` into out.
+ * Returns how many (0 when the directory cannot be read). */
+int core_pci_scan(const char *root, struct core_pci_fn *out, int max);
 
 /* snprintf that never overflows and always terminates. */
 void core_strlcpy(char *dst, const char *src, size_t len);

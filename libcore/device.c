@@ -2,7 +2,10 @@
  * device.c - the device model: classes, properties, APIs and CPU feature
  * flags (named as the kernel names them in /proc/cpuinfo).
  */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core.h"
 
@@ -167,4 +170,54 @@ void core_device_sanitize(struct accel_device *d)
 		accel_text_sanitize(d->props[i].key);
 		accel_text_sanitize(d->props[i].value);
 	}
+}
+
+int accel_pci_classify(const char *root, const char *addr, unsigned *pci_class, unsigned *vendor)
+{
+	char v[64];
+	unsigned cls = 0, ven = 0;
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/class", addr) > 0)
+		cls = (unsigned)strtoul(v, NULL, 16);
+	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/vendor", addr) > 0)
+		ven = (unsigned)strtoul(v, NULL, 16);
+	if (pci_class)
+		*pci_class = cls;
+	if (vendor)
+		*vendor = ven;
+	/* A 3D controller or a GPU vendor's display is a GPU; a BMC's or a
+	 * virtual machine's VGA function is only a display. */
+	if (cls >> 16 == 0x12)
+		return ACCEL_CLASS_NPU;
+	if (cls >> 16 != 0x03)
+		return -1;
+	if (cls >> 8 == 0x0302 || ven == 0x10de || ven == 0x1002 || ven == 0x8086)
+		return ACCEL_CLASS_GPU;
+	return ACCEL_CLASS_OTHER;
+}
+
+static int pci_addr_sort(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int core_pci_scan(const char *root, struct core_pci_fn *out, int max)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices", root);
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, pci_addr_sort), k = 0;
+	for (int i = 0; i < n; i++) {
+		const char *a = list[i]->d_name;
+		int cls;
+		/* An address cut to fit would match no device: left out. */
+		if (a[0] != '.' && k < max && strlen(a) < sizeof out[0].addr &&
+		    (cls = accel_pci_classify(root, a, NULL, NULL)) >= 0) {
+			core_strlcpy(out[k].addr, a, sizeof out[k].addr);
+			out[k++].cls = cls;
+		}
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+	return k;
 }

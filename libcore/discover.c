@@ -422,7 +422,8 @@ static void engine_name(struct accel_ctx *ctx, struct accel_engine *e)
 	snprintf(e->name, sizeof e->name, "%s%s%s:%s", e->backend->name, e->variant[0] ? "." : "", e->variant, id);
 }
 
-/* The fixed order of devices within a class: PCI functions by bus
+/* The fixed order of the devices of a class that hold no reserved id
+ * (renumber): PCI functions by bus
  * address, then devices without one by the priority of the backend that
  * found them, vendor, model and driver, then the order found (the same set
  * of devices sorts the same whichever probe ran first). */
@@ -440,28 +441,67 @@ static int device_cmp(const struct accel_ctx *ctx, int a, int b)
 	return a - b;
 }
 
-/* Number the devices of class `cls` whose id the probe left to us in the
- * fixed order, skipping ids a probe chose; rename the engines on them. */
+/* Whether the PCI functions of class `cls` hold their ids: GPUs and NPUs
+ * (a display that is not a GPU is "other", and keeps the order found). */
+static int reserves(enum accel_device_class cls)
+{
+	return cls == ACCEL_CLASS_GPU || cls == ACCEL_CLASS_NPU;
+}
+
+/* Whether a probe chose `id` for a device. */
+static int id_fixed(const struct accel_ctx *ctx, const char *id)
+{
+	for (int i = 0; i < ctx->ndevices; i++)
+		if (ctx->fixed_id[i] && !strcmp(ctx->devices[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* Number the devices of class `cls` whose id the probe left to us, skipping
+ * ids a probe chose: a GPU or NPU on the PCI bus takes its rank in bus order
+ * among those of its class (read from sysfs once, whichever probes ran), the
+ * others follow in the fixed order; rename the engines on them. */
 static void renumber(struct accel_ctx *ctx, enum accel_device_class cls)
 {
-	int idx[CORE_MAX_DEVICES], n = 0;
+	int idx[CORE_MAX_DEVICES], n = 0, nres = 0;
+	char id[sizeof ctx->devices[0].id];
+	if (reserves(cls) && !ctx->pci_scanned) {
+		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
+		ctx->pci_scanned = 1;
+	}
+	for (int r = 0; r < ctx->npci; r++)
+		nres += reserves(cls) && ctx->pci[r].cls == cls;
 	for (int i = 0; i < ctx->ndevices; i++) {
-		if (ctx->devices[i].cls != cls || ctx->fixed_id[i])
+		struct accel_device *d = &ctx->devices[i];
+		if (d->cls != cls || ctx->fixed_id[i])
 			continue;
+		int rank = -1;
+		for (int r = 0, k = 0; reserves(cls) && d->pci_address[0] && r < ctx->npci; r++) {
+			if (ctx->pci[r].cls != cls)
+				continue;
+			if (!strcmp(ctx->pci[r].addr, d->pci_address)) {
+				rank = k;
+				break;
+			}
+			k++;
+		}
+		if (rank >= 0) {
+			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), rank);
+			if (!id_fixed(ctx, id)) {
+				core_strlcpy(d->id, id, sizeof id);
+				continue;
+			}
+		}
 		int k = n++;
 		for (; k > 0 && device_cmp(ctx, idx[k - 1], i) > 0; k--)
 			idx[k] = idx[k - 1];
 		idx[k] = i;
 	}
-	int num = 0;
+	int num = nres;
 	for (int k = 0; k < n; k++) {
-		char id[sizeof ctx->devices[0].id];
-		for (int taken = 1; taken; num++) {
-			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), num);
-			taken = 0;
-			for (int i = 0; i < ctx->ndevices; i++)
-				taken |= ctx->fixed_id[i] && !strcmp(ctx->devices[i].id, id);
-		}
+		do
+			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), num++);
+		while (id_fixed(ctx, id));
 		core_strlcpy(ctx->devices[idx[k]].id, id, sizeof id);
 	}
 	for (int i = 0; i < ctx->nengines; i++)

@@ -93,24 +93,16 @@ static int pci_addr_sort(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void add_function(struct accel_probe *p, const char *root, const char *addr, unsigned cls)
+static void add_function(struct accel_probe *p, const char *root, const char *addr, int dcls, unsigned cls,
+			 unsigned vendor)
 {
 	char v[64];
 	struct accel_device d;
 	memset(&d, 0, sizeof d);
 	d.numa_node = -1;
 	snprintf(d.pci_address, sizeof d.pci_address, "%.15s", addr);
-	unsigned vendor = 0, device = 0;
-	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/vendor", addr) > 0)
-		vendor = (unsigned)strtoul(v, NULL, 16);
-	/* A 3D controller or a GPU vendor's display is a GPU; a BMC's or a
-	 * virtual machine's VGA function is only a display. */
-	if (cls >> 16 == 0x12)
-		d.cls = ACCEL_CLASS_NPU;
-	else if (cls >> 8 == 0x0302 || vendor == 0x10de || vendor == 0x1002 || vendor == 0x8086)
-		d.cls = ACCEL_CLASS_GPU;
-	else
-		d.cls = ACCEL_CLASS_OTHER;
+	unsigned device = 0;
+	d.cls = (enum accel_device_class)dcls;
 	if (accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/device", addr) > 0)
 		device = (unsigned)strtoul(v, NULL, 16);
 	const char *vn = vendor_name(vendor);
@@ -130,7 +122,7 @@ static void add_function(struct accel_probe *p, const char *root, const char *ad
 static int pci_probe(struct accel_probe *p)
 {
 	const char *root = accel_probe_sysroot(p);
-	char dir[PATH_MAX], v[64];
+	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices", root);
 	struct dirent **list;
 	int n = scandir(dir, &list, NULL, pci_addr_sort);
@@ -139,12 +131,12 @@ static int pci_probe(struct accel_probe *p)
 	int found = 0;
 	for (int i = 0; i < n; i++) {
 		const char *a = list[i]->d_name;
-		if (a[0] != '.' && accel_sysfs_read(root, v, sizeof v, "/sys/bus/pci/devices/%s/class", a) > 0) {
-			unsigned cls = (unsigned)strtoul(v, NULL, 16);
-			if (cls >> 16 == 0x03 || cls >> 16 == 0x12) {
-				add_function(p, root, a, cls);
-				found++;
-			}
+		unsigned cls, vendor;
+		/* GPU, NPU or other display: libaccel's rule, by which device ids are reserved too. */
+		int dcls = a[0] != '.' ? accel_pci_classify(root, a, &cls, &vendor) : -1;
+		if (dcls >= 0) {
+			add_function(p, root, a, dcls, cls, vendor);
+			found++;
 		}
 		free(list[i]);
 	}

@@ -152,7 +152,17 @@ struct accel_api {
 
 /* A device found by discovery: a CPU package set, a GPU, an engine. */
 struct accel_device {
-	char id[16];              /* "cpu0", "gpu0" */
+	/* "cpu0", "gpu0": class name and number, fixed whichever probes ran
+	 * and in whatever order. GPUs and NPUs on the PCI bus (as
+	 * accel_pci_classify() classes the functions in <sysroot>/sys/bus/pci)
+	 * take the numbers 0, 1, ... in PCI bus order, read once per context,
+	 * so a GPU at a given address is the same gpuN whether or not a probe
+	 * found the GPUs before it. Then, numbered after all of those of their
+	 * class (and for the other classes from 0): devices with a PCI address
+	 * not reserved so, by address, then devices without one, by the
+	 * priority of the backend that found them, vendor, model and driver.
+	 * An id a probe set itself is kept and skipped. */
+	char id[16];
 	enum accel_device_class cls;
 	char vendor[64];
 	char model[128];
@@ -434,6 +444,17 @@ int accel_sysfs_link(const char *root, char *buf, size_t len, const char *fmt, .
  * "pci_id" ("10de:2330") and "local_cpulist" (the CPUs closest to it,
  * "0-31"). Nothing when the function is not in <root>/sys/bus/pci/devices. */
 void accel_pci_locality(struct accel_device *d, const char *root);
+/* The device class of PCI function `addr` ("0000:17:00.0") under `root`,
+ * from its class and vendor files: ACCEL_CLASS_NPU for a processing
+ * accelerator (class 0x12xxxx); ACCEL_CLASS_GPU for a 3D controller
+ * (0x0302xx) or a display controller (0x03xxxx) of NVIDIA, AMD or Intel;
+ * ACCEL_CLASS_OTHER for any other display controller (a BMC's VGA such as
+ * ASPEED's, a virtual machine's). -1 for a function of another class or
+ * one that cannot be read. The PCI class code and vendor id read go to
+ * *pci_class and *vendor (0 when unreadable) unless NULL. The rule by which
+ * the pci backend lists functions and device ids are reserved (see struct
+ * accel_device). Thread-safe (reads files only). */
+int accel_pci_classify(const char *root, const char *addr, unsigned *pci_class, unsigned *vendor);
 /* $ACCEL_PROBE_TIMEOUT: the seconds a bounded call waits by default, a
  * decimal number from ACCEL_PROBE_TIMEOUT_MIN to ACCEL_PROBE_TIMEOUT_MAX. */
 #define ACCEL_PROBE_TIMEOUT_DEFAULT 5.0
