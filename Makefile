@@ -159,6 +159,8 @@ $(B)/tests/badplugins/accel_%.so: tests/plugins/%.c $(LIB)
 # Unit tests reach core_ internals, which libaccel does not export: they
 # link libcore's objects themselves, and export them (-rdynamic) so that a
 # test plugin they load binds to this copy, not to libaccel.so's.
+# test_ids builds the pci backend's sources in.
+$(B)/tests/test_ids: backends/pci/pci.c backends/pci/devnodes.c backends/pci/pci.h
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
