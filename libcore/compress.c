@@ -64,6 +64,24 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 	}
 }
 
+/* Route `op` (-v prints the route). ACCEL_EINVAL for a malformed backend
+ * list, ACCEL_ENOENGINE, each with its line in err. */
+static int route_op(struct accel_ctx *ctx, const char *backend, int verbose, const struct accel_op *op,
+		    int64_t size, struct accel_route *route, char *err, size_t len)
+{
+	struct accel_route_req req = { op, backend, size, NULL };
+	int rc = accel_route(ctx, &req, route);
+	if (verbose > 0)
+		accel_route_print(route, stderr);
+	if (rc == ACCEL_EINVAL) {
+		const char *list = backend ? backend : getenv("ACCEL_BACKEND");
+		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0) {
+		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op->name);
+	}
+	return rc;
+}
+
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
 {
@@ -112,19 +130,9 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 		.memory_limit = cfg->memory_limit > window ? cfg->memory_limit : window,
 	};
 	struct accel_route route;
-	struct accel_route_req req = { &op, cfg->backend, in->size, NULL };
-	int rc = accel_route(ctx, &req, &route);
-	if (cfg->verbose > 0)
-		accel_route_print(&route, stderr);
-	if (rc == ACCEL_EINVAL) {
-		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
-		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	int rc = route_op(ctx, cfg->backend, cfg->verbose, &op, in->size, &route, err, len);
+	if (rc < 0)
 		return rc;
-	}
-	if (rc < 0) {
-		snprintf(err, len, "no engine can run %s (try -v for the reasons)", opname);
-		return rc;
-	}
 	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX };
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	return accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
@@ -183,24 +191,6 @@ static int compress_op(const struct accel_compress_cfg *cfg, char *opname, struc
 	op->chunk_size = (size_t)*chunk;
 	op->memory_limit = cfg->memory_limit;
 	return 0;
-}
-
-/* Route `op` as cfg says (-v prints the route). ACCEL_EINVAL for a malformed
- * backend list, ACCEL_ENOENGINE, each with its line in err. */
-static int route_op(struct accel_ctx *ctx, const char *backend, int verbose, const struct accel_op *op,
-		    int64_t size, struct accel_route *route, char *err, size_t len)
-{
-	struct accel_route_req req = { op, backend, size, NULL };
-	int rc = accel_route(ctx, &req, route);
-	if (verbose > 0)
-		accel_route_print(route, stderr);
-	if (rc == ACCEL_EINVAL) {
-		const char *list = backend ? backend : getenv("ACCEL_BACKEND");
-		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
-	} else if (rc < 0) {
-		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op->name);
-	}
-	return rc;
 }
 
 /* The jobs of accel_compress_jobs, each given the chunk size as `user`. */

@@ -133,28 +133,6 @@ static int make_room(struct accel_input *in, size_t n)
 	return 0;
 }
 
-ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p)
-{
-	size_t have = in->end - in->start;
-	if (have < n && !in->eof) {
-		if (make_room(in, n) < 0)
-			return ACCEL_ENOMEM;
-		while (in->end < n && !in->eof) {
-			ssize_t r = raw_read(in, in->buf + in->end, in->cap - in->end);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				return ACCEL_EIO;
-			if (r == 0)
-				in->eof = 1;
-			in->end += (size_t)r;
-		}
-		have = in->end - in->start;
-	}
-	*p = in->buf + in->start;
-	return (ssize_t)(have < n ? have : n);
-}
-
 /* Wait until in->fd is readable or the deadline (accel_now() clock)
  * passes: 1 readable (or at end, or an error to read), 0 deadline passed,
  * ACCEL_EIO. */
@@ -178,16 +156,17 @@ static int wait_readable(struct accel_input *in, double deadline)
 	}
 }
 
-ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p)
+/* Make n bytes visible at *p, reading as needed; with `timed`, read an fd
+ * only when poll() says it will not block, and stop at `deadline`. */
+static ssize_t fill(struct accel_input *in, size_t n, int timed, double deadline, const uint8_t **p)
 {
 	size_t have = in->end - in->start;
 	if (have < n && !in->eof) {
 		if (make_room(in, n) < 0)
 			return ACCEL_ENOMEM;
 		while (in->end < n && !in->eof) {
-			/* Memory is always ready; an fd is read only when
-			 * poll() says a read will not block. */
-			if (in->fd >= 0) {
+			/* Memory is always ready. */
+			if (timed && in->fd >= 0) {
 				int w = wait_readable(in, deadline);
 				if (w < 0)
 					return w;
@@ -195,7 +174,7 @@ ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline
 					break;
 			}
 			ssize_t r = raw_read(in, in->buf + in->end, in->cap - in->end);
-			if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			if (r < 0 && (errno == EINTR || (timed && errno == EAGAIN)))
 				continue;
 			if (r < 0)
 				return ACCEL_EIO;
@@ -207,6 +186,16 @@ ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline
 	}
 	*p = in->buf + in->start;
 	return (ssize_t)(have < n ? have : n);
+}
+
+ssize_t accel_input_peek(struct accel_input *in, size_t n, const uint8_t **p)
+{
+	return fill(in, n, 0, 0, p);
+}
+
+ssize_t accel_input_peek_until(struct accel_input *in, size_t n, double deadline, const uint8_t **p)
+{
+	return fill(in, n, 1, deadline, p);
 }
 
 void accel_input_consume(struct accel_input *in, size_t n)
