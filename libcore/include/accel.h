@@ -1266,7 +1266,7 @@ enum accel_common_opt {
 	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }
 /* For every program. */
 #define ACCEL_BASIC_OPTIONS \
-	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "print the route and per-engine statistics on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", NULL, 0 }, \
 	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
 	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
 	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
