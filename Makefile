@@ -42,8 +42,13 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CORE_SRC := $(wildcard libcore/*.c) $(wildcard backends/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-PROGS := accel-compress accel-detect
+# Programs: one cmd/accel-NAME.c each. A program that needs more than
+# libaccel has cmd/accel-NAME.mk setting accel-NAME_SRC (extra sources, for
+# example under cmd/NAME/), accel-NAME_PKGS (pkg-config names) and
+# accel-NAME_LIBS.
+PROGS := $(sort $(patsubst cmd/%.c,%,$(wildcard cmd/accel-*.c)))
 PROG_BIN := $(PROGS:%=$(B)/%)
+-include $(wildcard cmd/*.mk)
 LIB := $(B)/lib/libaccel.so.$(VERSION)
 
 # Optional backends are plugins: backends/<name>/backend.mk sets
@@ -77,18 +82,26 @@ TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi
 # Fuzz targets (tests/fuzz): one per parser of untrusted input. `make
 # check` replays their corpus through a plain driver (no clang needed);
 # `make fuzz` runs each under libFuzzer for FUZZ_TIME seconds.
+# A target T has FUZZ_SRC_T (its sources, with LLVMFuzzerTestOneInput),
+# FUZZ_LIBS_T and FUZZ_DEF_T; tests/fuzz/*.mk add targets of their own
+# (FUZZ_TARGETS += T) and its seed corpus lives in tests/fuzz/corpus/T.
 FUZZ_TARGETS := frame zstd gzip lz4
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
-FUZZ_LIBS := $(shell pkg-config --libs libzstd liblz4 zlib 2>/dev/null)
-FUZZ_SRC_frame := tests/fuzz/frame.c
-FUZZ_SRC_zstd := tests/fuzz/decompress.c
-FUZZ_SRC_gzip := tests/fuzz/decompress.c
-FUZZ_SRC_lz4 := tests/fuzz/decompress.c
+FUZZ_REF_LIBS := $(shell pkg-config --libs libzstd liblz4 zlib 2>/dev/null)
+FUZZ_SRC_frame := tests/fuzz/frame.c tests/fuzz/ref.c
+FUZZ_SRC_zstd := tests/fuzz/decompress.c tests/fuzz/ref.c
+FUZZ_SRC_gzip := tests/fuzz/decompress.c tests/fuzz/ref.c
+FUZZ_SRC_lz4 := tests/fuzz/decompress.c tests/fuzz/ref.c
+FUZZ_LIBS_frame := $(FUZZ_REF_LIBS)
+FUZZ_LIBS_zstd := $(FUZZ_REF_LIBS)
+FUZZ_LIBS_gzip := $(FUZZ_REF_LIBS)
+FUZZ_LIBS_lz4 := $(FUZZ_REF_LIBS)
+-include $(wildcard tests/fuzz/*.mk)
 FUZZ_DEF_zstd := -DFUZZ_FORMAT=ACCEL_FORMAT_ZSTD
 FUZZ_DEF_gzip := -DFUZZ_FORMAT=ACCEL_FORMAT_GZIP
 FUZZ_DEF_lz4 := -DFUZZ_FORMAT=ACCEL_FORMAT_LZ4
-FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/replay-%)
+FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(B)/fuzz/replay-%)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -114,9 +127,12 @@ $(LIB): $(CORE_OBJ)
 	ln -sf libaccel.so.$(VERSION) $(B)/lib/libaccel.so
 
 # Programs find libaccel beside them in the build tree and in ../lib installed.
-$(B)/%: cmd/%.c $(LIB)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
-		-Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib' $(PKG_LIBS)
+.SECONDEXPANSION:
+$(B)/%: cmd/%.c $$($$*_SRC) $$(wildcard cmd/$$*/*.h) $(LIB) libcore/include/accel.h
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $($*_CFLAGS) $(if $($*_PKGS),$(shell pkg-config --cflags $($*_PKGS))) \
+		-o $@ $< $($*_SRC) $(LDFLAGS) -L$(B)/lib -laccel \
+		-Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib' $(PKG_LIBS) \
+		$(if $($*_PKGS),$(shell pkg-config --libs $($*_PKGS))) $($*_LIBS)
 
 $(B)/man/%.1: man/%.1.in $(B)/%
 	@mkdir -p $(@D)
@@ -166,19 +182,18 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
 		$$(pkg-config --libs cmocka)
 
-.SECONDEXPANSION:
-$(B)/fuzz/replay-%: tests/fuzz/driver.c tests/fuzz/ref.c tests/fuzz/fuzz.h $(LIB) $$(FUZZ_SRC_$$*)
+$(B)/fuzz/replay-%: tests/fuzz/driver.c tests/fuzz/fuzz.h $(LIB) $$(FUZZ_SRC_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUZZ_DEF_$*) -o $@ $(FUZZ_SRC_$*) tests/fuzz/ref.c tests/fuzz/driver.c \
-		$(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../lib' $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUZZ_DEF_$*) -o $@ $(FUZZ_SRC_$*) tests/fuzz/driver.c \
+		$(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../lib' $(FUZZ_LIBS_$*)
 
 # libFuzzer builds compile libaccel's sources into each target, so the
 # fuzzer sees their coverage; no plugin is loaded (only the cpu backend).
-$(B)/fuzz/fuzz-%: tests/fuzz/ref.c tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*)
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -O1 -g -std=gnu11 -pthread -D_GNU_SOURCE $(FUZZ_DEF_$*) \
 		-DACCEL_PLUGIN_DIR='"/nonexistent"' -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $(FUZZ_SRC_$*) tests/fuzz/ref.c $(CORE_SRC) $(PKG_LIBS) $(FUZZ_LIBS) -ldl
+		-o $@ $(FUZZ_SRC_$*) $(CORE_SRC) $(PKG_LIBS) $(FUZZ_LIBS_$*) -ldl
 
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.
@@ -217,10 +232,10 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@sh examples/tour.sh
 
+# Every script under tests/bench but the corpus maker.
 bench:
 	@$(MAKE) --no-print-directory all
-	@sh tests/bench/detect.sh
-	@sh tests/bench/compress.sh
+	@for s in $(filter-out tests/bench/corpus.sh,$(sort $(wildcard tests/bench/*.sh))); do sh $$s || exit 1; done
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \

@@ -1,7 +1,8 @@
 #!/bin/sh
-# A tour of accel on real data: what accel-detect finds, then accel-compress
-# in each format on a corpus built from this machine's files, checked
-# against the standard tools. Run from the repository root (make demo).
+# A tour of accel on real data: what accel-detect finds, then each program's
+# step (examples/tour/NN-NAME.sh, sourced in order, with $corpus, $size,
+# $work and the helpers below) on a corpus built from this machine's files,
+# checked against the standard tools. Run from the repository root (make demo).
 set -eu
 B=${ACCEL_BUILD:-build}
 export PATH="$PWD/$B:$PATH"
@@ -26,31 +27,9 @@ corpus=$(ACCEL_CORPUS_MB=${ACCEL_TOUR_MB:-128} sh tests/bench/corpus.sh)
 size=$(stat -c %s "$corpus")
 echo "$corpus: $size bytes (a tar of /usr/share/doc and /usr/lib, cut)"
 
-for fmt in zstd gzip lz4; do
-	step "accel-compress --format $fmt"
-	t0=$(now)
-	accel-compress -v --format "$fmt" -o "$work/c.$fmt" "$corpus" 2> "$work/log"
-	t1=$(now)
-	engine=$(sed -n 's/^  1\. \([^ ]*\).*/\1/p' "$work/log" | head -n 1)
-	csize=$(stat -c %s "$work/c.$fmt")
-	accel-compress -d -o "$work/d.$fmt" "$work/c.$fmt"
-	t2=$(now)
-	cmp -s "$corpus" "$work/d.$fmt" && rt=ok || rt=FAILED
-	case $fmt in
-	zstd) peer="zstd -dc" ;;
-	gzip) peer="gzip -dc" ;;
-	lz4) peer="lz4 -dc" ;;
-	esac
-	$peer < "$work/c.$fmt" | cmp -s - "$corpus" && interop=ok || interop=FAILED
-	ratio=$(awk -v a="$size" -v b="$csize" 'BEGIN { printf "%.3f", a / b }')
-	echo "engine: $engine   ratio: $ratio   compress: $(mbps "$size" "$t0" "$t1") MB/s" \
-		"  decompress: $(mbps "$size" "$t1" "$t2") MB/s"
-	echo "round trip: $rt   '$peer' reads our output: $interop"
-	rm -f "$work/d.$fmt"
-	[ "$rt" = ok ] && [ "$interop" = ok ]
+for s in examples/tour/*.sh; do
+	# shellcheck disable=SC1090
+	. "./$s"
 done
-
-step "Frames of the zstd file (accel-compress --list)"
-accel-compress -l "$work/c.zstd"
 echo
 echo "tour done"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian packages accel needs to build, test and run its tour.
-# Extra package names may be given as arguments (make fuzz adds clang).
+# Extra package names may be given as arguments (make fuzz adds clang), and
+# each program's own packages are listed in tests/deps.d/*.list (one or more
+# names a line, # comments).
 # Does nothing when they are all installed; runs apt-get update only when
 # something is missing; works as root and through sudo.
 set -eu
@@ -8,7 +10,8 @@ PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev
 libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
 libvulkan-dev mesa-vulkan-drivers vulkan-tools ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libpcap-dev libssl-dev libavutil-dev libavcodec-dev
-libpci-dev pci.ids python3-xxhash $*"
+libpci-dev pci.ids python3-xxhash $*
+$(cat "$(dirname "$0")"/deps.d/*.list 2>/dev/null | sed 's/#.*//')"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
