@@ -2,7 +2,9 @@
 # Install the Debian packages accel needs to build, test and run its tour.
 # Extra package names may be given as arguments (make fuzz adds clang), and
 # each program's own packages are listed in tests/deps.d/*.list (one or more
-# names a line, # comments).
+# names a line, # comments). After the packages, each tests/deps.d/*.sh runs
+# (build-local downloads that a program names, such as npm packages into
+# build/); each does nothing when its files are there.
 # Does nothing when they are all installed; runs apt-get update only when
 # something is missing; works as root and through sudo.
 set -eu
@@ -18,12 +20,17 @@ for p in $PKGS; do
 done
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
-	exit 0
+else
+	echo "deps: installing$missing"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-echo "deps: installing$missing"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+[ $# -gt 0 ] && exit 0
+for s in "$(dirname "$0")"/deps.d/*.sh; do
+	[ -f "$s" ] || continue
+	sh "$s" || exit 1
+done
