@@ -1136,6 +1136,8 @@ struct accel_decompress_cfg {
 	int window_log_max;           /* zstd windows up to 2^N bytes are decoded (--long=N); 0: 27 */
 	int verbose;                  /* > 0: print the route on stderr */
 	uint64_t parallel_max;        /* parallel limit in bytes; 0: ACCEL_DECOMPRESS_PARALLEL_MAX */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 };
 
 /*
@@ -1193,6 +1195,8 @@ struct accel_compress_cfg {
 	uint64_t chunk_size;          /* bytes per unit; 0: accel_compress_default_chunk */
 	uint64_t memory_limit;        /* bytes a codec context may use, 0: default */
 	int verbose;                  /* > 0: print the route on stderr */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 };
 
 /*
@@ -1513,6 +1517,17 @@ int accel_report_device(struct accel_report *r, const struct accel_device *d);
 /* Add the route of one operation (table: accel_route_print's lines,
  * written at once after the devices so far). 0 or ACCEL_ENOMEM (JSON). */
 int accel_report_route(struct accel_report *r, const struct accel_route *route);
+/* Add the statistics of one run over `input` (its name, as in messages):
+ * what a program's -v prints after each input. Table: "PROG: INPUT: "
+ * then accel_stream_stats_print's lines, written at once. JSON: an entry
+ * of a "runs" array: {input, units, serial_regions, bytes_in, bytes_out,
+ * seconds, retried, units_in_flight, unit_bytes, memory_limit (null: no
+ * cap), engines [{name, workers, units, bytes_in, bytes_out,
+ * busy_seconds, failures, retried, dropped}]}. 0 or ACCEL_ENOMEM (JSON). */
+int accel_report_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s);
+/* Add the devices that the engines of `route` run on, once each (a
+ * program's -v --json: where its work ran). 0 or as accel_report_device. */
+int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, const struct accel_route *route);
 /* Add the probes of ctx's backends (table: with verbose, one line each;
  * without, how many found nothing). 0 or ACCEL_ENOMEM (JSON). Reads
  * ctx as the context section says. */
