@@ -356,8 +356,8 @@ out:
 }
 
 /* Read and parse the header of `in`, consuming it. 0, or the exit status
- * after a message. */
-static int read_header(struct job *job, struct accel_input *in, struct header *h)
+ * with the message's line in msg[len]. */
+static int read_header(struct accel_input *in, struct header *h, char *msg, size_t len)
 {
 	size_t want = 4096;
 	char err[300];
@@ -365,7 +365,7 @@ static int read_header(struct job *job, struct accel_input *in, struct header *h
 		const uint8_t *p;
 		ssize_t n = accel_input_peek(in, want, &p);
 		if (n < 0) {
-			accel_msg_error("cannot read %s: %s", in->name, strerror(errno));
+			snprintf(msg, len, "cannot read %s: %s", in->name, strerror(errno));
 			return ACCEL_EXIT_FAILURE;
 		}
 		int rc = header_parse(p, (size_t)n, h, err, sizeof err);
@@ -374,8 +374,8 @@ static int read_header(struct job *job, struct accel_input *in, struct header *h
 			return 0;
 		}
 		if (rc < 0 || (size_t)n < want || want > HEADER_MAX) {
-			accel_msg_error("%s: cannot decrypt: %s", in->name,
-					rc < 0 ? err : n == 0 ? "empty input" : "the header is truncated");
+			snprintf(msg, len, "%s: cannot decrypt: %s", in->name,
+				 rc < 0 ? err : n == 0 ? "empty input" : "the header is truncated");
 			return ACCEL_EXIT_DATA;
 		}
 		want *= 2;
@@ -451,7 +451,10 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 	uint8_t fk[FILE_KEY_LEN], key[ACCEL_AGE_KEY_LEN], nonce[NONCE_LEN];
 	char err[512] = "";
 	struct accel_output out;
-	int status = read_header(job, in, &h), opened = 0, rc = 0;
+	char hmsg[400] = "";
+	int status = read_header(in, &h, hmsg, sizeof hmsg), opened = 0, rc = 0;
+	if (status && !ar)
+		accel_msg_error("%s", hmsg);
 	if (!status)
 		status = unwrap(job, in->name, &h, fk);
 	if (!status && header_mac_check(&h, fk) < 0) {
@@ -486,16 +489,16 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 	}
 	if (ar) {
 		char aerr[256];
-		if (armor_in_end(ar, &bin, aerr, sizeof aerr) < 0 && (rc == 0 || rc == ACCEL_EDATA) &&
-		    (!status || status == ACCEL_EXIT_DATA)) {
+		int bad = armor_in_end(ar, &bin, aerr, sizeof aerr) < 0;
+		if (bad && (rc == 0 || rc == ACCEL_EDATA) && (!status || hmsg[0])) {
 			/* The armor's own fault explains what followed it. */
 			if (!status && rc == 0)
 				rc = ACCEL_EDATA;
 			snprintf(err, sizeof err, "%s", aerr);
-			if (status) {
-				accel_msg_error("%s: %s", file.name, aerr);
-				status = ACCEL_EXIT_DATA;
-			}
+			if (status)
+				accel_msg_error("%s: cannot decrypt: %s", file.name, aerr);
+		} else if (hmsg[0]) {
+			accel_msg_error("%s", hmsg);
 		}
 	}
 	if (!status && rc < 0)

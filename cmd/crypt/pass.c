@@ -61,12 +61,12 @@ static char *ask(int tty, const char *prompt)
 		quiet = old;
 		quiet.c_lflag &= ~(tcflag_t)ECHO;
 		quiet.c_lflag |= ECHONL;
-		tcsetattr(tty, TCSAFLUSH, &quiet);
+		tcsetattr(tty, TCSANOW, &quiet);
 	}
 	char *p = read_line(tty);
 	int e = errno;
 	if (echo_off)
-		tcsetattr(tty, TCSAFLUSH, &old);
+		tcsetattr(tty, TCSANOW, &old);
 	errno = e;
 	return p;
 }
