@@ -189,7 +189,9 @@ enum { OPT_OUTPUT = 1, OPT_PUBLIC };
 static const struct accel_option keygen_options[] = {
 	{ OPT_OUTPUT, 'o', "output", "FILE", "write the identity (secret key) to FILE, mode 0600, never over an existing file", "file", 0 },
 	{ OPT_PUBLIC, 'y', NULL, NULL, "print the recipient (public key) of each identity in FILE (or stdin)", NULL, 0 },
-	ACCEL_BASIC_OPTIONS,
+	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "do not print the public key on stderr", NULL, 0 },
+	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
+	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
 	{ 0 },
 };
 
