@@ -37,12 +37,12 @@ static const int exit_statuses[] = {
 };
 
 static const struct accel_cli cli = {
-	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ...",
+	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
 	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel.",
 	options, exit_statuses,
 };
 
-extern const struct accel_cli keygen_cli, hash_cli;
+extern const struct accel_cli keygen_cli, hash_cli, sign_cli, verify_cli;
 
 /* The subcommands, each with its own options (man page sections). */
 static const struct {
@@ -52,6 +52,8 @@ static const struct {
 } subcommands[] = {
 	{ "keygen", cmd_keygen, &keygen_cli },
 	{ "hash", cmd_hash, &hash_cli },
+	{ "sign", cmd_sign, &sign_cli },
+	{ "verify", cmd_verify, &verify_cli },
 };
 #define NSUB (sizeof subcommands / sizeof subcommands[0])
 

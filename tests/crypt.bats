@@ -276,3 +276,18 @@ EOF
 	[[ "$output" == *"-y"* ]]
 	grep -q 'recipients\\-file' "$ROOT/build/man/accel-crypt.1"
 }
+
+@test "examples/backup.sh: backup to two recipients, restore, and age + zstd read the archive" {
+	age-keygen -o k2.txt 2> /dev/null
+	mkdir -p src/sub
+	head -c 300000 /dev/urandom > src/a
+	seq 1 10000 > src/sub/b
+	ACCEL_BUILD="$ROOT/build" "$ROOT/examples/backup.sh" backup src "$PWD/b.tar.zst.age" "$REC" "$(age-keygen -y k2.txt)"
+	[ -s b.tar.zst.age.sha256 ]
+	ACCEL_BUILD="$ROOT/build" "$ROOT/examples/backup.sh" restore "$PWD/b.tar.zst.age" k2.txt "$PWD/dst"
+	diff -r src dst
+	age -d -i key.txt b.tar.zst.age | zstd -dq | tar tf - | grep -qx './sub/b'
+	printf 'x' >> b.tar.zst.age
+	run ! env ACCEL_BUILD="$ROOT/build" "$ROOT/examples/backup.sh" restore "$PWD/b.tar.zst.age" k2.txt "$PWD/dst2"
+	[ ! -e dst2 ]
+}

@@ -178,6 +178,16 @@ int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, siz
  * or NULL after an error message. */
 char *passphrase_get(const char *file, int fd, int confirm);
 
+/* ---- key files (keys.c) */
+/* Create path for a secret: mode 0600, never over an existing file. An
+ * fd, or -1 after a message. */
+int secret_create(const char *path);
+/* Write text to fd (1: stdout) and close it; on failure remove path
+ * (NULL: stdout). 0, or -1 after a message. */
+int secret_finish(int fd, const char *path, const char *text, size_t n);
+/* keygen --sign: a minisign key pair, the secret unencrypted (0600). */
+int minisign_keygen(const char *secpath, const char *pubpath, int quiet);
+
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);
 int cmd_hash(int argc, char **argv);

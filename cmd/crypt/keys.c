@@ -184,11 +184,13 @@ int recipients_read(const char *path, struct recipient **rs, int *n)
 
 /* ------------------------------------------------------------ keygen */
 
-enum { OPT_OUTPUT = 1, OPT_PUBLIC };
+enum { OPT_OUTPUT = 1, OPT_PUBLIC, OPT_SIGN, OPT_PUBFILE };
 
 static const struct accel_option keygen_options[] = {
 	{ OPT_OUTPUT, 'o', "output", "FILE", "write the identity (secret key) to FILE, mode 0600, never over an existing file", "file", 0 },
 	{ OPT_PUBLIC, 'y', NULL, NULL, "print the recipient (public key) of each identity in FILE (or stdin)", NULL, 0 },
+	{ OPT_SIGN, 0, "sign", NULL, "make a minisign (Ed25519) key pair instead: -o the secret key (default minisign.key, unencrypted, 0600)", NULL, 0 },
+	{ OPT_PUBFILE, 'p', "public-key", "FILE", "with --sign: the public key file (default minisign.pub)", "file", 0 },
 	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "do not print the public key on stderr", NULL, 0 },
 	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
 	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
@@ -196,8 +198,8 @@ static const struct accel_option keygen_options[] = {
 };
 
 const struct accel_cli keygen_cli = {
-	PROG " keygen", "[-o FILE] | -y [FILE]",
-	"Make an age X25519 identity, or print the recipient of an identity.",
+	PROG " keygen", "[-o FILE] | -y [FILE] | --sign [-o SECKEY] [-p PUBKEY]",
+	"Make an age X25519 identity (or, with --sign, a minisign key pair), or print the recipient of an identity.",
 	keygen_options, NULL,
 };
 
@@ -285,8 +287,8 @@ int cmd_keygen(int argc, char **argv)
 {
 	struct accel_common common;
 	struct accel_optparse p;
-	const char *output = NULL;
-	int public = 0;
+	const char *output = NULL, *pubfile = NULL;
+	int public = 0, sign = 0;
 	if (accel_common_init(&common, &keygen_cli) < 0)
 		return ACCEL_EXIT_USAGE;
 	accel_msg_prog(PROG);
@@ -304,14 +306,16 @@ int cmd_keygen(int argc, char **argv)
 		switch (id) {
 		case OPT_OUTPUT: output = arg; break;
 		case OPT_PUBLIC: public = 1; break;
+		case OPT_SIGN: sign = 1; break;
+		case OPT_PUBFILE: pubfile = arg; break;
 		}
 	}
 	if (rc < 0) {
 		accel_msg_usage("%s", p.errbuf);
 		return ACCEL_EXIT_USAGE;
 	}
-	if (public && output) {
-		accel_msg_usage("-y takes no -o");
+	if (public && (output || sign)) {
+		accel_msg_usage("-y takes no -o or --sign");
 		return ACCEL_EXIT_USAGE;
 	}
 	if (public) {
@@ -326,6 +330,12 @@ int cmd_keygen(int argc, char **argv)
 		return ACCEL_EXIT_USAGE;
 	}
 
+	if (sign)
+		return minisign_keygen(output, pubfile, common.quiet);
+	if (pubfile) {
+		accel_msg_usage("-p goes with --sign");
+		return ACCEL_EXIT_USAGE;
+	}
 	uint8_t priv[X25519_LEN], pub[X25519_LEN];
 	char secret[128], recipient[128], when[40];
 	if (random_bytes(priv, sizeof priv) < 0 || x25519_public(priv, pub) < 0 ||
