@@ -255,26 +255,26 @@ static inline double le_f64(const uint8_t *p)
 	return v;
 }
 
-/* Sample i of the stream's type at p as one or two floats (re, im). */
-static inline void sample_at(enum accel_sample t, const uint8_t *p, size_t i, float *re, float *im)
+static inline float le_i16(const uint8_t *p)
 {
-	*im = 0;
-	switch (t) {
-	case ACCEL_SAMPLE_CF32: *re = le_f32(p + 8 * i); *im = le_f32(p + 8 * i + 4); break;
-	case ACCEL_SAMPLE_CI16:
-		*re = (float)(int16_t)(p[4 * i] | p[4 * i + 1] << 8) * (1.0f / 32768);
-		*im = (float)(int16_t)(p[4 * i + 2] | p[4 * i + 3] << 8) * (1.0f / 32768);
-		break;
-	case ACCEL_SAMPLE_CI8: *re = (float)(int8_t)p[2 * i] * (1.0f / 128); *im = (float)(int8_t)p[2 * i + 1] * (1.0f / 128); break;
-	case ACCEL_SAMPLE_CU8: *re = ((float)p[2 * i] - 128) * (1.0f / 128); *im = ((float)p[2 * i + 1] - 128) * (1.0f / 128); break;
-	case ACCEL_SAMPLE_F32: *re = le_f32(p + 4 * i); break;
-	case ACCEL_SAMPLE_I16: *re = (float)(int16_t)(p[2 * i] | p[2 * i + 1] << 8) * (1.0f / 32768); break;
-	case ACCEL_SAMPLE_U8: *re = ((float)p[i] - 128) * (1.0f / 128); break;
-	case ACCEL_SAMPLE_CF64: *re = (float)le_f64(p + 16 * i); *im = (float)le_f64(p + 16 * i + 8); break;
-	case ACCEL_SAMPLE_F64: *re = (float)le_f64(p + 8 * i); break;
-	default: *re = 0; break;
-	}
+	return (float)(int16_t)(p[0] | p[1] << 8);
 }
+
+/* Loops over the samples of one frame, one per type, the window applied:
+ * complex samples into interleaved pairs, real ones into one float each
+ * (r2c) or a pair with a zero imaginary part. */
+#define LOAD_LOOP(BYTES, RE, IM)                                             \
+	do {                                                                 \
+		if (cplx_out) {                                              \
+			for (size_t i = 0; i < end; i++, p += (BYTES)) {     \
+				dst[2 * i] = (RE) * w[i];                    \
+				dst[2 * i + 1] = (IM) * w[i];                \
+			}                                                    \
+		} else {                                                     \
+			for (size_t i = 0; i < end; i++, p += (BYTES))       \
+				dst[i] = (RE) * w[i];                        \
+		}                                                            \
+	} while (0)
 
 /* One frame: samples [start, start + N) of in (those past `avail` read as
  * zero), windowed, into dst. */
@@ -282,45 +282,49 @@ static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avai
 {
 	size_t n = f->n, end = start + n <= avail ? n : avail > start ? avail - start : 0;
 	const float *w = f->win;
-	if (f->type == ACCEL_SAMPLE_CF32 && !f->r2c) {
-		const uint8_t *p = in + start * 8;
-		for (size_t i = 0; i < end; i++) {
-			dst[2 * i] = le_f32(p + 8 * i) * w[i];
-			dst[2 * i + 1] = le_f32(p + 8 * i + 4) * w[i];
-		}
-	} else if (f->type == ACCEL_SAMPLE_F32 && f->r2c) {
-		const uint8_t *p = in + start * 4;
-		for (size_t i = 0; i < end; i++)
-			dst[i] = le_f32(p + 4 * i) * w[i];
-	} else {
-		for (size_t i = 0; i < end; i++) {
-			float re, im;
-			sample_at(f->type, in, start + i, &re, &im);
-			if (f->r2c) {
-				dst[i] = re * w[i];
-			} else {
-				dst[2 * i] = re * w[i];
-				dst[2 * i + 1] = im * w[i];
-			}
-		}
+	const uint8_t *p = in + start * f->sample_bytes;
+	int cplx_out = !f->r2c;
+	switch (f->type) {
+	case ACCEL_SAMPLE_CF32: LOAD_LOOP(8, le_f32(p), le_f32(p + 4)); break;
+	case ACCEL_SAMPLE_CI16: LOAD_LOOP(4, le_i16(p) * (1.0f / 32768), le_i16(p + 2) * (1.0f / 32768)); break;
+	case ACCEL_SAMPLE_CI8: LOAD_LOOP(2, (float)(int8_t)p[0] * (1.0f / 128), (float)(int8_t)p[1] * (1.0f / 128)); break;
+	case ACCEL_SAMPLE_CU8: LOAD_LOOP(2, ((float)p[0] - 128) * (1.0f / 128), ((float)p[1] - 128) * (1.0f / 128)); break;
+	case ACCEL_SAMPLE_F32: LOAD_LOOP(4, le_f32(p), 0.0f); break;
+	case ACCEL_SAMPLE_I16: LOAD_LOOP(2, le_i16(p) * (1.0f / 32768), 0.0f); break;
+	case ACCEL_SAMPLE_U8: LOAD_LOOP(1, ((float)p[0] - 128) * (1.0f / 128), 0.0f); break;
+	case ACCEL_SAMPLE_CF64: LOAD_LOOP(16, (float)le_f64(p), (float)le_f64(p + 8)); break;
+	case ACCEL_SAMPLE_F64: LOAD_LOOP(8, (float)le_f64(p), 0.0f); break;
+	default: end = 0; break;
 	}
-	size_t per = f->r2c ? 1 : 2;
+	size_t per = cplx_out ? 2 : 1;
 	if (end < n)
 		memset(dst + end * per, 0, (n - end) * per * sizeof *dst);
 }
 
 size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
-		      float *dst)
+		      size_t first, size_t count, float *dst)
 {
-	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->n, k = 0;
+	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->n, k = 0, done = 0;
 	uint64_t row0 = seq * (f->unit_frames / f->average);
-	for (size_t i = 0; i < frames; i++) {
-		if (!row_kept(f, row0 + i / f->average))
+	for (size_t r = 0; r * f->average < frames && done < count; r++) {
+		if (!row_kept(f, row0 + r))
 			continue;
-		load_frame(f, in, avail, i * f->hop, dst + k * per);
-		k++;
+		size_t i0 = r * f->average, i1 = i0 + f->average < frames ? i0 + f->average : frames;
+		for (size_t i = i0; i < i1 && done < count; i++, k++) {
+			if (k < first)
+				continue;
+			load_frame(f, in, avail, i * f->hop, dst + done * per);
+			done++;
+		}
 	}
-	return k;
+	return done;
+}
+
+size_t accel_fft_batch_frames(const struct accel_fft *f)
+{
+	size_t row = (size_t)f->average * f->n * 8, rows = ((size_t)256 << 10) / row;
+	size_t b = (rows ? rows : 1) * f->average, unit = accel_fft_kept_frames(f, 0, f->unit_frames);
+	return b < unit ? b : unit;
 }
 
 /* Append `v` values (floats) of one row to out: binary, or a CSV line. */

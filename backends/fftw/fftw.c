@@ -1,8 +1,9 @@
 /*
  * fftw.c - the "fftw" backend: fft.c2c and fft.r2c on the CPU device
  * (engine fftw:cpu0) with FFTW's single-precision library. Each worker
- * context plans one batched transform of a unit's frames (and a one-frame
- * plan for a short last unit) at open; the stream engine's workers are the
+ * context plans one batched transform (accel_fft_batch_frames frames, sized
+ * to stay in cache; a unit is run as several batches) and a one-frame plan
+ * for a short last batch, at open; the stream engine's workers are the
  * threads, so FFTW's own threads are not used. Plans are kept as FFTW
  * wisdom in $XDG_CACHE_HOME/accel/fftw3f.wisdom, so measured plans are
  * measured once per machine. Conversion, windows and everything after the
@@ -149,7 +150,7 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 	if (!c)
 		return ACCEL_ENOMEM;
 	c->f = f;
-	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
+	c->batch = accel_fft_batch_frames(f);
 	size_t per_in = f->r2c ? f->n : 2 * f->n;
 	c->in = fftwf_malloc(c->batch * per_in * sizeof(float));
 	c->out = fftwf_malloc(c->batch * f->bins * sizeof(fftwf_complex));
@@ -184,19 +185,24 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		snprintf(err, len, "unit of %zu frames, planned for %zu", frames, f->unit_frames);
 		return ACCEL_EDATA;
 	}
-	size_t kept = accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, c->in);
-	if (kept == c->batch) {
-		fftwf_execute(c->many);
-	} else {
-		size_t per_in = f->r2c ? f->n : 2 * f->n;
-		for (size_t j = 0; j < kept; j++) {
-			if (f->r2c)
-				fftwf_execute_dft_r2c(c->one, c->in + j * per_in, c->out + j * f->bins);
-			else
-				fftwf_execute_dft(c->one, (fftwf_complex *)(c->in + j * per_in), c->out + j * f->bins);
+	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->n;
+	for (size_t first = 0; first < kept; first += c->batch) {
+		size_t k = accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, first, c->batch, c->in);
+		if (k == c->batch) {
+			fftwf_execute(c->many);
+		} else {
+			for (size_t j = 0; j < k; j++) {
+				if (f->r2c)
+					fftwf_execute_dft_r2c(c->one, c->in + j * per_in, c->out + j * f->bins);
+				else
+					fftwf_execute_dft(c->one, (fftwf_complex *)(c->in + j * per_in), c->out + j * f->bins);
+			}
 		}
+		int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);
+		if (rc < 0)
+			return rc;
 	}
-	return accel_fft_emit(f, (const float *)c->out, kept, &u->out);
+	return 0;
 }
 
 const struct accel_backend accel_backend_fftw = {

@@ -1614,12 +1614,18 @@ size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len);
  * frames each but the last), how many are transformed: --decimate leaves
  * out the frames of the rows not written. */
 size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames);
-/* Convert and window the kept frames of unit `seq` (raw samples at
- * in[len], frame i starting at sample i * hop) into dst: N floats per
- * frame for r2c, else N interleaved complex floats. Returns the number of
- * frames written (accel_fft_kept_frames). */
+/* Convert and window kept frames first .. first + count - 1 of unit `seq`
+ * (raw samples at in[len] holding `frames` frames, frame i starting at
+ * sample i * hop) into dst: N floats per frame for r2c, else N interleaved
+ * complex floats. Returns the number of frames written (fewer than count
+ * past the unit's kept frames). */
 size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
-		      float *dst);
+		      size_t first, size_t count, float *dst);
+/* Frames an engine should transform at once so that a batch's buffers stay
+ * in cache (about 256 KiB of complex floats): a multiple of f->average (a
+ * row at least), at most the kept frames of a whole unit. Give
+ * accel_fft_emit whole batches: rows never straddle them. */
+size_t accel_fft_batch_frames(const struct accel_fft *f);
 /* Turn `kept` transformed frames (f->bins interleaved complex floats each)
  * into output rows appended to out: scaling, magnitude, power or dB,
  * averaging of f->average frames per row (the last row of a stream may
