@@ -208,3 +208,28 @@ assert a.shape == (24, 32, 1) and a.dtype == np.uint8, a.shape"
 	run -2 "$T" "$CLIPS/clip.mp4" --to npy --pix-fmt yuv420p
 	run -2 "$T" "$CLIPS/clip.mp4" --to npy --normalize
 }
+
+# peak_threads CMD...: run CMD in the background, print the most threads
+# it had and how many of them ran under real-time scheduling (FF, RR).
+peak_threads() {
+	"$@" > /dev/null &
+	local pid=$! max=0 rt=0 n r
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$(awk '/^Threads:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+		r=$(ps -L -o cls= -p "$pid" 2>/dev/null | grep -c -e FF -e RR || true)
+		[ -n "$n" ] && [ "$n" -gt "$max" ] && max=$n
+		[ -n "$r" ] && [ "$r" -gt "$rt" ] && rt=$r
+		sleep 0.05
+	done
+	wait "$pid"
+	echo "$max $rt"
+}
+
+@test "-T caps the thread pools of x265 and SVT-AV1; SVT-AV1's threads are not real-time" {
+	ffmpeg -v error -f lavfi -i testsrc2=size=640x360:rate=25:duration=2 -c:v libx264 -preset ultrafast big.mp4
+	read -r max rt < <(peak_threads "$T" big.mp4 --to hevc -T 1)
+	[ "$max" -gt 0 ] && [ "$max" -le 5 ] && [ "$rt" = 0 ]
+	read -r max rt < <(peak_threads "$T" big.mp4 --to av1 -T 1)
+	# SVT-AV1 1.4 starts 17 threads for one logical processor (about 90 for two)
+	[ "$max" -gt 0 ] && [ "$max" -le 24 ] && [ "$rt" = 0 ]
+}

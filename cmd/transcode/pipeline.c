@@ -6,7 +6,9 @@
  * mux (libavformat, writing through the core's accel_output), or NumPy
  * arrays. Audio is copied or re-encoded beside the video.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,6 +428,30 @@ static void encoder_options(const struct tc_job *job, const char *name, AVDictio
 	}
 }
 
+/* SVT-AV1 gives the threads it starts real-time scheduling (SCHED_FIFO)
+ * when run as root, where they can starve the rest of the machine: should
+ * any have it still, put every real-time thread of this process back to
+ * normal scheduling. Returns how many were moved. */
+static int demote_rt_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	int moved = 0;
+	struct dirent *e;
+	struct sched_param normal = { 0 };
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0)
+			continue;
+		int pol = sched_getscheduler(tid);
+		if ((pol == SCHED_FIFO || pol == SCHED_RR) && sched_setscheduler(tid, SCHED_OTHER, &normal) == 0)
+			moved++;
+	}
+	closedir(d);
+	return moved;
+}
+
 /* The pixel format to encode in: --pix-fmt, else the decoded one when
  * the encoder takes it, else the encoder's closest. */
 static enum AVPixelFormat pick_format(const AVCodec *c, const char *want, enum AVPixelFormat src)
@@ -564,10 +590,18 @@ static int open_encoder(struct tc *t, const struct tc_hw *hw, int nhw)
 			}
 			AVDictionary *o = NULL;
 			encoder_options(job, c->name, &o);
+			/* SVT-AV1 asks for real-time scheduling when it runs
+			 * as root (it looks at the effective uid): open it as
+			 * nobody, then take root back. */
+			int drop = !strcmp(c->name, "libsvtav1") && geteuid() == 0 && seteuid(65534) == 0;
 			if (rc >= 0)
 				rc = avcodec_open2(t->enc, c, &o);
+			if (drop && seteuid(0) < 0)
+				return fail(t, ACCEL_EXIT_FAILURE, "cannot take back the effective uid 0: %s", strerror(errno));
 			av_dict_free(&o);
 			if (rc >= 0) {
+				if (!strcmp(c->name, "libsvtav1"))
+					demote_rt_threads();
 				snprintf(s->engine, sizeof s->engine, "%s", sw ? t->sw_engine : hw[i].engine);
 				snprintf(s->what, sizeof s->what, "%s", c->name);
 				s->hw = !sw;
