@@ -239,3 +239,41 @@ for x in [np.array([0.1, 3, 0.2, 2, -1, 0.5], 'f4'), np.array([5, 0, 0, 0, 0, 4]
 	[ ! -e out2.npy ]
 	[[ "${lines[-1]}" = *"injected fault (ACCEL_FAULT)"* ]]
 }
+
+# png2x2 FILE: a 2x2 RGB PNG of red, green / blue, (10, 20, 30), written by ffmpeg.
+png2x2() {
+	printf '\377\000\000\000\377\000\000\000\377\012\024\036' |
+		ffmpeg -loglevel error -f rawvideo -pix_fmt rgb24 -s 2x2 -i - -frames:v 1 -y "$1"
+}
+
+@test "images decoded by FFmpeg become tensors: --scale, --mean, --std, --layout, --bgr, as numpy computes them" {
+	png2x2 p.png
+	"$A" -m "$M/img.onnx" p.png > a.npy
+	"$A" -m "$M/imghwc.onnx" --layout nhwc --bgr --scale 1 --mean 10,20,30 --std 2 < p.png > b.npy
+	run -0 $PY -c "import numpy as np, sys
+px = np.array([[[255, 0, 0], [0, 255, 0]], [[0, 0, 255], [10, 20, 30]]], 'f4')
+a, b = np.load('a.npy'), np.load('b.npy')
+assert a.shape == (1, 3, 2, 2) and np.allclose(a[0], px.transpose(2, 0, 1) / 255, atol=1e-6), a
+want = (px[:, :, ::-1] - np.array([10, 20, 30], 'f4')) / 2
+assert b.shape == (1, 2, 2, 3) and np.allclose(b[0], want, atol=1e-6), b
+print('ok')"
+	[ "$output" = ok ]
+	# --resize: both sides, or one with the ratio kept.
+	"$A" -m "$M/img.onnx" --resize 6x4 p.png > r.npy
+	"$A" -m "$M/img.onnx" --resize 0x8 p.png >> r.npy
+	run -0 $PY "$NPY" shapes r.npy
+	[ "$output" = "(1, 3, 4, 6) (1, 3, 8, 8)" ]
+	run -2 "$A" -m "$M/img.onnx" --std 0,1,1 p.png
+	[ "${lines[0]}" = "accel-infer: --std: '0,1,1' is not one number or three separated by commas (not 0)" ]
+}
+
+@test "the PaddleOCR recogniser reads a line of text rendered by ffmpeg, exactly (--decode ctc)" {
+	ocr="$ROOT/build/deps/models/ocr"
+	[ -f "$ocr/ch_PP-OCRv4_rec_infer.onnx" ] || skip "no OCR models: run make deps"
+	ffmpeg -loglevel error -f lavfi -i color=c=white:s=280x48 -frames:v 1 -y -vf \
+		"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:text='Hello accel 2026':fontsize=30:fontcolor=black:x=8:y=(h-th)/2" line.png
+	run -0 "$A" -m "$ocr/ch_PP-OCRv4_rec_infer.onnx" --resize 0x48 --mean 0.5 --std 0.5 --bgr \
+		--decode ctc --labels "$ocr/ppocr_keys_v1.txt" line.png
+	[ "$(echo "$output" | jq -r .text)" = "Hello accel 2026" ]
+	[ "$(echo "$output" | jq '.score > 0.9')" = true ]
+}

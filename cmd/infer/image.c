@@ -56,6 +56,10 @@ static int decode(const uint8_t *data, size_t n, AVFrame *frame, char *err, size
 		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s) at byte offset 0", av_err2str(ret));
 		goto out;
 	}
+	if ((ret = avformat_find_stream_info(fmt, NULL)) < 0) {
+		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s) at byte offset 0", av_err2str(ret));
+		goto out;
+	}
 	int si = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
 	const AVCodec *codec = si >= 0 ? avcodec_find_decoder(fmt->streams[si]->codecpar->codec_id) : NULL;
 	if (!codec || !(dec = avcodec_alloc_context3(codec)) ||

@@ -48,3 +48,10 @@ g = helper.make_graph([helper.make_node("NoSuchOp", ["x"], ["y"], domain="com.ex
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
 m.ir_version = 8
 onnx.save(m, f"{out}/badop.onnx")
+# img, imghwc: identities on images in NCHW and NHWC
+save("img", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, "H", "W"])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3, "H", "W"])])
+save("imghwc", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", "H", "W", 3])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", "H", "W", 3])])

@@ -1,5 +1,6 @@
 """Helpers for tests/infer*.bats, numpy's side of the interop:
   npy.py load FILE            print each array of a .npy stream: shape, dtype, values
+  npy.py shapes FILE          print the shapes of the arrays of a .npy stream, on one line
   npy.py check MODEL IN OUT [OUTPUTS]  compare OUT (accel-infer's .npy stream)
       with numpy's reference for tests/infer/models.py's MODEL on the arrays of
       IN, within rtol 1e-5 / atol 1e-6; exit 1 on the first difference
@@ -29,7 +30,9 @@ def reference(model, x):
     raise SystemExit(f"no reference for {model}")
 
 
-if sys.argv[1] == "load":
+if sys.argv[1] == "shapes":
+    print(" ".join(str(a.shape) for a in arrays(sys.argv[2])))
+elif sys.argv[1] == "load":
     for a in arrays(sys.argv[2]):
         print(a.shape, a.dtype, a.tolist())
 elif sys.argv[1] == "check":
