@@ -223,6 +223,10 @@ static int new_session(const struct ort_engine *eng, const struct accel_onnx_par
 		st = a->SetInterOpNumThreads(so, 1);
 	if (!st)
 		st = a->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL);
+	/* Threads that spin between runs take the cores the stream's reader
+	 * and writer need. */
+	if (!st)
+		st = a->AddSessionConfigEntry(so, "session.intra_op.allow_spinning", "0");
 	for (int i = 0; !st && i < p->ndims; i++)
 		st = a->AddFreeDimensionOverrideByName(so, p->dim_names[i], p->dim_values[i]);
 	if (!st)
