@@ -181,13 +181,13 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 		$PY -c "import numpy as np, sys, time
 for i in range(2):
     np.save(sys.stdout.buffer, np.full((1, 6), i, 'f4')); sys.stdout.flush()
-    time.sleep(3)"
+    time.sleep(5)"
 	}
-	# The first result must come out within 1.5 s of the start (the writer
-	# sends the second input only after 3 s).
+	# The first result must come out within 3 s of the start (the writer
+	# sends the second input only after 5 s).
 	first() {
 		local t0=$SECONDS line
-		IFS= read -r -t 1.5 line || { echo "no line within 1.5 s"; cat > /dev/null; return 0; }
+		IFS= read -r -t 3 line || { echo "no line within 3 s"; cat > /dev/null; return 0; }
 		echo "first: $line"
 		cat
 	}
@@ -195,7 +195,7 @@ for i in range(2):
 	[ "${lines[0]}" = 'first: {"input":0,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
 	[ "${lines[1]}" = '{"input":1,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
 	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --topk 1 | first"
-	[ "${lines[0]}" = "no line within 1.5 s" ]
+	[ "${lines[0]}" = "no line within 3 s" ]
 }
 
 @test "--topk prints the best classes with their labels as JSON lines, as numpy ranks them" {
