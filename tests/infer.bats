@@ -186,7 +186,7 @@ for i in range(2):
 	# The first result must come out within 3 s of the start (the writer
 	# sends the second input only after 5 s).
 	first() {
-		local t0=$SECONDS line
+		local line
 		IFS= read -r -t 3 line || { echo "no line within 3 s"; cat > /dev/null; return 0; }
 		echo "first: $line"
 		cat
@@ -276,4 +276,13 @@ print('ok')"
 		--decode ctc --labels "$ocr/ppocr_keys_v1.txt" line.png
 	[ "$(echo "$output" | jq -r .text)" = "Hello accel 2026" ]
 	[ "$(echo "$output" | jq '.score > 0.9')" = true ]
+}
+
+@test "a reader that goes away ends the run quietly, exit 0 (.npy, batches, JSON lines)" {
+	arrays in.npy '[np.full((1, 6), i % 7, "f4") for i in range(3000)]'
+	for opts in "" "--batch 4" "--topk 1"; do
+		run --separate-stderr bash -c "'$A' -m '$M/softmax.onnx' $opts < in.npy | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}"
+		[ "$output" = 0 ]
+		[ -z "$stderr" ]
+	done
 }

@@ -307,7 +307,8 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 			struct accel_buf *d = &r->data[i], *p = &r->pend_data[i];
 			if (accel_buf_reserve(d, d->len + p->len + 1) < 0)
 				return ACCEL_ENOMEM;
-			memcpy(d->data + d->len, p->data, p->len);
+			if (p->len)
+				memcpy(d->data + d->len, p->data, p->len);
 			d->len += p->len;
 			rows_total[i] += r->pend_t[i].ndim ? r->pend_t[i].dims[0] : 1;
 		}
@@ -332,7 +333,8 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 		if (h < 0)
 			return ACCEL_EINVAL;
 		u->in.len += (size_t)h;
-		memcpy(u->in.data + u->in.len, r->data[i].data, r->data[i].len);
+		if (r->data[i].len)
+			memcpy(u->in.data + u->in.len, r->data[i].data, r->data[i].len);
 		u->in.len += r->data[i].len;
 	}
 	u->last = 0;
