@@ -286,3 +286,23 @@ print('ok')"
 		[ -z "$stderr" ]
 	done
 }
+
+@test "Silero VAD, a real model of three inputs (one an int64 scalar), runs from three streams" {
+	vad="$ROOT/build/deps/models/vad/silero_vad_v5.onnx"
+	[ -f "$vad" ] || skip "no VAD model: run make deps"
+	arrays audio.npy '[np.zeros((1, 512), "f4")] * 3'
+	arrays state.npy '[np.zeros((2, 1, 128), "f4")] * 3'
+	arrays sr.npy '[np.array(16000, "i8")] * 3'
+	run -0 "$A" -m "$vad" --info
+	[[ "$output" = *"  sr                       int64 ()"* ]]
+	"$A" -m "$vad" --input state=state.npy --input sr=sr.npy --output output --output stateN < audio.npy > out.npy
+	# Per input: the speech probability (1, 1), low for silence, and the next state.
+	run -0 $PY -c "import sys; sys.path.insert(0, '$ROOT/tests/infer'); import npy
+a = npy.arrays('out.npy')
+assert len(a) == 6, len(a)
+for p, s in zip(a[0::2], a[1::2]):
+    assert p.shape == (1, 1) and p.dtype == 'float32' and 0 <= p[0, 0] < 0.1, p
+    assert s.shape == (2, 1, 128), s.shape
+print('ok')"
+	[ "$output" = ok ]
+}
