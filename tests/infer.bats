@@ -3,8 +3,10 @@
 # (tests/infer/models.py): outputs checked against numpy's reference
 # (tests/infer/npy.py, rtol 1e-5, atol 1e-6), --info, raw tensors, several
 # inputs, bad input, -o FILE, batching and the timed flush with a slow
-# writer, top-k, CTC decoding, an engine that cannot load a model, and the
-# fallback from a failing engine (ACCEL_FAULT) to a second one.
+# writer, top-k, CTC decoding, images, an engine that cannot load a model,
+# the fallback from a failing engine (ACCEL_FAULT) to a second one (ortwin,
+# the onnxruntime backend built again under another name), and the real
+# models from make deps: the PaddleOCR recogniser and Silero VAD.
 
 bats_require_minimum_version 1.5.0
 
