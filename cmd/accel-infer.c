@@ -681,6 +681,9 @@ static int infer(int argc, char **argv)
 			accel_ctx_free(ctx);
 			return ACCEL_EXIT_FAILURE;
 		}
+		/* A larger pipe: fewer switches between the writer and the
+		 * post-processing thread (the default limit allows 1 MiB). */
+		fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 		ps.mode = job.topk ? POST_TOPK : job.ctc ? POST_CTC : POST_NPY;
 		ps.nout = job.noutputs ? job.noutputs : m.nout;
 		ps.score_output = score_output;
