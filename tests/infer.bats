@@ -10,9 +10,15 @@
 
 bats_require_minimum_version 1.5.0
 
+# have_ort: the onnxruntime plugin is built and the library it loads is there.
+have_ort() {
+	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] &&
+		{ [ -f "$ROOT/build/deps/onnxruntime/lib/libonnxruntime.so.1" ] || pkg-config --exists libonnxruntime; }
+}
+
 setup_file() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] || return 0
+	have_ort || return 0
 	/usr/bin/python3 "$ROOT/tests/infer/models.py" "$BATS_FILE_TMPDIR" >&2
 }
 
@@ -23,8 +29,7 @@ setup() {
 	NPY="$ROOT/tests/infer/npy.py"
 	M="$BATS_FILE_TMPDIR"
 	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_ONNXRUNTIME_LIB
-	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] ||
-		skip "no onnxruntime backend: run make deps (ONNX Runtime from npm) and make"
+	have_ort || skip "no onnxruntime backend: run make deps (ONNX Runtime from npm) and make"
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 }
