@@ -42,7 +42,7 @@ static const struct accel_option options[] = {
 	{ OPT_LABELS, 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", 0 },
 	{ OPT_DECODE, 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", 0 },
 	{ OPT_OUTFILE, 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
-	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; write .npy to a terminal", NULL, 0 },
+	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
 	ACCEL_BACKEND_OPTION,
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 },
 	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", NULL, 0 },
@@ -445,6 +445,12 @@ static int job_start(void *arg, size_t k, struct accel_input **in, struct accel_
 		r->status = ACCEL_EXIT_FAILURE;
 		return ACCEL_EIO;
 	}
+	if (r->in.fd == 0 && isatty(0) && !r->job->force) {
+		accel_msg_error("stdin is a terminal; give a FILE, a pipe or -f");
+		accel_input_close(&r->in);
+		r->status = ACCEL_EXIT_FAILURE;
+		return ACCEL_EIO;
+	}
 	r->open = 1;
 	r->reader->finished = 0;
 	*in = &r->in;
@@ -675,6 +681,9 @@ static int infer(int argc, char **argv)
 			accel_ctx_free(ctx);
 			return ACCEL_EXIT_FAILURE;
 		}
+		/* A larger pipe: fewer switches between the writer and the
+		 * post-processing thread (the default limit allows 1 MiB). */
+		fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 		ps.mode = job.topk ? POST_TOPK : job.ctc ? POST_CTC : POST_NPY;
 		ps.nout = job.noutputs ? job.noutputs : m.nout;
 		ps.score_output = score_output;

@@ -360,6 +360,8 @@ int accel_npy_read(struct accel_input *in, uint64_t max_bytes, struct accel_tens
 	accel_input_consume(in, hlen);
 	uint64_t bytes;
 	accel_tensor_size(t, 0, NULL, &bytes);
+	if (!bytes)
+		return 1;
 	if (bytes > SIZE_MAX - data->len || accel_buf_reserve(data, data->len + (size_t)bytes) < 0)
 		return ACCEL_ENOMEM;
 	ssize_t r = accel_input_read(in, data->data + data->len, (size_t)bytes);

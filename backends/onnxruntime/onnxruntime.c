@@ -223,6 +223,10 @@ static int new_session(const struct ort_engine *eng, const struct accel_onnx_par
 		st = a->SetInterOpNumThreads(so, 1);
 	if (!st)
 		st = a->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL);
+	/* Threads that spin between runs take the cores the stream's reader
+	 * and writer need. */
+	if (!st)
+		st = a->AddSessionConfigEntry(so, "session.intra_op.allow_spinning", "0");
 	for (int i = 0; !st && i < p->ndims; i++)
 		st = a->AddFreeDimensionOverrideByName(so, p->dim_names[i], p->dim_values[i]);
 	if (!st)
@@ -321,6 +325,118 @@ static struct model *find_model(struct ort_engine *eng, const struct accel_onnx_
 	return m;
 }
 
+/* The CUDA driver's few entry points the GPU engines need (cuda.h). */
+struct cu {
+	int (*init)(unsigned);
+	int (*count)(int *);
+	int (*get)(int *, int);
+	int (*name)(char *, int, int);
+	int (*attribute)(int *, int, int);
+	int (*total_mem)(size_t *, int);
+	int n;
+	struct { char name[128], pci[16]; size_t mem; } gpu[16];
+};
+#define CU_ATTR_PCI_BUS_ID 33
+#define CU_ATTR_PCI_DEVICE_ID 34
+#define CU_ATTR_PCI_DOMAIN_ID 50
+
+/* Run under accel_call_bounded: cuInit may hang in a broken driver. */
+static int cu_scan(void *arg)
+{
+	struct cu *c = arg;
+	int n = 0;
+	if (c->init(0) || c->count(&n))
+		return ACCEL_ENOTSUP;
+	for (int i = 0; i < n && c->n < 16; i++) {
+		int dev, bus = 0, slot = 0, dom = 0;
+		if (c->get(&dev, i))
+			continue;
+		c->name(c->gpu[c->n].name, sizeof c->gpu[c->n].name, dev);
+		c->attribute(&bus, CU_ATTR_PCI_BUS_ID, dev);
+		c->attribute(&slot, CU_ATTR_PCI_DEVICE_ID, dev);
+		c->attribute(&dom, CU_ATTR_PCI_DOMAIN_ID, dev);
+		snprintf(c->gpu[c->n].pci, sizeof c->gpu[c->n].pci, "%04x:%02x:%02x.0", dom & 0xffff, bus & 0xff,
+			 slot & 0x1f);
+		c->total_mem(&c->gpu[c->n].mem, dev);
+		c->n++;
+	}
+	return 0;
+}
+
+/* Whether the provider library `name` loads from the folder of the ONNX
+ * Runtime library (it needs the CUDA runtime, cuBLAS, cuDNN ...). */
+static int provider_loads(struct accel_probe *p, const char *provider, const char *name)
+{
+	char path[600];
+	const char *slash = strrchr(lib.path, '/');
+	snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - lib.path + 1) : 0, lib.path, name);
+	if (dlopen(path, RTLD_NOW | RTLD_LOCAL))
+		return 1;
+	accel_probe_note(p, "onnxruntime: %s is listed, but %s does not load: %s", provider, name, dlerror());
+	return 0;
+}
+
+/* One engine per provider on each CUDA GPU (device ids = CUDA ordinals);
+ * the GPU is added by PCI address, so it merges with what the cuda and pci
+ * backends found. */
+static void add_gpu_engines(struct accel_probe *p, int want_cuda, int want_trt)
+{
+	want_cuda = want_cuda && provider_loads(p, "CUDAExecutionProvider", "libonnxruntime_providers_cuda.so");
+	want_trt = want_trt && provider_loads(p, "TensorrtExecutionProvider", "libonnxruntime_providers_tensorrt.so");
+	if (!want_cuda && !want_trt)
+		return;
+	if (accel_probe_sysroot(p)[0]) {
+		accel_probe_note(p, "onnxruntime: no GPU engines: ACCEL_SYSROOT is set");
+		return;
+	}
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* Left to the process on timeout: the bounded call may still use it. */
+	struct cu *c = h ? calloc(1, sizeof *c) : NULL;
+	if (!c) {
+		accel_probe_note(p, "onnxruntime: no GPU engines: libcuda.so.1 not found");
+		return;
+	}
+	c->init = (int (*)(unsigned))dlsym(h, "cuInit");
+	c->count = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+	c->get = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
+	c->name = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
+	c->attribute = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
+	c->total_mem = (int (*)(size_t *, int))dlsym(h, "cuDeviceTotalMem_v2");
+	if (!c->init || !c->count || !c->get || !c->name || !c->attribute || !c->total_mem ||
+	    accel_call_bounded(cu_scan, c, 0) < 0) {
+		accel_probe_note(p, "onnxruntime: no GPU engines: the CUDA driver found no device");
+		return;
+	}
+	for (int i = 0; i < c->n; i++) {
+		struct accel_device d;
+		memset(&d, 0, sizeof d);
+		d.cls = ACCEL_CLASS_GPU;
+		d.numa_node = -1;
+		snprintf(d.vendor, sizeof d.vendor, "NVIDIA");
+		snprintf(d.model, sizeof d.model, "%s", c->gpu[i].name);
+		snprintf(d.driver, sizeof d.driver, "nvidia");
+		snprintf(d.pci_address, sizeof d.pci_address, "%s", c->gpu[i].pci);
+		d.memory_bytes = c->gpu[i].mem;
+		accel_device_add_api(&d, "cuda", 1, NULL);
+		int k = accel_probe_add_device(p, &d);
+		for (int v = 0; k >= 0 && v < 2; v++) {
+			if (!(v ? want_trt : want_cuda))
+				continue;
+			struct ort_engine *eng = calloc(1, sizeof *eng);
+			if (!eng)
+				return;
+			eng->provider = v ? "TensorrtExecutionProvider" : "CUDAExecutionProvider";
+			eng->device_id = i;
+			pthread_mutex_init(&eng->lock, NULL);
+			if (accel_probe_add_engine_variant(p, k, v ? "tensorrt" : "cuda", eng) < 0) {
+				pthread_mutex_destroy(&eng->lock);
+				free(eng);
+			}
+		}
+	}
+	free(c);
+}
+
 static int ort_probe(struct accel_probe *p)
 {
 	pthread_once(&lib.once, load_lib);
@@ -335,11 +451,12 @@ static int ort_probe(struct accel_probe *p)
 		status_msg(st, msg, sizeof msg);
 		return accel_probe_fail(p, "GetAvailableProviders: %s", msg);
 	}
-	int cpu_ok = 0;
+	int cpu_ok = 0, cuda = 0, trt = 0;
 	for (int i = 0; i < n; i++) {
 		accel_probe_note(p, "onnxruntime provider %s", providers[i]);
-		if (!strcmp(providers[i], "CPUExecutionProvider"))
-			cpu_ok = 1;
+		cpu_ok |= !strcmp(providers[i], "CPUExecutionProvider");
+		cuda |= !strcmp(providers[i], "CUDAExecutionProvider");
+		trt |= !strcmp(providers[i], "TensorrtExecutionProvider");
 	}
 	if ((st = lib.api->ReleaseAvailableProviders(providers, n)))
 		lib.api->ReleaseStatus(st);
@@ -358,6 +475,7 @@ static int ort_probe(struct accel_probe *p)
 		free(eng);
 		return accel_probe_fail(p, "cannot add the CPU engine");
 	}
+	add_gpu_engines(p, cuda, trt);
 	return 0;
 }
 
@@ -655,7 +773,9 @@ const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
 	.open = ort_open,
 	.run = ort_run,
 	.close = ort_close,
-	/* It adds engines on the CPU device the cpu backend found, no device. */
+	/* Its CPU engine is on the device the cpu backend finds; the GPUs of
+	 * its CUDA engines it adds only when ONNX Runtime has the providers,
+	 * found when an operation it offers is routed: no class probes it. */
 	.classes = 0,
 	.priority = 60,
 };

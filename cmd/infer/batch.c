@@ -263,6 +263,15 @@ static int same_item_shape(const struct reader *r, const struct accel_tensor *fi
 	return 1;
 }
 
+/* Bytes of the pending item, all its arrays. */
+static uint64_t item_bytes(const struct reader *r)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < r->m->nin; i++)
+		n += r->pend_data[i].len;
+	return n;
+}
+
 int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct reader *r = user;
@@ -271,6 +280,7 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 	uint32_t rows[1024];
 	int nitems = 0;
 	double deadline = 0;
+	uint64_t batch_bytes = 0;
 	u->offset = in->offset;
 	for (int i = 0; i < r->m->nin; i++)
 		r->data[i].len = 0;
@@ -300,14 +310,19 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 		if (nitems == 0) {
 			memcpy(first, r->pend_t, sizeof first);
 			deadline = accel_now() + r->max_wait;
-		} else if (!same_item_shape(r, first)) {
+			batch_bytes = 0;
+		} else if (!same_item_shape(r, first) || batch_bytes + item_bytes(r) > INFER_MAX_ARRAY) {
+			/* Another shape, or a batch over the limit of one
+			 * array: the item starts the next batch. */
 			break;
 		}
+		batch_bytes += item_bytes(r);
 		for (int i = 0; i < r->m->nin; i++) {
 			struct accel_buf *d = &r->data[i], *p = &r->pend_data[i];
 			if (accel_buf_reserve(d, d->len + p->len + 1) < 0)
 				return ACCEL_ENOMEM;
-			memcpy(d->data + d->len, p->data, p->len);
+			if (p->len)
+				memcpy(d->data + d->len, p->data, p->len);
 			d->len += p->len;
 			rows_total[i] += r->pend_t[i].ndim ? r->pend_t[i].dims[0] : 1;
 		}
@@ -332,7 +347,8 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 		if (h < 0)
 			return ACCEL_EINVAL;
 		u->in.len += (size_t)h;
-		memcpy(u->in.data + u->in.len, r->data[i].data, r->data[i].len);
+		if (r->data[i].len)
+			memcpy(u->in.data + u->in.len, r->data[i].data, r->data[i].len);
 		u->in.len += r->data[i].len;
 	}
 	u->last = 0;

@@ -186,7 +186,8 @@ static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d
 		if (!whole)
 			it.dims[0] = 1;
 		accel_tensor_size(&it, 0, &count, &row_bytes);
-		const uint8_t *p = d[j].data + (whole ? 0 : (size_t)row0 * row_bytes);
+		static const uint8_t none[1];
+		const uint8_t *p = d[j].data ? d[j].data + (whole ? 0 : (size_t)row0 * row_bytes) : none;
 		if (!whole) {
 			it.dims[0] = nrows;
 			row_bytes *= (uint64_t)nrows;

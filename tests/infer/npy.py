@@ -30,24 +30,25 @@ def reference(model, x):
     raise SystemExit(f"no reference for {model}")
 
 
-if sys.argv[1] == "shapes":
-    print(" ".join(str(a.shape) for a in arrays(sys.argv[2])))
-elif sys.argv[1] == "load":
-    for a in arrays(sys.argv[2]):
-        print(a.shape, a.dtype, a.tolist())
-elif sys.argv[1] == "check":
-    model, ins, outs = sys.argv[2], arrays(sys.argv[3]), arrays(sys.argv[4])
-    names = sys.argv[5].split(",") if len(sys.argv) > 5 else None
-    k = 0
-    for i, x in enumerate(ins):
-        ref = reference(model, x)
-        for name in names or list(ref):
-            if k >= len(outs):
-                raise SystemExit(f"output ends at input {i}")
-            got, want = outs[k], ref[name]
-            k += 1
-            if got.shape != want.shape or got.dtype != want.dtype or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
-                raise SystemExit(f"input {i} output {name}: got {got.shape} {got.dtype} {got.tolist()}, want {want.tolist()}")
-    if k != len(outs):
-        raise SystemExit(f"{len(outs) - k} arrays too many")
-    print(f"{len(ins)} inputs, {k} arrays match")
+if __name__ == "__main__":
+    if sys.argv[1] == "shapes":
+        print(" ".join(str(a.shape) for a in arrays(sys.argv[2])))
+    elif sys.argv[1] == "load":
+        for a in arrays(sys.argv[2]):
+            print(a.shape, a.dtype, a.tolist())
+    elif sys.argv[1] == "check":
+        model, ins, outs = sys.argv[2], arrays(sys.argv[3]), arrays(sys.argv[4])
+        names = sys.argv[5].split(",") if len(sys.argv) > 5 else None
+        k = 0
+        for i, x in enumerate(ins):
+            ref = reference(model, x)
+            for name in names or list(ref):
+                if k >= len(outs):
+                    raise SystemExit(f"output ends at input {i}")
+                got, want = outs[k], ref[name]
+                k += 1
+                if got.shape != want.shape or got.dtype != want.dtype or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+                    raise SystemExit(f"input {i} output {name}: got {got.shape} {got.dtype} {got.tolist()}, want {want.tolist()}")
+        if k != len(outs):
+            raise SystemExit(f"{len(outs) - k} arrays too many")
+        print(f"{len(ins)} inputs, {k} arrays match")
