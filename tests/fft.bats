@@ -317,7 +317,7 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ ! -e "$T/new" ]
 }
 
-@test "the route names fftw:cpu0; -b fftw forces it; --fallback cpu runs on it too" {
+@test "the route names fftw:cpu0; -b fftw forces it; -b cpu has no FFT (exit 1)" {
 	$REF gen cf32 4000 31 "$T/x"
 	"$F" -v -n 100 "$T/x" 2> "$T/log" > /dev/null
 	grep -q "^  1\. fftw:cpu0 " "$T/log"
@@ -339,4 +339,15 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	cat "$T/x" | "$F" --plan estimate -T 2 -n 1000 --overlap 0.3 --out db > "$T/c"
 	cmp "$T/a" "$T/b"
 	cmp "$T/a" "$T/c"
+}
+
+@test "an engine failing a unit (ACCEL_FAULT) with no engine to retry on: exit 1, one line, no -o file" {
+	$REF gen cf32 $((1 << 20)) 33 "$T/x"
+	run env ACCEL_FAULT='fftw:1' "$F" --plan estimate -n 1024 --fallback none -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 4194304) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ ! -e "$T/o" ]
+	run env ACCEL_FAULT='fftw:*' "$F" --plan estimate -n 1024 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/o" ]
 }
