@@ -21,12 +21,12 @@ static int vkfft_probe(struct accel_probe *p)
 static int vkfft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
 			  char *reason, size_t len)
 {
-	if ((strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) || !op->ext) {
+	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
 		snprintf(reason, len, "only fft.c2c and fft.r2c");
 		return ACCEL_ENOTSUP;
 	}
 	const struct accel_fft *f = op->ext;
-	if (f->n > ((size_t)1 << 24)) {
+	if (f && f->n > ((size_t)1 << 24)) {
 		snprintf(reason, len, "VkFFT here takes N up to 2^24");
 		return ACCEL_ENOTSUP;
 	}
@@ -39,7 +39,7 @@ static int vkfft_supports(const struct accel_engine *e, const struct accel_op *o
 
 static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
 {
-	if (!strcmp(e->variant, "opencl"))
+	if (op->ext && !strcmp(e->variant, "opencl"))
 		return vkfft_cl_open(e, op->ext, ctx);
 	return ACCEL_ENOTSUP;
 }

@@ -85,6 +85,11 @@ int vkfft_cl_probe(struct accel_probe *p)
 {
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
+	/* A driver call of another probe that did not return in time (the
+	 * opencl backend's, say) may still be inside the ICD loader or PoCL,
+	 * whose start-up is not safe to run twice at once. */
+	if (accel_abandoned_calls() > 0)
+		return accel_probe_fail(p, "not run: an earlier driver call did not return in time (ACCEL_PROBE_TIMEOUT)");
 	/* Never freed when abandoned: the scan may still write to it. */
 	struct cl_found *s = calloc(1, sizeof *s);
 	if (!s)

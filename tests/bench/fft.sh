@@ -9,8 +9,10 @@
 # plugin loading included, is the last column). accel-fft runs with -T 1
 # (the same one thread as the peer) and -T 0 (all cores). Then the plan time of
 # accel-fft on one frame, cold (no wisdom: FFTW_MEASURE plans) and warm
-# (wisdom cached). Best of ACCEL_BENCH_RUNS runs (2). Device engines (VkFFT)
-# are not built yet: no device columns.
+# (wisdom cached). Best of ACCEL_BENCH_RUNS runs (2). Then each device
+# engine accel-detect routes fft.c2c to (VkFFT on OpenCL: on PoCL here, a
+# software device), named with -b, once per N after a warm-up run (its
+# kernels compiled and cached by the driver).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-fft"
@@ -54,6 +56,19 @@ for n in 256 1024 4096 65536 1048576; do
 		printf '%-8s %-22s %8s %8s %9.4f   %.2fx (-T %s; wall %.3f s)\n' "$n" "accel-fft fftw:cpu0" \
 			"$(gflops "$n" "$frames" "$bs")" "$(gbps "$used" "$bs")" "$bs" \
 			"$(awk -v a="$bs" -v f="$frames" -v d="$ds" -v df="$dframes" 'BEGIN { print (a / f) / (d / df) }')" "$t" "$bw"
+	done
+done
+
+engines=$("$B/accel-detect" --routes fft.c2c 2>/dev/null | sed -n 's/^  [-0-9.]* *\(vkfft\.[a-z]*:[a-z0-9]*\) .*/\1/p' | sort -u)
+for e in $engines; do
+	for n in 256 1024 4096 65536 1048576; do
+		frames=$((bytes / 8 / n))
+		used=$((frames * n * 8))
+		head -c $((n * 8 * 4)) "$work/x.cf32" > "$work/warm"
+		"$A" -b "$e" --fallback none -n "$n" -o /dev/null "$work/warm"
+		"$A" -v -b "$e" --fallback none -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log" || { echo "$e: N=$n failed"; continue; }
+		st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+		printf '%-8s %-22s %8s %8s %9.4f\n' "$n" "$e" "$(gflops "$n" "$frames" "$st")" "$(gbps "$used" "$st")" "$st"
 	done
 done
 
