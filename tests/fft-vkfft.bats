@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# accel-fft on VkFFT's OpenCL engine (vkfft.opencl), run on PoCL here (a
-# software OpenCL device, named with -b: auto never picks it), checked
-# against numpy like the CPU engine. PoCL compiles VkFFT's kernels on first
-# use of a size (seconds) and caches them.
+# accel-fft on VkFFT's OpenCL engine (vkfft.opencl, on PoCL here) and
+# Vulkan engine (vkfft.vulkan, on lavapipe here): software devices, named
+# with -b (auto never picks them), checked against numpy like the CPU
+# engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
+# and caches them.
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -21,7 +22,7 @@ setup() {
 add() {
 	local in="${@: -1}" opts=("${@:1:$#-1}")
 	jobs=$((${jobs:-0} + 1))
-	"$F" -b vkfft.opencl --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
+	"$F" -b "${ENGINE:-vkfft.opencl}" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
 	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
 }
 
@@ -62,11 +63,38 @@ verify() {
 @test "a unit failed on vkfft.opencl is run again on fftw: the same spectra, exit 0" {
 	$REF gen cf32 $((1000 * 1200)) 8 "$T/x"
 	"$F" -b fftw --plan estimate -n 1000 --out db -o "$T/a" "$T/x"
-	ACCEL_FAULT='vkfft:1' "$F" -b vkfft.opencl,fftw --fallback next --plan estimate -n 1000 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	ACCEL_FAULT='vkfft:1' "$F" -b vkfft.opencl --fallback cpu --plan estimate -n 1000 --out db -o "$T/b" "$T/x" 2> "$T/log"
 	grep -q '^accel-fft: warning: vkfft.opencl:gpu[0-9]*: unit 1 failed: injected fault (ACCEL_FAULT); retrying on fftw:cpu0$' "$T/log"
 	echo "-n 1000 --out db $T/x $T/b" > "$T/list"
 	run $REF checks "$T/list"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
+}
+
+@test "vkfft.vulkan (lavapipe): complex and real, sizes of primes up to 13 and 2^16, inverse, dB, within 1e-5 of numpy" {
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
+	ENGINE=vkfft.vulkan
+	for n in 1001 1000 65536; do
+		$REF gen cf32 $((n * 3)) $n "$T/x$n"
+		add -n $n "$T/x$n"
+	done
+	add -n 1000 --inverse --norm forward "$T/x1000"
+	$REF gen f32 20000 9 "$T/r"
+	add -t f32 -n 1000 -w hann --out db "$T/r"
+	add -t f32 -n 1000 -w kaiser:8 --overlap 0.5 --out power --average 4 "$T/r"
+	verify
+}
+
+@test "vkfft.vulkan refuses sizes with a prime factor above 13 (Bluestein is wrong there): -v says why" {
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
+	$REF gen cf32 300 10 "$T/x"
+	run "$F" -v -b vkfft.vulkan -n 97 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vkfft.vulkan:"*"left out: VkFFT's Vulkan path here takes N with prime factors up to 13 only (N = 97)"* ]]
+	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
+	[ ! -e "$T/o" ]
+	# Named with fftw after it, the job runs on fftw.
+	"$F" -b vkfft.vulkan,fftw -n 97 -o "$T/o" "$T/x"
+	[ -s "$T/o" ]
 }

@@ -18,4 +18,10 @@ int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void 
 int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len);
 void vkfft_cl_close(void *ctx);
 
+/* Vulkan (vkfft_vulkan.c). */
+int vkfft_vk_probe(struct accel_probe *p);
+int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
+int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len);
+void vkfft_vk_close(void *ctx);
+
 #endif

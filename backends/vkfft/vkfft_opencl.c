@@ -84,18 +84,22 @@ static int find_device(struct accel_probe *p, const struct cl_found *s, int j)
 int vkfft_cl_probe(struct accel_probe *p)
 {
 	if (accel_probe_sysroot(p)[0])
-		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
+		return ACCEL_ENOTSUP;
 	/* A driver call of another probe that did not return in time (the
 	 * opencl backend's, say) may still be inside the ICD loader or PoCL,
 	 * whose start-up is not safe to run twice at once. */
-	if (accel_abandoned_calls() > 0)
-		return accel_probe_fail(p, "not run: an earlier driver call did not return in time (ACCEL_PROBE_TIMEOUT)");
+	if (accel_abandoned_calls() > 0) {
+		accel_probe_note(p, "opencl: not run: an earlier driver call did not return in time (ACCEL_PROBE_TIMEOUT)");
+		return ACCEL_ENOTSUP;
+	}
 	/* Never freed when abandoned: the scan may still write to it. */
 	struct cl_found *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;
-	if (accel_call_bounded(scan, s, 0) == ACCEL_EDEVICE)
-		return accel_probe_fail(p, "an OpenCL driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
+	if (accel_call_bounded(scan, s, 0) == ACCEL_EDEVICE) {
+		accel_probe_note(p, "opencl: the driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
+		return ACCEL_ENOTSUP;
+	}
 	int added = 0;
 	for (int j = 0; j < s->n; j++) {
 		int i = find_device(p, s, j);
@@ -126,11 +130,8 @@ int vkfft_cl_probe(struct accel_probe *p)
 			added++;
 		accel_probe_note(p, "opencl: %s (%s)", s->name[j], s->platform[j]);
 	}
-	int n = s->n;
 	free(s);
-	if (!added)
-		return accel_probe_fail(p, n ? "cannot add the OpenCL devices" : "no OpenCL device");
-	return 0;
+	return added ? 0 : ACCEL_ENOTSUP;
 }
 
 struct cl_ctx {
