@@ -623,9 +623,12 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	if (stats)
 		memset(stats, 0, sizeof *stats);
 	struct accel_op op = { .name = accel_fft_op_name(f), .ext = f };
-	int64_t size = cfg->data_size >= 0 ? cfg->data_size : in->size;
-	if (cfg->data_size >= 0 && in->size >= 0 && in->size < size)
-		size = in->size;
+	/* Bytes of samples: the input's size less what was read of it (a WAV
+	 * header), bounded by the header's data size, which may lie. */
+	int64_t avail = in->size >= 0 ? in->size - (int64_t)in->offset : -1;
+	int64_t size = cfg->data_size >= 0 ? cfg->data_size : avail;
+	if (cfg->data_size >= 0 && avail >= 0 && avail < size)
+		size = avail;
 	struct fft_run r = { .f = f, .left = cfg->data_size, .name = in->name };
 	r.header_rows = accel_fft_stream_rows(f, size);
 	if (f->format == ACCEL_FFT_NPY && r.header_rows < 0 && accel_output_seek(out, 0, SEEK_CUR) < 0) {
