@@ -36,7 +36,7 @@ static const struct accel_option options[] = {
 	{ OPT_DECIMATE, 0, "decimate", "D", "write one row in D (the frames of the others are not transformed)", NULL, 0 },
 	{ OPT_TEXT, 0, "text", NULL, "write CSV text, one row per line (complex values as re,im pairs)", NULL, 0 },
 	{ OPT_NPY, 0, "npy", NULL, "write a NumPy .npy array of shape (rows, bins)", NULL, 0 },
-	{ OPT_PAD, 0, "pad", NULL, "zero-pad a partial sample and the last frames at the end instead of dropping them", NULL, 0 },
+	{ OPT_PAD, 0, "pad", NULL, "at the end, complete a partial sample with zero bytes (else exit 3) and zero-pad the frames of the samples after the last whole frame (else dropped)", NULL, 0 },
 	{ OPT_PLAN, 0, "plan", "RIGOR", "planning effort: estimate, measure (default) or patient; plans are cached as wisdom",
 	  "estimate measure patient", 0 },
 	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },

@@ -355,6 +355,22 @@ static int put_row(const struct accel_fft *f, const float *v, size_t count, stru
 
 int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out)
 {
+	if (f->out == ACCEL_FFT_COMPLEX && f->format != ACCEL_FFT_TEXT && !f->shift) {
+		/* Complex rows as they are: one copy, scaled when needed. */
+		size_t vals = 2 * f->bins * kept;
+		if (accel_buf_reserve(out, out->len + vals * sizeof(float)) < 0)
+			return ACCEL_ENOMEM;
+		float *o = (float *)(out->data + out->len);
+		if (f->scale == 1) {
+			memcpy(o, spec, vals * sizeof(float));
+		} else {
+			float s = (float)f->scale;
+			for (size_t i = 0; i < vals; i++)
+				o[i] = spec[i] * s;
+		}
+		out->len += vals * sizeof(float);
+		return 0;
+	}
 	size_t bins = f->bins, cplx = f->out == ACCEL_FFT_COMPLEX;
 	size_t vals = cplx ? 2 * bins : bins;
 	float *row = malloc(vals * sizeof *row);
@@ -448,6 +464,7 @@ struct fft_run {
 	int64_t header_rows;     /* rows the .npy header says, -1: none written */
 	size_t header_len;
 	const char *name;
+	struct accel_buf tail;   /* bytes read that start the next unit (its overlap) */
 };
 
 /* The sample value zero in a type's encoding, for padding. */
@@ -456,62 +473,89 @@ static uint8_t zero_byte(const struct accel_fft *f)
 	return f->type == ACCEL_SAMPLE_U8 || f->type == ACCEL_SAMPLE_CU8 ? 0x80 : 0;
 }
 
+/* Read up to n bytes of samples into dst, within the WAV data's size.
+ * Returns the count (short only at the end), or ACCEL_EIO. */
+static ssize_t read_samples(struct fft_run *r, struct accel_input *in, uint8_t *dst, size_t n)
+{
+	if (r->left >= 0 && (uint64_t)r->left < n)
+		n = (size_t)r->left;
+	ssize_t got = n ? accel_input_read(in, dst, n) : 0;
+	if (got > 0 && r->left >= 0)
+		r->left -= got;
+	return got;
+}
+
+/* Pass over n bytes between frames (--allow-gaps). 0 or ACCEL_EIO. */
+static int skip_samples(struct fft_run *r, struct accel_input *in, size_t n)
+{
+	while (n) {
+		const uint8_t *p;
+		size_t ask = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+		if (r->left >= 0 && (uint64_t)r->left < ask)
+			ask = (size_t)r->left;
+		ssize_t got = ask ? accel_input_peek(in, ask, &p) : 0;
+		if (got <= 0)
+			return (int)got;
+		accel_input_consume(in, (size_t)got);
+		if (r->left >= 0)
+			r->left -= got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+/* The next unit: the bytes its frames span, read straight into the unit
+ * after the part the previous unit read already (r->tail). */
 static int next_frames(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
 	size_t ss = f->sample_bytes, fu = f->unit_frames;
-	size_t span = ((fu - 1) * f->hop + f->n) * ss, adv = fu * f->hop * ss;
-	size_t want = span > adv ? span : adv, ask = want;
-	if (r->left >= 0 && (uint64_t)r->left < ask)
-		ask = (size_t)r->left;
-	const uint8_t *p;
-	ssize_t m = ask ? accel_input_peek(in, ask, &p) : 0;
-	if (m < 0) {
+	size_t span = ((fu - 1) * f->hop + f->n) * ss, adv = fu * f->hop * ss, have = r->tail.len;
+	if (accel_buf_reserve(&u->in, span) < 0)
+		return ACCEL_ENOMEM;
+	u->offset = in->offset - have;
+	memcpy(u->in.data, r->tail.data, have);
+	ssize_t got = read_samples(r, in, u->in.data + have, span - have);
+	if (got < 0) {
 		snprintf(err, len, "cannot read: %s", strerror(errno));
-		return (int)m;
+		return (int)got;
 	}
-	size_t got = (size_t)m, frames, copy, consume;
-	u->offset = in->offset;
-	if (got == want) {
-		frames = fu;
-		copy = span;
-		consume = adv;
+	size_t total = have + (size_t)got, frames = fu;
+	r->tail.len = 0;
+	if (total == span) {
+		u->in.len = span;
+		if (span > adv) {
+			if (accel_buf_reserve(&r->tail, span - adv) < 0)
+				return ACCEL_ENOMEM;
+			memcpy(r->tail.data, u->in.data + adv, span - adv);
+			r->tail.len = span - adv;
+		} else if (skip_samples(r, in, adv - span) < 0) {
+			snprintf(err, len, "cannot read: %s", strerror(errno));
+			return ACCEL_EIO;
+		}
 	} else {
-		size_t part = got % ss;
+		/* The end of the input: fewer frames than a unit holds (see
+		 * final_frames: never more), padded with --pad. */
+		size_t part = total % ss;
 		if (part && !f->pad) {
 			snprintf(err, len, "partial sample at the end of input: %zu of the %zu bytes of a %s sample at byte offset %llu (--pad completes it with zeros)",
-				 part, ss, accel_sample_name(f->type), (unsigned long long)(in->offset + got - part));
+				 part, ss, accel_sample_name(f->type), (unsigned long long)(in->offset - part));
 			return ACCEL_EDATA;
 		}
-		uint64_t total = final_frames(f, got / ss + (part != 0), !r->started);
-		if (total == 0) {
-			accel_input_consume(in, got);
+		frames = (size_t)final_frames(f, total / ss + (part != 0), !r->started);
+		if (frames == 0)
 			return 0;
-		}
-		frames = total < fu ? (size_t)total : fu;
-		copy = ((frames - 1) * f->hop + f->n) * ss;
-		if (total > fu) {
-			consume = frames * f->hop * ss;
-		} else {
-			consume = got;
-			u->last = 1;
-		}
+		size_t copy = ((frames - 1) * f->hop + f->n) * ss;
+		if (total < copy)
+			memset(u->in.data + total, zero_byte(f), copy - total);
+		u->in.len = copy;
+		u->last = 1;
 	}
-	if (accel_buf_reserve(&u->in, copy) < 0)
-		return ACCEL_ENOMEM;
-	size_t have = copy < got ? copy : got;
-	memcpy(u->in.data, p, have);
-	if (have < copy)
-		memset(u->in.data + have, zero_byte(f), copy - have);
-	u->in.len = copy;
 	if (r->started && f->hop < f->n) {
 		size_t ov = (f->n - f->hop) * ss;
-		u->in_overlap = ov < copy ? ov : copy;
+		u->in_overlap = ov < u->in.len ? ov : u->in.len;
 	}
-	accel_input_consume(in, consume);
-	if (r->left >= 0)
-		r->left -= (int64_t)consume;
 	r->started = 1;
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
@@ -579,9 +623,12 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	if (stats)
 		memset(stats, 0, sizeof *stats);
 	struct accel_op op = { .name = accel_fft_op_name(f), .ext = f };
-	int64_t size = cfg->data_size >= 0 ? cfg->data_size : in->size;
-	if (cfg->data_size >= 0 && in->size >= 0 && in->size < size)
-		size = in->size;
+	/* Bytes of samples: the input's size less what was read of it (a WAV
+	 * header), bounded by the header's data size, which may lie. */
+	int64_t avail = in->size >= 0 ? in->size - (int64_t)in->offset : -1;
+	int64_t size = cfg->data_size >= 0 ? cfg->data_size : avail;
+	if (cfg->data_size >= 0 && avail >= 0 && avail < size)
+		size = avail;
 	struct fft_run r = { .f = f, .left = cfg->data_size, .name = in->name };
 	r.header_rows = accel_fft_stream_rows(f, size);
 	if (f->format == ACCEL_FFT_NPY && r.header_rows < 0 && accel_output_seek(out, 0, SEEK_CUR) < 0) {
@@ -611,6 +658,7 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	if (sc.total_size < 0 || cfg->data_size >= 0)
 		sc.total_size = size;
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
+	accel_buf_free(&r.tail);
 	if (rc == ACCEL_EINVAL && !err[0])
 		snprintf(err, len, "cannot rewrite the .npy header: the output is not seekable");
 	return rc;

@@ -20,77 +20,86 @@ check() {
 	$REF check "${opts[@]}" "$in" "$T/out"
 }
 
+# add OPTIONS... IN: run accel-fft on IN into a file of its own and list
+# the job for verify, which checks every listed job in one numpy process.
+add() {
+	local in="${@: -1}" opts=("${@:1:$#-1}")
+	jobs=$((${jobs:-0} + 1))
+	"$F" --plan estimate "${opts[@]}" -o "$T/o$jobs" "$in"
+	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
+}
+
+verify() {
+	run $REF checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
+}
+
 @test "complex input, every size class: 2, primes, odd, powers of two up to 2^20" {
 	for n in 2 3 5 7 17 97 256 1000 1024 4096 65537; do
-		$REF gen cf32 $((n * 3 + n / 2)) $n "$T/x"
-		run check -n $n "$T/x"
-		echo "n=$n: $output"
-		[ "$status" -eq 0 ]
+		$REF gen cf32 $((n * 3 + n / 2)) $n "$T/x$n"
+		add -n $n "$T/x$n"
 	done
 	$REF gen cf32 $((1 << 20)) 1 "$T/x"
-	run check -n $((1 << 20)) "$T/x"
-	echo "n=2^20: $output"
-	[ "$status" -eq 0 ]
-	[[ "$output" == "rows 1 bins 1048576 "* ]]
+	add -n $((1 << 20)) "$T/x"
+	verify
+	[[ "${lines[-1]}" == *"rows 1 bins 1048576 "* ]]
 }
 
 @test "real input gives N/2+1 bins (rfft), and all N with --full, even and odd N" {
 	for n in 2 9 64 1001 4096; do
-		$REF gen f32 $((n * 4)) $n "$T/x"
-		run check -t f32 -n $n "$T/x"
-		echo "n=$n: $output"
-		[ "$status" -eq 0 ]
-		[[ "$output" == *"bins $((n / 2 + 1)) "* ]]
-		run check -t f32 -n $n --full "$T/x"
-		echo "n=$n --full: $output"
-		[ "$status" -eq 0 ]
-		[[ "$output" == *"bins $n "* ]]
+		$REF gen f32 $((n * 4)) $n "$T/x$n"
+		add -t f32 -n $n "$T/x$n"
+		add -t f32 -n $n --full "$T/x$n"
 	done
 	$REF gen f64 $((1 << 20)) 3 "$T/x"
-	run check -t f64 -n $((1 << 20)) "$T/x"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	add -t f64 -n $((1 << 20)) "$T/x"
+	verify
+	[[ "${lines[0]}" == *"rows 4 bins 2 "* ]]
+	[[ "${lines[1]}" == *"rows 4 bins 2 "* ]]
+	[[ "${lines[6]}" == *"rows 4 bins 501 "* ]]
+	[[ "${lines[7]}" == *"rows 4 bins 1001 "* ]]
+	[[ "${lines[10]}" == *"rows 1 bins 524289 "* ]]
 }
 
 @test "every sample type is read as documented (scale, offset, I then Q)" {
 	for t in cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64; do
-		$REF gen $t 5000 7 "$T/x"
-		run check -t $t -n 250 "$T/x"
-		echo "$t: $output"
-		[ "$status" -eq 0 ]
-		[[ "$output" == "rows 20 "* ]]
+		$REF gen $t 5000 7 "$T/x.$t"
+		add -t $t -n 250 "$T/x.$t"
 	done
+	verify
+	[ "$(grep -c ': rows 20 ' <<< "$output")" -eq 9 ]
 }
 
 @test "inverse transforms, every normalisation, both directions" {
 	$REF gen cf32 6000 11 "$T/x"
 	for norm in backward forward ortho none; do
-		run check -n 1000 --norm $norm "$T/x"
-		echo "forward $norm: $output"
-		[ "$status" -eq 0 ]
-		run check -n 1000 --norm $norm --inverse "$T/x"
-		echo "inverse $norm: $output"
-		[ "$status" -eq 0 ]
+		add -n 1000 --norm $norm "$T/x"
+		add -n 1000 --norm $norm --inverse "$T/x"
 	done
 	$REF gen f32 6000 12 "$T/r"
-	run check -t f32 -n 600 --inverse "$T/r"
-	echo "real inverse: $output"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"bins 600 "* ]]
+	add -t f32 -n 600 --inverse "$T/r"
+	verify
+	[[ "${lines[-1]}" == *"bins 600 "* ]]
 }
 
 @test "every window, every output mode, with shift and dB offset" {
 	$REF gen cf32 8192 13 "$T/x"
+	: > "$T/list"
 	for w in rect hann hamming blackman blackman-harris flattop kaiser:0 kaiser:8.6; do
 		for out in complex mag power db; do
-			run check -n 512 -w $w --out $out --shift --db-offset -12.5 "$T/x"
-			echo "$w $out: $output"
-			[ "$status" -eq 0 ]
+			"$F" --plan estimate -n 512 -w $w --out $out --shift --db-offset -12.5 -o "$T/$w.$out" "$T/x"
+			echo "-n 512 -w $w --out $out --shift --db-offset -12.5 $T/x $T/$w.$out" >> "$T/list"
 		done
 	done
 	$REF gen f32 8192 14 "$T/r"
-	run check -t f32 -n 1023 -w hann --out db "$T/r"
+	"$F" --plan estimate -t f32 -n 1023 -w hann --out db -o "$T/r.db" "$T/r"
+	echo "-t f32 -n 1023 -w hann --out db $T/r $T/r.db" >> "$T/list"
+	run $REF checks "$T/list"
+	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "$(grep -c 'rel_l2' <<< "$output")" -eq 33 ]
 }
 
 @test "round trip: forward then inverse gives the input back within 1e-5" {
@@ -308,7 +317,7 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ ! -e "$T/new" ]
 }
 
-@test "the route names fftw:cpu0; -b fftw forces it; --fallback cpu runs on it too" {
+@test "the route names fftw:cpu0; -b fftw forces it; -b cpu has no FFT (exit 1)" {
 	$REF gen cf32 4000 31 "$T/x"
 	"$F" -v -n 100 "$T/x" 2> "$T/log" > /dev/null
 	grep -q "^  1\. fftw:cpu0 " "$T/log"
@@ -330,4 +339,15 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	cat "$T/x" | "$F" --plan estimate -T 2 -n 1000 --overlap 0.3 --out db > "$T/c"
 	cmp "$T/a" "$T/b"
 	cmp "$T/a" "$T/c"
+}
+
+@test "an engine failing a unit (ACCEL_FAULT) with no engine to retry on: exit 1, one line, no -o file" {
+	$REF gen cf32 $((1 << 20)) 33 "$T/x"
+	run env ACCEL_FAULT='fftw:1' "$F" --plan estimate -n 1024 --fallback none -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 4194304) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ ! -e "$T/o" ]
+	run env ACCEL_FAULT='fftw:*' "$F" --plan estimate -n 1024 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/o" ]
 }

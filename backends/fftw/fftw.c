@@ -49,7 +49,7 @@ static int fftw_probe(struct accel_probe *p)
 static int fftw_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
 			 char *reason, size_t len)
 {
-	if ((strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) || !op->ext) {
+	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
 		snprintf(reason, len, "only fft.c2c and fft.r2c");
 		return ACCEL_ENOTSUP;
 	}

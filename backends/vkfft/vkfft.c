@@ -1,0 +1,140 @@
+/*
+ * vkfft.c - the "vkfft" backend: fft.c2c and fft.r2c with VkFFT, one engine
+ * variant per API on each device it reaches (vkfft.opencl:gpu0,
+ * vkfft.vulkan:gpu0). A unit's
+ * frames are converted and windowed on the host (accel_fft_load), uploaded,
+ * transformed as one VkFFT dispatch of numberBatches frames, downloaded and
+ * reduced by accel_fft_emit. Real input runs as a complex transform with a
+ * zero imaginary part; the half spectrum is kept. Each worker context owns
+ * its queue, buffers and VkFFT application; the stream engine keeps
+ * queue_depth units in flight per engine.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "vkfft.h"
+
+static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
+
+/* Engines run on contexts of their own API: a context starts with the
+ * variant's tag. */
+struct vkfft_ctx {
+	int vulkan;
+	void *api;
+};
+
+static int vkfft_probe(struct accel_probe *p)
+{
+	/* The drivers would see this host, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
+	int cl = vkfft_cl_probe(p), vk = ACCEL_ENOTSUP;
+#ifdef ACCEL_VKFFT_VULKAN
+	vk = vkfft_vk_probe(p);
+#endif
+	if (cl < 0 && vk < 0)
+		return accel_probe_fail(p, "no OpenCL or Vulkan device VkFFT can use");
+	return 0;
+}
+
+static int vkfft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
+			  char *reason, size_t len)
+{
+	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
+		snprintf(reason, len, "only fft.c2c and fft.r2c");
+		return ACCEL_ENOTSUP;
+	}
+	const struct accel_fft *f = op->ext;
+	if (f && f->n > ((size_t)1 << 24)) {
+		snprintf(reason, len, "VkFFT here takes N up to 2^24");
+		return ACCEL_ENOTSUP;
+	}
+	/* Debian 12's VkFFT 1.2.26, built here for Vulkan, gives wrong
+	 * spectra for sizes it runs through Bluestein's algorithm (a prime
+	 * factor above 13; measured on lavapipe): those are not offered. */
+	if (f && !strcmp(e->variant, "vulkan")) {
+		size_t m = f->n;
+		for (size_t p = 2; p <= 13; p++)
+			while (m % p == 0)
+				m /= p;
+		if (m > 1) {
+			snprintf(reason, len, "VkFFT's Vulkan path here takes N with prime factors up to 13 only (N = %zu)", f->n);
+			return ACCEL_ENOTSUP;
+		}
+	}
+	/* A software device (PoCL) is far slower than FFTW: the router never
+	 * ranks it above the CPU unless named. */
+	*prior_mbps = e->software ? 50 : 3000;
+	snprintf(reason, len, "VkFFT on %s%s", e->variant, e->software ? " (software device)" : "");
+	return 0;
+}
+
+static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	if (!op->ext)
+		return ACCEL_ENOTSUP;
+	struct vkfft_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	c->vulkan = !strcmp(e->variant, "vulkan");
+	int rc;
+#ifdef ACCEL_VKFFT_VULKAN
+	if (c->vulkan)
+		rc = vkfft_vk_open(e, op->ext, &c->api);
+	else
+#endif
+		rc = vkfft_cl_open(e, op->ext, &c->api);
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static int vkfft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct vkfft_ctx *c = ctx;
+#ifdef ACCEL_VKFFT_VULKAN
+	if (c->vulkan)
+		return vkfft_vk_run(c->api, u, err, len);
+#endif
+	return vkfft_cl_run(c->api, u, err, len);
+}
+
+static void vkfft_close(void *ctx)
+{
+	struct vkfft_ctx *c = ctx;
+	if (!c)
+		return;
+#ifdef ACCEL_VKFFT_VULKAN
+	if (c->vulkan)
+		vkfft_vk_close(c->api);
+	else
+#endif
+		vkfft_cl_close(c->api);
+	free(c);
+}
+
+static const struct accel_api_info vkfft_apis[] = {
+	{ "opencl", ACCEL_API_COMPUTE },
+	{ "vulkan", ACCEL_API_COMPUTE },
+	{ NULL, 0 },
+};
+
+const struct accel_backend accel_backend_vkfft = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "vkfft",
+	.description = "VkFFT on OpenCL and Vulkan devices (batched FFTs, kernels generated at open)",
+	.ops = vkfft_ops,
+	.probe = vkfft_probe,
+	.supports = vkfft_supports,
+	.open = vkfft_open,
+	.run = vkfft_run,
+	.close = vkfft_close,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_NPU),
+	/* After the opencl backend (30), so that it finds the devices that
+	 * backend added rather than adding them twice. */
+	.priority = 35,
+	.apis = vkfft_apis,
+	.queue_depth = 2,
+};

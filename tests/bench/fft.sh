@@ -1,0 +1,86 @@
+#!/bin/sh
+# Benchmark (not a test): accel-fft's CPU engine (fftw:cpu0) side by side
+# with FFTW called directly on the same plan and batch (tests/bench/
+# fft-direct.c, built here), for N = 256, 1024, 4096, 65536 and 2^20 on
+# ACCEL_BENCH_MB MiB of cf32 samples (default 64): GFLOPS (5 N log2 N per
+# frame), input GB/s, and the time ratio (our streaming overhead: reading,
+# window, conversion, output, threads), from the run's own time (-v: from
+# the first read to the last write; the process's wall time, start-up and
+# plugin loading included, is the last column). accel-fft runs with -T 1
+# (the same one thread as the peer) and -T 0 (all cores). Then the plan time of
+# accel-fft on one frame, cold (no wisdom: FFTW_MEASURE plans) and warm
+# (wisdom cached). Best of ACCEL_BENCH_RUNS runs (2). Then each device
+# engine accel-detect routes fft.c2c to (VkFFT on OpenCL: on PoCL here, a
+# software device), named with -b, once per N after a warm-up run (its
+# kernels compiled and cached by the driver).
+set -eu
+B=${ACCEL_BUILD:-build}
+A="$B/accel-fft"
+runs=${ACCEL_BENCH_RUNS:-2}
+mb=${ACCEL_BENCH_MB:-64}
+work=$(mktemp -d "${TMPDIR:-/tmp}/accel-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"
+direct="$work/fft-direct"
+# shellcheck disable=SC2046
+${CC:-cc} -O2 -std=gnu11 -Ilibcore/include -o "$direct" tests/bench/fft-direct.c -L"$B/lib" -laccel \
+	-Wl,-rpath,"$PWD/$B/lib" $(pkg-config --cflags --libs fftw3f) -lm
+head -c $((mb * 1048576)) /dev/urandom > "$work/x.cf32"
+bytes=$(stat -c %s "$work/x.cf32")
+
+gflops() { awk -v n="$1" -v f="$2" -v s="$3" 'BEGIN { printf "%.2f", 5 * n * log(n) / log(2) * f / s / 1e9 }'; }
+gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
+
+printf '%-8s %-22s %8s %8s %9s   %s\n' "N" "engine" "GFLOPS" "in GB/s" "seconds" "time per frame vs direct FFTW"
+for n in 256 1024 4096 65536 1048576; do
+	frames=$((bytes / 8 / n))
+	used=$((frames * n * 8))
+	# Plans first (the wisdom both sides import), then the timed runs.
+	"$A" -n "$n" -o /dev/null "$work/x.cf32"
+	dline=$(for i in $(seq "$runs"); do "$direct" "$n" "$work/x.cf32"; done | sort -n | head -n 1)
+	ds=$(echo "$dline" | cut -d' ' -f1)
+	dframes=$(echo "$dline" | cut -d' ' -f2)
+	batch=$(echo "$dline" | cut -d' ' -f3)
+	printf '%-8s %-22s %8s %8s %9.4f   batch %s frames\n' "$n" "fftw direct (1 thread)" \
+		"$(gflops "$n" "$dframes" "$ds")" "$(gbps $((dframes * n * 8)) "$ds")" "$ds" "$batch"
+	for t in 1 0; do
+		bs="" bw=""
+		for i in $(seq "$runs"); do
+			t0=$(date +%s.%N)
+			"$A" -v -T "$t" -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log"
+			t1=$(date +%s.%N)
+			st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+			bs=$(awk -v a="$bs" -v b="$st" 'BEGIN { print (a == "" || b < a) ? b : a }')
+			bw=$(awk -v a="$bw" -v b="$(awk -v x="$t0" -v y="$t1" 'BEGIN { print y - x }')" 'BEGIN { print (a == "" || b < a) ? b : a }')
+		done
+		printf '%-8s %-22s %8s %8s %9.4f   %.2fx (-T %s; wall %.3f s)\n' "$n" "accel-fft fftw:cpu0" \
+			"$(gflops "$n" "$frames" "$bs")" "$(gbps "$used" "$bs")" "$bs" \
+			"$(awk -v a="$bs" -v f="$frames" -v d="$ds" -v df="$dframes" 'BEGIN { print (a / f) / (d / df) }')" "$t" "$bw"
+	done
+done
+
+engines=$("$B/accel-detect" --routes fft.c2c 2>/dev/null | sed -n 's/^  [-0-9.]* *\(vkfft\.[a-z]*:[a-z0-9]*\) .*/\1/p' | sort -u)
+for e in $engines; do
+	for n in 256 1024 4096 65536 1048576; do
+		frames=$((bytes / 8 / n))
+		used=$((frames * n * 8))
+		head -c $((n * 8 * 4)) "$work/x.cf32" > "$work/warm"
+		"$A" -b "$e" --fallback none -n "$n" -o /dev/null "$work/warm"
+		"$A" -v -b "$e" --fallback none -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log" || { echo "$e: N=$n failed"; continue; }
+		st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+		printf '%-8s %-22s %8s %8s %9.4f\n' "$n" "$e" "$(gflops "$n" "$frames" "$st")" "$(gbps "$used" "$st")" "$st"
+	done
+done
+
+echo
+printf '%-8s %12s %12s\n' "N" "plan cold s" "plan warm s"
+for n in 1024 65536 1048576; do
+	head -c $((n * 8)) "$work/x.cf32" > "$work/one"
+	rm -rf "$XDG_CACHE_HOME"
+	t0=$(date +%s.%N)
+	"$A" -T 1 -n "$n" -o /dev/null "$work/one"
+	t1=$(date +%s.%N)
+	"$A" -T 1 -n "$n" -o /dev/null "$work/one"
+	t2=$(date +%s.%N)
+	awk -v n="$n" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%-8s %12.3f %12.3f\n", n, b - a, c - b }'
+done

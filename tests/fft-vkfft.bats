@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# accel-fft on VkFFT's OpenCL engine (vkfft.opencl, on PoCL here) and
+# Vulkan engine (vkfft.vulkan, on lavapipe here): software devices, named
+# with -b (auto never picks them), checked against numpy like the CPU
+# engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
+# and caches them.
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	F="$ROOT/build/accel-fft"
+	REF="/usr/bin/python3 $ROOT/tests/fixtures/fft/ref.py"
+	T="$BATS_TEST_TMPDIR"
+	export XDG_CACHE_HOME="$T/cache"
+	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' ||
+		skip "no OpenCL device for VkFFT"
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+}
+
+# add OPTIONS... IN: run accel-fft on VkFFT's OpenCL engine into a file of
+# its own and list the job for verify (one numpy process checks them all).
+add() {
+	local in="${@: -1}" opts=("${@:1:$#-1}")
+	jobs=$((${jobs:-0} + 1))
+	"$F" -b "${ENGINE:-vkfft.opencl}" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
+	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
+}
+
+verify() {
+	run $REF checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
+}
+
+@test "vkfft.opencl: complex sizes (a prime through Bluestein, 1000, 2^16), forward and inverse, within 1e-5 of numpy" {
+	for n in 97 1000 65536; do
+		$REF gen cf32 $((n * 3)) $n "$T/x$n"
+		add -n $n "$T/x$n"
+	done
+	add -n 1000 --inverse --norm ortho "$T/x1000"
+	verify
+}
+
+@test "vkfft.opencl: real input (half spectrum), windows, dB, average, decimate, shift" {
+	$REF gen f32 20000 5 "$T/r"
+	add -t f32 -n 1000 -w hann --out db "$T/r"
+	add -t f32 -n 1000 --full --shift --out power "$T/r"
+	$REF gen ci16 30000 6 "$T/c"
+	add -t ci16 -n 1000 -w blackman-harris --overlap 0.5 --out db --average 5 --shift "$T/c"
+	add -t ci16 -n 1000 --decimate 3 --out mag "$T/c"
+	verify
+}
+
+@test "auto never picks the software OpenCL device; -v says why it ranks below fftw" {
+	$REF gen cf32 $((1 << 20)) 7 "$T/x"
+	"$F" -v -n 1000 -o /dev/null "$T/x" 2> "$T/log"
+	grep -q '^  1\. fftw:cpu0 ' "$T/log"
+	grep -q '^  2\. vkfft.opencl:[a-z0-9]* software device: never preferred to native CPU code; name it with --backend to use it$' "$T/log"
+	grep -q '^  vkfft.opencl:[a-z0-9]* *workers 0, units 0, ' "$T/log"
+}
+
+@test "a unit failed on vkfft.opencl is run again on fftw: the same spectra, exit 0" {
+	$REF gen cf32 $((1000 * 1200)) 8 "$T/x"
+	"$F" -b fftw --plan estimate -n 1000 --out db -o "$T/a" "$T/x"
+	ACCEL_FAULT='vkfft:1' "$F" -b vkfft.opencl --fallback cpu --plan estimate -n 1000 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	grep -q '^accel-fft: warning: vkfft.opencl:gpu[0-9]*: unit 1 failed: injected fault (ACCEL_FAULT); retrying on fftw:cpu0$' "$T/log"
+	echo "-n 1000 --out db $T/x $T/b" > "$T/list"
+	run $REF checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
+}
+
+@test "vkfft.vulkan (lavapipe): complex and real, sizes of primes up to 13 and 2^16, inverse, dB, within 1e-5 of numpy" {
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
+	ENGINE=vkfft.vulkan
+	for n in 1001 1000 65536; do
+		$REF gen cf32 $((n * 3)) $n "$T/x$n"
+		add -n $n "$T/x$n"
+	done
+	add -n 1000 --inverse --norm forward "$T/x1000"
+	$REF gen f32 20000 9 "$T/r"
+	add -t f32 -n 1000 -w hann --out db "$T/r"
+	add -t f32 -n 1000 -w kaiser:8 --overlap 0.5 --out power --average 4 "$T/r"
+	verify
+}
+
+@test "vkfft.vulkan refuses sizes with a prime factor above 13 (Bluestein is wrong there): -v says why" {
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
+	$REF gen cf32 300 10 "$T/x"
+	run "$F" -v -b vkfft.vulkan -n 97 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vkfft.vulkan:"*"left out: VkFFT's Vulkan path here takes N with prime factors up to 13 only (N = 97)"* ]]
+	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
+	[ ! -e "$T/o" ]
+	# Named with fftw after it, the job runs on fftw.
+	"$F" -b vkfft.vulkan,fftw -n 97 -o "$T/o" "$T/x"
+	[ -s "$T/o" ]
+}
