@@ -100,6 +100,7 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 		if (l < 0) {
 			if (n - off > 4096 || n >= HEADER_MAX)
 				goto toolong;
+			header_free(h);
 			return 1;
 		}
 		const uint8_t *q = p + off;
