@@ -64,7 +64,7 @@ static void b64p_encode(const uint8_t *p, size_t n, char *out)
 	out[l] = 0;
 }
 
-/* Cut text into at most max lines (LF, a CR before it dropped), in place.
+/* Cut text into at most max lines (LF, the CRs before it dropped), in place.
  * Returns the count. */
 static int split_lines(char *text, char **lines, int max)
 {
@@ -75,8 +75,8 @@ static int split_lines(char *text, char **lines, int max)
 		if (!e)
 			break;
 		*e = 0;
-		if (e > p && e[-1] == '\r')
-			e[-1] = 0;
+		for (char *c = e; c > p && c[-1] == '\r'; c--)
+			c[-1] = 0;
 		p = e + 1;
 	}
 	return k;
