@@ -291,3 +291,13 @@ EOF
 	run ! env ACCEL_BUILD="$ROOT/build" "$ROOT/examples/backup.sh" restore "$PWD/b.tar.zst.age" k2.txt "$PWD/dst2"
 	[ ! -e dst2 ]
 }
+
+@test "routes: age.encrypt, age.decrypt and the hashes run on openssl:cpu0; -b cpu cannot run them" {
+	run -0 "$ROOT/build/accel-detect" --routes age.encrypt age.decrypt sha256 sha3-256
+	[ "$(grep -c '^  1\. openssl:cpu0 ' <<< "$output")" = 4 ]
+	head -c 1000 /dev/urandom > p
+	run -1 "$C" -b cpu -r "$REC" -o out p
+	[ "$output" = "accel-crypt: p: cannot encrypt: no engine can run age.encrypt (try -v for the reasons)" ]
+	[ ! -e out ]
+	"$C" -b openssl -r "$REC" p | age -d -i key.txt | cmp - p
+}
