@@ -71,9 +71,7 @@ struct job {
 
 static void job_free(struct job *job)
 {
-	wipe(job->ids, (size_t)job->nids * sizeof *job->ids);
-	free(job->ids);
-	free(job->rs);
+	keys_free(job->rs, job->nrs, job->ids, job->nids);
 }
 
 /* --help-man: the main options, then each subcommand's. */

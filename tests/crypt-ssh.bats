@@ -58,3 +58,8 @@ setup() {
 	run -1 "$C" -R ec.pub p
 	[ "$output" = "accel-crypt: ec.pub: line 1: not a supported SSH public key (ssh-ed25519 or ssh-rsa)" ]
 }
+
+@test "keygen -y on an SSH key points to its .pub file" {
+	run -1 "$C" keygen -y ed
+	[ "$output" = "accel-crypt: ed: an SSH key; its recipient is its public key (the .pub file)" ]
+}

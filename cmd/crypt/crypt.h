@@ -149,6 +149,9 @@ int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk
 int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
 /* An unencrypted OpenSSH private key file's text. */
 int ssh_identity_parse(const char *text, struct identity *id, char *err, size_t len);
+/* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
+ * the identities; either array may be NULL. */
+void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids);
 int ssh_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
 /* 1 unwrapped, 0 not for this key, -1 malformed (err). */
 int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err, size_t len);

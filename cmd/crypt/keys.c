@@ -295,15 +295,17 @@ static int keygen_public(const char *path)
 	for (int i = 0; i < n && !status; i++) {
 		uint8_t pub[X25519_LEN];
 		char r[128];
-		if (x25519_public(ids[i].priv, pub) < 0 || recipient_format(pub, r, sizeof r) < 0) {
+		if (ids[i].kind != KEY_X25519) {
+			accel_msg_error("%s: an SSH key; its recipient is its public key (the .pub file)", path);
+			status = ACCEL_EXIT_FAILURE;
+		} else if (x25519_public(ids[i].priv, pub) < 0 || recipient_format(pub, r, sizeof r) < 0) {
 			accel_msg_error("%s: identity %d is not a valid X25519 key", path, i + 1);
 			status = ACCEL_EXIT_DATA;
 		} else {
 			printf("%s\n", r);
 		}
 	}
-	wipe(ids, (size_t)n * sizeof *ids);
-	free(ids);
+	keys_free(NULL, 0, ids, n);
 	if (fflush(stdout) != 0 && errno != EPIPE) {
 		accel_msg_error("cannot write stdout: %s", strerror(errno));
 		return ACCEL_EXIT_FAILURE;

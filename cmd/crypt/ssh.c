@@ -400,3 +400,18 @@ out:
 	free(bin);
 	return rc;
 }
+
+void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids)
+{
+	for (int i = 0; i < nrs; i++) {
+		free(rs[i].wire);
+		EVP_PKEY_free(rs[i].rsa);
+	}
+	for (int i = 0; i < nids; i++) {
+		free(ids[i].wire);
+		EVP_PKEY_free(ids[i].rsa);   /* clears the private key */
+	}
+	wipe(ids, (size_t)nids * sizeof *ids);
+	free(ids);
+	free(rs);
+}
