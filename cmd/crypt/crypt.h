@@ -27,10 +27,8 @@
 #define STANZA_ARGS_MAX 16
 
 /* ---- base64 (RFC 4648, standard alphabet) */
-/* Encoded length of n bytes without padding. */
-size_t b64_len(size_t n);
-/* Encode without padding ("canonical" age form) into dst (b64_len(n) + 1
- * bytes, NUL-terminated). Returns the length. */
+/* Encode without padding ("canonical" age form) into dst (4 * n / 3 + 4
+ * bytes suffice, NUL-terminated). Returns the length. */
 size_t b64_encode(const uint8_t *src, size_t n, char *dst);
 /* Decode canonical unpadded base64 (no padding, no other byte, unused bits
  * zero) of n characters into dst (at least n * 3 / 4 bytes). Returns the
@@ -106,7 +104,7 @@ int identities_read(const char *path, struct identity **ids, int *n);
 /* Read a recipients file (one age1... a line, '#' comments, blank lines). */
 struct recipient;
 int recipients_read(const char *path, struct recipient **rs, int *n);
-enum key_kind { KEY_X25519, KEY_SCRYPT, KEY_SSH_ED25519, KEY_SSH_RSA };
+enum key_kind { KEY_X25519, KEY_SSH_ED25519, KEY_SSH_RSA };
 
 struct recipient {
 	enum key_kind kind;

@@ -64,7 +64,6 @@ static const struct {
 struct entry {
 	char *name;
 	uint8_t want[64];
-	int line;        /* -c: line number in its list */
 };
 
 struct hash_run {
@@ -382,7 +381,6 @@ static int read_list(struct hash_run *r, const char *path, unsigned long *improp
 						strcmp(path, "-") ? path : "standard input", lineno, algos[r->algo].tag);
 			continue;
 		}
-		e.line = lineno;
 		struct entry *ne = realloc(r->e, (r->n + 1) * sizeof *ne);
 		if (!ne) {
 			free(e.name);
