@@ -16,6 +16,12 @@
  * types serve FFmpeg's filters, not video engines: they are named in the
  * probe's notes and not created (the opencl and vulkan probes list those
  * devices; creating them costs tens of milliseconds for nothing new).
+ *
+ * Engines: ffmpeg.TYPE:DEVICE on each video device created (ffmpeg.cuda:gpu0,
+ * ffmpeg.vaapi:gpu1), whose device records "TYPE_device", the string that
+ * opens it again; and ffmpeg:cpu0, FFmpeg's software codecs and filters.
+ * They run no stream units (accel-transcode's pipeline opens the FFmpeg
+ * codecs on them itself), so the backend lists no operations.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -434,6 +440,11 @@ static void add_engine(struct accel_probe *p, const struct try *t)
 		snprintf(d.model, sizeof d.model, "%s device%s%s", t->type_name, t->device[0] ? " " : "", t->device);
 	if (t->device[0] == '/')
 		accel_device_set(&d, "video_device_file", t->device);
+	/* What av_hwdevice_ctx_create takes to open this device again. */
+	if (t->device[0]) {
+		snprintf(key, sizeof key, "%s_device", t->type_name);
+		accel_device_set(&d, key, t->device);
+	}
 	/* The kernel driver when on PCI (below), else FFmpeg's type. */
 	if (!t->pci[0])
 		snprintf(d.driver, sizeof d.driver, "%s", t->type_name);
@@ -470,7 +481,10 @@ static void add_engine(struct accel_probe *p, const struct try *t)
 		accel_device_set(&d, key, "none");
 	}
 	accel_pci_locality(&d, "");
-	accel_probe_add_device(p, &d);
+	int idx = accel_probe_add_device(p, &d);
+	/* The engine that decodes, filters and encodes on it: ffmpeg.cuda:gpu0. */
+	if (idx >= 0)
+		accel_probe_add_engine_variant(p, idx, t->type_name, NULL);
 }
 
 static void note_try(struct accel_probe *p, const struct try *t)
@@ -500,6 +514,10 @@ static int ffmpeg_probe(struct accel_probe *p)
 	char err[128];
 	if (load_api(err, sizeof err) < 0)
 		return accel_probe_fail(p, "%s", err);
+	/* FFmpeg's software decoders, filters and encoders: ffmpeg:cpu0. */
+	int cpu = accel_probe_cpu_device(p);
+	if (cpu >= 0)
+		accel_probe_add_engine(p, cpu, NULL);
 	/* Kept on the heap and never freed when a try is abandoned. */
 	struct scan *s = calloc(1, sizeof *s);
 	if (!s)
@@ -563,7 +581,7 @@ static int ffmpeg_probe(struct accel_probe *p)
 	return 0;
 }
 
-/* FFmpeg: discovery of video engines; transcoding comes with accel-transcode. */
+/* FFmpeg: discovery of video engines, for accel-transcode's stages. */
 static const struct accel_api_info ffmpeg_apis[] = {
 	{ "nvdec", ACCEL_API_VIDEO_DECODE },
 	{ "nvenc", ACCEL_API_VIDEO_ENCODE },

@@ -1,0 +1,303 @@
+/*
+ * accel-transcode - decode, filter and encode a video stream (with its
+ * audio) on the FFmpeg libraries, each stage on hardware when there is
+ * some and in software otherwise; or hand its frames to the next program
+ * as raw video, y4m or NumPy arrays.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "transcode/transcode.h"
+
+enum {
+	OPT_OUTPUT = 1, OPT_FORCE, OPT_TO, OPT_CONTAINER, OPT_AUDIO, OPT_SCALE, OPT_FPS, OPT_PIX_FMT, OPT_CROP,
+	OPT_DEINTERLACE, OPT_QUALITY, OPT_BITRATE, OPT_PRESET, OPT_KEYINT, OPT_LAYOUT, OPT_NORMALIZE, OPT_HW,
+	OPT_DEVICE, OPT_STRICT, OPT_PROGRESS_JSON,
+};
+
+static const struct accel_option options[] = {
+	{ OPT_TO, 't', "to", "FORMAT", "what to write: h264, hevc, av1, vp9 (encoded), rawvideo, y4m or npy (frames); default h264",
+	  "h264 hevc av1 vp9 rawvideo y4m npy", 0 },
+	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
+	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
+	{ OPT_CONTAINER, 'c', "container", "NAME", "container: mkv, mpegts, nut or mp4 (default: by FILE's extension, else mkv)",
+	  "mkv mpegts nut mp4", 0 },
+	{ OPT_AUDIO, 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac)",
+	  "copy aac opus none", 0 },
+	{ OPT_SCALE, 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio", NULL, 0 },
+	{ OPT_FPS, 0, "fps", "N[/D]", "frame rate of the output (frames dropped or repeated)", NULL, 0 },
+	{ OPT_PIX_FMT, 0, "pix-fmt", "FMT", "pixel format of the output (yuv420p, yuv444p, rgb24, gray ...)", NULL, 0 },
+	{ OPT_CROP, 0, "crop", "W:H:X:Y", "keep the W by H pixels whose top left corner is at X,Y", NULL, 0 },
+	{ OPT_DEINTERLACE, 0, "deinterlace", NULL, "deinterlace frames marked interlaced (yadif)", NULL, 0 },
+	{ OPT_QUALITY, 'Q', "quality", "N", "constant quality 0-51, lower is better (CRF; the matching mode of hardware encoders)", NULL, 0 },
+	{ OPT_BITRATE, 0, "bitrate", "RATE", "target bit rate in bits per second (k and M suffixes: 2M)", NULL, 0 },
+	{ OPT_PRESET, 'p', "preset", "NAME", "speed: fast, medium or slow (mapped per encoder), or the encoder's own preset name",
+	  "fast medium slow", 0 },
+	{ OPT_KEYINT, 'g', "keyint", "N", "at most N frames between keyframes", NULL, 0 },
+	{ OPT_LAYOUT, 0, "layout", "LAYOUT", "--to npy: hwc (H x W x C per frame, default) or nchw (1 x C x H x W)", "hwc nchw", 0 },
+	{ OPT_NORMALIZE, 0, "normalize", NULL, "--to npy with nchw: float32 values in [0, 1] instead of uint8", NULL, 0 },
+	{ OPT_HW, 0, "hw", "TYPE", "hardware to use: auto, none, cuda, vaapi or qsv (default auto)", "auto none cuda vaapi qsv", 0 },
+	{ OPT_DEVICE, 'd', "device", "DEV", "with --hw TYPE: the device, as an id (gpu1) or FFmpeg's device string", NULL, 0 },
+	{ OPT_STRICT, 0, "strict", NULL, "fail (exit 3) on the first undecodable packet", NULL, 0 },
+	{ OPT_PROGRESS_JSON, 0, "progress-json", NULL, "write one JSON object of progress per second to stderr", NULL, 0 },
+	ACCEL_RUN_OPTIONS,
+	ACCEL_BASIC_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
+static const struct accel_cli cli = {
+	"accel-transcode", "[options] [FILE]",
+	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
+	options, exit_statuses,
+};
+
+static int one_of(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+/* "640x360", "224x-1": each side 1-16384 or -1, not both -1. */
+static int parse_scale(const char *s, int *w, int *h)
+{
+	char a[16], b[16];
+	const char *x = strchr(s, 'x');
+	if (!x || (size_t)(x - s) >= sizeof a || strlen(x + 1) >= sizeof b)
+		return -1;
+	memcpy(a, s, (size_t)(x - s));
+	a[x - s] = 0;
+	strcpy(b, x + 1);
+	if (accel_parse_int(a, -1, 16384, w) < 0 || accel_parse_int(b, -1, 16384, h) < 0)
+		return -1;
+	return *w == 0 || *h == 0 || (*w < 0 && *h < 0) ? -1 : 0;
+}
+
+static int parse_fps(const char *s, int *num, int *den)
+{
+	char a[16];
+	const char *slash = strchr(s, '/');
+	*den = 1;
+	if (slash) {
+		if ((size_t)(slash - s) >= sizeof a || accel_parse_int(slash + 1, 1, 1000000, den) < 0)
+			return -1;
+		memcpy(a, s, (size_t)(slash - s));
+		a[slash - s] = 0;
+		s = a;
+	}
+	return accel_parse_int(s, 1, 1000000, num);
+}
+
+static int parse_crop(const char *s, int *c)
+{
+	char buf[64];
+	if (strlen(s) >= sizeof buf)
+		return -1;
+	strcpy(buf, s);
+	char *save = NULL, *tok = strtok_r(buf, ":", &save);
+	for (int i = 0; i < 4; i++, tok = strtok_r(NULL, ":", &save))
+		if (!tok || accel_parse_int(tok, i < 2 ? 1 : 0, 16384, &c[i]) < 0)
+			return -1;
+	return tok ? -1 : 0;
+}
+
+/* "2000000", "2500k", "2M" in bits per second (powers of 1000). */
+static int parse_bitrate(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v <= 0)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v *= 1e3, end++;
+	else if (*end == 'M')
+		v *= 1e6, end++;
+	if (*end || v < 1000 || v > 1e10)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int usage(const char *opt, const char *arg, const char *what)
+{
+	accel_msg_usage("%s: '%s' is not %s", opt, arg, what);
+	return ACCEL_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct tc_job *job, struct accel_optparse *p)
+{
+	static const char *const tos[] = { "h264", "hevc", "av1", "vp9", "rawvideo", "y4m", "npy", NULL };
+	static const char *const containers[] = { "mkv", "mpegts", "nut", "mp4", NULL };
+	static const char *const audios[] = { "copy", "aac", "opus", "none", NULL };
+	static const char *const hws[] = { "auto", "none", "cuda", "vaapi", "qsv", NULL };
+	memset(job, 0, sizeof *job);
+	job->to = "h264";
+	job->quality = -1;
+	job->hw = "auto";
+	if (accel_common_init(&job->common, &cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	accel_optparse_init(p, &cli, argc, argv);
+	int id, rc;
+	const char *arg;
+	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
+		int c = accel_common_option(&job->common, &cli, id, arg);
+		if (c == 2)
+			return -1;
+		if (c < 0)
+			return accel_exit_status(c);
+		if (c == 1)
+			continue;
+		switch (id) {
+		case OPT_OUTPUT: job->output = arg; break;
+		case OPT_FORCE: job->force = 1; break;
+		case OPT_DEINTERLACE: job->deinterlace = 1; break;
+		case OPT_NORMALIZE: job->normalize = 1; break;
+		case OPT_STRICT: job->strict = 1; break;
+		case OPT_PROGRESS_JSON: job->progress_json = 1; break;
+		case OPT_PIX_FMT: job->pix_fmt = arg; break;
+		case OPT_PRESET: job->preset = arg; break;
+		case OPT_DEVICE: job->device = arg; break;
+		case OPT_TO:
+			if (!one_of(arg, tos))
+				return usage("--to", arg, "one of h264, hevc, av1, vp9, rawvideo, y4m, npy");
+			job->to = arg;
+			break;
+		case OPT_CONTAINER:
+			if (!one_of(arg, containers))
+				return usage("--container", arg, "one of mkv, mpegts, nut, mp4");
+			job->container = arg;
+			break;
+		case OPT_AUDIO:
+			if (!one_of(arg, audios))
+				return usage("--audio", arg, "one of copy, aac, opus, none");
+			job->audio = arg;
+			break;
+		case OPT_HW:
+			if (!one_of(arg, hws))
+				return usage("--hw", arg, "one of auto, none, cuda, vaapi, qsv");
+			job->hw = arg;
+			break;
+		case OPT_LAYOUT:
+			if (strcmp(arg, "hwc") && strcmp(arg, "nchw"))
+				return usage("--layout", arg, "hwc or nchw");
+			job->nchw = !strcmp(arg, "nchw");
+			break;
+		case OPT_SCALE:
+			if (parse_scale(arg, &job->scale_w, &job->scale_h) < 0)
+				return usage("--scale", arg, "WxH with sides from 1 to 16384 (one may be -1)");
+			break;
+		case OPT_FPS:
+			if (parse_fps(arg, &job->fps_num, &job->fps_den) < 0)
+				return usage("--fps", arg, "a frame rate N or N/D");
+			break;
+		case OPT_CROP:
+			if (parse_crop(arg, job->crop) < 0)
+				return usage("--crop", arg, "W:H:X:Y in pixels");
+			break;
+		case OPT_QUALITY:
+			if (accel_parse_int(arg, 0, 51, &job->quality) < 0)
+				return usage("--quality", arg, "a number from 0 to 51");
+			break;
+		case OPT_BITRATE:
+			if (parse_bitrate(arg, &job->bitrate) < 0)
+				return usage("--bitrate", arg, "a bit rate such as 800k or 2M");
+			break;
+		case OPT_KEYINT:
+			if (accel_parse_int(arg, 1, 100000, &job->keyint) < 0)
+				return usage("--keyint", arg, "a number of frames from 1 to 100000");
+			break;
+		}
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p->errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (p->noperands > 1) {
+		accel_msg_usage("one input at a time (%d given)", p->noperands);
+		return ACCEL_EXIT_USAGE;
+	}
+	job->input = p->noperands ? p->operands[0] : NULL;
+	int frames = !strcmp(job->to, "npy") || !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
+	if (frames && (job->quality >= 0 || job->bitrate || job->preset || job->keyint)) {
+		accel_msg_usage("--quality, --bitrate, --preset and --keyint are for encoded output, not --to %s", job->to);
+		return ACCEL_EXIT_USAGE;
+	}
+	if ((job->nchw || job->normalize) && strcmp(job->to, "npy")) {
+		accel_msg_usage("--layout and --normalize are for --to npy");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->normalize && !job->nchw) {
+		accel_msg_usage("--normalize needs --layout nchw");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!strcmp(job->to, "npy") && job->pix_fmt && strcmp(job->pix_fmt, "rgb24") && strcmp(job->pix_fmt, "bgr24") &&
+	    strcmp(job->pix_fmt, "rgba") && strcmp(job->pix_fmt, "bgra") && strcmp(job->pix_fmt, "gray")) {
+		accel_msg_usage("--to npy takes --pix-fmt rgb24, bgr24, rgba, bgra or gray");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->container && (!strcmp(job->to, "npy") || !strcmp(job->to, "y4m"))) {
+		accel_msg_usage("--container: --to %s has no container", job->to);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->device && (!strcmp(job->hw, "auto") || !strcmp(job->hw, "none"))) {
+		accel_msg_usage("--device needs --hw cuda, vaapi or qsv");
+		return ACCEL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int transcode(int argc, char **argv)
+{
+	struct tc_job job;
+	struct accel_optparse p;
+	int rc = parse_args(argc, argv, &job, &p);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_output out;
+	rc = accel_output_open(&out, job.output, job.force, 1);
+	if (rc < 0) {
+		if (rc == ACCEL_EEXIST)
+			accel_msg_error("%s already exists; use -f to overwrite it", job.output);
+		else if (rc == ACCEL_EINVAL)
+			accel_msg_error("refusing to write video to a terminal; use -o FILE, a pipe or -f");
+		else
+			accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	int status = tc_run(&job, ctx, &out);
+	int sig = tc_interrupted();
+	if ((status && !sig) || out.broken) {
+		accel_output_abort(&out);
+	} else if (accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
+				strerror(out.error ? out.error : errno));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	accel_ctx_free(ctx);
+	if (sig && status == 128 + sig) {
+		/* Die of the signal, as the shell expects, once the output
+		 * is complete. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	accel_exit(transcode(argc, argv));
+}

@@ -1,0 +1,114 @@
+/*
+ * infer_direct.c - ONNX Runtime driven directly through its C API, the
+ * yardstick of tests/bench/infer.sh: load MODEL with T intra-op threads
+ * (time apart), then run its one float input of shape DIMS (batch first)
+ * N times at batch 1 and at batch 8 with fixed pseudo-random data, and
+ * print, per batch size, latency percentiles (ms per run) and throughput
+ * (inputs per second).
+ *
+ *   infer_direct MODEL THREADS N D1,D2,...   (D1 is the batch dim, set per run)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <onnxruntime_c_api.h>
+
+static const OrtApi *api;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void check(OrtStatus *st)
+{
+	if (st) {
+		fprintf(stderr, "infer_direct: %s\n", api->GetErrorMessage(st));
+		exit(1);
+	}
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5)
+		return 2;
+	api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
+	int threads = atoi(argv[2]), n = atoi(argv[3]);
+	int64_t dims[8];
+	int nd = 0;
+	for (char *s = argv[4]; *s && nd < 8; s++) {
+		dims[nd++] = strtoll(s, &s, 10);
+		if (!*s)
+			break;
+	}
+	OrtEnv *env;
+	check(api->CreateEnv(ORT_LOGGING_LEVEL_FATAL, "bench", &env));
+	OrtSessionOptions *so;
+	check(api->CreateSessionOptions(&so));
+	if (threads > 0)
+		check(api->SetIntraOpNumThreads(so, threads));
+	check(api->SetInterOpNumThreads(so, 1));
+	check(api->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL));
+	/* As the onnxruntime backend sets it. */
+	check(api->AddSessionConfigEntry(so, "session.intra_op.allow_spinning", "0"));
+	double t0 = now();
+	OrtSession *s;
+	check(api->CreateSession(env, argv[1], so, &s));
+	printf("direct load %.3f s\n", now() - t0);
+	OrtAllocator *al;
+	check(api->GetAllocatorWithDefaultOptions(&al));
+	char *in_name, *out_name;
+	check(api->SessionGetInputName(s, 0, al, &in_name));
+	check(api->SessionGetOutputName(s, 0, al, &out_name));
+	OrtMemoryInfo *mem;
+	check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &mem));
+	for (int batch = 1; batch <= 8; batch += 7) {
+		dims[0] = batch;
+		size_t count = 1;
+		for (int i = 0; i < nd; i++)
+			count *= (size_t)dims[i];
+		float *x = malloc(count * sizeof *x);
+		unsigned r = 1;
+		for (size_t i = 0; i < count; i++) {
+			r = r * 1103515245u + 12345u;
+			x[i] = (float)((r >> 8) & 0xffff) / 65536.0f - 0.5f;
+		}
+		OrtValue *in;
+		check(api->CreateTensorWithDataAsOrtValue(mem, x, count * sizeof *x, dims, (size_t)nd,
+							  ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
+		int runs = n / batch > 4 ? n / batch : 4;
+		double *lat = malloc((size_t)runs * sizeof *lat);
+		/* One run to warm up, as accel-infer's first batch does. */
+		OrtValue *out = NULL;
+		check(api->Run(s, NULL, (const char *const *)&in_name, (const OrtValue *const *)&in, 1,
+			       (const char *const *)&out_name, 1, &out));
+		api->ReleaseValue(out);
+		double t1 = now();
+		for (int k = 0; k < runs; k++) {
+			double a = now();
+			out = NULL;
+			check(api->Run(s, NULL, (const char *const *)&in_name, (const OrtValue *const *)&in, 1,
+				       (const char *const *)&out_name, 1, &out));
+			api->ReleaseValue(out);
+			lat[k] = (now() - a) * 1000;
+		}
+		double total = now() - t1;
+		qsort(lat, (size_t)runs, sizeof *lat, cmp);
+		printf("direct batch %d: p50 %.2f ms p90 %.2f ms p99 %.2f ms, %.1f inputs/s\n", batch,
+		       lat[runs / 2], lat[runs * 9 / 10], lat[(runs * 99) / 100], runs * batch / total);
+		api->ReleaseValue(in);
+		free(lat);
+		free(x);
+	}
+	return 0;
+}
