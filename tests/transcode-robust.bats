@@ -154,3 +154,16 @@ no_cuda() {
 	run -2 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:1,,2' '$T' '$CLIPS/clip.ts' > /dev/null"
 	[[ "$stderr" == "accel-transcode: ACCEL_FAULT is malformed: "* ]]
 }
+
+@test "--progress (or a terminal): frames, fps, speed, bit rate, size and ETA on one line redrawn in place" {
+	run -0 --separate-stderr "$T" --progress "$CLIPS/clip.ts" -o out.mkv
+	last=$(printf '%s' "$stderr" | tr '\r' '\n' | tail -n 1)
+	[[ "$last" =~ ^$'\e'\[Kframe\ 50\ \ [0-9.]+\ fps\ \ [0-9.]+x\ \ [0-9]+\ kbit/s\ \ [0-9.]+\ MiB\ ETA\ 00:00$ ]]
+	# on a terminal without --progress too (script gives it one)
+	command -v script > /dev/null || skip "no script(1)"
+	script -qec "'$T' '$CLIPS/clip.ts' -o tty.mkv" /dev/null > tty.log
+	grep -q 'frame 50 ' tty.log
+	# --no-progress and -q silence it
+	run -0 --separate-stderr "$T" --progress --no-progress "$CLIPS/clip.ts" -o q.mkv
+	[ -z "$stderr" ]
+}

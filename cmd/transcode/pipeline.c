@@ -51,6 +51,7 @@ struct tc {
 	int werr;                 /* the output's ACCEL_E* error, 0 */
 
 	AVFormatContext *ifmt, *ofmt;
+	AVIOContext *ipb;         /* the input's I/O (ours) */
 	int vidx, aidx;
 	AVCodecContext *dec, *enc, *adec, *aenc;
 	AVBufferRef *hwdev;       /* decode device, NULL: software */
@@ -166,39 +167,13 @@ static int64_t iseek_cb(void *opaque, int64_t off, int whence)
 	return to;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* An MP4 (ISO BMFF) whose top-level 'mdat' comes before its 'moov' cannot
- * be read from a pipe: its index is at the end. Walks the top-level boxes
- * (ISO/IEC 14496-12, 4.2) in the first bytes without consuming them.
- * Returns 1 for such a file. */
+/* Whether the input is an MP4 with its index at the end (peeked, not
+ * consumed). */
 static int mp4_index_at_end(struct accel_input *in)
 {
 	const uint8_t *p;
 	ssize_t n = accel_input_peek(in, IO_BUF, &p);
-	if (n < 8 || memcmp(p + 4, "ftyp", 4))
-		return 0;
-	size_t pos = 0;
-	while (pos + 8 <= (size_t)n) {
-		uint64_t size = be32(p + pos);
-		const uint8_t *type = p + pos + 4;
-		if (!memcmp(type, "moov", 4))
-			return 0;
-		if (!memcmp(type, "mdat", 4))
-			return 1;
-		if (size == 1) {
-			if (pos + 16 > (size_t)n)
-				return 0;
-			size = (uint64_t)be32(p + pos + 8) << 32 | be32(p + pos + 12);
-		}
-		if (size < 8)
-			return 0;
-		pos += size;
-	}
-	return 0;
+	return n > 0 && tc_mp4_index_at_end(p, (size_t)n);
 }
 
 static int open_input(struct tc *t)
@@ -222,11 +197,13 @@ static int open_input(struct tc *t)
 		av_free(buf);
 		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 	}
-	t->ifmt->pb = avio_alloc_context(buf, IO_BUF, 0, t, read_cb, NULL, seekable ? iseek_cb : NULL);
-	if (!t->ifmt->pb) {
+	/* Ours to free: avformat_open_input frees the context, not its I/O. */
+	t->ipb = avio_alloc_context(buf, IO_BUF, 0, t, read_cb, NULL, seekable ? iseek_cb : NULL);
+	if (!t->ipb) {
 		av_free(buf);
 		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 	}
+	t->ifmt->pb = t->ipb;
 	t->ifmt->pb->seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0;
 	t->ifmt->flags |= AVFMT_FLAG_CUSTOM_IO;
 	char e[128];
@@ -1465,12 +1442,10 @@ static void cleanup(struct tc *t)
 	av_bsf_free(&t->adts);
 	av_buffer_unref(&t->hwdev);
 	av_buffer_unref(&t->enc_hwdev);
-	if (t->ifmt) {
-		AVIOContext *pb = t->ifmt->pb;
-		avformat_close_input(&t->ifmt);
-		if (pb)
-			av_freep(&pb->buffer);
-		avio_context_free(&pb);
+	avformat_close_input(&t->ifmt);
+	if (t->ipb) {
+		av_freep(&t->ipb->buffer);
+		avio_context_free(&t->ipb);
 	}
 	if (t->ofmt) {
 		AVIOContext *pb = t->ofmt->pb;

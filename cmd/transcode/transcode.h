@@ -64,6 +64,12 @@ int tc_hw_find(struct accel_ctx *ctx, const struct tc_job *job, struct tc_hw *hw
  * ("ffmpeg:cpu0") when discovery found it, else "software". */
 void tc_sw_engine(const struct accel_ctx *ctx, char *buf, size_t len);
 
+/* Whether the n bytes at p begin an MP4 whose top-level 'mdat' (the
+ * media) comes before its 'moov' (the index), which a pipe cannot read:
+ * 1, or 0 (not an MP4, index first, or not known from these bytes). Reads
+ * only p[0..n). */
+int tc_mp4_index_at_end(const uint8_t *p, size_t n);
+
 /* .npy (NumPy format 1.0) header for an array of `shape[0..ndim)` of
  * `descr` ("|u1", "<f4") into buf[len]: magic, version, header length and
  * the dict padded with spaces to a multiple of 64 bytes, ending in '\n'.
