@@ -38,7 +38,7 @@ LDFLAGS += $(SAN) -pthread
 
 PKGS := libzstd liblz4 libisal hwloc libcjson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 CORE_SRC := $(wildcard libcore/*.c) $(wildcard backends/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)

@@ -31,7 +31,7 @@ static const struct accel_option options[] = {
 	{ OPT_LIST, 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", NULL, 0 },
 	{ OPT_TEST, 't', "test", NULL, "decompress and verify, writing nothing", NULL, 0 },
 	{ OPT_LONG, 0, "long", "N", "decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)", NULL, ACCEL_OPT_OPTIONAL },
-	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --list: print JSON", NULL, 0 },
+	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --list: print JSON; else the -v report (route, devices, statistics, probes) as one JSON document on stderr", NULL, 0 },
 	ACCEL_COMMON_OPTIONS,
 	{ 0 },
 };
@@ -54,6 +54,7 @@ struct job {
 	uint64_t chunk;
 	uint64_t memory;     /* --memory or $ACCEL_MEMORY, 0: the library's default */
 	struct accel_common common;
+	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 };
 
 /* A malformed --backend list (an option: "Try --help" follows) or
@@ -111,7 +112,9 @@ static struct accel_stream_config stream_config(const struct job *job, int64_t t
 static int input_done(const struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
 		      const char *err, double *in_bytes)
 {
-	if (job->common.verbose) {
+	if (job->report) {
+		accel_report_run(job->report, in->name, stats);
+	} else if (job->common.verbose) {
 		fprintf(stderr, "%s: %s: ", cli.prog, in->name);
 		accel_stream_stats_print(stats, stderr);
 	}
@@ -147,6 +150,7 @@ static int decompress_one(struct accel_ctx *ctx, struct job *job, const char *pa
 		.window_log_max = job->window_log,
 		.memory_limit = job->memory,
 		.verbose = job->common.verbose,
+		.report = job->report,
 	};
 	rc = accel_decompress(ctx, &dcfg, &in, out, &stats, err, sizeof err);
 	return input_done(job, &in, rc, &stats, err, in_bytes);
@@ -219,6 +223,7 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 		.chunk_size = job->chunk,
 		.memory_limit = job->memory,
 		.verbose = job->common.verbose,
+		.report = job->report,
 	};
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &r, compress_start, compress_finish };
 	char err[512] = "";
@@ -587,6 +592,17 @@ static int compress(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	double t0 = accel_now(), bytes = 0;
+	if (job.common.json) {
+		struct accel_report_opts ro = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = t0,
+						.prog = cli.prog };
+		if (!(job.report = accel_report_new(stderr, &ro)) || accel_report_begin(job.report, ctx) < 0) {
+			accel_msg_error("out of memory");
+			accel_report_end(job.report);
+			accel_output_abort(&out);
+			accel_ctx_free(ctx);
+			return ACCEL_EXIT_FAILURE;
+		}
+	}
 	if (job.decompress)
 		for (int i = 0; i < nfiles && !status; i++)
 			status = decompress_one(ctx, &job, files[i], &out, &bytes);
@@ -599,7 +615,13 @@ static int compress(int argc, char **argv)
 				strerror(out.error ? out.error : errno));
 		status = ACCEL_EXIT_FAILURE;
 	}
-	if (!status && job.common.verbose) {
+	if (job.report) {
+		/* After any error line: the route and its reasons say why. */
+		if (accel_report_probes(job.report, ctx) < 0 || accel_report_end(job.report) < 0) {
+			accel_msg_error("out of memory");
+			status = status ? status : ACCEL_EXIT_FAILURE;
+		}
+	} else if (!status && job.common.verbose) {
 		double dt = accel_now() - t0;
 		fprintf(stderr, "%s: %.0f bytes in %.3f s, %.1f MB/s\n", cli.prog, bytes, dt,
 			dt > 0 ? bytes / dt / 1e6 : 0.0);

@@ -33,7 +33,9 @@ struct accel_report {
 	int ndev;
 	int flushed;
 	/* json */
-	cJSON *root, *devices, *routes;
+	cJSON *root, *devices, *routes, *runs;
+	/* accel_report_route_devices: devices added so far, by index */
+	unsigned char added[CORE_MAX_DEVICES];
 	/* nfd: devices per class */
 	int count[ACCEL_CLASS_COUNT];
 };
@@ -44,6 +46,7 @@ struct formatter {
 	int (*device)(struct accel_report *r, const struct accel_device *d);
 	int (*route)(struct accel_report *r, const struct accel_route *route);
 	int (*probes)(struct accel_report *r, struct accel_ctx *ctx);
+	int (*run)(struct accel_report *r, const char *input, const struct accel_stream_stats *s);
 	int (*end)(struct accel_report *r);
 };
 
@@ -404,6 +407,16 @@ static int table_probes(struct accel_report *r, struct accel_ctx *ctx)
 	return 0;
 }
 
+static int table_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s)
+{
+	table_flush(r);
+	fprintf(r->f, "%s: ", r->o.prog);
+	put_text(r->f, input);
+	fputs(": ", r->f);
+	accel_stream_stats_print(s, r->f);
+	return 0;
+}
+
 static int table_end(struct accel_report *r)
 {
 	table_flush(r);
@@ -620,6 +633,51 @@ static int json_probes(struct accel_report *r, struct accel_ctx *ctx)
 	return 0;
 }
 
+static int json_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s)
+{
+	if (!r->runs && !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))
+		return ACCEL_ENOMEM;
+	cJSON *o = cJSON_CreateObject();
+	if (!o || !cJSON_AddItemToArray(r->runs, o)) {
+		cJSON_Delete(o);
+		return ACCEL_ENOMEM;
+	}
+	cJSON_AddItemToObject(o, "input", text(input));
+	cJSON_AddNumberToObject(o, "units", (double)s->units);
+	cJSON_AddNumberToObject(o, "serial_regions", (double)s->serial_regions);
+	cJSON_AddNumberToObject(o, "bytes_in", (double)s->bytes_in);
+	cJSON_AddNumberToObject(o, "bytes_out", (double)s->bytes_out);
+	cJSON_AddNumberToObject(o, "seconds", micro(s->seconds));
+	cJSON_AddNumberToObject(o, "retried", (double)s->retried);
+	cJSON_AddNumberToObject(o, "units_in_flight", (double)s->units_in_flight);
+	cJSON_AddNumberToObject(o, "unit_bytes", (double)s->unit_bytes);
+	if (s->memory_limit)
+		cJSON_AddNumberToObject(o, "memory_limit", (double)s->memory_limit);
+	else
+		cJSON_AddNullToObject(o, "memory_limit");
+	cJSON *engines = cJSON_AddArrayToObject(o, "engines");
+	if (!engines)
+		return ACCEL_ENOMEM;
+	for (int i = 0; i < s->nengines && i < ACCEL_ROUTE_MAX; i++) {
+		const struct accel_engine_stats *e = &s->engines[i];
+		cJSON *j = cJSON_CreateObject();
+		if (!j || !cJSON_AddItemToArray(engines, j)) {
+			cJSON_Delete(j);
+			return ACCEL_ENOMEM;
+		}
+		cJSON_AddItemToObject(j, "name", text(e->name));
+		cJSON_AddNumberToObject(j, "workers", e->workers);
+		cJSON_AddNumberToObject(j, "units", (double)e->units);
+		cJSON_AddNumberToObject(j, "bytes_in", (double)e->bytes_in);
+		cJSON_AddNumberToObject(j, "bytes_out", (double)e->bytes_out);
+		cJSON_AddNumberToObject(j, "busy_seconds", micro(e->busy_seconds));
+		cJSON_AddNumberToObject(j, "failures", (double)e->failures);
+		cJSON_AddNumberToObject(j, "retried", (double)e->retried);
+		cJSON_AddBoolToObject(j, "dropped", e->dropped);
+	}
+	return 0;
+}
+
 static int json_end(struct accel_report *r)
 {
 	cJSON_AddNumberToObject(r->root, "seconds", micro(accel_now() - r->o.started));
@@ -636,9 +694,9 @@ static int json_end(struct accel_report *r)
 
 static const struct formatter formatters[] = {
 	[ACCEL_REPORT_TABLE] = { .device = table_device, .route = table_route, .probes = table_probes,
-				 .end = table_end },
+				 .run = table_run, .end = table_end },
 	[ACCEL_REPORT_JSON] = { .begin = json_begin, .device = json_device, .route = json_route,
-				.probes = json_probes, .end = json_end },
+				.probes = json_probes, .run = json_run, .end = json_end },
 	[ACCEL_REPORT_GRES] = { .device = gres_device, .end = gres_end },
 	[ACCEL_REPORT_NFD] = { .begin = nfd_begin, .device = nfd_device, .end = nfd_end },
 };
@@ -679,6 +737,28 @@ int accel_report_device(struct accel_report *r, const struct accel_device *d)
 int accel_report_route(struct accel_report *r, const struct accel_route *route)
 {
 	return r->fmt->route ? r->fmt->route(r, route) : 0;
+}
+
+int accel_report_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s)
+{
+	return r->fmt->run ? r->fmt->run(r, input, s) : 0;
+}
+
+int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, const struct accel_route *route)
+{
+	for (int i = 0; i < route->n; i++) {
+		const struct accel_engine *e = route->entries[i].engine;
+		if (!e || e->device < 0 || e->device >= CORE_MAX_DEVICES || r->added[e->device])
+			continue;
+		const struct accel_device *d = accel_device_at(ctx, e->device);
+		if (!d)
+			continue;
+		r->added[e->device] = 1;
+		int rc = accel_report_device(r, d);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int accel_report_probes(struct accel_report *r, struct accel_ctx *ctx)

@@ -10,9 +10,12 @@ setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	D="$ROOT/build/accel-detect"
 	A="$ROOT/build/accel-compress"
-	unset ACCEL_SYSROOT ACCEL_BACKEND ACCEL_FAULT ACCEL_PROFILE NO_COLOR
+	unset ACCEL_BACKEND ACCEL_FAULT ACCEL_PROFILE NO_COLOR
 	export ACCEL_BACKEND_PATH="$ROOT/build/tests/backends"
 	cd "$BATS_TEST_TMPDIR"
+	# An empty sysroot: the demo NPU is npu0 on a host with NPUs of its own.
+	mkdir -p empty
+	export ACCEL_SYSROOT="$BATS_TEST_TMPDIR/empty"
 }
 
 # The names of the plugins built into build/plugins, joined by $1.

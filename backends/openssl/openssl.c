@@ -9,6 +9,10 @@
  * OpenSSL's own providers (default, base, fips, legacy, null) run on the CPU
  * and are flagged software; other providers (qatprovider, pkcs11, tpm2)
  * front a device and are not.
+ *
+ * The backend adds one engine on the CPU device, openssl:cpu0, running the
+ * age STREAM and file hashes through the default library context
+ * (engine.c).
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 #include "accel.h"
+#include "engine.h"
 
 #define MAX_PROVIDERS 16
 
@@ -172,10 +177,15 @@ static int openssl_probe(struct accel_probe *p)
 		accel_probe_note(p, "engines (deprecated ENGINE API) in %s: %s", edir, list);
 	for (int i = 0; i < f.n; i++)
 		add_provider(p, f.name[i], env && *env ? env : NULL);
+	int cpu = accel_probe_cpu_device(p);
+	if (cpu < 0)
+		accel_probe_note(p, "no CPU device: no openssl engine");
+	else if (accel_probe_add_engine(p, cpu, NULL) < 0)
+		accel_probe_note(p, "cannot add the openssl engine on the CPU device");
 	return 0;
 }
 
-/* OpenSSL: discovery of providers; ciphers come with accel-crypt. */
+/* OpenSSL: discovery of providers, and the engine on the CPU device. */
 static const struct accel_api_info openssl_apis[] = {
 	{ "openssl", ACCEL_API_CRYPTO },
 	{ NULL, 0 },
@@ -184,9 +194,13 @@ static const struct accel_api_info openssl_apis[] = {
 const struct accel_backend accel_backend_openssl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "openssl",
-	.description = "OpenSSL 3 providers (active, built in, and in the modules folder)",
-	.ops = NULL,
+	.description = "OpenSSL 3 providers (active, built in, and in the modules folder); age STREAM and hashes on the CPU",
+	.ops = openssl_engine_ops,
 	.probe = openssl_probe,
+	.supports = openssl_supports,
+	.open = openssl_open,
+	.run = openssl_run,
+	.close = openssl_close,
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO),
 	.priority = 60,
 	.apis = openssl_apis,

@@ -1136,6 +1136,8 @@ struct accel_decompress_cfg {
 	int window_log_max;           /* zstd windows up to 2^N bytes are decoded (--long=N); 0: 27 */
 	int verbose;                  /* > 0: print the route on stderr */
 	uint64_t parallel_max;        /* parallel limit in bytes; 0: ACCEL_DECOMPRESS_PARALLEL_MAX */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 };
 
 /*
@@ -1193,6 +1195,8 @@ struct accel_compress_cfg {
 	uint64_t chunk_size;          /* bytes per unit; 0: accel_compress_default_chunk */
 	uint64_t memory_limit;        /* bytes a codec context may use, 0: default */
 	int verbose;                  /* > 0: print the route on stderr */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 };
 
 /*
@@ -1513,6 +1517,17 @@ int accel_report_device(struct accel_report *r, const struct accel_device *d);
 /* Add the route of one operation (table: accel_route_print's lines,
  * written at once after the devices so far). 0 or ACCEL_ENOMEM (JSON). */
 int accel_report_route(struct accel_report *r, const struct accel_route *route);
+/* Add the statistics of one run over `input` (its name, as in messages):
+ * what a program's -v prints after each input. Table: "PROG: INPUT: "
+ * then accel_stream_stats_print's lines, written at once. JSON: an entry
+ * of a "runs" array: {input, units, serial_regions, bytes_in, bytes_out,
+ * seconds, retried, units_in_flight, unit_bytes, memory_limit (null: no
+ * cap), engines [{name, workers, units, bytes_in, bytes_out,
+ * busy_seconds, failures, retried, dropped}]}. 0 or ACCEL_ENOMEM (JSON). */
+int accel_report_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s);
+/* Add the devices that the engines of `route` run on, once each (a
+ * program's -v --json: where its work ran). 0 or as accel_report_device. */
+int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, const struct accel_route *route);
 /* Add the probes of ctx's backends (table: with verbose, one line each;
  * without, how many found nothing). 0 or ACCEL_ENOMEM (JSON). Reads
  * ctx as the context section says. */
@@ -1520,6 +1535,347 @@ int accel_report_probes(struct accel_report *r, struct accel_ctx *ctx);
 /* Write the rest of the report and free it. 0, or ACCEL_ENOMEM (nothing
  * of the JSON is written then). r may be NULL. */
 int accel_report_end(struct accel_report *r);
+
+/* ----------------------------------------------- age STREAM (accel-crypt) */
+
+/*
+ * The payload of an age v1 file (age-encryption.org/v1, C2SP age.md,
+ * "Payload"): the plaintext cut into chunks of ACCEL_AGE_CHUNK bytes, each
+ * sealed with ChaCha20-Poly1305 under the payload key with the nonce
+ * "11-byte big-endian chunk counter || last-chunk flag" (0x01 on the final
+ * chunk, else 0x00). The final chunk may be short; it is empty only when
+ * the whole plaintext is. Chunks depend only on their index, so units of
+ * whole chunks run in parallel. Operations "age.encrypt" and "age.decrypt":
+ * op->ext points to a struct accel_age_key, op->chunk_size is the plaintext
+ * bytes of one unit (a multiple of ACCEL_AGE_CHUNK); unit u holds the
+ * chunks from index u->seq * op->chunk_size / ACCEL_AGE_CHUNK on. The
+ * functions of this section use only their arguments: safe from any thread.
+ */
+#define ACCEL_AGE_CHUNK 65536
+#define ACCEL_AGE_TAG 16
+#define ACCEL_AGE_NONCE_LEN 12
+#define ACCEL_AGE_KEY_LEN 32
+/* Chunks per unit by default (1 MiB of plaintext). */
+#define ACCEL_AGE_UNIT_CHUNKS 16
+
+/* op->ext of age.encrypt and age.decrypt: the payload key (HKDF-SHA256 of
+ * the file key and the payload nonce, info "payload"). */
+struct accel_age_key {
+	uint8_t key[ACCEL_AGE_KEY_LEN];
+};
+
+/* The STREAM nonce of chunk `counter` (last: 1 for the final chunk). */
+void accel_age_nonce(uint64_t counter, int last, uint8_t nonce[ACCEL_AGE_NONCE_LEN]);
+
+/*
+ * For an engine's run(): seal (decrypt 0) or open (decrypt 1) every chunk
+ * of unit u into u->out, calling aead(arg, decrypt, nonce, src, n, dst) per
+ * chunk: n plaintext bytes; sealing writes n + ACCEL_AGE_TAG bytes
+ * (ciphertext, then tag) to dst, opening reads them from src and writes n
+ * bytes, returning 0, ACCEL_EDATA when the tag does not verify, or another
+ * ACCEL_E* code. Checks the final-chunk rules while opening. Returns 0;
+ * ACCEL_EDATA with one line in err[len] naming the chunk ("chunk 3 failed
+ * authentication (...)", "final chunk 2 is empty", "chunk 0 is missing
+ * (truncated file)", "trailing data after the final chunk 5"); aead's
+ * other codes; ACCEL_ENOMEM.
+ */
+int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decrypt,
+		       int (*aead)(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *src, size_t n,
+				   uint8_t *dst),
+		       void *arg, char *err, size_t len);
+
+/* How accel_age_encrypt and accel_age_decrypt run. */
+struct accel_age_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	int verbose;                  /* > 0: print the route on stderr */
+	const uint8_t *key;           /* ACCEL_AGE_KEY_LEN bytes: the payload key (copied) */
+	uint64_t unit_chunks;         /* chunks per unit; 0: ACCEL_AGE_UNIT_CHUNKS */
+	/* Optional (encryption): write the header and the payload nonce
+	 * before the first chunk; 0 or a negative ACCEL_E* code. */
+	int (*begin)(void *user, struct accel_output *out);
+	void *user;
+};
+
+/*
+ * Encrypt the rest of `in` (the plaintext; an empty input is one empty
+ * final chunk) to `out` as an age payload, or decrypt the rest of `in`
+ * (the chunks after the payload nonce) to `out`: routed as "age.encrypt"
+ * or "age.decrypt" for in->size, units in parallel on the route's engines,
+ * written in order. Decryption writes a unit only after each of its chunks
+ * verified, and stops at the first that does not: earlier units may have
+ * been written (the caller aborts a FILE output). Returns 0; ACCEL_EDATA
+ * (err names the chunk and byte offset); ACCEL_EINVAL (malformed backend
+ * list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO; ACCEL_EPIPE;
+ * ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]; stats may be NULL.
+ * Memory and threads as accel_stream_run (units of unit_chunks chunks).
+ */
+int accel_age_encrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+int accel_age_decrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+
+/*
+ * Hashing files in parallel (accel-crypt hash): operations "sha256",
+ * "sha512", "sha3-256", "blake2b512", "sha1", "md5". Each unit is one
+ * file: u->in holds its name (NUL-terminated; "-" is standard input), then
+ * any bytes of the caller's. The engine reads and hashes the file itself
+ * (so files are hashed at once on several workers, each in bounded
+ * memory) and calls done() with the digest, or with errnum set when the
+ * file cannot be read (digest NULL); done() fills u->out and returns 0 or
+ * a negative ACCEL_E* code. op->ext points to this struct; done runs on
+ * worker threads, several at once.
+ */
+struct accel_hash_files {
+	int (*done)(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
+		    struct accel_buf *out);
+	void *arg;
+};
+/* ------------------------------------------------------- FFT (accel-fft) */
+
+/*
+ * The FFT operation family (fft.c): sample streams cut into frames of N
+ * samples every `hop` samples (frames overlap when hop < N), batched into
+ * units of whole frames, transformed by an engine (the fftw plugin), then
+ * scaled, turned into magnitude, power or dB, averaged and written by the
+ * helpers below, so every engine gives the same bytes for the same
+ * spectra. The functions of this section use only their arguments: safe
+ * from any thread; a struct accel_fft is read-only once set up.
+ */
+
+/* Sample types, SigMF names, little-endian. Integers are scaled to [-1, 1):
+ * i16 / 32768, i8 / 128, (u8 - 128) / 128. Complex types hold I then Q. */
+enum accel_sample {
+	ACCEL_SAMPLE_CF32, ACCEL_SAMPLE_CI16, ACCEL_SAMPLE_CI8, ACCEL_SAMPLE_CU8,
+	ACCEL_SAMPLE_F32, ACCEL_SAMPLE_I16, ACCEL_SAMPLE_U8, ACCEL_SAMPLE_CF64,
+	ACCEL_SAMPLE_F64, ACCEL_SAMPLE_COUNT
+};
+/* Type by name ("cf32"): its value, or -1 for an unknown name. */
+int accel_sample_parse(const char *name);
+/* "cf32" ... for a type; "?" for a value out of range. */
+const char *accel_sample_name(enum accel_sample t);
+/* Bytes of one sample (a complex sample: both parts); 0 out of range. */
+size_t accel_sample_bytes(enum accel_sample t);
+/* 1 for a complex type, 0 for a real one. */
+int accel_sample_is_complex(enum accel_sample t);
+/* The names, separated by `sep`, into buf[len]: for messages. */
+void accel_sample_names(const char *sep, char *buf, size_t len);
+
+enum accel_fft_window {
+	ACCEL_WINDOW_RECT, ACCEL_WINDOW_HANN, ACCEL_WINDOW_HAMMING, ACCEL_WINDOW_BLACKMAN,
+	ACCEL_WINDOW_BLACKMAN_HARRIS, ACCEL_WINDOW_FLATTOP, ACCEL_WINDOW_KAISER,
+};
+enum accel_fft_out { ACCEL_FFT_COMPLEX, ACCEL_FFT_MAG, ACCEL_FFT_POWER, ACCEL_FFT_DB };
+/* Normalisation, as numpy.fft's `norm`: BACKWARD (the default) scales the
+ * inverse by 1/N, FORWARD the forward by 1/N, ORTHO both by 1/sqrt(N),
+ * NONE neither (FFTW's own). */
+enum accel_fft_norm { ACCEL_NORM_BACKWARD, ACCEL_NORM_FORWARD, ACCEL_NORM_ORTHO, ACCEL_NORM_NONE };
+enum accel_fft_format { ACCEL_FFT_BINARY, ACCEL_FFT_TEXT, ACCEL_FFT_NPY };
+/* Planning rigor for engines that plan (FFTW's flags of the same names). */
+enum accel_fft_plan { ACCEL_PLAN_MEASURE, ACCEL_PLAN_ESTIMATE, ACCEL_PLAN_PATIENT };
+
+/* A transform job: the caller fills the first block, accel_fft_setup the
+ * rest. Handed to engines as accel_op.ext. */
+struct accel_fft {
+	size_t n;                     /* samples per frame, >= 2 */
+	size_t hop;                   /* samples between frame starts, 0: n */
+	enum accel_sample type;
+	int inverse;                  /* 1: backward transform, exp(+2 pi i jk/N) */
+	int full;                     /* 1: all N bins of real input (else N/2+1) */
+	enum accel_fft_window window;
+	double kaiser_beta;
+	enum accel_fft_out out;
+	double db_offset;             /* added to every dB value */
+	int shift;                    /* 1: DC in the centre (numpy.fft.fftshift) */
+	enum accel_fft_norm norm;
+	unsigned average;             /* spectra averaged per row (Welch), 0: 1 */
+	unsigned decimate;            /* one row written in D, 0: 1 */
+	enum accel_fft_format format;
+	enum accel_fft_plan plan;
+	int pad;                      /* 1: zero-pad a partial sample and frames at the end */
+	size_t unit_frames;           /* frames per unit, 0: about 4 MiB of input */
+	/* Set by accel_fft_setup. */
+	int r2c;                      /* 1: real-to-complex transform (fft.r2c) */
+	size_t bins;                  /* complex values per transformed frame: N/2+1 (r2c) or N */
+	size_t sample_bytes;
+	float *win;                   /* N window coefficients (periodic) */
+	double scale;                 /* normalisation factor on each value */
+};
+
+/* Check the job and complete it: 0, or ACCEL_EINVAL with one line in
+ * err[len] (N < 2, an unknown type, averaged complex output, a shift of
+ * a half spectrum, a negative Kaiser beta), or ACCEL_ENOMEM. Sets
+ * f->unit_frames when 0: a multiple of f->average, about 4 MiB of input
+ * and at most 16 MiB of transform buffer per unit (at least one row). Free with accel_fft_free. */
+int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
+void accel_fft_free(struct accel_fft *f);
+/* "fft.r2c" or "fft.c2c". */
+const char *accel_fft_op_name(const struct accel_fft *f);
+/* Parse a window name ("hann", "kaiser:8.6") into f->window and
+ * f->kaiser_beta: 0 or ACCEL_EINVAL. */
+int accel_fft_window_parse(struct accel_fft *f, const char *s);
+/* Output values per row (bins), and bytes of one value as written in
+ * binary (8 for complex, else 4). */
+size_t accel_fft_row_values(const struct accel_fft *f);
+/* Frames a unit of `len` input bytes holds: whole frames only (the
+ * stream's reader pads the last unit itself with --pad). */
+size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len);
+/* Of the `frames` frames of unit number `seq` (units of f->unit_frames
+ * frames each but the last), how many are transformed: --decimate leaves
+ * out the frames of the rows not written. */
+size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames);
+/* Convert and window kept frames first .. first + count - 1 of unit `seq`
+ * (raw samples at in[len] holding `frames` frames, frame i starting at
+ * sample i * hop) into dst: N floats per frame for r2c, else N interleaved
+ * complex floats. Returns the number of frames written (fewer than count
+ * past the unit's kept frames). */
+size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
+		      size_t first, size_t count, float *dst);
+/* Frames an engine should transform at once so that a batch's buffers stay
+ * in cache (about 256 KiB of complex floats): a multiple of f->average (a
+ * row at least), at most the kept frames of a whole unit. Give
+ * accel_fft_emit whole batches: rows never straddle them. */
+size_t accel_fft_batch_frames(const struct accel_fft *f);
+/* Turn `kept` transformed frames (f->bins interleaved complex floats each)
+ * into output rows appended to out: scaling, magnitude, power or dB,
+ * averaging of f->average frames per row (the last row of a stream may
+ * average fewer), shift, and the format (binary, or CSV text). 0 or
+ * ACCEL_ENOMEM. */
+int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out);
+/* Output rows of a stream of `bytes` input bytes (-1: unknown, returns -1). */
+int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
+
+/* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
+ * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE). */
+struct accel_wav {
+	enum accel_sample type;   /* mono: u8, i16, f32, f64; stereo: their complex (I/Q) types */
+	unsigned channels, rate, bits;
+	uint64_t data_offset;     /* bytes before the samples */
+	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
+};
+/* Parse the header at p[0..n). Returns 1 with *w set, 0 when p does not
+ * start with a RIFF WAVE header, ACCEL_ENOTSUP with *need set to the
+ * bytes it must see when n is too short (need <= 1 MiB), or ACCEL_EDATA
+ * with one line in err[len] (unsupported encoding, malformed chunk). A
+ * data size of 0 or 0xFFFFFFFF (a writer that streamed) means to the end
+ * of input. Never reads past p[n). */
+int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *need, char *err, size_t len);
+
+/* How accel_fft_run runs. */
+struct accel_fft_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	int verbose;                  /* > 0: print the route on stderr */
+	int64_t data_size;            /* bytes of samples in the input (WAV), -1: to its end */
+};
+
+/*
+ * Run the transform job f (set up) over `in` (its position at the first
+ * sample) to `out`: frames batched into units, in parallel on the route's
+ * engines, rows in input order; --npy writes its header first (rows from
+ * the input's size, else a header rewritten at the end, which needs a
+ * seekable output). Returns 0; ACCEL_EDATA (a partial sample at the end
+ * without f->pad; err names the byte offset); ACCEL_EINVAL (malformed
+ * backend list or $ACCEL_FAULT, --npy to a pipe from an input of unknown
+ * size); ACCEL_ENOENGINE; ACCEL_EIO; ACCEL_EPIPE; ACCEL_ENOMEM;
+ * ACCEL_EDEVICE. One line in err[len]; stats may be NULL. Memory and threads
+ * as accel_stream_run.
+ */
+int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct accel_fft *f,
+		  struct accel_input *in, struct accel_output *out, struct accel_stream_stats *stats,
+		  char *err, size_t len);
+
+/* ------------------------------------------------- tensors, .npy (accel-infer) */
+
+/*
+ * Tensors as accel-infer and the inference backends exchange them, and the
+ * NumPy .npy format they are read and written in (format versions 1.0, 2.0
+ * and 3.0 of numpy.lib.format: the magic "\x93NUMPY", two version bytes, a
+ * little-endian header length of 2 (1.0) or 4 bytes, and a Python dict
+ * literal with 'descr', 'fortran_order' and 'shape', padded with spaces to
+ * a multiple of 64 bytes and ended by a newline; then the data, C order).
+ * Only little-endian (or byte-sized) numeric dtypes in C order are read.
+ * These functions use only their arguments: safe from any thread.
+ */
+#define ACCEL_TENSOR_MAX_DIMS 16
+/* Bytes of the longest .npy header accel_npy_header_write writes. */
+#define ACCEL_NPY_HEADER_MAX 512
+/* The longest .npy header accel_npy_header_parse reads (numpy itself
+ * refuses more than 10000 bytes by default). */
+#define ACCEL_NPY_HEADER_LIMIT 65536
+
+enum accel_dtype {
+	ACCEL_DTYPE_NONE, ACCEL_DTYPE_FLOAT32, ACCEL_DTYPE_FLOAT64, ACCEL_DTYPE_FLOAT16,
+	ACCEL_DTYPE_INT8, ACCEL_DTYPE_UINT8, ACCEL_DTYPE_INT16, ACCEL_DTYPE_UINT16,
+	ACCEL_DTYPE_INT32, ACCEL_DTYPE_UINT32, ACCEL_DTYPE_INT64, ACCEL_DTYPE_UINT64,
+	ACCEL_DTYPE_BOOL, ACCEL_DTYPE_COUNT
+};
+
+/* A tensor's element type and shape (dims[0..ndim), each >= 0). */
+struct accel_tensor {
+	enum accel_dtype dtype;
+	int ndim;
+	int64_t dims[ACCEL_TENSOR_MAX_DIMS];
+};
+
+/* NumPy's name of a dtype ("float32", "uint8", "bool"), "none" for NONE or
+ * an unknown value; static. */
+const char *accel_dtype_name(enum accel_dtype t);
+/* Inverse of accel_dtype_name (also "f4", "f8", "f2", "i1" ... "u8",
+ * "b1"): the dtype, or ACCEL_EINVAL. */
+int accel_dtype_parse(const char *name);
+/* Bytes of one element (1 to 8), 0 for NONE or an unknown value. */
+size_t accel_dtype_size(enum accel_dtype t);
+/* Elements of t (1 for a scalar, ndim 0) into *count and bytes of its data
+ * into *bytes (either may be NULL). ACCEL_EDATA when a dim is negative,
+ * the product overflows, or the bytes exceed `max` (0: no limit). */
+int accel_tensor_size(const struct accel_tensor *t, uint64_t max, uint64_t *count, uint64_t *bytes);
+/* The shape as NumPy prints it, "(1, 3, 224, 224)", "(5,)", "()", into
+ * buf[len] (cut to len). Returns the length it needed. */
+size_t accel_tensor_shape_str(const struct accel_tensor *t, char *buf, size_t len);
+
+/* Parse the .npy header at p[0..n). Returns 0 with *t set and the header's
+ * length (where the data starts) in *header_len; a positive count of bytes
+ * needed when n is too short to decide (at least 10 until the length field
+ * is seen, then the whole header); ACCEL_EDATA with one line in err[len]
+ * ("not a .npy array (bad magic)", "unsupported dtype '>f4'", "fortran_order
+ * arrays are not supported", "shape (100000, 100000, 100000) is 4e15 bytes,
+ * over the limit of 1073741824") for a header that is malformed, over
+ * ACCEL_NPY_HEADER_LIMIT, or whose data would exceed max_bytes (0: no
+ * limit): the size is checked before anything is allocated. */
+int accel_npy_header_parse(const uint8_t *p, size_t n, uint64_t max_bytes, struct accel_tensor *t,
+			   size_t *header_len, char *err, size_t len);
+/* Write a version 1.0 header for t into buf[len] (padded to a multiple of
+ * 64 bytes). Returns its length, or ACCEL_EINVAL (len too small: it never
+ * needs more than ACCEL_NPY_HEADER_MAX; an unknown dtype; ndim out of
+ * 0..ACCEL_TENSOR_MAX_DIMS). */
+int accel_npy_header_write(const struct accel_tensor *t, uint8_t *buf, size_t len);
+/* Read one .npy array from `in`: its header into *t, its data appended to
+ * data (data->len grows by its size). Returns 1; 0 at end of input (no
+ * byte left); ACCEL_EDATA (malformed or over max_bytes as
+ * accel_npy_header_parse says, or truncated: "truncated .npy array at byte
+ * offset N: ..."), ACCEL_EIO (errno kept), ACCEL_ENOMEM. One reader thread. */
+int accel_npy_read(struct accel_input *in, uint64_t max_bytes, struct accel_tensor *t, struct accel_buf *data,
+		   char *err, size_t len);
+
+/* Parameters of the operations "onnx.run" and "onnx.info" (struct
+ * accel_op.ext), for the inference backends. onnx.run: a unit's input is
+ * one .npy array per model input, in the model's order; its output one
+ * .npy array per output asked for (all, in the model's order, when
+ * noutputs is 0). onnx.info: the output is a JSON object {"inputs":
+ * [{"name", "dtype", "shape"}], "outputs": [...]} where a dim is a number,
+ * the name of a symbolic dim, or null. A backend's supports() loads the
+ * model (an engine that cannot is left out with the reason) and keeps the
+ * session for open(). */
+struct accel_onnx_params {
+	const char *model;               /* path of the .onnx file */
+	int intra_threads;               /* the engine's threads per run, 0: its default */
+	int ndims;                       /* symbolic dims set (--dim NAME=N) */
+	const char *const *dim_names;
+	const int64_t *dim_values;
+	int noutputs;                    /* outputs to compute, 0: all */
+	const char *const *outputs;
+};
 
 /* ------------------------------------------- accel-transcode (issue 11) */
 

@@ -92,6 +92,9 @@ static struct accel_ctx *fake_devices_ctx(void)
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx)
 		return NULL;
+	/* No device of this machine: the ids of the fake GPUs are the same on
+	 * a host with PCI GPUs of its own (ids follow the PCI scan). */
+	ctx->sysroot = "/nonexistent/accel-test-sysroot";
 	/* Only the built-in backends: the test binary's folder has plugins/. */
 	while (ctx->nbackends > 1 && strcmp(ctx->backends[ctx->nbackends - 1].origin, "built-in"))
 		ctx->nbackends--;

@@ -245,6 +245,64 @@ static void test_sanitized(void **state)
 	free(text);
 }
 
+/* accel_report_run: a run's statistics as a "runs" entry with the keys
+ * accel.h documents, and as -v's text lines after "PROG: INPUT: ". */
+static void test_runs(void **state)
+{
+	struct accel_stream_stats s = {
+		.units = 5, .bytes_in = 5000, .bytes_out = 1200, .seconds = 0.25, .nengines = 2,
+		.units_in_flight = 4, .unit_bytes = 2048, .retried = 1,
+	};
+	snprintf(s.engines[0].name, sizeof s.engines[0].name, "cpu");
+	s.engines[0].units = 5;
+	s.engines[0].workers = 2;
+	s.engines[0].retried = 1;
+	snprintf(s.engines[1].name, sizeof s.engines[1].name, "test:other0");
+	s.engines[1].failures = 1;
+	s.engines[1].dropped = 1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct accel_report_opts o = { .format = ACCEL_REPORT_JSON, .prog = "prog" };
+	struct accel_report *r = accel_report_new(f, &o);
+	assert_int_equal(accel_report_begin(r, *state), 0);
+	assert_int_equal(accel_report_run(r, "in\x01put", &s), 0);
+	s.units = 7;
+	assert_int_equal(accel_report_run(r, "second", &s), 0);
+	assert_int_equal(accel_report_end(r), 0);
+	fclose(f);
+	cJSON *j = cJSON_Parse(text);
+	assert_non_null(j);
+	const cJSON *runs = get(j, "runs");
+	assert_int_equal(cJSON_GetArraySize(runs), 2);
+	const cJSON *r0 = cJSON_GetArrayItem(runs, 0);
+	assert_string_equal(keys(r0), "input,units,serial_regions,bytes_in,bytes_out,seconds,retried,"
+				      "units_in_flight,unit_bytes,memory_limit,engines");
+	assert_string_equal(get(r0, "input")->valuestring, "in?put");  /* sanitised */
+	assert_int_equal(get(r0, "units")->valueint, 5);
+	assert_int_equal(get(cJSON_GetArrayItem(runs, 1), "units")->valueint, 7);
+	assert_true(cJSON_IsNull(get(r0, "memory_limit")));
+	const cJSON *e1 = cJSON_GetArrayItem(get(r0, "engines"), 1);
+	assert_string_equal(keys(e1), "name,workers,units,bytes_in,bytes_out,busy_seconds,failures,retried,dropped");
+	assert_string_equal(get(e1, "name")->valuestring, "test:other0");
+	assert_true(cJSON_IsTrue(get(e1, "dropped")));
+	cJSON_Delete(j);
+	free(text);
+
+	text = NULL;
+	f = open_memstream(&text, &len);
+	o.format = ACCEL_REPORT_TABLE;
+	r = accel_report_new(f, &o);
+	assert_int_equal(accel_report_begin(r, *state), 0);
+	assert_int_equal(accel_report_run(r, "in", &s), 0);
+	assert_int_equal(accel_report_end(r), 0);
+	fclose(f);
+	assert_memory_equal(text, "prog: in: 7 units, 5000 bytes in, 1200 bytes out in 0.250 s", 59);
+	assert_non_null(strstr(text, "\n  test:other0      workers 0, units 0,"));
+	assert_non_null(strstr(text, ", dropped\n"));
+	free(text);
+}
+
 static void test_misuse(void **state)
 {
 	struct accel_report_opts o = { .format = 99 };
@@ -260,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gres_nfd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test(test_misuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,219 @@
+/*
+ * fftw.c - the "fftw" backend: fft.c2c and fft.r2c on the CPU device
+ * (engine fftw:cpu0) with FFTW's single-precision library. Each worker
+ * context plans one batched transform (accel_fft_batch_frames frames, sized
+ * to stay in cache; a unit is run as several batches) and a one-frame plan
+ * for a short last batch, at open; the stream engine's workers are the
+ * threads, so FFTW's own threads are not used. Plans are kept as FFTW
+ * wisdom in $XDG_CACHE_HOME/accel/fftw3f.wisdom, so measured plans are
+ * measured once per machine. Conversion, windows and everything after the
+ * transform are libaccel's (accel_fft_load, accel_fft_emit).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <fftw3.h>
+#include "accel.h"
+
+static const char *const fftw_ops[] = { "fft.c2c", "fft.r2c", NULL };
+
+/* FFTW's planner is not thread-safe: every planner call (plans, wisdom)
+ * holds this lock; fftwf_execute* may run on any thread at once. */
+static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;
+static int wisdom_read;  /* the wisdom file was imported (under the lock) */
+
+struct fftw_ctx {
+	const struct accel_fft *f;
+	size_t batch;            /* frames of the batched plan */
+	float *in;
+	fftwf_complex *out;
+	fftwf_plan many, one;
+};
+
+static int fftw_probe(struct accel_probe *p)
+{
+	int cpu = accel_probe_cpu_device(p);
+	if (cpu < 0)
+		return accel_probe_fail(p, "no CPU device");
+	accel_probe_note(p, "fftw %s", fftwf_version);
+	if (accel_probe_add_engine(p, cpu, NULL) < 0)
+		return accel_probe_fail(p, "cannot add the fftw engine");
+	return 0;
+}
+
+static int fftw_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
+			 char *reason, size_t len)
+{
+	if ((strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) || !op->ext) {
+		snprintf(reason, len, "only fft.c2c and fft.r2c");
+		return ACCEL_ENOTSUP;
+	}
+	*prior_mbps = 1000;
+	snprintf(reason, len, "FFTW %s", fftwf_version);
+	return 0;
+}
+
+/* The wisdom file's path into buf: $XDG_CACHE_HOME/accel/fftw3f.wisdom,
+ * else $HOME/.cache/accel/fftw3f.wisdom. -1 when neither is set. */
+static int wisdom_path(char *buf, size_t len, int dir_only)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int n;
+	if (x && *x)
+		n = snprintf(buf, len, "%s/accel%s", x, dir_only ? "" : "/fftw3f.wisdom");
+	else if (h && *h)
+		n = snprintf(buf, len, "%s/.cache/accel%s", h, dir_only ? "" : "/fftw3f.wisdom");
+	else
+		return -1;
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Write the planner's wisdom: a temporary beside the file, renamed into
+ * place, so a reader sees the old file or the new one. A cache that cannot
+ * be written is not an error (the plans are remade next time). Lock held. */
+static void wisdom_save(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX + 32];
+	if (wisdom_path(dir, sizeof dir, 1) < 0 || wisdom_path(path, sizeof path, 0) < 0)
+		return;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = 0;
+		mkdir(parent, 0777);
+	}
+	mkdir(dir, 0777);
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+	if (fftwf_export_wisdom_to_filename(tmp))
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+static unsigned rigor(const struct accel_fft *f)
+{
+	return f->plan == ACCEL_PLAN_ESTIMATE ? FFTW_ESTIMATE : f->plan == ACCEL_PLAN_PATIENT ? FFTW_PATIENT : FFTW_MEASURE;
+}
+
+/* A plan of `howmany` frames over c->in and c->out: from wisdom when it
+ * holds one, else planned (and the wisdom saved). Lock held. */
+static fftwf_plan make_plan(struct fftw_ctx *c, int howmany, unsigned extra)
+{
+	const struct accel_fft *f = c->f;
+	int n = (int)f->n, bins = (int)f->bins;
+	unsigned flags = rigor(f) | extra;
+	for (int pass = flags & FFTW_ESTIMATE ? 1 : 0; pass < 2; pass++) {
+		unsigned fl = pass ? flags : flags | FFTW_WISDOM_ONLY;
+		fftwf_plan p;
+		if (f->r2c)
+			p = fftwf_plan_many_dft_r2c(1, &n, howmany, c->in, NULL, 1, n, c->out, NULL, 1, bins, fl);
+		else
+			p = fftwf_plan_many_dft(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, n, c->out, NULL, 1, n,
+						f->inverse ? FFTW_BACKWARD : FFTW_FORWARD, fl);
+		if (p) {
+			if (pass && !(flags & FFTW_ESTIMATE))
+				wisdom_save();
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void fftw_close(void *ctx)
+{
+	struct fftw_ctx *c = ctx;
+	if (!c)
+		return;
+	pthread_mutex_lock(&planner);
+	if (c->many)
+		fftwf_destroy_plan(c->many);
+	if (c->one)
+		fftwf_destroy_plan(c->one);
+	fftwf_free(c->in);
+	fftwf_free(c->out);
+	pthread_mutex_unlock(&planner);
+	free(c);
+}
+
+static int fftw_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	const struct accel_fft *f = op->ext;
+	if (!f || f->n > INT_MAX || f->unit_frames > INT_MAX)
+		return ACCEL_ENOTSUP;
+	struct fftw_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	c->f = f;
+	c->batch = accel_fft_batch_frames(f);
+	size_t per_in = f->r2c ? f->n : 2 * f->n;
+	c->in = fftwf_malloc(c->batch * per_in * sizeof(float));
+	c->out = fftwf_malloc(c->batch * f->bins * sizeof(fftwf_complex));
+	if (!c->in || !c->out) {
+		fftw_close(c);
+		return ACCEL_ENOMEM;
+	}
+	pthread_mutex_lock(&planner);
+	if (!wisdom_read) {
+		char path[PATH_MAX];
+		wisdom_read = 1;
+		if (wisdom_path(path, sizeof path, 0) == 0)
+			fftwf_import_wisdom_from_filename(path);
+	}
+	c->many = make_plan(c, (int)c->batch, 0);
+	c->one = c->batch > 1 ? make_plan(c, 1, FFTW_UNALIGNED) : NULL;
+	pthread_mutex_unlock(&planner);
+	if (!c->many || (c->batch > 1 && !c->one)) {
+		fftw_close(c);
+		return ACCEL_ENOTSUP;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct fftw_ctx *c = ctx;
+	const struct accel_fft *f = c->f;
+	size_t frames = accel_fft_unit_frames(f, u->in.len);
+	if (frames > f->unit_frames) {
+		snprintf(err, len, "unit of %zu frames, planned for %zu", frames, f->unit_frames);
+		return ACCEL_EDATA;
+	}
+	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->n;
+	for (size_t first = 0; first < kept; first += c->batch) {
+		size_t k = accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, first, c->batch, c->in);
+		if (k == c->batch) {
+			fftwf_execute(c->many);
+		} else {
+			for (size_t j = 0; j < k; j++) {
+				if (f->r2c)
+					fftwf_execute_dft_r2c(c->one, c->in + j * per_in, c->out + j * f->bins);
+				else
+					fftwf_execute_dft(c->one, (fftwf_complex *)(c->in + j * per_in), c->out + j * f->bins);
+			}
+		}
+		int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct accel_backend accel_backend_fftw = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "fftw",
+	.description = "FFTW 3 single precision on the CPU (batched, planned once, wisdom cached)",
+	.ops = fftw_ops,
+	.probe = fftw_probe,
+	.supports = fftw_supports,
+	.open = fftw_open,
+	.run = fftw_run,
+	.close = fftw_close,
+	.priority = 50,
+};

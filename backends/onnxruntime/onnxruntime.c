@@ -1,0 +1,661 @@
+/*
+ * onnxruntime.c - the onnxruntime backend: ONNX models run through ONNX
+ * Runtime's C API (OrtGetApiBase). libonnxruntime.so.1 is dlopen'ed at probe
+ * time, so programs run (and say why) without it. Each execution provider it
+ * offers is an engine variant: onnxruntime.cpu:cpu0 always, and
+ * onnxruntime.cuda:gpuN / onnxruntime.tensorrt:gpuN when the library lists
+ * the provider, its provider library loads and the CUDA driver names GPUs.
+ *
+ * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
+ * supports() loads the model into a session, so an engine that cannot load
+ * it is left out with ONNX Runtime's reason; the session is kept and handed
+ * to open(), and close() gives it back, so a model is loaded once per engine
+ * however many routes and runs ask for it.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <onnxruntime_c_api.h>
+#include "accel.h"
+
+/* The backend's name; the tests build it a second time as "ortwin". */
+#ifndef ORT_BACKEND
+#define ORT_BACKEND onnxruntime
+#endif
+#define ORT_CAT2(a, b) a##b
+#define ORT_CAT(a, b) ORT_CAT2(a, b)
+#define ORT_STR2(a) #a
+#define ORT_STR(a) ORT_STR2(a)
+
+#ifndef ORT_LIBDIR
+#define ORT_LIBDIR ""
+#endif
+
+static const char *const ort_ops[] = { "onnx.run", "onnx.info", NULL };
+
+/* The library, loaded once per process. */
+static struct {
+	pthread_once_t once;
+	void *handle;
+	const OrtApi *api;
+	OrtEnv *env;
+	char path[512];
+	char version[32];
+	char reason[768];
+} lib = { .once = PTHREAD_ONCE_INIT };
+
+/* A model loaded (or not) on an engine, under one set of session options. */
+struct model {
+	char *key;                 /* model path, threads and dims */
+	char reason[240];          /* why it could not be loaded, "" when it was */
+	OrtSession *idle;          /* a session no context holds, or NULL */
+	size_t nin, nout;
+	char **in_names, **out_names;
+	struct model *next;
+};
+
+/* An engine: one execution provider on one device. */
+struct ort_engine {
+	const char *provider;      /* "CPUExecutionProvider" ... */
+	int device_id;             /* CUDA ordinal, 0 for the CPU */
+	pthread_mutex_t lock;
+	struct model *models;
+};
+
+/* What one open() holds: a session and the outputs asked for. */
+struct ort_ctx {
+	struct ort_engine *eng;
+	struct model *m;
+	OrtSession *session;
+	OrtMemoryInfo *mem;
+	int info;                  /* onnx.info */
+	size_t nout;
+	const char **out_names;
+};
+
+static void load_lib(void)
+{
+	const char *env = getenv("ACCEL_ONNXRUNTIME_LIB");
+	char local[512];
+	snprintf(local, sizeof local, "%s%slibonnxruntime.so.1", ORT_LIBDIR, ORT_LIBDIR[0] ? "/" : "");
+	const char *tries[3] = { env && *env ? env : NULL, env && *env ? NULL : local, env && *env ? NULL : "libonnxruntime.so.1" };
+	char first[200] = "";
+	for (int i = 0; i < 3 && !lib.handle; i++) {
+		if (!tries[i] || (i == 2 && !strcmp(tries[1], tries[2])))
+			continue;
+		lib.handle = dlopen(tries[i], RTLD_NOW | RTLD_LOCAL);
+		if (lib.handle)
+			snprintf(lib.path, sizeof lib.path, "%s", tries[i]);
+		else if (!first[0])
+			snprintf(first, sizeof first, "%s", dlerror());
+	}
+	if (!lib.handle) {
+		snprintf(lib.reason, sizeof lib.reason, "cannot load libonnxruntime.so.1: %s", first);
+		return;
+	}
+	const OrtApiBase *(*get_base)(void) = (const OrtApiBase *(*)(void))dlsym(lib.handle, "OrtGetApiBase");
+	const OrtApiBase *base = get_base ? get_base() : NULL;
+	if (!base) {
+		snprintf(lib.reason, sizeof lib.reason, "%s has no OrtGetApiBase", lib.path);
+		return;
+	}
+	snprintf(lib.version, sizeof lib.version, "%s", base->GetVersionString());
+	/* The plugin was built against ORT_API_VERSION; a library that offers
+	 * less returns NULL (and prints nothing: stderr stays ours). */
+	lib.api = base->GetApi(ORT_API_VERSION);
+	if (!lib.api) {
+		snprintf(lib.reason, sizeof lib.reason,
+			 "%s is ONNX Runtime %s, which does not offer API version %d (this plugin was built for it)",
+			 lib.path, lib.version, ORT_API_VERSION);
+		return;
+	}
+	OrtStatus *st = lib.api->CreateEnv(ORT_LOGGING_LEVEL_FATAL, "accel", &lib.env);
+	if (st) {
+		snprintf(lib.reason, sizeof lib.reason, "CreateEnv: %s", lib.api->GetErrorMessage(st));
+		lib.api->ReleaseStatus(st);
+		lib.api = NULL;
+	}
+}
+
+/* ONNX Runtime's message of a failed status (one line, sanitised), which
+ * it releases. Returns the status's code. */
+static int status_msg(OrtStatus *st, char *buf, size_t len)
+{
+	int code = (int)lib.api->GetErrorCode(st);
+	snprintf(buf, len, "%s", lib.api->GetErrorMessage(st));
+	lib.api->ReleaseStatus(st);
+	for (char *c = buf; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	accel_text_sanitize(buf);
+	return code;
+}
+
+static enum accel_dtype from_ort(ONNXTensorElementDataType t)
+{
+	switch (t) {
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return ACCEL_DTYPE_FLOAT32;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return ACCEL_DTYPE_FLOAT64;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return ACCEL_DTYPE_FLOAT16;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return ACCEL_DTYPE_INT8;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return ACCEL_DTYPE_UINT8;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16: return ACCEL_DTYPE_INT16;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return ACCEL_DTYPE_UINT16;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return ACCEL_DTYPE_INT32;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return ACCEL_DTYPE_UINT32;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return ACCEL_DTYPE_INT64;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return ACCEL_DTYPE_UINT64;
+	case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return ACCEL_DTYPE_BOOL;
+	default: return ACCEL_DTYPE_NONE;
+	}
+}
+
+static ONNXTensorElementDataType to_ort(enum accel_dtype t)
+{
+	static const ONNXTensorElementDataType map[ACCEL_DTYPE_COUNT] = {
+		[ACCEL_DTYPE_FLOAT32] = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+		[ACCEL_DTYPE_FLOAT64] = ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE,
+		[ACCEL_DTYPE_FLOAT16] = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16,
+		[ACCEL_DTYPE_INT8] = ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8,
+		[ACCEL_DTYPE_UINT8] = ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8,
+		[ACCEL_DTYPE_INT16] = ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16,
+		[ACCEL_DTYPE_UINT16] = ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16,
+		[ACCEL_DTYPE_INT32] = ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+		[ACCEL_DTYPE_UINT32] = ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32,
+		[ACCEL_DTYPE_INT64] = ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
+		[ACCEL_DTYPE_UINT64] = ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64,
+		[ACCEL_DTYPE_BOOL] = ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL,
+	};
+	return (unsigned)t < ACCEL_DTYPE_COUNT ? map[t] : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+
+/* The key of a model under the session options of p. NULL: out of memory. */
+static char *model_key(const struct accel_onnx_params *p)
+{
+	size_t len = strlen(p->model) + 32;
+	for (int i = 0; i < p->ndims; i++)
+		len += strlen(p->dim_names[i]) + 24;
+	char *k = malloc(len);
+	if (!k)
+		return NULL;
+	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
+	for (int i = 0; i < p->ndims; i++)
+		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
+	return k;
+}
+
+/* Append the engine's provider to the session options. */
+static OrtStatus *append_provider(const struct ort_engine *eng, OrtSessionOptions *so)
+{
+	const OrtApi *a = lib.api;
+	char id[16];
+	snprintf(id, sizeof id, "%d", eng->device_id);
+	const char *keys[] = { "device_id" }, *vals[] = { id };
+	OrtStatus *st = NULL;
+	if (!strcmp(eng->provider, "CUDAExecutionProvider")) {
+		OrtCUDAProviderOptionsV2 *o = NULL;
+		if (!(st = a->CreateCUDAProviderOptions(&o)) && !(st = a->UpdateCUDAProviderOptions(o, keys, vals, 1)))
+			st = a->SessionOptionsAppendExecutionProvider_CUDA_V2(so, o);
+		if (o)
+			a->ReleaseCUDAProviderOptions(o);
+	} else if (!strcmp(eng->provider, "TensorrtExecutionProvider")) {
+		OrtTensorRTProviderOptionsV2 *o = NULL;
+		if (!(st = a->CreateTensorRTProviderOptions(&o)) && !(st = a->UpdateTensorRTProviderOptions(o, keys, vals, 1)))
+			st = a->SessionOptionsAppendExecutionProvider_TensorRT_V2(so, o);
+		if (o)
+			a->ReleaseTensorRTProviderOptions(o);
+	}
+	return st;
+}
+
+/* Load p->model into a new session with the engine's provider. */
+static int new_session(const struct ort_engine *eng, const struct accel_onnx_params *p, OrtSession **out,
+		       char *reason, size_t len)
+{
+	const OrtApi *a = lib.api;
+	OrtSessionOptions *so = NULL;
+	OrtStatus *st = a->CreateSessionOptions(&so);
+	if (!st && p->intra_threads > 0)
+		st = a->SetIntraOpNumThreads(so, p->intra_threads);
+	if (!st)
+		st = a->SetInterOpNumThreads(so, 1);
+	if (!st)
+		st = a->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL);
+	for (int i = 0; !st && i < p->ndims; i++)
+		st = a->AddFreeDimensionOverrideByName(so, p->dim_names[i], p->dim_values[i]);
+	if (!st)
+		st = append_provider(eng, so);
+	if (!st)
+		st = a->CreateSession(lib.env, p->model, so, out);
+	if (so)
+		a->ReleaseSessionOptions(so);
+	if (st) {
+		char msg[400];
+		int code = status_msg(st, msg, sizeof msg);
+		/* ONNX Runtime names the file again: "Load model from PATH
+		 * failed:REASON"; the reason is what is worth its room. */
+		const char *why = msg, *f = strstr(msg, " failed:");
+		if (!strncmp(msg, "Load model from ", 16) && f)
+			why = f + 8;
+		snprintf(reason, len, "cannot load the model: %.200s", why);
+		return code == ORT_NO_MODEL || code == ORT_NO_SUCHFILE ? ACCEL_EIO : ACCEL_ENOTSUP;
+	}
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The names of a session's inputs (output = 0) or outputs, malloc'd. */
+static int session_names(OrtSession *s, int output, char ***names, size_t *n)
+{
+	const OrtApi *a = lib.api;
+	OrtAllocator *al;
+	*names = NULL;
+	*n = 0;
+	OrtStatus *st = a->GetAllocatorWithDefaultOptions(&al);
+	size_t count = 0;
+	if (!st)
+		st = output ? a->SessionGetOutputCount(s, &count) : a->SessionGetInputCount(s, &count);
+	if (st) {
+		lib.api->ReleaseStatus(st);
+		return ACCEL_EDEVICE;
+	}
+	char **v = calloc(count ? count : 1, sizeof *v);
+	if (!v)
+		return ACCEL_ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		char *name = NULL;
+		st = output ? a->SessionGetOutputName(s, i, al, &name) : a->SessionGetInputName(s, i, al, &name);
+		if (st) {
+			lib.api->ReleaseStatus(st);
+			free_names(v, count);
+			return ACCEL_EDEVICE;
+		}
+		v[i] = strdup(name);
+		if ((st = a->AllocatorFree(al, name)))
+			a->ReleaseStatus(st);
+		if (!v[i]) {
+			free_names(v, count);
+			return ACCEL_ENOMEM;
+		}
+	}
+	*names = v;
+	*n = count;
+	return 0;
+}
+
+/* The model of engine `eng` for params p, loading it on first use. The
+ * engine's lock is held. NULL when out of memory. */
+static struct model *find_model(struct ort_engine *eng, const struct accel_onnx_params *p)
+{
+	char *key = model_key(p);
+	if (!key)
+		return NULL;
+	for (struct model *m = eng->models; m; m = m->next)
+		if (!strcmp(m->key, key)) {
+			free(key);
+			return m;
+		}
+	struct model *m = calloc(1, sizeof *m);
+	if (!m) {
+		free(key);
+		return NULL;
+	}
+	m->key = key;
+	if (new_session(eng, p, &m->idle, m->reason, sizeof m->reason) == 0 &&
+	    (session_names(m->idle, 0, &m->in_names, &m->nin) < 0 ||
+	     session_names(m->idle, 1, &m->out_names, &m->nout) < 0)) {
+		snprintf(m->reason, sizeof m->reason, "cannot read the inputs and outputs of %s", p->model);
+		lib.api->ReleaseSession(m->idle);
+		m->idle = NULL;
+	}
+	m->next = eng->models;
+	eng->models = m;
+	return m;
+}
+
+static int ort_probe(struct accel_probe *p)
+{
+	pthread_once(&lib.once, load_lib);
+	if (!lib.api)
+		return accel_probe_fail(p, "%s", lib.reason);
+	accel_probe_note(p, "onnxruntime: %s, ONNX Runtime %s, API %d", lib.path, lib.version, ORT_API_VERSION);
+	char **providers = NULL;
+	int n = 0;
+	OrtStatus *st = lib.api->GetAvailableProviders(&providers, &n);
+	if (st) {
+		char msg[200];
+		status_msg(st, msg, sizeof msg);
+		return accel_probe_fail(p, "GetAvailableProviders: %s", msg);
+	}
+	int cpu_ok = 0;
+	for (int i = 0; i < n; i++) {
+		accel_probe_note(p, "onnxruntime provider %s", providers[i]);
+		if (!strcmp(providers[i], "CPUExecutionProvider"))
+			cpu_ok = 1;
+	}
+	if ((st = lib.api->ReleaseAvailableProviders(providers, n)))
+		lib.api->ReleaseStatus(st);
+	if (!cpu_ok)
+		return accel_probe_fail(p, "ONNX Runtime %s lists no CPUExecutionProvider", lib.version);
+	int cpu = accel_probe_cpu_device(p);
+	if (cpu < 0)
+		return accel_probe_fail(p, "no CPU device");
+	struct ort_engine *eng = calloc(1, sizeof *eng);
+	if (!eng)
+		return accel_probe_fail(p, "out of memory");
+	eng->provider = "CPUExecutionProvider";
+	pthread_mutex_init(&eng->lock, NULL);
+	if (accel_probe_add_engine_variant(p, cpu, "cpu", eng) < 0) {
+		pthread_mutex_destroy(&eng->lock);
+		free(eng);
+		return accel_probe_fail(p, "cannot add the CPU engine");
+	}
+	return 0;
+}
+
+static int is_onnx_op(const struct accel_op *op)
+{
+	return !strcmp(op->name, "onnx.run") || !strcmp(op->name, "onnx.info");
+}
+
+static int ort_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
+			size_t len)
+{
+	if (!is_onnx_op(op)) {
+		snprintf(reason, len, "only onnx.run and onnx.info");
+		return ACCEL_ENOTSUP;
+	}
+	const struct accel_onnx_params *p = op->ext;
+	if (!p || !p->model) {
+		snprintf(reason, len, "no model given");
+		return ACCEL_ENOTSUP;
+	}
+	struct ort_engine *eng = e->data;
+	pthread_mutex_lock(&eng->lock);
+	struct model *m = find_model(eng, p);
+	int rc = 0;
+	if (!m) {
+		snprintf(reason, len, "out of memory");
+		rc = ACCEL_ENOTSUP;
+	} else if (m->reason[0]) {
+		snprintf(reason, len, "%s", m->reason);
+		rc = ACCEL_ENOTSUP;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	if (rc)
+		return rc;
+	*prior_mbps = !strcmp(e->variant, "cpu") ? 100 : !strcmp(e->variant, "cuda") ? 1000 : 1500;
+	snprintf(reason, len, "ONNX Runtime %s %s", lib.version, eng->provider);
+	return 0;
+}
+
+static void ort_close(void *vctx)
+{
+	struct ort_ctx *c = vctx;
+	if (!c)
+		return;
+	if (c->session) {
+		pthread_mutex_lock(&c->eng->lock);
+		if (!c->m->idle) {
+			c->m->idle = c->session;
+			c->session = NULL;
+		}
+		pthread_mutex_unlock(&c->eng->lock);
+		if (c->session)
+			lib.api->ReleaseSession(c->session);
+	}
+	if (c->mem)
+		lib.api->ReleaseMemoryInfo(c->mem);
+	free(c->out_names);
+	free(c);
+}
+
+static int ort_open(const struct accel_engine *e, const struct accel_op *op, void **vctx)
+{
+	*vctx = NULL;
+	const struct accel_onnx_params *p = op->ext;
+	if (!is_onnx_op(op) || !p || !p->model)
+		return ACCEL_ENOTSUP;
+	struct ort_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	c->eng = e->data;
+	c->info = !strcmp(op->name, "onnx.info");
+	pthread_mutex_lock(&c->eng->lock);
+	c->m = find_model(c->eng, p);
+	if (c->m && !c->m->reason[0]) {
+		c->session = c->m->idle;
+		c->m->idle = NULL;
+	}
+	pthread_mutex_unlock(&c->eng->lock);
+	int rc = 0;
+	char reason[240];
+	if (!c->m)
+		rc = ACCEL_ENOMEM;
+	else if (c->m->reason[0])
+		rc = ACCEL_ENOTSUP;
+	else if (!c->session)
+		rc = new_session(c->eng, p, &c->session, reason, sizeof reason);
+	if (!rc) {
+		/* The outputs asked for, by name; all when none is named. */
+		c->nout = p->noutputs ? (size_t)p->noutputs : c->m->nout;
+		c->out_names = calloc(c->nout ? c->nout : 1, sizeof *c->out_names);
+		if (!c->out_names)
+			rc = ACCEL_ENOMEM;
+		for (size_t i = 0; !rc && i < c->nout; i++) {
+			c->out_names[i] = p->noutputs ? p->outputs[i] : c->m->out_names[i];
+			size_t k = 0;
+			while (k < c->m->nout && strcmp(c->m->out_names[k], c->out_names[i]))
+				k++;
+			if (k == c->m->nout)
+				rc = ACCEL_EINVAL;
+		}
+	}
+	OrtStatus *st;
+	if (!rc && (st = lib.api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &c->mem))) {
+		lib.api->ReleaseStatus(st);
+		rc = ACCEL_ENOMEM;
+	}
+	if (rc) {
+		ort_close(c);
+		return rc;
+	}
+	*vctx = c;
+	return 0;
+}
+
+/* Shape and dtype of a type info as a JSON object {name, dtype, shape}. */
+static cJSON *type_json(const char *name, OrtTypeInfo *ti)
+{
+	const OrtApi *a = lib.api;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", name);
+	const OrtTensorTypeAndShapeInfo *tsi = NULL;
+	OrtStatus *st = a->CastTypeInfoToTensorInfo(ti, &tsi);
+	if (st || !tsi) {
+		if (st)
+			a->ReleaseStatus(st);
+		cJSON_AddStringToObject(o, "dtype", "none");
+		cJSON_AddNullToObject(o, "shape");
+		return o;
+	}
+	ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+	size_t nd = 0;
+	if ((st = a->GetTensorElementType(tsi, &et)) || (st = a->GetDimensionsCount(tsi, &nd)))
+		a->ReleaseStatus(st);
+	cJSON_AddStringToObject(o, "dtype", accel_dtype_name(from_ort(et)));
+	int64_t dims[ACCEL_TENSOR_MAX_DIMS];
+	const char *sym[ACCEL_TENSOR_MAX_DIMS];
+	cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+	if (nd > ACCEL_TENSOR_MAX_DIMS)
+		nd = ACCEL_TENSOR_MAX_DIMS;
+	if ((st = a->GetDimensions(tsi, dims, nd)) || (st = a->GetSymbolicDimensions(tsi, sym, nd))) {
+		a->ReleaseStatus(st);
+		return o;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		if (dims[i] >= 0)
+			cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)dims[i]));
+		else if (sym[i] && sym[i][0])
+			cJSON_AddItemToArray(shape, cJSON_CreateString(sym[i]));
+		else
+			cJSON_AddItemToArray(shape, cJSON_CreateNull());
+	}
+	return o;
+}
+
+static int run_info(struct ort_ctx *c, struct accel_unit *u, char *err, size_t len)
+{
+	const OrtApi *a = lib.api;
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
+	cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
+	for (int o = 0; o < 2; o++) {
+		size_t n = o ? c->m->nout : c->m->nin;
+		for (size_t i = 0; i < n; i++) {
+			OrtTypeInfo *ti = NULL;
+			OrtStatus *st = o ? a->SessionGetOutputTypeInfo(c->session, i, &ti)
+					  : a->SessionGetInputTypeInfo(c->session, i, &ti);
+			if (st) {
+				status_msg(st, err, len);
+				cJSON_Delete(root);
+				return ACCEL_EDEVICE;
+			}
+			cJSON_AddItemToArray(o ? outs : ins, type_json(o ? c->m->out_names[i] : c->m->in_names[i], ti));
+			a->ReleaseTypeInfo(ti);
+		}
+	}
+	char *text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!text)
+		return ACCEL_ENOMEM;
+	size_t n = strlen(text);
+	int rc = accel_buf_reserve(&u->out, n + 1);
+	if (!rc) {
+		memcpy(u->out.data, text, n);
+		u->out.len = n;
+	}
+	free(text);
+	return rc;
+}
+
+/* Append output value v as a .npy array to u->out. */
+static int put_output(struct accel_unit *u, const char *name, OrtValue *v, char *err, size_t len)
+{
+	const OrtApi *a = lib.api;
+	OrtTensorTypeAndShapeInfo *info = NULL;
+	struct accel_tensor t = { 0 };
+	size_t nd = 0;
+	ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+	OrtStatus *st = a->GetTensorTypeAndShape(v, &info);
+	if (!st && !(st = a->GetTensorElementType(info, &et)) && !(st = a->GetDimensionsCount(info, &nd)) &&
+	    nd <= ACCEL_TENSOR_MAX_DIMS)
+		st = a->GetDimensions(info, t.dims, nd);
+	if (info)
+		a->ReleaseTensorTypeAndShapeInfo(info);
+	if (st) {
+		status_msg(st, err, len);
+		return ACCEL_EDEVICE;
+	}
+	t.dtype = from_ort(et);
+	t.ndim = (int)nd;
+	uint64_t bytes;
+	if (t.dtype == ACCEL_DTYPE_NONE || nd > ACCEL_TENSOR_MAX_DIMS || accel_tensor_size(&t, 0, NULL, &bytes) < 0) {
+		snprintf(err, len, "output '%s' is not a numeric tensor of at most %d dims", name, ACCEL_TENSOR_MAX_DIMS);
+		return ACCEL_ENOTSUP;
+	}
+	void *data = NULL;
+	if ((st = a->GetTensorMutableData(v, &data))) {
+		status_msg(st, err, len);
+		return ACCEL_EDEVICE;
+	}
+	if (accel_buf_reserve(&u->out, u->out.len + ACCEL_NPY_HEADER_MAX + (size_t)bytes) < 0)
+		return ACCEL_ENOMEM;
+	int h = accel_npy_header_write(&t, u->out.data + u->out.len, ACCEL_NPY_HEADER_MAX);
+	if (h < 0)
+		return ACCEL_EINVAL;
+	u->out.len += (size_t)h;
+	if (bytes)
+		memcpy(u->out.data + u->out.len, data, (size_t)bytes);
+	u->out.len += (size_t)bytes;
+	return 0;
+}
+
+static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct ort_ctx *c = vctx;
+	const OrtApi *a = lib.api;
+	if (c->info)
+		return run_info(c, u, err, len);
+	size_t nin = c->m->nin, off = 0;
+	OrtValue **in = calloc(nin ? nin : 1, sizeof *in);
+	OrtValue **out = calloc(c->nout ? c->nout : 1, sizeof *out);
+	int rc = in && out ? 0 : ACCEL_ENOMEM;
+	for (size_t i = 0; !rc && i < nin; i++) {
+		struct accel_tensor t;
+		size_t hlen;
+		char why[200];
+		int r = accel_npy_header_parse(u->in.data + off, u->in.len - off, u->in.len - off, &t, &hlen, why, sizeof why);
+		uint64_t bytes = 0;
+		if (r == 0)
+			accel_tensor_size(&t, 0, NULL, &bytes);
+		if (r != 0 || bytes > u->in.len - off - hlen) {
+			snprintf(err, len, "input '%s': %s", c->m->in_names[i], r < 0 ? why : "truncated");
+			rc = ACCEL_EDATA;
+			break;
+		}
+		OrtStatus *st = a->CreateTensorWithDataAsOrtValue(c->mem, u->in.data + off + hlen, (size_t)bytes, t.dims,
+								  (size_t)t.ndim, to_ort(t.dtype), &in[i]);
+		if (st) {
+			status_msg(st, err, len);
+			rc = ACCEL_EDATA;
+		}
+		off += hlen + (size_t)bytes;
+	}
+	if (!rc) {
+		OrtStatus *st = a->Run(c->session, NULL, (const char *const *)c->m->in_names, (const OrtValue *const *)in,
+				       nin, c->out_names, c->nout, out);
+		if (st) {
+			char msg[240];
+			int code = status_msg(st, msg, sizeof msg);
+			snprintf(err, len, "%s", msg);
+			/* Bad shapes and types are the input's fault; anything
+			 * else is the engine's, and another may succeed. */
+			rc = code == ORT_INVALID_ARGUMENT ? ACCEL_EDATA : ACCEL_EDEVICE;
+		}
+	}
+	for (size_t i = 0; !rc && i < c->nout; i++)
+		rc = put_output(u, c->out_names[i], out[i], err, len);
+	for (size_t i = 0; in && i < nin; i++)
+		if (in[i])
+			a->ReleaseValue(in[i]);
+	for (size_t i = 0; out && i < c->nout; i++)
+		if (out[i])
+			a->ReleaseValue(out[i]);
+	free(in);
+	free(out);
+	return rc;
+}
+
+const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = ORT_STR(ORT_BACKEND),
+	.description = "ONNX Runtime (C API, dlopen'ed): ONNX models on its CPU, CUDA and TensorRT providers",
+	.ops = ort_ops,
+	.probe = ort_probe,
+	.supports = ort_supports,
+	.open = ort_open,
+	.run = ort_run,
+	.close = ort_close,
+	/* It adds engines on the CPU device the cpu backend found, no device. */
+	.classes = 0,
+	.priority = 60,
+};

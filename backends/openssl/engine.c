@@ -1,0 +1,184 @@
+/*
+ * engine.c - the openssl:cpu0 engine: age STREAM chunks (ChaCha20-Poly1305,
+ * the cutting and final-chunk rules from libcore's age module) and file
+ * hashes (EVP digests), through OpenSSL 3's default library context, which
+ * picks the CPU's AVX2/AVX-512/SHA-NI code paths itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include "accel.h"
+#include "engine.h"
+
+/* Bytes read at a time from a file being hashed. */
+#define HASH_READ (1u << 20)
+
+static const struct {
+	const char *op, *md;
+	double mbps;     /* static prior: one core of a recent x86 */
+} digests[] = {
+	{ "sha256", "SHA256", 1000 },
+	{ "sha512", "SHA512", 700 },
+	{ "sha3-256", "SHA3-256", 400 },
+	{ "blake2b512", "BLAKE2B-512", 800 },
+	{ "sha1", "SHA1", 1200 },
+	{ "md5", "MD5", 700 },
+};
+#define NDIGESTS (sizeof digests / sizeof digests[0])
+
+const char *const openssl_engine_ops[] = {
+	"age.encrypt", "age.decrypt", "sha256", "sha512", "sha3-256", "blake2b512", "sha1", "md5", NULL,
+};
+
+static int digest_index(const char *op)
+{
+	for (size_t i = 0; i < NDIGESTS; i++)
+		if (!strcmp(digests[i].op, op))
+			return (int)i;
+	return -1;
+}
+
+static int is_age(const char *op, int *decrypt)
+{
+	if (!strcmp(op, "age.encrypt") || !strcmp(op, "age.decrypt")) {
+		*decrypt = op[4] == 'd';
+		return 1;
+	}
+	return 0;
+}
+
+int openssl_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
+		     size_t len)
+{
+	int decrypt, d;
+	if (is_age(op->name, &decrypt)) {
+		if (op->chunk_size % ACCEL_AGE_CHUNK) {
+			snprintf(reason, len, "%s runs on whole 64 KiB chunks", op->name);
+			return ACCEL_ENOTSUP;
+		}
+		*prior_mbps = 1500;
+		return 0;
+	}
+	if ((d = digest_index(op->name)) >= 0) {
+		*prior_mbps = digests[d].mbps;
+		return 0;
+	}
+	snprintf(reason, len, "openssl does not implement %s", op->name);
+	return ACCEL_ENOTSUP;
+}
+
+struct engine_ctx {
+	const struct accel_op *op;
+	int decrypt;
+	EVP_CIPHER_CTX *cipher;    /* age: keyed once, a nonce per chunk */
+	EVP_MD_CTX *md;            /* hashes */
+	EVP_MD *digest;
+	uint8_t *buf;              /* HASH_READ bytes */
+};
+
+void openssl_close(void *ctx)
+{
+	struct engine_ctx *c = ctx;
+	if (!c)
+		return;
+	EVP_CIPHER_CTX_free(c->cipher);   /* clears the key schedule */
+	EVP_MD_CTX_free(c->md);
+	EVP_MD_free(c->digest);
+	free(c->buf);
+	free(c);
+}
+
+int openssl_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	struct engine_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	c->op = op;
+	int d, ok;
+	if (!op->ext) {
+		ok = 0;   /* a key, or the file hashing callbacks, are required */
+	} else if (is_age(op->name, &c->decrypt)) {
+		const struct accel_age_key *k = op->ext;
+		ok = (c->cipher = EVP_CIPHER_CTX_new()) &&
+		     EVP_CipherInit_ex(c->cipher, EVP_chacha20_poly1305(), NULL, k->key, NULL, !c->decrypt) == 1;
+	} else if ((d = digest_index(op->name)) >= 0) {
+		ok = (c->md = EVP_MD_CTX_new()) && (c->digest = EVP_MD_fetch(NULL, digests[d].md, NULL)) &&
+		     (c->buf = malloc(HASH_READ));
+	} else {
+		ok = 0;
+	}
+	if (!ok) {
+		openssl_close(c);
+		return op->ext ? ACCEL_EDEVICE : ACCEL_EINVAL;
+	}
+	*ctx = c;
+	return 0;
+}
+
+/* One age chunk: see accel_age_run_unit. */
+static int chunk(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *src, size_t n, uint8_t *dst)
+{
+	EVP_CIPHER_CTX *c = arg;
+	int outl = 0, fin = 0;
+	if (EVP_CipherInit_ex(c, NULL, NULL, NULL, nonce, -1) != 1)
+		return ACCEL_EDEVICE;
+	if (n && EVP_CipherUpdate(c, dst, &outl, src, (int)n) != 1)
+		return ACCEL_EDEVICE;
+	if (decrypt) {
+		if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, ACCEL_AGE_TAG, (void *)(src + n)) != 1)
+			return ACCEL_EDEVICE;
+		return EVP_CipherFinal_ex(c, dst + outl, &fin) == 1 ? 0 : ACCEL_EDATA;
+	}
+	if (EVP_CipherFinal_ex(c, dst + outl, &fin) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, ACCEL_AGE_TAG, dst + n) != 1)
+		return ACCEL_EDEVICE;
+	return 0;
+}
+
+/* Hash the file named at the start of u->in. */
+static int hash_file(struct engine_ctx *c, struct accel_unit *u)
+{
+	const struct accel_hash_files *h = c->op->ext;
+	const char *name = (const char *)u->in.data;
+	if (!u->in.len || !memchr(u->in.data, 0, u->in.len))
+		return ACCEL_EDATA;
+	int fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
+	int errnum = 0;
+	if (fd < 0) {
+		errnum = errno;
+	} else {
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		if (EVP_DigestInit_ex(c->md, c->digest, NULL) != 1)
+			errnum = EIO;
+		for (ssize_t r; !errnum;) {
+			r = read(fd, c->buf, HASH_READ);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				errnum = errno;
+			else if (r == 0)
+				break;
+			else if (EVP_DigestUpdate(c->md, c->buf, (size_t)r) != 1)
+				errnum = EIO;
+		}
+		if (fd > 0)
+			close(fd);
+	}
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	if (!errnum && EVP_DigestFinal_ex(c->md, md, &mdlen) != 1)
+		errnum = EIO;
+	return h->done(h->arg, u, errnum ? NULL : md, mdlen, errnum, &u->out);
+}
+
+int openssl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct engine_ctx *c = ctx;
+	if (c->cipher)
+		return accel_age_run_unit(c->op, u, c->decrypt, chunk, c->cipher, err, len);
+	return hash_file(c, u);
+}

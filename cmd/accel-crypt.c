@@ -1,0 +1,555 @@
+/*
+ * accel-crypt - age v1 encryption and decryption with the payload's STREAM
+ * chunks in parallel (age-encryption.org/v1), age keys; file hashes as
+ * sha256sum writes and checks them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "accel.h"
+#include "crypt/crypt.h"
+
+enum {
+	OPT_ENCRYPT = 1, OPT_DECRYPT, OPT_RECIPIENT, OPT_RECIPIENTS_FILE, OPT_IDENTITY, OPT_PASSPHRASE,
+	OPT_PASSFILE, OPT_PASSFD, OPT_ARMOR, OPT_OUTPUT, OPT_FORCE,
+};
+
+static const struct accel_option options[] = {
+	{ OPT_ENCRYPT, 'e', "encrypt", NULL, "encrypt (the default)", NULL, 0 },
+	{ OPT_DECRYPT, 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", NULL, 0 },
+	{ OPT_RECIPIENT, 'r', "recipient", "RECIPIENT", "encrypt to an age1... public key (repeatable)", NULL, 0 },
+	{ OPT_RECIPIENTS_FILE, 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE (repeatable)", "file", 0 },
+	{ OPT_IDENTITY, 'i', "identity", "FILE", "decrypt with the identities (AGE-SECRET-KEY-1...) in FILE (repeatable)", "file", 0 },
+	{ OPT_PASSPHRASE, 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", NULL, 0 },
+	{ OPT_PASSFILE, 0, "passphrase-file", "FILE", "read the passphrase from the first line of FILE", "file", 0 },
+	{ OPT_PASSFD, 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", NULL, 0 },
+	{ OPT_ARMOR, 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", NULL, 0 },
+	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
+	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; write binary to a terminal", NULL, 0 },
+	ACCEL_COMMON_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
+static const struct accel_cli cli = {
+	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
+	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel.",
+	options, exit_statuses,
+};
+
+extern const struct accel_cli keygen_cli, hash_cli, sign_cli, verify_cli;
+
+/* The subcommands, each with its own options (man page sections). */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const struct accel_cli *cli;
+} subcommands[] = {
+	{ "keygen", cmd_keygen, &keygen_cli },
+	{ "hash", cmd_hash, &hash_cli },
+	{ "sign", cmd_sign, &sign_cli },
+	{ "verify", cmd_verify, &verify_cli },
+};
+#define NSUB (sizeof subcommands / sizeof subcommands[0])
+
+struct job {
+	int decrypt, passphrase, armor, force, passfd;
+	const char *output, *passfile, *input;
+	struct recipient *rs;
+	int nrs;
+	struct identity *ids;
+	int nids;
+	struct accel_common common;
+};
+
+static void job_free(struct job *job)
+{
+	wipe(job->ids, (size_t)job->nids * sizeof *job->ids);
+	free(job->ids);
+	free(job->rs);
+}
+
+/* --help-man: the main options, then each subcommand's. */
+static int print_man(void)
+{
+	accel_cli_man(&cli, stdout);
+	for (size_t i = 0; i < NSUB; i++) {
+		printf(".SS \"%s\"\n", subcommands[i].cli->prog);
+		accel_cli_man(subcommands[i].cli, stdout);
+	}
+	return fflush(stdout) == 0 || errno == EPIPE ? 0 : ACCEL_EXIT_FAILURE;
+}
+
+static int parse_args(int argc, char **argv, struct job *job)
+{
+	memset(job, 0, sizeof *job);
+	job->passfd = -1;
+	if (accel_common_init(&job->common, &cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	struct accel_optparse p;
+	accel_optparse_init(&p, &cli, argc, argv);
+	int id, rc;
+	const char *arg;
+	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
+		if (id == ACCEL_OPT_GEN_MAN) {
+			int st = print_man();
+			return st ? st : -1;
+		}
+		int c = accel_common_option(&job->common, &cli, id, arg);
+		if (c == 2)
+			return -1;
+		if (c < 0)
+			return accel_exit_status(c);
+		if (c == 1)
+			continue;
+		char err[300];
+		switch (id) {
+		case OPT_ENCRYPT: job->decrypt = 0; break;
+		case OPT_DECRYPT: job->decrypt = 1; break;
+		case OPT_PASSPHRASE: job->passphrase = 1; break;
+		case OPT_PASSFILE: job->passfile = arg; break;
+		case OPT_ARMOR: job->armor = 1; break;
+		case OPT_OUTPUT: job->output = arg; break;
+		case OPT_FORCE: job->force = 1; break;
+		case OPT_PASSFD:
+			if (accel_parse_int(arg, 0, 1 << 20, &job->passfd) < 0) {
+				accel_msg_usage("--passphrase-fd: '%s' is not a file descriptor", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		case OPT_RECIPIENT: {
+			struct recipient *nr = realloc(job->rs, (size_t)(job->nrs + 1) * sizeof *nr);
+			if (!nr) {
+				accel_msg_error("out of memory");
+				return ACCEL_EXIT_FAILURE;
+			}
+			job->rs = nr;
+			if (recipient_parse(arg, &job->rs[job->nrs], err, sizeof err) < 0) {
+				accel_msg_usage("-r: %s", err);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->nrs++;
+			break;
+		}
+		case OPT_RECIPIENTS_FILE:
+			if (recipients_read(arg, &job->rs, &job->nrs) < 0)
+				return ACCEL_EXIT_FAILURE;
+			break;
+		case OPT_IDENTITY:
+			if (identities_read(arg, &job->ids, &job->nids) < 0)
+				return ACCEL_EXIT_FAILURE;
+			break;
+		}
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p.errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (p.noperands > 1) {
+		accel_msg_usage("one input FILE at most ('%s' is a second)", p.operands[1]);
+		return ACCEL_EXIT_USAGE;
+	}
+	job->input = p.noperands ? p.operands[0] : "-";
+	if (job->passfile && job->passfd >= 0) {
+		accel_msg_usage("--passphrase-file and --passphrase-fd exclude each other");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->decrypt) {
+		if (job->nrs || job->passphrase || job->armor) {
+			accel_msg_usage("-r, -R, -p and -a are for encryption (-d reads armor by itself)");
+			return ACCEL_EXIT_USAGE;
+		}
+		if (job->nids && (job->passfile || job->passfd >= 0)) {
+			accel_msg_usage("-i and a passphrase exclude each other");
+			return ACCEL_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (job->nids) {
+		accel_msg_usage("-i is for decryption (-d)");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->passfile || job->passfd >= 0)
+		job->passphrase = 1;
+	if (job->passphrase && job->nrs) {
+		accel_msg_usage("-p and a passphrase cannot be combined with recipients (-r, -R)");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!job->passphrase && !job->nrs) {
+		accel_msg_usage("no recipient: give -r RECIPIENT, -R FILE or -p");
+		return ACCEL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct accel_stream_config stream_config(const struct job *job, int64_t total)
+{
+	struct accel_stream_config cfg = {
+		.threads = job->common.threads,
+		.fallback = job->common.fallback,
+		.progress = job->common.progress < 0 ? isatty(2) && !job->common.quiet : job->common.progress,
+		.total_size = total,
+		.prog = PROG,
+		.verbose = job->common.quiet ? -1 : job->common.verbose,
+	};
+	return cfg;
+}
+
+/* The header and payload nonce, written before the first chunk. */
+struct head {
+	struct text text;
+	uint8_t nonce[NONCE_LEN];
+};
+
+static int write_head(void *user, struct accel_output *out)
+{
+	struct head *h = user;
+	int rc = accel_output_write(out, h->text.p, h->text.len);
+	return rc ? rc : accel_output_write(out, h->nonce, NONCE_LEN);
+}
+
+/* Open the output: 0, or the exit status after a message. */
+static int open_output(struct job *job, struct accel_output *out, int binary)
+{
+	int rc = accel_output_open(out, job->output, job->force, binary);
+	if (rc == 0)
+		return 0;
+	if (rc == ACCEL_EEXIST)
+		accel_msg_error("%s already exists; use -f to overwrite it", job->output);
+	else if (rc == ACCEL_EINVAL)
+		accel_msg_error("refusing to write encrypted data to a terminal; use -a, -o FILE, a pipe or -f");
+	else
+		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout", strerror(errno));
+	return ACCEL_EXIT_FAILURE;
+}
+
+/* A failed run as one line naming the input; the exit status. */
+static int run_failed(const struct job *job, const char *what, int rc, const char *err)
+{
+	if (rc == ACCEL_EPIPE)
+		return 0;
+	const char *name = strcmp(job->input, "-") ? job->input : "stdin";
+	if (rc == ACCEL_EINVAL && !strncmp(err, "--backend", 9)) {
+		accel_msg_usage("%s", err);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (rc == ACCEL_EINVAL) {
+		accel_msg_error("%s", err);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (rc == ACCEL_EIO && !strncmp(err, "cannot ", 7))
+		accel_msg_error("%s", err);
+	else
+		accel_msg_error("%s: cannot %s: %s", name, what, err[0] ? err : accel_strerror(rc));
+	return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
+}
+
+static void print_stats(const struct job *job, const struct accel_stream_stats *stats, double t0)
+{
+	if (!job->common.verbose)
+		return;
+	fprintf(stderr, "%s: ", PROG);
+	accel_stream_stats_print(stats, stderr);
+	double dt = accel_now() - t0;
+	fprintf(stderr, "%s: %llu bytes in %.3f s, %.1f MB/s\n", PROG, (unsigned long long)stats->bytes_in, dt,
+		dt > 0 ? (double)stats->bytes_in / dt / 1e6 : 0.0);
+}
+
+static int encrypt(struct accel_ctx *ctx, struct job *job)
+{
+	struct accel_input in;
+	if (accel_input_open(&in, job->input) < 0) {
+		accel_msg_error("cannot read %s: %s", job->input, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	uint8_t fk[FILE_KEY_LEN], key[ACCEL_AGE_KEY_LEN];
+	struct head head;
+	memset(&head, 0, sizeof head);
+	int status = 0;
+	if (random_bytes(fk, sizeof fk) < 0 || random_bytes(head.nonce, NONCE_LEN) < 0) {
+		accel_msg_error("cannot draw random bytes from OpenSSL");
+		status = ACCEL_EXIT_FAILURE;
+		goto out;
+	}
+	text_add(&head.text, "age-encryption.org/v1\n", 22);
+	if (job->passphrase) {
+		char *pass = passphrase_get(job->passfile, job->passfd, 1);
+		if (!pass) {
+			status = ACCEL_EXIT_FAILURE;
+			goto out;
+		}
+		int rc = scrypt_wrap(pass, strlen(pass), SCRYPT_LOG_N, fk, &head.text);
+		wipe(pass, strlen(pass));
+		free(pass);
+		if (rc < 0) {
+			accel_msg_error("cannot wrap the file key with scrypt");
+			status = ACCEL_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	for (int i = 0; i < job->nrs; i++) {
+		if (x25519_wrap(&job->rs[i], fk, &head.text) < 0) {
+			accel_msg_error("cannot wrap the file key for recipient %d", i + 1);
+			status = ACCEL_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	if (text_mac(&head.text, fk) < 0 ||
+	    hkdf_sha256(fk, sizeof fk, head.nonce, NONCE_LEN, "payload", key, sizeof key) < 0) {
+		accel_msg_error("cannot make the header MAC or the payload key");
+		status = ACCEL_EXIT_FAILURE;
+		goto out;
+	}
+	struct accel_output out, pipe_out, *to = &out;
+	struct armor_writer *aw = NULL;
+	if ((status = open_output(job, &out, !job->armor)) != 0)
+		goto out;
+	if (job->armor) {
+		if (armor_out_start(&out, &aw, &pipe_out) < 0) {
+			accel_msg_error("cannot start the armor writer: %s", strerror(errno));
+			accel_output_abort(&out);
+			status = ACCEL_EXIT_FAILURE;
+			goto out;
+		}
+		to = &pipe_out;
+	}
+	struct accel_age_cfg cfg = {
+		.backend = job->common.backend,
+		.stream = stream_config(job, in.size),
+		.verbose = job->common.verbose,
+		.key = key,
+		.begin = write_head,
+		.user = &head,
+	};
+	struct accel_stream_stats stats;
+	char err[512] = "";
+	double t0 = accel_now();
+	int rc = accel_age_encrypt(ctx, &cfg, &in, to, &stats, err, sizeof err);
+	if (aw) {
+		int arc = armor_out_end(aw, rc < 0);
+		if (rc == 0 && arc < 0) {
+			rc = arc;
+			snprintf(err, sizeof err, "cannot write %s: %s", job->output ? job->output : "stdout",
+				 strerror(out.error ? out.error : EIO));
+		}
+	}
+	if (rc == 0)
+		print_stats(job, &stats, t0);
+	if (rc < 0) {
+		status = run_failed(job, "encrypt", rc, err);
+		accel_output_abort(&out);
+	} else if (out.broken) {
+		accel_output_abort(&out);
+	} else if (accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout",
+				strerror(out.error ? out.error : errno));
+		status = ACCEL_EXIT_FAILURE;
+	}
+out:
+	wipe(fk, sizeof fk);
+	wipe(key, sizeof key);
+	free(head.text.p);
+	accel_input_close(&in);
+	return status;
+}
+
+/* Read and parse the header of `in`, consuming it. 0, or the exit status
+ * with the message's line in msg[len]. */
+static int read_header(struct accel_input *in, struct header *h, char *msg, size_t len)
+{
+	size_t want = 4096;
+	char err[300];
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(in, want, &p);
+		if (n < 0) {
+			snprintf(msg, len, "cannot read %s: %s", in->name, strerror(errno));
+			return ACCEL_EXIT_FAILURE;
+		}
+		int rc = header_parse(p, (size_t)n, h, err, sizeof err);
+		if (rc == 0) {
+			accel_input_consume(in, h->len);
+			return 0;
+		}
+		if (rc < 0 || (size_t)n < want || want > HEADER_MAX) {
+			snprintf(msg, len, "%s: cannot decrypt: %s", in->name,
+				 rc < 0 ? err : n == 0 ? "empty input" : "the header is truncated");
+			return ACCEL_EXIT_DATA;
+		}
+		want *= 2;
+	}
+}
+
+/* Find the file key: 0, or the exit status after a message. */
+static int unwrap(struct job *job, const char *name, const struct header *h, uint8_t fk[FILE_KEY_LEN])
+{
+	char err[300] = "";
+	int scrypt = 0;
+	for (int i = 0; i < h->n; i++)
+		scrypt |= !strcmp(h->stanzas[i].args[0], "scrypt");
+	if (scrypt) {
+		if (h->n != 1) {
+			accel_msg_error("%s: cannot decrypt: an scrypt stanza must be the only one", name);
+			return ACCEL_EXIT_DATA;
+		}
+		if (job->nids) {
+			accel_msg_error("%s: cannot decrypt: it is encrypted with a passphrase, not to an identity (-i)",
+					name);
+			return ACCEL_EXIT_FAILURE;
+		}
+		char *pass = passphrase_get(job->passfile, job->passfd, 0);
+		if (!pass)
+			return ACCEL_EXIT_FAILURE;
+		int rc = scrypt_unwrap(pass, strlen(pass), &h->stanzas[0], fk, err, sizeof err);
+		wipe(pass, strlen(pass));
+		free(pass);
+		if (rc == 1)
+			return 0;
+		accel_msg_error("%s: cannot decrypt: %s", name, rc < 0 ? err : "wrong passphrase");
+		return ACCEL_EXIT_DATA;
+	}
+	if (!job->nids) {
+		accel_msg_error("%s: cannot decrypt: no identity given (-i FILE)", name);
+		return ACCEL_EXIT_USAGE;
+	}
+	for (int i = 0; i < h->n; i++) {
+		for (int k = 0; k < job->nids; k++) {
+			int rc = x25519_unwrap(&job->ids[k], &h->stanzas[i], fk, err, sizeof err);
+			if (rc == 1)
+				return 0;
+			if (rc < 0) {
+				accel_msg_error("%s: cannot decrypt: %s", name, err);
+				return ACCEL_EXIT_DATA;
+			}
+		}
+	}
+	accel_msg_error("%s: cannot decrypt: no identity matched any of the recipients (wrong key)", name);
+	return ACCEL_EXIT_DATA;
+}
+
+static int decrypt(struct accel_ctx *ctx, struct job *job)
+{
+	struct accel_input file, bin, *in = &file;
+	struct armor_reader *ar = NULL;
+	if (accel_input_open(&file, job->input) < 0) {
+		accel_msg_error("cannot read %s: %s", job->input, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(&file, 64, &p);
+	if (n > 0 && armor_detect(p, (size_t)n)) {
+		if (armor_in_start(&file, &ar, &bin) < 0) {
+			accel_msg_error("cannot start the armor reader: %s", strerror(errno));
+			accel_input_close(&file);
+			return ACCEL_EXIT_FAILURE;
+		}
+		in = &bin;
+	}
+	struct header h = { 0 };
+	uint8_t fk[FILE_KEY_LEN], key[ACCEL_AGE_KEY_LEN], nonce[NONCE_LEN];
+	char err[512] = "";
+	struct accel_output out;
+	char hmsg[400] = "";
+	int status = read_header(in, &h, hmsg, sizeof hmsg), opened = 0, rc = 0;
+	if (status && !ar)
+		accel_msg_error("%s", hmsg);
+	if (!status)
+		status = unwrap(job, in->name, &h, fk);
+	if (!status && header_mac_check(&h, fk) < 0) {
+		accel_msg_error("%s: cannot decrypt: header MAC mismatch (damaged or tampered header)", in->name);
+		status = ACCEL_EXIT_DATA;
+	}
+	if (!status) {
+		ssize_t r = accel_input_read(in, nonce, NONCE_LEN);
+		if (r != NONCE_LEN) {
+			accel_msg_error("%s: cannot decrypt: the payload nonce is truncated", in->name);
+			status = ACCEL_EXIT_DATA;
+		}
+	}
+	if (!status && hkdf_sha256(fk, sizeof fk, nonce, NONCE_LEN, "payload", key, sizeof key) < 0) {
+		accel_msg_error("cannot derive the payload key");
+		status = ACCEL_EXIT_FAILURE;
+	}
+	if (!status && !(status = open_output(job, &out, 0)))
+		opened = 1;
+	if (!status) {
+		struct accel_age_cfg cfg = {
+			.backend = job->common.backend,
+			.stream = stream_config(job, file.size),
+			.verbose = job->common.verbose,
+			.key = key,
+		};
+		struct accel_stream_stats stats;
+		double t0 = accel_now();
+		rc = accel_age_decrypt(ctx, &cfg, in, &out, &stats, err, sizeof err);
+		if (rc == 0)
+			print_stats(job, &stats, t0);
+	}
+	if (ar) {
+		char aerr[256];
+		int bad = armor_in_end(ar, &bin, aerr, sizeof aerr) < 0;
+		if (bad && (rc == 0 || rc == ACCEL_EDATA) && (!status || hmsg[0])) {
+			/* The armor's own fault explains what followed it. */
+			if (!status && rc == 0)
+				rc = ACCEL_EDATA;
+			snprintf(err, sizeof err, "%s", aerr);
+			if (status)
+				accel_msg_error("%s: cannot decrypt: %s", file.name, aerr);
+		} else if (hmsg[0]) {
+			accel_msg_error("%s", hmsg);
+		}
+	}
+	if (!status && rc < 0)
+		status = run_failed(job, "decrypt", rc, err);
+	if (opened) {
+		if (status || out.broken) {
+			accel_output_abort(&out);
+		} else if (accel_output_commit(&out) < 0) {
+			accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout",
+					strerror(out.error ? out.error : errno));
+			status = ACCEL_EXIT_FAILURE;
+		}
+	}
+	wipe(fk, sizeof fk);
+	wipe(key, sizeof key);
+	header_free(&h);
+	accel_input_close(&file);
+	return status;
+}
+
+static int crypt_main(int argc, char **argv)
+{
+	accel_msg_prog(PROG);
+	/* The armor threads write pipes: a reader gone is EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1)
+		for (size_t i = 0; i < NSUB; i++)
+			if (!strcmp(argv[1], subcommands[i].name))
+				return subcommands[i].run(argc - 1, argv + 1);
+	struct job job;
+	int rc = parse_args(argc, argv, &job);
+	if (rc) {
+		job_free(&job);
+		return rc < 0 ? 0 : rc;
+	}
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		job_free(&job);
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	int status = job.decrypt ? decrypt(ctx, &job) : encrypt(ctx, &job);
+	accel_ctx_free(ctx);
+	job_free(&job);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	accel_exit(crypt_main(argc, argv));
+}

@@ -1,0 +1,730 @@
+/*
+ * accel-infer - ONNX model inference on a stream of tensors (.npy arrays or
+ * raw), with batching, timed flush and device routing: the model runs on
+ * the engines that offer onnx.run (ONNX Runtime's providers), the first
+ * that can load it first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "infer/infer.h"
+
+enum {
+	OPT_MODEL = 1, OPT_INFO, OPT_OUTFILE, OPT_FORCE, OPT_OUTPUT, OPT_INPUT, OPT_DIM, OPT_SHAPE, OPT_DTYPE,
+	OPT_BATCH, OPT_MAX_WAIT, OPT_TOPK, OPT_LABELS, OPT_DECODE, OPT_RESIZE, OPT_MEAN, OPT_STD, OPT_SCALE,
+	OPT_LAYOUT, OPT_BGR,
+};
+
+static const struct accel_option options[] = {
+	{ OPT_MODEL, 'm', "model", "FILE", "the ONNX model to run (required)", "file", 0 },
+	{ OPT_INFO, 0, "info", NULL, "print the model's inputs and outputs (names, dtypes, shapes) and exit", NULL, 0 },
+	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --info: print JSON", NULL, 0 },
+	{ OPT_INPUT, 'i', "input", "NAME=FILE", "read the model input NAME from FILE (.npy arrays; repeat for each input)", NULL, 0 },
+	{ OPT_SHAPE, 0, "shape", "DIMS", "the stream holds raw tensors of this shape (\"1,3,224,224\"; default the model's)", NULL, 0 },
+	{ OPT_DTYPE, 0, "dtype", "TYPE", "the stream holds raw tensors of this dtype (float32, uint8 ...; default the model's)", "float32 float64 float16 int8 uint8 int16 uint16 int32 uint32 int64 uint64 bool", 0 },
+	{ OPT_RESIZE, 0, "resize", "WxH", "images: scale to W by H pixels (0 for one side keeps the aspect ratio; default the image's size)", NULL, 0 },
+	{ OPT_SCALE, 0, "scale", "X", "images: multiply each pixel value (0-255) by X first (default 1/255)", NULL, 0 },
+	{ OPT_MEAN, 0, "mean", "M[,M,M]", "images: subtract M (per channel R,G,B) after --scale (default 0)", NULL, 0 },
+	{ OPT_STD, 0, "std", "S[,S,S]", "images: then divide by S (per channel; default 1)", NULL, 0 },
+	{ OPT_LAYOUT, 0, "layout", "LAYOUT", "images: nchw (1,3,H,W; the default) or nhwc (1,H,W,3)", "nchw nhwc", 0 },
+	{ OPT_BGR, 0, "bgr", NULL, "images: channels in B,G,R order (models trained with OpenCV)", NULL, 0 },
+	{ OPT_DIM, 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", NULL, 0 },
+	{ OPT_OUTPUT, 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", NULL, 0 },
+	{ OPT_BATCH, 0, "batch", "N", "run up to N consecutive inputs at once (1-1024; the model's batch dim must be free)", NULL, 0 },
+	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds", NULL, 0 },
+	{ OPT_TOPK, 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", NULL, 0 },
+	{ OPT_LABELS, 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", 0 },
+	{ OPT_DECODE, 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", 0 },
+	{ OPT_OUTFILE, 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
+	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; write .npy to a terminal", NULL, 0 },
+	ACCEL_BACKEND_OPTION,
+	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 },
+	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", NULL, 0 },
+	ACCEL_BASIC_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
+static const struct accel_cli cli = {
+	"accel-infer", "-m MODEL.onnx [options] [FILE...]",
+	"Run an ONNX model on each tensor of FILEs (or stdin): .npy arrays in, .npy arrays or JSON lines out.",
+	options, exit_statuses,
+};
+
+struct job {
+	const char *model, *outfile, *labels_path;
+	int info, force, batch, topk, ctc;
+	double max_wait;
+	const char *shape, *dtype;
+	const char *input_names[INFER_MAX_IO], *input_files[INFER_MAX_IO];
+	int ninputs;
+	const char *dim_names[INFER_MAX_IO];
+	int64_t dim_values[INFER_MAX_IO];
+	int ndims;
+	const char *outputs[INFER_MAX_IO];
+	int noutputs;
+	struct image_opts image;
+	struct accel_common common;
+};
+
+/* "0.5" (every channel) or "0.485,0.456,0.406" into v[3]. */
+static int parse_triple(const char *s, float *v, int nonzero)
+{
+	for (int c = 0; c < 3; c++) {
+		char *end;
+		errno = 0;
+		double x = strtod(s, &end);
+		if (end == s || errno || !isfinite(x) || (nonzero && x == 0))
+			return -1;
+		v[c] = (float)x;
+		if (*end == 0 && c == 0) {
+			v[1] = v[2] = v[0];
+			return 0;
+		}
+		if (c < 2 && *end != ',')
+			return -1;
+		if (c == 2 && *end)
+			return -1;
+		s = end + 1;
+	}
+	return 0;
+}
+
+/* Split "NAME=VALUE" at its '=' (NAME non-empty). */
+static int split_pair(char *arg, const char **name, const char **value)
+{
+	char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return -1;
+	*eq = 0;
+	*name = arg;
+	*value = eq + 1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
+{
+	memset(job, 0, sizeof *job);
+	job->batch = 1;
+	job->image.scale = 1.0f / 255;
+	job->image.std[0] = job->image.std[1] = job->image.std[2] = 1;
+	if (accel_common_init(&job->common, &cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	accel_optparse_init(p, &cli, argc, argv);
+	int id, rc, v;
+	const char *arg, *name, *value;
+	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
+		int c = accel_common_option(&job->common, &cli, id, arg);
+		if (c == 2)
+			return -1;
+		if (c < 0)
+			return accel_exit_status(c);
+		if (c == 1)
+			continue;
+		switch (id) {
+		case OPT_MODEL: job->model = arg; break;
+		case OPT_INFO: job->info = 1; break;
+		case OPT_OUTFILE: job->outfile = arg; break;
+		case OPT_FORCE: job->force = 1; break;
+		case OPT_SHAPE: job->shape = arg; break;
+		case OPT_DTYPE:
+			if (accel_dtype_parse(arg) < 0) {
+				accel_msg_usage("--dtype: '%s' is not a dtype (float32, uint8 ...)", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->dtype = arg;
+			break;
+		case OPT_LABELS: job->labels_path = arg; break;
+		case OPT_BGR: job->image.bgr = 1; break;
+		case OPT_LAYOUT:
+			if (strcmp(arg, "nchw") && strcmp(arg, "nhwc")) {
+				accel_msg_usage("--layout: '%s' is not nchw or nhwc", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->image.nhwc = !strcmp(arg, "nhwc");
+			break;
+		case OPT_RESIZE: {
+			char *end;
+			long w = strtol(arg, &end, 10), h = -1;
+			if (end != arg && *end == 'x')
+				h = strtol(end + 1, &end, 10);
+			if (h < 0 || *end || w < 0 || w > 16384 || h > 16384 || !(w || h)) {
+				accel_msg_usage("--resize: '%s' is not WxH (0 for one side keeps the ratio)", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->image.width = (int)w;
+			job->image.height = (int)h;
+			break;
+		}
+		case OPT_SCALE: {
+			char *end;
+			double x = strtod(arg, &end);
+			if (end == arg || *end || !isfinite(x)) {
+				accel_msg_usage("--scale: '%s' is not a number", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->image.scale = (float)x;
+			break;
+		}
+		case OPT_MEAN:
+		case OPT_STD:
+			if (parse_triple(arg, id == OPT_MEAN ? job->image.mean : job->image.std, id == OPT_STD) < 0) {
+				accel_msg_usage("--%s: '%s' is not one number or three separated by commas%s",
+						id == OPT_MEAN ? "mean" : "std", arg, id == OPT_STD ? " (not 0)" : "");
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		case OPT_OUTPUT:
+			if (job->noutputs == INFER_MAX_IO) {
+				accel_msg_usage("--output: at most %d", INFER_MAX_IO);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->outputs[job->noutputs++] = arg;
+			break;
+		case OPT_INPUT:
+			if (job->ninputs == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 || !*value) {
+				accel_msg_usage("--input: '%s' is not NAME=FILE", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->input_names[job->ninputs] = name;
+			job->input_files[job->ninputs++] = value;
+			break;
+		case OPT_DIM:
+			if (job->ndims == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 ||
+			    accel_parse_int(value, 0, 1 << 30, &v) < 0) {
+				accel_msg_usage("--dim: '%s' is not NAME=N", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->dim_names[job->ndims] = name;
+			job->dim_values[job->ndims++] = v;
+			break;
+		case OPT_BATCH:
+			if (accel_parse_int(arg, 1, 1024, &job->batch) < 0) {
+				accel_msg_usage("--batch: '%s' is not a count from 1 to 1024", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		case OPT_MAX_WAIT:
+			if (accel_parse_int(arg, 0, 3600000, &v) < 0) {
+				accel_msg_usage("--max-wait: '%s' is not a number of milliseconds", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->max_wait = v / 1000.0;
+			break;
+		case OPT_TOPK:
+			if (accel_parse_int(arg, 1, 256, &job->topk) < 0) {
+				accel_msg_usage("--topk: '%s' is not a count from 1 to 256", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			break;
+		case OPT_DECODE:
+			if (strcmp(arg, "ctc")) {
+				accel_msg_usage("--decode: '%s' is not ctc", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			job->ctc = 1;
+			break;
+		}
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p->errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!job->model) {
+		accel_msg_usage("no model: give -m MODEL.onnx");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->ctc && !job->labels_path) {
+		accel_msg_usage("--decode ctc needs --labels FILE");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->ctc && job->topk) {
+		accel_msg_usage("--topk and --decode cannot be used together");
+		return ACCEL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------- one unit into memory */
+
+static int one_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	int *done = user;
+	if (*done)
+		return 0;
+	*done = 1;
+	u->in.len = 0;
+	u->offset = 0;
+	u->last = 1;
+	return 1;
+}
+
+/* Route `op` (-v: the route) and report a failure; the exit status. */
+static int route(struct accel_ctx *ctx, const struct job *job, const struct accel_op *op, struct accel_route *r)
+{
+	struct accel_route_req req = { op, job->common.backend, -1, NULL };
+	int rc = accel_route(ctx, &req, r);
+	if (job->common.verbose)
+		accel_route_print(r, stderr);
+	if (rc == ACCEL_EINVAL) {
+		accel_msg_usage("--backend: malformed list '%s'", job->common.backend ? job->common.backend : "");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (rc < 0) {
+		/* The first engine left out that offers the operation says
+		 * why: the model it could not load, the library missing. */
+		const struct accel_route_entry *why = NULL;
+		for (int i = r->nranked; i < r->n && !why; i++)
+			if (strncmp(r->entries[i].reason, "does not offer", 14))
+				why = &r->entries[i];
+		if (why && !job->common.verbose)
+			accel_msg_error("%s: no engine can run the model: %s: %s", job->model, why->name, why->reason);
+		else
+			accel_msg_error("%s: no engine can run the model%s", job->model,
+					job->common.verbose ? "" : " (try -v for the reasons)");
+		return ACCEL_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static struct accel_stream_config stream_config(const struct job *job)
+{
+	struct accel_stream_config cfg = {
+		/* One worker per engine: one session, its threads set by -T. */
+		.threads = 1,
+		.fallback = job->common.fallback,
+		.total_size = -1,
+		.prog = cli.prog,
+		.verbose = job->common.quiet ? -1 : job->common.verbose,
+	};
+	return cfg;
+}
+
+/* Learn the model's inputs and outputs through onnx.info. */
+static int model_info(struct accel_ctx *ctx, const struct job *job, struct accel_op *op, struct model_info *m,
+		      char **json_out)
+{
+	op->name = "onnx.info";
+	struct accel_route r;
+	int st = route(ctx, job, op, &r);
+	if (st)
+		return st;
+	int fd = memfd_create("accel-infer-info", MFD_CLOEXEC);
+	struct accel_output out;
+	if (fd < 0 || accel_output_fd(&out, fd) < 0) {
+		accel_msg_error("cannot create a memory file: %s", strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_input in;
+	accel_input_mem(&in, "", 0, job->model);
+	int done = 0;
+	struct accel_stream_ops ops = { one_unit, NULL, NULL };
+	struct accel_stream_config cfg = stream_config(job);
+	char err[512] = "";
+	int rc = accel_stream_run(ctx, &cfg, &r, op, &ops, &done, &in, &out, NULL, err, sizeof err);
+	accel_input_close(&in);
+	accel_output_commit(&out);
+	if (rc < 0) {
+		close(fd);
+		accel_msg_error("%s: %s", job->model, err[0] ? err : accel_strerror(rc));
+		return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
+	}
+	off_t size = lseek(fd, 0, SEEK_END);
+	char *json = size > 0 ? malloc((size_t)size + 1) : NULL;
+	if (!json || pread(fd, json, (size_t)size, 0) != size) {
+		close(fd);
+		free(json);
+		accel_msg_error("%s: cannot read the model's description", job->model);
+		return ACCEL_EXIT_FAILURE;
+	}
+	close(fd);
+	json[size] = 0;
+	if (model_info_parse(json, (size_t)size, m, err, sizeof err) < 0) {
+		free(json);
+		accel_msg_error("%s: %s", job->model, err);
+		return ACCEL_EXIT_FAILURE;
+	}
+	*json_out = json;
+	return 0;
+}
+
+static int print_info(const struct job *job, const struct model_info *m, const char *json, const char *engine)
+{
+	if (job->common.json) {
+		cJSON *root = cJSON_Parse(json);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "schema_version", 1);
+		cJSON_AddStringToObject(o, "model", job->model);
+		cJSON_AddStringToObject(o, "engine", engine);
+		cJSON_AddItemToObject(o, "inputs", cJSON_DetachItemFromObject(root, "inputs"));
+		cJSON_AddItemToObject(o, "outputs", cJSON_DetachItemFromObject(root, "outputs"));
+		cJSON_Delete(root);
+		char *text = cJSON_Print(o);
+		cJSON_Delete(o);
+		if (!text)
+			return ACCEL_EXIT_FAILURE;
+		printf("%s\n", text);
+		free(text);
+	} else {
+		printf("model: %s\nengine: %s\n", job->model, engine);
+		for (int k = 0; k < 2; k++) {
+			const struct io_desc *d = k ? m->out : m->in;
+			int n = k ? m->nout : m->nin;
+			printf("%s:\n", k ? "outputs" : "inputs");
+			for (int i = 0; i < n; i++) {
+				char desc[512];
+				io_desc_str(&d[i], desc, sizeof desc);
+				printf("  %-24s %s\n", d[i].name, desc);
+			}
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE)
+			return 0;
+		accel_msg_error("cannot write stdout: %s", strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Index of the model input (or output) named `name`, or -1. */
+static int find_io(const struct io_desc *d, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(d[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Parse --shape "1,3,224,224" into t (dtype set apart). */
+static int parse_shape(const char *s, struct accel_tensor *t)
+{
+	t->ndim = 0;
+	while (*s) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(s, &end, 10);
+		if (end == s || errno || v < 0 || v > (1LL << 40) || t->ndim == ACCEL_TENSOR_MAX_DIMS)
+			return -1;
+		t->dims[t->ndim++] = v;
+		s = end;
+		if (*s == ',' || *s == 'x')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return t->ndim ? 0 : -1;
+}
+
+/* The jobs: one per FILE operand, each with the reader as its user. */
+struct run {
+	struct job *job;
+	char **files;
+	struct reader *reader;
+	struct accel_output *out;
+	struct accel_input in;
+	int open;
+	int status;
+};
+
+static int job_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user, char *err,
+		     size_t len)
+{
+	struct run *r = arg;
+	if (accel_input_open(&r->in, r->files[k]) < 0) {
+		accel_msg_error("cannot read %s: %s", r->files[k], strerror(errno));
+		r->status = ACCEL_EXIT_FAILURE;
+		return ACCEL_EIO;
+	}
+	r->open = 1;
+	r->reader->finished = 0;
+	*in = &r->in;
+	*out = r->out;
+	*user = r->reader;
+	return 0;
+}
+
+static void job_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
+{
+	struct run *r = arg;
+	if (r->job->common.verbose) {
+		fprintf(stderr, "%s: %s: ", cli.prog, r->in.name);
+		accel_stream_stats_print(stats, stderr);
+	}
+	if (rc < 0 && rc != ACCEL_EPIPE && !r->status) {
+		/* The reader's lines name their input already. */
+		int named = !strncmp(err, r->in.name, strlen(r->in.name));
+		accel_msg_error("%s%s%s", named ? "" : r->in.name, named ? "" : ": ", err[0] ? err : accel_strerror(rc));
+		r->status = accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
+	}
+	accel_input_close(&r->in);
+	r->open = 0;
+}
+
+static int infer(int argc, char **argv)
+{
+	struct job job;
+	struct accel_optparse p;
+	int st = parse_args(argc, argv, &job, &p);
+	if (st)
+		return st < 0 ? 0 : st;
+	if (access(job.model, R_OK) < 0) {
+		accel_msg_error("%s: cannot read: %s", job.model, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_onnx_params params = {
+		.model = job.model,
+		.intra_threads = job.common.threads,
+		.ndims = job.ndims,
+		.dim_names = job.dim_names,
+		.dim_values = job.dim_values,
+		.noutputs = job.noutputs,
+		.outputs = job.outputs,
+	};
+	struct accel_op op = { .ext = &params };
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	char err[512];
+	if (accel_fault_check(ctx, err, sizeof err) < 0) {
+		accel_msg_error("%s", err);
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_USAGE;
+	}
+	static struct model_info m;
+	char *json = NULL;
+	st = model_info(ctx, &job, &op, &m, &json);
+	if (st) {
+		accel_ctx_free(ctx);
+		return st;
+	}
+	if (job.info) {
+		struct accel_route r;
+		struct accel_route_req req = { &op, job.common.backend, -1, NULL };
+		accel_route(ctx, &req, &r);
+		st = print_info(&job, &m, json, r.nranked ? r.entries[0].name : "?");
+		free(json);
+		accel_ctx_free(ctx);
+		return st;
+	}
+	free(json);
+
+	/* Check the names given against the model. */
+	for (int i = 0; i < job.noutputs; i++)
+		if (find_io(m.out, m.nout, job.outputs[i]) < 0) {
+			accel_msg_usage("--output: the model has no output '%s'", job.outputs[i]);
+			accel_ctx_free(ctx);
+			return ACCEL_EXIT_USAGE;
+		}
+	static struct reader rd;
+	memset(&rd, 0, sizeof rd);
+	rd.m = &m;
+	rd.batch = job.batch;
+	rd.max_wait = job.max_wait;
+	rd.dim_names = job.dim_names;
+	rd.dim_values = job.dim_values;
+	rd.ndims = job.ndims;
+	rd.main_input = -1;
+	rd.image = &job.image;
+	struct accel_input extra[INFER_MAX_IO];
+	int given[INFER_MAX_IO] = { 0 }, nextra = 0;
+	st = 0;
+	for (int i = 0; i < job.ninputs && !st; i++) {
+		int k = find_io(m.in, m.nin, job.input_names[i]);
+		if (k < 0 || given[k]) {
+			accel_msg_usage("--input: the model has %s input '%s'", k < 0 ? "no" : "a second", job.input_names[i]);
+			st = ACCEL_EXIT_USAGE;
+		}
+		if (!st) {
+			given[k] = 1;
+			rd.src[k].label = job.input_files[i];
+		}
+	}
+	for (int i = 0; i < m.nin && !st; i++)
+		if (!given[i]) {
+			if (rd.main_input >= 0) {
+				accel_msg_usage("the model has several inputs: give all but one with --input NAME=FILE");
+				st = ACCEL_EXIT_USAGE;
+			}
+			rd.main_input = i;
+		}
+	char *stdin_only[] = { "-" };
+	char **files = p.noperands ? p.operands : stdin_only;
+	int nfiles = p.noperands ? p.noperands : 1;
+	if (!st && rd.main_input < 0) {
+		/* Every input named: the first --input file is the stream. */
+		if (p.noperands) {
+			accel_msg_usage("every model input is given with --input: no FILE operand is read");
+			st = ACCEL_EXIT_USAGE;
+		}
+		rd.main_input = find_io(m.in, m.nin, job.input_names[0]);
+		files = (char **)&job.input_files[0];
+		nfiles = 1;
+	}
+	if (!st && nfiles > 1 && m.nin > 1) {
+		accel_msg_usage("several FILEs are read only for a model of one input");
+		st = ACCEL_EXIT_USAGE;
+	}
+	if (!st && (job.shape || job.dtype)) {
+		struct accel_tensor *t = &rd.src[rd.main_input].shape;
+		const struct io_desc *d = &m.in[rd.main_input];
+		rd.src[rd.main_input].raw = 1;
+		t->dtype = job.dtype ? (enum accel_dtype)accel_dtype_parse(job.dtype) : d->dtype;
+		if (job.shape && parse_shape(job.shape, t) < 0) {
+			accel_msg_usage("--shape: '%s' is not a list of sizes such as 1,3,224,224", job.shape);
+			st = ACCEL_EXIT_USAGE;
+		} else if (!job.shape) {
+			t->ndim = d->ndim < 0 ? 0 : d->ndim;
+			for (int j = 0; j < t->ndim && !st; j++) {
+				t->dims[j] = d->dims[j];
+				for (int k = 0; d->dims[j] < 0 && k < job.ndims; k++)
+					if (!strcmp(job.dim_names[k], d->sym[j]))
+						t->dims[j] = job.dim_values[k];
+				if (t->dims[j] < 0) {
+					accel_msg_usage("input '%s' has a free dim: give --shape or --dim", d->name);
+					st = ACCEL_EXIT_USAGE;
+				}
+			}
+		}
+		if (!st && (accel_tensor_size(t, INFER_MAX_ARRAY, NULL, NULL) < 0 || t->dtype == ACCEL_DTYPE_NONE)) {
+			accel_msg_usage("--shape: '%s' is over %llu bytes", job.shape ? job.shape : "", (unsigned long long)INFER_MAX_ARRAY);
+			st = ACCEL_EXIT_USAGE;
+		}
+	}
+	if (!st && job.batch > 1)
+		for (int i = 0; i < m.nin && !st; i++) {
+			int fixed = m.in[i].ndim < 1 || m.in[i].dims[0] >= 0;
+			for (int k = 0; !fixed && k < job.ndims; k++)
+				fixed = !strcmp(job.dim_names[k], m.in[i].sym[0]);
+			if (fixed) {
+				accel_msg_usage("--batch: the model's input '%s' has no free batch dim (its first)", m.in[i].name);
+				st = ACCEL_EXIT_USAGE;
+			}
+		}
+	int score_output = 0;
+	if (!st && (job.topk || job.ctc) && (job.noutputs ? job.noutputs : m.nout) != 1) {
+		accel_msg_usage("--%s reads one output: name it with --output", job.topk ? "topk" : "decode");
+		st = ACCEL_EXIT_USAGE;
+	}
+	char **labels = NULL;
+	int nlabels = 0;
+	if (!st && job.labels_path && labels_load(job.labels_path, &labels, &nlabels) < 0) {
+		accel_msg_error("cannot read %s: %s", job.labels_path, strerror(errno));
+		st = ACCEL_EXIT_FAILURE;
+	}
+	/* The --input files, opened once for the whole run. */
+	for (int i = 0; i < m.nin && !st; i++) {
+		if (i == rd.main_input || !given[i])
+			continue;
+		if (accel_input_open(&extra[nextra], rd.src[i].label) < 0) {
+			accel_msg_error("cannot read %s: %s", rd.src[i].label, strerror(errno));
+			st = ACCEL_EXIT_FAILURE;
+			break;
+		}
+		rd.src[i].in = &extra[nextra++];
+	}
+	struct accel_route r;
+	if (!st) {
+		op.name = "onnx.run";
+		st = route(ctx, &job, &op, &r);
+	}
+	struct accel_output out;
+	int json_out = job.topk || job.ctc;
+	if (!st && accel_output_open(&out, job.outfile, job.force, !json_out) < 0) {
+		if (errno == EEXIST || (job.outfile && !access(job.outfile, F_OK) && !job.force))
+			accel_msg_error("%s already exists; use -f to overwrite it", job.outfile);
+		else if (!job.outfile && isatty(1))
+			accel_msg_error("refusing to write .npy arrays to a terminal; use -o FILE, a pipe or -f");
+		else
+			accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout", strerror(errno));
+		st = ACCEL_EXIT_FAILURE;
+	}
+	if (st) {
+		for (int i = 0; i < nextra; i++)
+			accel_input_close(&extra[i]);
+		accel_ctx_free(ctx);
+		return st;
+	}
+
+	/* Post-processing (batches cut into items, top-k, CTC) runs on a
+	 * thread of its own behind a pipe; plain single-item units are
+	 * written as the engine made them. */
+	int need_post = job.batch > 1 || json_out;
+	struct batch_fifo fifo;
+	struct post ps = { 0 };
+	pthread_t post_thread;
+	struct accel_output pipe_out;
+	int pfd[2] = { -1, -1 };
+	if (need_post) {
+		fifo_init(&fifo);
+		rd.fifo = &fifo;
+		if (pipe2(pfd, O_CLOEXEC) < 0 || accel_output_fd(&pipe_out, pfd[1]) < 0) {
+			accel_msg_error("cannot create a pipe: %s", strerror(errno));
+			accel_output_abort(&out);
+			accel_ctx_free(ctx);
+			return ACCEL_EXIT_FAILURE;
+		}
+		ps.mode = job.topk ? POST_TOPK : job.ctc ? POST_CTC : POST_NPY;
+		ps.nout = job.noutputs ? job.noutputs : m.nout;
+		ps.score_output = score_output;
+		ps.topk = job.topk;
+		ps.labels = labels;
+		ps.nlabels = nlabels;
+		ps.fifo = &fifo;
+		ps.fd = pfd[0];
+		ps.out = &out;
+		pthread_create(&post_thread, NULL, post_main, &ps);
+	}
+	struct run run = { .job = &job, .files = files, .reader = &rd, .out = need_post ? &pipe_out : &out };
+	struct accel_stream_ops ops = { reader_next, NULL, NULL };
+	struct accel_stream_jobs jobs = { (size_t)nfiles, &run, job_start, job_finish };
+	struct accel_stream_config cfg = stream_config(&job);
+	err[0] = 0;
+	int rc = accel_stream_run_jobs(ctx, &cfg, &r, &op, &ops, &jobs, err, sizeof err);
+	if (need_post) {
+		close(pfd[1]);
+		fifo_close(&fifo);
+		pthread_join(post_thread, NULL);
+		fifo_free(&fifo);
+		if (!run.status && ps.rc < 0 && ps.rc != ACCEL_EPIPE) {
+			accel_msg_error("%s", ps.err[0] ? ps.err : accel_strerror(ps.rc));
+			run.status = accel_exit_status(ps.rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(ps.rc);
+		}
+	}
+	if (!run.status && rc < 0 && rc != ACCEL_EPIPE) {
+		accel_msg_error("%s", err[0] ? err : accel_strerror(rc));
+		run.status = accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
+	}
+	st = run.status;
+	if (st || out.broken)
+		accel_output_abort(&out);
+	else if (accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout",
+				strerror(out.error ? out.error : errno));
+		st = ACCEL_EXIT_FAILURE;
+	}
+	for (int i = 0; i < nextra; i++)
+		accel_input_close(&extra[i]);
+	for (int i = 0; i < nlabels; i++)
+		free(labels[i]);
+	free(labels);
+	reader_free(&rd);
+	accel_ctx_free(ctx);
+	return st;
+}
+
+int main(int argc, char **argv)
+{
+	accel_exit(infer(argc, argv));
+}

@@ -1,0 +1,12 @@
+# accel-infer: its reader, model description, image decoding and
+# post-processing under cmd/infer/; cJSON (a core package) for the JSON it
+# reads and writes; FFmpeg's libraries for images when pkg-config finds them
+# (else images are refused with a line saying so).
+accel-infer_SRC := $(wildcard cmd/infer/*.c)
+ifeq ($(shell pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null && echo yes),yes)
+accel-infer_PKGS := libavformat libavcodec libswscale libavutil
+accel-infer_CFLAGS := -DINFER_IMAGES
+else
+$(info accel: accel-infer reads no images: pkg-config cannot find libavformat libavcodec libswscale libavutil)
+endif
+accel-infer_LIBS := -lm

@@ -1,0 +1,197 @@
+/*
+ * crypt.h - what accel-crypt's files share: the age v1 header (stanzas,
+ * header MAC, X25519 and scrypt recipients), base64 and bech32 encodings,
+ * the ASCII armor, keys and passphrases, hashing and minisign signatures.
+ * Formats: age-encryption.org/v1 (C2SP age.md), BIP 173 (bech32), RFC 4648
+ * (base64), RFC 7468 (armor), minisign's key and signature files.
+ */
+#ifndef ACCEL_CRYPT_H
+#define ACCEL_CRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "accel.h"
+
+#define PROG "accel-crypt"
+
+#define FILE_KEY_LEN 16
+#define MAC_LEN 32
+#define NONCE_LEN 16
+#define X25519_LEN 32
+#define SCRYPT_SALT_LEN 16
+/* scrypt work factor (log2 N) age writes, and the largest it reads. */
+#define SCRYPT_LOG_N 18
+#define SCRYPT_LOG_N_MAX 22
+/* The largest header accepted (bytes up to the end of the MAC line). */
+#define HEADER_MAX ((size_t)1 << 20)
+#define STANZA_ARGS_MAX 16
+
+/* ---- base64 (RFC 4648, standard alphabet) */
+/* Encoded length of n bytes without padding. */
+size_t b64_len(size_t n);
+/* Encode without padding ("canonical" age form) into dst (b64_len(n) + 1
+ * bytes, NUL-terminated). Returns the length. */
+size_t b64_encode(const uint8_t *src, size_t n, char *dst);
+/* Decode canonical unpadded base64 (no padding, no other byte, unused bits
+ * zero) of n characters into dst (at least n * 3 / 4 bytes). Returns the
+ * decoded length, or -1. */
+ssize_t b64_decode(const char *src, size_t n, uint8_t *dst);
+
+/* ---- bech32 (BIP 173, without the 90-character limit, as age uses it) */
+/* Encode data under hrp into dst[len]; upper: upper case. 0 or -1. */
+int bech32_encode(const char *hrp, const uint8_t *data, size_t n, int upper, char *dst, size_t len);
+/* Decode s (one case only): hrp into hrp[hlen] (lower case), data into
+ * data[dlen]. Returns the data length, or -1. */
+ssize_t bech32_decode(const char *s, char *hrp, size_t hlen, uint8_t *data, size_t dlen);
+
+/* ---- primitives (OpenSSL EVP); 0 or -1 */
+int hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len, const char *info,
+		uint8_t *out, size_t out_len);
+int hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t n, uint8_t mac[MAC_LEN]);
+/* ChaCha20-Poly1305 with the all-zero nonce (age's key wrapping): seal n
+ * bytes into n + 16, or open n + 16 into n (-1: tag mismatch). */
+int wrap_seal(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst);
+int wrap_open(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst);
+int x25519_public(const uint8_t priv[X25519_LEN], uint8_t pub[X25519_LEN]);
+int x25519_shared(const uint8_t priv[X25519_LEN], const uint8_t pub[X25519_LEN], uint8_t out[X25519_LEN]);
+int random_bytes(uint8_t *p, size_t n);
+int scrypt_key(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len, int log_n,
+	       uint8_t out[32]);
+void wipe(void *p, size_t n);
+
+/* ---- the age header */
+struct stanza {
+	char *args[STANZA_ARGS_MAX];  /* args[0] is the type */
+	int nargs;
+	uint8_t *body;
+	size_t body_len;
+};
+
+struct header {
+	struct stanza *stanzas;
+	int n;
+	size_t mac_off;               /* bytes covered by the MAC: up to "---" */
+	size_t len;                   /* bytes of the whole header, MAC line included */
+	uint8_t mac[MAC_LEN];
+	char *text;                   /* a copy of the header's bytes */
+};
+
+/* Parse the header at p[0..n): 0 with h filled (free with header_free);
+ * 1 when p ends before the header does (give more bytes); -1 with the
+ * reason in err[len] for a header that breaks the spec's rules. */
+int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t len);
+void header_free(struct header *h);
+/* The header MAC key's check of h with file key fk: 0 matches, -1 not. */
+int header_mac_check(const struct header *h, const uint8_t fk[FILE_KEY_LEN]);
+
+/* A growable string (the header being written). */
+struct text {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+void text_add(struct text *t, const void *s, size_t n);
+void text_addf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Add a stanza: "-> " args, then the body in base64 lines of 64 columns
+ * ending with a shorter line. */
+void text_stanza(struct text *t, const char *const *args, int nargs, const uint8_t *body, size_t n);
+/* Finish a header: "---", the MAC under file key fk, newline. 0 or -1. */
+int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN]);
+
+/* ---- recipients and identities (keys.c) */
+/* Read an identity file (age's format: AGE-SECRET-KEY-1 lines, '#'
+ * comments, blank lines): appends to *ids. 0, or -1 after a message. */
+struct identity;
+int identities_read(const char *path, struct identity **ids, int *n);
+/* Read a recipients file (one age1... a line, '#' comments, blank lines). */
+struct recipient;
+int recipients_read(const char *path, struct recipient **rs, int *n);
+enum key_kind { KEY_X25519, KEY_SCRYPT };
+
+struct recipient {
+	enum key_kind kind;
+	uint8_t pub[X25519_LEN];
+};
+
+struct identity {
+	enum key_kind kind;
+	uint8_t priv[X25519_LEN];
+};
+
+/* Parse "age1..." into r. 0 or -1 with the reason in err. */
+int recipient_parse(const char *s, struct recipient *r, char *err, size_t len);
+/* The age1 string of a public key into buf[len]. */
+int recipient_format(const uint8_t pub[X25519_LEN], char *buf, size_t len);
+/* "AGE-SECRET-KEY-1..." into id. 0 or -1. */
+int identity_parse(const char *s, struct identity *id);
+int identity_format(const uint8_t priv[X25519_LEN], char *buf, size_t len);
+
+/* Wrap file key fk for X25519 recipient r: a stanza added to t. 0 or -1. */
+int x25519_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
+/* Try identity id on stanza s: 1 unwrapped into fk, 0 not for this
+ * identity, -1 a malformed X25519 stanza (reason in err). */
+int x25519_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err,
+		  size_t len);
+int scrypt_wrap(const char *pass, size_t n, int log_n, const uint8_t fk[FILE_KEY_LEN], struct text *t);
+/* 1 unwrapped, 0 wrong passphrase, -1 malformed (err). */
+int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err,
+		  size_t len);
+
+/* ---- armor (age's PEM-style "AGE ENCRYPTED FILE") */
+#define ARMOR_BEGIN "-----BEGIN AGE ENCRYPTED FILE-----"
+#define ARMOR_END "-----END AGE ENCRYPTED FILE-----"
+/* Incremental armor decoder: feed bytes, get binary. */
+struct armor_dec {
+	int state;                 /* 0 before BEGIN, 1 in the body, 2 after END */
+	char line[80];
+	size_t linelen;
+	int short_line;            /* a line shorter than 64 seen: it must be the last */
+	int padded;                /* a line with '=' seen */
+	size_t lead;               /* whitespace bytes before BEGIN */
+	size_t trail;              /* bytes after END */
+	uint64_t lineno;
+};
+/* Decode n bytes of p, appending binary to out. 0, or -1 with the reason
+ * in err (naming the line). */
+int armor_feed(struct armor_dec *d, const uint8_t *p, size_t n, struct accel_buf *out, char *err, size_t len);
+/* End of input: 0 when the armor was complete, else -1 with err. */
+int armor_finish(struct armor_dec *d, char *err, size_t len);
+/* Whether p[0..n) begins like armor (whitespace, then BEGIN line start). */
+int armor_detect(const uint8_t *p, size_t n);
+
+/* Armor on an output: binary written to *pipe_out is encoded by a thread
+ * into `out`. armor_out_end closes the pipe, waits, and returns 0 or the
+ * thread's ACCEL_E* code. */
+struct armor_writer;
+int armor_out_start(struct accel_output *out, struct armor_writer **w, struct accel_output *pipe_out);
+int armor_out_end(struct armor_writer *w, int abandon);
+/* Armor on an input: a thread decodes `in` into a pipe opened as *bin.
+ * armor_in_end closes bin, waits, and returns 0 or -1 with the decoder's
+ * reason in err. */
+struct armor_reader;
+int armor_in_start(struct accel_input *in, struct armor_reader **r, struct accel_input *bin);
+int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, size_t len);
+
+/* ---- passphrases */
+/* Read a passphrase: from file (first line), fd N, or the terminal (no
+ * echo; twice when confirm). Returns a malloc'd string (wipe and free),
+ * or NULL after an error message. */
+char *passphrase_get(const char *file, int fd, int confirm);
+
+/* ---- key files (keys.c) */
+/* Create path for a secret: mode 0600, never over an existing file. An
+ * fd, or -1 after a message. */
+int secret_create(const char *path);
+/* Write text to fd (1: stdout) and close it; on failure remove path
+ * (NULL: stdout). 0, or -1 after a message. */
+int secret_finish(int fd, const char *path, const char *text, size_t n);
+/* keygen --sign: a minisign key pair, the secret unencrypted (0600). */
+int minisign_keygen(const char *secpath, const char *pubpath, int quiet);
+
+/* ---- subcommands */
+int cmd_keygen(int argc, char **argv);
+int cmd_hash(int argc, char **argv);
+int cmd_sign(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+#endif

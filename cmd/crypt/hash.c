@@ -1,0 +1,603 @@
+/*
+ * hash.c - `accel-crypt hash`: file digests in the lines of sha256sum (GNU
+ * coreutils: "DIGEST  NAME", names with a backslash or newline escaped and
+ * the line marked with a leading backslash; --tag: "SHA256 (NAME) =
+ * DIGEST"), and -c, which checks such lists with sha256sum -c's output and
+ * exit status. Files are units of one stream run: each is hashed whole on
+ * a worker of the openssl engine, several at once, and the lines come out
+ * in the order of the files.
+ *
+ * A unit's output is a sequence of records (channel byte 'o' stdout or 'e'
+ * stderr, 2-byte length, text) that a relay thread writes to stdout and
+ * stderr in order, so messages about a file stay between the lines of the
+ * files around it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+#include "crypt.h"
+
+enum { OPT_ALGO = 1, OPT_TAG, OPT_CHECK, OPT_STATUS, OPT_STRICT, OPT_WARN, OPT_IGNORE_MISSING };
+
+static const struct accel_option hash_options[] = {
+	{ OPT_ALGO, 'a', "algorithm", "ALGO", "sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5", "sha256 sha512 sha3-256 blake2b512 sha1 md5", 0 },
+	{ OPT_TAG, 0, "tag", NULL, "print BSD-style lines: SHA256 (FILE) = DIGEST", NULL, 0 },
+	{ OPT_CHECK, 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c", NULL, 0 },
+	{ OPT_STATUS, 0, "status", NULL, "with -c: print nothing; the exit status tells", NULL, 0 },
+	{ OPT_STRICT, 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", NULL, 0 },
+	{ OPT_WARN, 'w', "warn", NULL, "with -c: warn about improperly formatted lines", NULL, 0 },
+	{ OPT_IGNORE_MISSING, 0, "ignore-missing", NULL, "with -c: say nothing of files that do not exist", NULL, 0 },
+	ACCEL_BACKEND_OPTION,
+	ACCEL_RUN_OPTIONS,
+	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "the route and per-engine statistics on stderr", NULL, 0 },
+	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "with -c: do not print OK for each file that matches", NULL, 0 },
+	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
+	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
+	{ 0 },
+};
+
+static const int hash_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, -1 };
+
+const struct accel_cli hash_cli = {
+	PROG " hash", "[-a ALGO] [--tag] [FILE...] | -c [FILE...]",
+	"Print or check digests of FILEs (or stdin) as sha256sum does, several files at once.",
+	hash_options, hash_exit,
+};
+
+static const struct {
+	const char *name, *tag;
+	size_t len;      /* digest bytes */
+} algos[] = {
+	{ "sha256", "SHA256", 32 }, { "sha512", "SHA512", 64 }, { "sha3-256", "SHA3-256", 32 },
+	{ "blake2b512", "BLAKE2b", 64 }, { "sha1", "SHA1", 20 }, { "md5", "MD5", 16 },
+};
+#define NALGOS (sizeof algos / sizeof algos[0])
+
+/* One file to hash: its name, and with -c the digest expected. */
+struct entry {
+	char *name;
+	uint8_t want[64];
+	int line;        /* -c: line number in its list */
+};
+
+struct hash_run {
+	int algo, tag, check, status_only, quiet, ignore_missing, warn;
+	struct entry *e;
+	size_t n, next;
+	/* results, updated on workers */
+	pthread_mutex_t lock;
+	unsigned long mismatched, unreadable;
+	int failed;      /* without -c: a file could not be read */
+};
+
+/* Append a record to out. */
+static int record(struct accel_buf *out, char ch, const char *text, size_t n)
+{
+	if (n > 0xffff)
+		n = 0xffff;
+	if (accel_buf_reserve(out, out->len + 3 + n))
+		return ACCEL_ENOMEM;
+	out->data[out->len++] = (uint8_t)ch;
+	out->data[out->len++] = (uint8_t)(n >> 8);
+	out->data[out->len++] = (uint8_t)n;
+	memcpy(out->data + out->len, text, n);
+	out->len += n;
+	return 0;
+}
+
+/* A name as sha256sum prints it in a digest line: '\' -> "\\", LF ->
+ * "\n", CR -> "\r"; in a -c line (check) only when it holds a LF, and then
+ * '\' and LF only. *escaped set when any was. A malloc'd string. */
+static char *escape(const char *name, int check, int *escaped)
+{
+	size_t n = strlen(name);
+	char *s = malloc(2 * n + 1), *o = s;
+	*escaped = 0;
+	if (!s)
+		return NULL;
+	int any = !check || strchr(name, '\n');
+	for (const char *c = name; *c; c++) {
+		if (any && (*c == '\\' || *c == '\n' || (*c == '\r' && !check))) {
+			*o++ = '\\';
+			*o++ = *c == '\\' ? '\\' : *c == '\n' ? 'n' : 'r';
+			*escaped = 1;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	return s;
+}
+
+static int emit(struct accel_buf *out, char ch, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int emit(struct accel_buf *out, char ch, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ACCEL_EINVAL;
+	return record(out, ch, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* A file name in a message, quoted as coreutils quotes it for the shell:
+ * bare when it holds only safe characters, else in single quotes with
+ * control characters as $'\n'. Into buf[len]. */
+static void quote(const char *name, char *buf, size_t len)
+{
+	int safe = *name != 0;
+	for (const char *c = name; *c && safe; c++)
+		safe = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		       strchr("%+,-./:=@_^", *c) || ((*c == '~' || *c == '#') && c != name) || (unsigned char)*c >= 0x80;
+	if (safe) {
+		snprintf(buf, len, "%s", name);
+		return;
+	}
+	size_t o = 0;
+	buf[o++] = '\'';
+	for (const char *c = name; *c && o + 12 < len; c++) {
+		unsigned char ch = (unsigned char)*c;
+		if (ch == '\'') {
+			memcpy(buf + o, "'\\''", 4);
+			o += 4;
+		} else if (ch < 32 || ch == 127) {
+			const char *esc = ch == '\n' ? "n" : ch == '\t' ? "t" : ch == '\r' ? "r" : NULL;
+			o += (size_t)(esc ? snprintf(buf + o, len - o, "'$'\\%s''", esc)
+					  : snprintf(buf + o, len - o, "'$'\\%03o''", ch));
+		} else {
+			buf[o++] = (char)ch;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = 0;
+}
+
+/* The engine hashed (or failed to read) one file. */
+static int file_done(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
+		     struct accel_buf *out)
+{
+	struct hash_run *r = arg;
+	size_t k;
+	const char *name = (const char *)u->in.data;
+	memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
+	const struct entry *e = &r->e[k];
+	int escaped;
+	char *shown = escape(name, r->check, &escaped);
+	if (!shown)
+		return ACCEL_ENOMEM;
+	int rc = 0;
+	if (!digest) {
+		int missing = errnum == ENOENT;
+		if (!(r->check && r->ignore_missing && missing)) {
+			pthread_mutex_lock(&r->lock);
+			if (r->check)
+				r->unreadable++;
+			else
+				r->failed = 1;
+			pthread_mutex_unlock(&r->lock);
+			/* sha256sum names the file raw in the error, escaped
+			 * in the FAILED line. */
+			char q[4200];
+			quote(name, q, sizeof q);
+			rc = emit(out, 'e', "%s: %s: %s\n", PROG, q, strerror(errnum));
+			if (!rc && r->check && !r->status_only)
+				rc = emit(out, 'o', "%s%s: FAILED open or read\n", escaped ? "\\" : "", shown);
+		}
+		free(shown);
+		return rc;
+	}
+	if (r->check) {
+		int ok = dlen == algos[r->algo].len && CRYPTO_memcmp(digest, e->want, dlen) == 0;
+		if (!ok) {
+			pthread_mutex_lock(&r->lock);
+			r->mismatched++;
+			pthread_mutex_unlock(&r->lock);
+		}
+		if (!r->status_only && (!ok || !r->quiet))
+			rc = emit(out, 'o', "%s%s: %s\n", escaped ? "\\" : "", shown, ok ? "OK" : "FAILED");
+		free(shown);
+		return rc;
+	}
+	char hex[129];
+	for (size_t i = 0; i < dlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	if (r->tag)
+		rc = emit(out, 'o', "%s%s (%s) = %s\n", escaped ? "\\" : "", algos[r->algo].tag, shown, hex);
+	else
+		rc = emit(out, 'o', "%s%s  %s\n", escaped ? "\\" : "", hex, shown);
+	free(shown);
+	return rc;
+}
+
+/* One file per unit: its name, NUL, its index. */
+static int next_file(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct hash_run *r = user;
+	if (r->next == r->n)
+		return 0;
+	size_t k = r->next++;
+	size_t l = strlen(r->e[k].name) + 1;
+	if (accel_buf_reserve(&u->in, l + sizeof k))
+		return ACCEL_ENOMEM;
+	memcpy(u->in.data, r->e[k].name, l);
+	memcpy(u->in.data + l, &k, sizeof k);
+	u->in.len = l + sizeof k;
+	u->offset = k;
+	u->last = r->next == r->n;
+	u->out_hint = 256;
+	return 1;
+}
+
+/* The relay: records from the pipe to stdout and stderr, in order. */
+struct relay {
+	pthread_t thread;
+	int rfd;
+	struct accel_output *out;
+	int rc;
+};
+
+static int read_full(int fd, void *p, size_t n)
+{
+	uint8_t *c = p;
+	while (n) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void *relay_main(void *arg)
+{
+	struct relay *rl = arg;
+	uint8_t h[3];
+	char text[0x10000];
+	while (read_full(rl->rfd, h, 3) == 0) {
+		size_t n = (size_t)h[1] << 8 | h[2];
+		if (read_full(rl->rfd, text, n) < 0)
+			break;
+		if (h[0] == 'e') {
+			fflush(stderr);
+			fwrite(text, 1, n, stderr);
+		} else if (!rl->rc) {
+			rl->rc = accel_output_write(rl->out, text, n);
+		}
+	}
+	return NULL;
+}
+
+/* Parse a hex digest of exactly 2 * len characters. */
+static int parse_hex(const char *s, size_t n, size_t len, uint8_t *out)
+{
+	if (n != 2 * len)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		int v = 0;
+		for (int j = 0; j < 2; j++) {
+			char c = s[2 * i + (size_t)j];
+			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+							  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			if (d < 0)
+				return -1;
+			v = v * 16 + d;
+		}
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/* Undo escape(): 0, or -1 for a bad escape. In place. */
+static int unescape(char *s)
+{
+	char *o = s;
+	for (char *c = s; *c; c++) {
+		if (*c != '\\') {
+			*o++ = *c;
+			continue;
+		}
+		c++;
+		if (*c == '\\')
+			*o++ = '\\';
+		else if (*c == 'n')
+			*o++ = '\n';
+		else if (*c == 'r')
+			*o++ = '\r';
+		else
+			return -1;
+	}
+	*o = 0;
+	return 0;
+}
+
+/* One line of a checksum list into e: 0, or -1 improperly formatted. */
+static int parse_check_line(const struct hash_run *r, char *line, struct entry *e)
+{
+	int escaped = line[0] == '\\';
+	char *p = line + escaped;
+	size_t dl = algos[r->algo].len;
+	const char *tag = algos[r->algo].tag;
+	size_t tl = strlen(tag);
+	char *name;
+	if (!strncmp(p, tag, tl) && p[tl] == ' ' && p[tl + 1] == '(') {
+		/* TAG (NAME) = HEX */
+		char *end = strstr(p + tl + 2, ") = ");
+		char *last = NULL;
+		for (char *q = end; q; q = strstr(q + 1, ") = "))
+			last = q;
+		if (!last || parse_hex(last + 4, strlen(last + 4), dl, e->want) < 0)
+			return -1;
+		*last = 0;
+		name = p + tl + 2;
+	} else {
+		char *sp = strchr(p, ' ');
+		if (!sp || parse_hex(p, (size_t)(sp - p), dl, e->want) < 0 || (sp[1] != ' ' && sp[1] != '*') || !sp[2])
+			return -1;
+		name = sp + 2;
+	}
+	if (escaped && unescape(name) < 0)
+		return -1;
+	if (!*name || !(e->name = strdup(name)))
+		return -1;
+	return 0;
+}
+
+/* Read the list `path` into r's entries; counts improper lines. 0 or -1
+ * after a message. */
+static int read_list(struct hash_run *r, const char *path, unsigned long *improper, size_t *valid)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	if (!f) {
+		accel_msg_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t l;
+	int lineno = 0;
+	while ((l = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (l && line[l - 1] == '\n')
+			line[--l] = 0;
+		if (memchr(line, 0, (size_t)l))
+			l = (ssize_t)strlen(line);
+		struct entry e;
+		memset(&e, 0, sizeof e);
+		if (parse_check_line(r, line, &e) < 0) {
+			(*improper)++;
+			if (r->warn)
+				accel_msg_error("%s: %d: improperly formatted %s checksum line",
+						strcmp(path, "-") ? path : "standard input", lineno, algos[r->algo].tag);
+			continue;
+		}
+		e.line = lineno;
+		struct entry *ne = realloc(r->e, (r->n + 1) * sizeof *ne);
+		if (!ne) {
+			free(e.name);
+			free(line);
+			accel_msg_error("out of memory");
+			return -1;
+		}
+		r->e = ne;
+		r->e[r->n++] = e;
+		(*valid)++;
+	}
+	free(line);
+	int bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		accel_msg_error("%s: read error", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Hash r's entries through one stream run. Returns 0 or an exit status. */
+static int run_files(struct hash_run *r, const struct accel_common *common)
+{
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_hash_files h = { file_done, r };
+	struct accel_op op = { .name = algos[r->algo].name, .ext = &h };
+	struct accel_route route;
+	struct accel_route_req req = { &op, common->backend, -1, NULL };
+	int rc = accel_route(ctx, &req, &route);
+	if (common->verbose)
+		accel_route_print(&route, stderr);
+	if (rc < 0) {
+		if (rc == ACCEL_EINVAL)
+			accel_msg_usage("--backend: malformed list '%s'", common->backend ? common->backend : "");
+		else
+			accel_msg_error("no engine can run %s (try -v for the reasons)", op.name);
+		accel_ctx_free(ctx);
+		return rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
+	}
+	/* Standard input named twice is read once, to its end, then found
+	 * empty (as sha256sum does): one worker keeps the files in order. */
+	int stdin_uses = 0;
+	for (size_t i = 0; i < r->n; i++)
+		stdin_uses += !strcmp(r->e[i].name, "-");
+	struct accel_stream_config cfg = {
+		.threads = stdin_uses > 1 ? 1 : common->threads,
+		.fallback = common->fallback,
+		.progress = 0,
+		.total_size = -1,
+		.prog = PROG,
+		.verbose = common->quiet ? -1 : common->verbose,
+	};
+	struct accel_output out, pipe_out;
+	struct relay rl = { 0 };
+	int fds[2];
+	int status = 0;
+	if (accel_output_open(&out, NULL, 1, 0) < 0 || pipe2(fds, O_CLOEXEC) < 0) {
+		accel_msg_error("cannot write stdout: %s", strerror(errno));
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	rl.rfd = fds[0];
+	rl.out = &out;
+	accel_output_fd(&pipe_out, fds[1]);
+	if (pthread_create(&rl.thread, NULL, relay_main, &rl)) {
+		accel_msg_error("cannot start a thread");
+		close(fds[0]);
+		close(fds[1]);
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_input none;
+	accel_input_mem(&none, "", 0, "files");
+	struct accel_stream_ops ops = { next_file, NULL, NULL };
+	struct accel_stream_stats stats;
+	char err[512] = "";
+	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, r, &none, &pipe_out, &stats, err, sizeof err);
+	close(fds[1]);
+	pthread_join(rl.thread, NULL);
+	close(fds[0]);
+	accel_input_close(&none);
+	if (rc == 0 && common->verbose) {
+		fprintf(stderr, "%s: ", PROG);
+		accel_stream_stats_print(&stats, stderr);
+	}
+	if (rc < 0 && rc != ACCEL_EPIPE) {
+		accel_msg_error("%s", err[0] ? err : accel_strerror(rc));
+		status = rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
+	}
+	if (rl.rc == ACCEL_EIO) {
+		accel_msg_error("cannot write stdout: %s", strerror(out.error));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	if (!status && !out.broken && accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write stdout: %s", strerror(out.error ? out.error : errno));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	accel_ctx_free(ctx);
+	return status;
+}
+
+int cmd_hash(int argc, char **argv)
+{
+	struct accel_common common;
+	struct accel_optparse p;
+	struct hash_run r;
+	int strict = 0;
+	memset(&r, 0, sizeof r);
+	pthread_mutex_init(&r.lock, NULL);
+	if (accel_common_init(&common, &hash_cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	accel_msg_prog(PROG);
+	accel_optparse_init(&p, &hash_cli, argc, argv);
+	int id, rc;
+	const char *arg;
+	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
+		int c = accel_common_option(&common, &hash_cli, id, arg);
+		if (c == 2)
+			return 0;
+		if (c < 0)
+			return accel_exit_status(c);
+		if (c == 1)
+			continue;
+		switch (id) {
+		case OPT_ALGO: {
+			size_t i;
+			for (i = 0; i < NALGOS && strcmp(algos[i].name, arg); i++)
+				;
+			if (i == NALGOS) {
+				accel_msg_usage("-a: '%s' is not one of sha256, sha512, sha3-256, blake2b512, sha1, md5", arg);
+				return ACCEL_EXIT_USAGE;
+			}
+			r.algo = (int)i;
+			break;
+		}
+		case OPT_TAG: r.tag = 1; break;
+		case OPT_CHECK: r.check = 1; break;
+		case OPT_STATUS: r.status_only = 1; break;
+		case OPT_STRICT: strict = 1; break;
+		case OPT_WARN: r.warn = 1; break;
+		case OPT_IGNORE_MISSING: r.ignore_missing = 1; break;
+		}
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p.errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	r.quiet = common.quiet;
+	if (r.check && r.tag) {
+		accel_msg_usage("--tag does not go with -c");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!r.check && (r.status_only || strict || r.warn || r.ignore_missing)) {
+		accel_msg_usage("--status, --strict, -w and --ignore-missing go with -c");
+		return ACCEL_EXIT_USAGE;
+	}
+	char *stdin_only[] = { "-" };
+	char **files = p.noperands ? p.operands : stdin_only;
+	int nfiles = p.noperands ? p.noperands : 1;
+	int status = 0;
+	if (!r.check) {
+		r.e = calloc((size_t)nfiles, sizeof *r.e);
+		if (!r.e) {
+			accel_msg_error("out of memory");
+			return ACCEL_EXIT_FAILURE;
+		}
+		for (int i = 0; i < nfiles; i++)
+			r.e[i].name = files[i];
+		r.n = (size_t)nfiles;
+		status = run_files(&r, &common);
+		free(r.e);
+		return status ? status : r.failed ? ACCEL_EXIT_FAILURE : 0;
+	}
+	/* -c: each list is checked in turn, with its own summary. */
+	for (int i = 0; i < nfiles; i++) {
+		unsigned long improper = 0;
+		size_t valid = 0;
+		const char *list = strcmp(files[i], "-") ? files[i] : "standard input";
+		r.n = r.next = 0;
+		r.e = NULL;
+		r.mismatched = r.unreadable = 0;
+		if (read_list(&r, files[i], &improper, &valid) < 0) {
+			status = ACCEL_EXIT_FAILURE;
+			continue;
+		}
+		int st = 0;
+		if (!valid) {
+			accel_msg_error("%s: no properly formatted checksum lines found", list);
+			st = ACCEL_EXIT_FAILURE;
+		} else {
+			st = run_files(&r, &common);
+		}
+		if (!r.status_only && valid) {
+			if (improper)
+				accel_msg_error("WARNING: %lu line%s improperly formatted", improper,
+						improper == 1 ? " is" : "s are");
+			if (r.unreadable)
+				accel_msg_error("WARNING: %lu listed file%s could not be read", r.unreadable,
+						r.unreadable == 1 ? "" : "s");
+			if (r.mismatched)
+				accel_msg_error("WARNING: %lu computed checksum%s did NOT match", r.mismatched,
+						r.mismatched == 1 ? "" : "s");
+		}
+		if (!st && (r.mismatched || r.unreadable || (strict && improper)))
+			st = ACCEL_EXIT_FAILURE;
+		if (!status)
+			status = st;
+		for (size_t k = 0; k < r.n; k++)
+			free(r.e[k].name);
+		free(r.e);
+	}
+	return status;
+}

@@ -1,0 +1,165 @@
+/*
+ * age.c - the age STREAM payload as an operation family (age.encrypt,
+ * age.decrypt): how the payload is cut into units of whole 64 KiB chunks,
+ * the chunk nonces, and the rules of the final chunk, as the age v1 spec
+ * states them (age-encryption.org/v1, C2SP age.md, "Payload"). The AEAD of
+ * one chunk (ChaCha20-Poly1305) is the engine's; nothing here is
+ * cryptography.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+#define SEALED (ACCEL_AGE_CHUNK + ACCEL_AGE_TAG)
+
+void accel_age_nonce(uint64_t counter, int last, uint8_t nonce[ACCEL_AGE_NONCE_LEN])
+{
+	/* 11-byte big-endian counter (its top three bytes are always zero
+	 * here), then the last-chunk flag. */
+	memset(nonce, 0, ACCEL_AGE_NONCE_LEN);
+	for (int i = 0; i < 8; i++)
+		nonce[10 - i] = (uint8_t)(counter >> (8 * i));
+	nonce[11] = last ? 1 : 0;
+}
+
+/* Chunks per unit of op (op->chunk_size plaintext bytes per unit). */
+static uint64_t unit_chunks(const struct accel_op *op)
+{
+	uint64_t k = op->chunk_size / ACCEL_AGE_CHUNK;
+	return k ? k : 1;
+}
+
+int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decrypt,
+		       int (*aead)(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *src, size_t n,
+				   uint8_t *dst),
+		       void *arg, char *err, size_t len)
+{
+	uint64_t first = u->seq * unit_chunks(op);
+	size_t step = decrypt ? SEALED : ACCEL_AGE_CHUNK;
+	size_t nchunks = u->in.len ? (u->in.len + step - 1) / step : 1;
+	size_t outlen = decrypt ? u->in.len : u->in.len + nchunks * ACCEL_AGE_TAG;
+	if (decrypt && u->in.len == 0) {
+		snprintf(err, len, "chunk %llu is missing (truncated file)", (unsigned long long)first);
+		return ACCEL_EDATA;
+	}
+	if (accel_buf_reserve(&u->out, outlen + 1))
+		return ACCEL_ENOMEM;
+	const uint8_t *src = u->in.data;
+	uint8_t *dst = u->out.data;
+	size_t left = u->in.len;
+	for (size_t i = 0; i < nchunks; i++) {
+		uint64_t idx = first + i;
+		size_t n = left < step ? left : step;
+		int last = u->last && i == nchunks - 1;
+		uint8_t nonce[ACCEL_AGE_NONCE_LEN];
+		if (decrypt) {
+			if (n < ACCEL_AGE_TAG) {
+				snprintf(err, len, "chunk %llu is truncated (%zu bytes)", (unsigned long long)idx, n);
+				return ACCEL_EDATA;
+			}
+			if (last && n == ACCEL_AGE_TAG && idx > 0) {
+				snprintf(err, len, "final chunk %llu is empty", (unsigned long long)idx);
+				return ACCEL_EDATA;
+			}
+		}
+		accel_age_nonce(idx, last, nonce);
+		int rc = aead(arg, decrypt, nonce, src, decrypt ? n - ACCEL_AGE_TAG : n, dst);
+		if (rc == ACCEL_EDATA && !last && n == SEALED) {
+			/* A full chunk sealed as the final one, with more
+			 * after it: the file goes on past its end. */
+			accel_age_nonce(idx, 1, nonce);
+			if (aead(arg, decrypt, nonce, src, n - ACCEL_AGE_TAG, dst) == 0) {
+				snprintf(err, len, "trailing data after the final chunk %llu", (unsigned long long)idx);
+				return ACCEL_EDATA;
+			}
+		}
+		if (rc == ACCEL_EDATA)
+			snprintf(err, len, "chunk %llu at byte offset %llu failed authentication (damaged, reordered or truncated)",
+				 (unsigned long long)idx, (unsigned long long)(u->offset + i * step));
+		if (rc < 0)
+			return rc;
+		src += n;
+		left -= n;
+		dst += decrypt ? n - ACCEL_AGE_TAG : n + ACCEL_AGE_TAG;
+	}
+	u->out.len = (size_t)(dst - u->out.data);
+	return 0;
+}
+
+/* What the reader callback needs: input bytes per unit, the direction, and
+ * the program's header writer. */
+struct cut {
+	size_t size;
+	int decrypt;
+	const struct accel_age_cfg *cfg;
+};
+
+static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct cut *c = user;
+	int rc = accel_read_chunk(in, u, c->size);
+	if (rc == 1)
+		u->out_hint = c->decrypt ? u->in.len
+					 : u->in.len + (u->in.len / ACCEL_AGE_CHUNK + 1) * ACCEL_AGE_TAG;
+	return rc;
+}
+
+static int begin_header(void *user, struct accel_output *out)
+{
+	const struct accel_age_cfg *cfg = ((struct cut *)user)->cfg;
+	return cfg->begin(cfg->user, out);
+}
+
+static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int decrypt, struct accel_input *in,
+		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
+{
+	err[0] = 0;
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	uint64_t chunks = cfg->unit_chunks ? cfg->unit_chunks : ACCEL_AGE_UNIT_CHUNKS;
+	struct accel_age_key key;
+	memcpy(key.key, cfg->key, sizeof key.key);
+	struct accel_op op = {
+		.name = decrypt ? "age.decrypt" : "age.encrypt",
+		.chunk_size = (size_t)(chunks * ACCEL_AGE_CHUNK),
+		.ext = &key,
+	};
+	struct accel_route route;
+	struct accel_route_req req = { &op, cfg->backend, in->size, NULL };
+	int rc = accel_route(ctx, &req, &route);
+	if (cfg->verbose > 0)
+		accel_route_print(&route, stderr);
+	if (rc == ACCEL_EINVAL) {
+		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
+		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0) {
+		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
+	}
+	if (rc == 0) {
+		struct cut c = { (size_t)(chunks * (decrypt ? SEALED : ACCEL_AGE_CHUNK)), decrypt, cfg };
+		struct accel_stream_ops ops = { next_unit, cfg->begin ? begin_header : NULL, NULL };
+		rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &c, in, out, stats, err, len);
+		/* A chunk's own message names it and its offset: the unit's
+		 * offset the stream engine adds would mislead. */
+		char *at = NULL;
+		for (char *q = strstr(err, " at byte offset "); q; q = strstr(q + 1, " at byte offset "))
+			at = q;
+		char *name = strstr(err, "chunk ");
+		if (rc == ACCEL_EDATA && at && strstr(at, " (unit ") && name && name < at)
+			*at = 0;
+	}
+	explicit_bzero(&key, sizeof key);
+	return rc;
+}
+
+int accel_age_encrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
+{
+	return age_run(ctx, cfg, 0, in, out, stats, err, len);
+}
+
+int accel_age_decrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
+{
+	return age_run(ctx, cfg, 1, in, out, stats, err, len);
+}

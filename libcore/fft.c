@@ -1,0 +1,617 @@
+/*
+ * fft.c - the FFT operation family as accel-fft runs it: a sample stream cut
+ * into frames of N samples every `hop` samples, whole frames batched into
+ * units (a unit holds the raw samples its frames span, so overlapping frames
+ * share bytes), transformed by an engine, then scaled, reduced to magnitude,
+ * power or dB, averaged, decimated and formatted here, the same for every
+ * engine. Units hold whole rows (a multiple of --average frames), so rows
+ * never straddle units and workers need no state from one another.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static const struct {
+	const char *name;
+	unsigned char bytes, complex;
+} samples[ACCEL_SAMPLE_COUNT] = {
+	[ACCEL_SAMPLE_CF32] = { "cf32", 8, 1 },
+	[ACCEL_SAMPLE_CI16] = { "ci16", 4, 1 },
+	[ACCEL_SAMPLE_CI8] = { "ci8", 2, 1 },
+	[ACCEL_SAMPLE_CU8] = { "cu8", 2, 1 },
+	[ACCEL_SAMPLE_F32] = { "f32", 4, 0 },
+	[ACCEL_SAMPLE_I16] = { "i16", 2, 0 },
+	[ACCEL_SAMPLE_U8] = { "u8", 1, 0 },
+	[ACCEL_SAMPLE_CF64] = { "cf64", 16, 1 },
+	[ACCEL_SAMPLE_F64] = { "f64", 8, 0 },
+};
+
+int accel_sample_parse(const char *name)
+{
+	for (int i = 0; i < ACCEL_SAMPLE_COUNT; i++)
+		if (name && !strcmp(name, samples[i].name))
+			return i;
+	return -1;
+}
+
+const char *accel_sample_name(enum accel_sample t)
+{
+	return (unsigned)t < ACCEL_SAMPLE_COUNT ? samples[t].name : "?";
+}
+
+size_t accel_sample_bytes(enum accel_sample t)
+{
+	return (unsigned)t < ACCEL_SAMPLE_COUNT ? samples[t].bytes : 0;
+}
+
+int accel_sample_is_complex(enum accel_sample t)
+{
+	return (unsigned)t < ACCEL_SAMPLE_COUNT && samples[t].complex;
+}
+
+void accel_sample_names(const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; i < ACCEL_SAMPLE_COUNT && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? sep : "", samples[i].name);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static const char *const window_names[] = {
+	[ACCEL_WINDOW_RECT] = "rect", [ACCEL_WINDOW_HANN] = "hann", [ACCEL_WINDOW_HAMMING] = "hamming",
+	[ACCEL_WINDOW_BLACKMAN] = "blackman", [ACCEL_WINDOW_BLACKMAN_HARRIS] = "blackman-harris",
+	[ACCEL_WINDOW_FLATTOP] = "flattop", [ACCEL_WINDOW_KAISER] = "kaiser",
+};
+
+int accel_fft_window_parse(struct accel_fft *f, const char *s)
+{
+	if (!strncmp(s, "kaiser:", 7)) {
+		char *end;
+		errno = 0;
+		double beta = strtod(s + 7, &end);
+		if (errno || end == s + 7 || *end || !(beta >= 0) || beta > 1000)
+			return ACCEL_EINVAL;
+		f->window = ACCEL_WINDOW_KAISER;
+		f->kaiser_beta = beta;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof window_names / sizeof window_names[0]; i++) {
+		if (i != ACCEL_WINDOW_KAISER && !strcmp(s, window_names[i])) {
+			f->window = (enum accel_fft_window)i;
+			return 0;
+		}
+	}
+	return ACCEL_EINVAL;
+}
+
+/* Modified Bessel function of the first kind, order 0, by its power series
+ * sum ((x/2)^k / k!)^2 (Abramowitz and Stegun 9.6.12). */
+static double bessel_i0(double x)
+{
+	double term = 1, sum = 1, q = x * x / 4;
+	for (int k = 1; k < 1000 && term > sum * 1e-17; k++) {
+		term *= q / ((double)k * k);
+		sum += term;
+	}
+	return sum;
+}
+
+/* Periodic (DFT-even) windows of length N, as scipy.signal.get_window
+ * makes them: the symmetric window of N + 1 points without its last. The
+ * cosine sums' coefficients are those of Harris (1978) and, for the flat
+ * top, of scipy.signal.windows.flattop (D'Antona and Ferrero). */
+static void make_window(const struct accel_fft *f, float *w)
+{
+	static const double coef[][5] = {
+		[ACCEL_WINDOW_RECT] = { 1 },
+		[ACCEL_WINDOW_HANN] = { 0.5, 0.5 },
+		[ACCEL_WINDOW_HAMMING] = { 0.54, 0.46 },
+		[ACCEL_WINDOW_BLACKMAN] = { 0.42, 0.5, 0.08 },
+		[ACCEL_WINDOW_BLACKMAN_HARRIS] = { 0.35875, 0.48829, 0.14128, 0.01168 },
+		[ACCEL_WINDOW_FLATTOP] = { 0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368 },
+	};
+	size_t n = f->n;
+	if (f->window == ACCEL_WINDOW_KAISER) {
+		double i0b = bessel_i0(f->kaiser_beta);
+		for (size_t i = 0; i < n; i++) {
+			double r = 2.0 * (double)i / (double)n - 1.0;
+			w[i] = (float)(bessel_i0(f->kaiser_beta * sqrt(fmax(0, 1 - r * r))) / i0b);
+		}
+		return;
+	}
+	const double *a = coef[f->window];
+	for (size_t i = 0; i < n; i++) {
+		double v = 0, x = 2 * M_PI * (double)i / (double)n;
+		for (int k = 0; k < 5; k++)
+			v += (k & 1 ? -a[k] : a[k]) * cos(k * x);
+		w[i] = (float)v;
+	}
+}
+
+int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
+{
+	f->win = NULL;
+	if (f->n < 2) {
+		snprintf(err, len, "the transform size must be at least 2");
+		return ACCEL_EINVAL;
+	}
+	if (f->n > ((size_t)1 << 30)) {
+		snprintf(err, len, "the transform size must be at most 2^30");
+		return ACCEL_EINVAL;
+	}
+	if ((unsigned)f->type >= ACCEL_SAMPLE_COUNT) {
+		snprintf(err, len, "unknown sample type");
+		return ACCEL_EINVAL;
+	}
+	if (f->hop == 0)
+		f->hop = f->n;
+	if (f->average == 0)
+		f->average = 1;
+	if (f->decimate == 0)
+		f->decimate = 1;
+	if (f->window == ACCEL_WINDOW_KAISER && !(f->kaiser_beta >= 0)) {
+		snprintf(err, len, "the Kaiser window's beta must be 0 or more");
+		return ACCEL_EINVAL;
+	}
+	if (f->average > 1 && f->out == ACCEL_FFT_COMPLEX) {
+		snprintf(err, len, "averaging needs --out mag, power or db (complex spectra do not average)");
+		return ACCEL_EINVAL;
+	}
+	if (!isfinite(f->db_offset)) {
+		snprintf(err, len, "the dB offset must be a finite number");
+		return ACCEL_EINVAL;
+	}
+	f->r2c = !accel_sample_is_complex(f->type) && !f->full && !f->inverse;
+	if (f->shift && f->r2c) {
+		snprintf(err, len, "--shift needs a full spectrum: complex input, --full or --inverse");
+		return ACCEL_EINVAL;
+	}
+	f->bins = f->r2c ? f->n / 2 + 1 : f->n;
+	f->sample_bytes = accel_sample_bytes(f->type);
+	double n = (double)f->n;
+	switch (f->norm) {
+	case ACCEL_NORM_BACKWARD: f->scale = f->inverse ? 1 / n : 1; break;
+	case ACCEL_NORM_FORWARD: f->scale = f->inverse ? 1 : 1 / n; break;
+	case ACCEL_NORM_ORTHO: f->scale = 1 / sqrt(n); break;
+	default: f->scale = 1; break;
+	}
+	if (!f->unit_frames) {
+		size_t by_input = ((size_t)4 << 20) / (f->hop * f->sample_bytes);
+		size_t by_buffer = ((size_t)16 << 20) / (f->n * 8);
+		size_t fr = by_input < by_buffer ? by_input : by_buffer;
+		fr -= fr % f->average;
+		f->unit_frames = fr ? fr : f->average;
+	} else if (f->unit_frames % f->average) {
+		snprintf(err, len, "frames per unit must be a multiple of the frames averaged");
+		return ACCEL_EINVAL;
+	}
+	f->win = malloc(f->n * sizeof *f->win);
+	if (!f->win)
+		return ACCEL_ENOMEM;
+	make_window(f, f->win);
+	return 0;
+}
+
+void accel_fft_free(struct accel_fft *f)
+{
+	free(f->win);
+	f->win = NULL;
+}
+
+const char *accel_fft_op_name(const struct accel_fft *f)
+{
+	return f->r2c ? "fft.r2c" : "fft.c2c";
+}
+
+size_t accel_fft_row_values(const struct accel_fft *f)
+{
+	return f->bins;
+}
+
+size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len)
+{
+	size_t s = len / f->sample_bytes;
+	return s < f->n ? 0 : (s - f->n) / f->hop + 1;
+}
+
+/* Whether row `row` of the stream is written (--decimate). */
+static int row_kept(const struct accel_fft *f, uint64_t row)
+{
+	return row % f->decimate == 0;
+}
+
+size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames)
+{
+	uint64_t row0 = seq * (f->unit_frames / f->average);
+	size_t kept = 0;
+	for (size_t r = 0; r * f->average < frames; r++) {
+		if (!row_kept(f, row0 + r))
+			continue;
+		size_t left = frames - r * f->average;
+		kept += left < f->average ? left : f->average;
+	}
+	return kept;
+}
+
+static inline float le_f32(const uint8_t *p)
+{
+	float v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline double le_f64(const uint8_t *p)
+{
+	double v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline float le_i16(const uint8_t *p)
+{
+	return (float)(int16_t)(p[0] | p[1] << 8);
+}
+
+/* Loops over the samples of one frame, one per type, the window applied:
+ * complex samples into interleaved pairs, real ones into one float each
+ * (r2c) or a pair with a zero imaginary part. */
+#define LOAD_LOOP(BYTES, RE, IM)                                             \
+	do {                                                                 \
+		if (cplx_out) {                                              \
+			for (size_t i = 0; i < end; i++, p += (BYTES)) {     \
+				dst[2 * i] = (RE) * w[i];                    \
+				dst[2 * i + 1] = (IM) * w[i];                \
+			}                                                    \
+		} else {                                                     \
+			for (size_t i = 0; i < end; i++, p += (BYTES))       \
+				dst[i] = (RE) * w[i];                        \
+		}                                                            \
+	} while (0)
+
+/* One frame: samples [start, start + N) of in (those past `avail` read as
+ * zero), windowed, into dst. */
+static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avail, size_t start, float *dst)
+{
+	size_t n = f->n, end = start + n <= avail ? n : avail > start ? avail - start : 0;
+	const float *w = f->win;
+	const uint8_t *p = in + start * f->sample_bytes;
+	int cplx_out = !f->r2c;
+	switch (f->type) {
+	case ACCEL_SAMPLE_CF32: LOAD_LOOP(8, le_f32(p), le_f32(p + 4)); break;
+	case ACCEL_SAMPLE_CI16: LOAD_LOOP(4, le_i16(p) * (1.0f / 32768), le_i16(p + 2) * (1.0f / 32768)); break;
+	case ACCEL_SAMPLE_CI8: LOAD_LOOP(2, (float)(int8_t)p[0] * (1.0f / 128), (float)(int8_t)p[1] * (1.0f / 128)); break;
+	case ACCEL_SAMPLE_CU8: LOAD_LOOP(2, ((float)p[0] - 128) * (1.0f / 128), ((float)p[1] - 128) * (1.0f / 128)); break;
+	case ACCEL_SAMPLE_F32: LOAD_LOOP(4, le_f32(p), 0.0f); break;
+	case ACCEL_SAMPLE_I16: LOAD_LOOP(2, le_i16(p) * (1.0f / 32768), 0.0f); break;
+	case ACCEL_SAMPLE_U8: LOAD_LOOP(1, ((float)p[0] - 128) * (1.0f / 128), 0.0f); break;
+	case ACCEL_SAMPLE_CF64: LOAD_LOOP(16, (float)le_f64(p), (float)le_f64(p + 8)); break;
+	case ACCEL_SAMPLE_F64: LOAD_LOOP(8, (float)le_f64(p), 0.0f); break;
+	default: end = 0; break;
+	}
+	size_t per = cplx_out ? 2 : 1;
+	if (end < n)
+		memset(dst + end * per, 0, (n - end) * per * sizeof *dst);
+}
+
+size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
+		      size_t first, size_t count, float *dst)
+{
+	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->n, k = 0, done = 0;
+	uint64_t row0 = seq * (f->unit_frames / f->average);
+	for (size_t r = 0; r * f->average < frames && done < count; r++) {
+		if (!row_kept(f, row0 + r))
+			continue;
+		size_t i0 = r * f->average, i1 = i0 + f->average < frames ? i0 + f->average : frames;
+		for (size_t i = i0; i < i1 && done < count; i++, k++) {
+			if (k < first)
+				continue;
+			load_frame(f, in, avail, i * f->hop, dst + done * per);
+			done++;
+		}
+	}
+	return done;
+}
+
+size_t accel_fft_batch_frames(const struct accel_fft *f)
+{
+	size_t row = (size_t)f->average * f->n * 8, rows = ((size_t)256 << 10) / row;
+	size_t b = (rows ? rows : 1) * f->average, unit = accel_fft_kept_frames(f, 0, f->unit_frames);
+	return b < unit ? b : unit;
+}
+
+/* Append `v` values (floats) of one row to out: binary, or a CSV line. */
+static int put_row(const struct accel_fft *f, const float *v, size_t count, struct accel_buf *out)
+{
+	if (f->format != ACCEL_FFT_TEXT) {
+		size_t bytes = count * sizeof *v;
+		if (out->len + bytes > out->cap && accel_buf_reserve(out, out->len + bytes) < 0)
+			return ACCEL_ENOMEM;
+		memcpy(out->data + out->len, v, bytes);
+		out->len += bytes;
+		return 0;
+	}
+	/* "%.9g" gives back the same float; 16 bytes the longest value, and
+	 * a separator. */
+	size_t need = count * 17 + 2;
+	if (out->len + need > out->cap && accel_buf_reserve(out, out->len + need) < 0)
+		return ACCEL_ENOMEM;
+	char *p = (char *)out->data + out->len;
+	for (size_t i = 0; i < count; i++) {
+		int n = snprintf(p, 17, "%.9g", (double)v[i]);
+		p += n;
+		*p++ = i + 1 < count ? ',' : '\n';
+	}
+	out->len = (size_t)((uint8_t *)p - out->data);
+	return 0;
+}
+
+int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out)
+{
+	size_t bins = f->bins, cplx = f->out == ACCEL_FFT_COMPLEX;
+	size_t vals = cplx ? 2 * bins : bins;
+	float *row = malloc(vals * sizeof *row);
+	double *acc = cplx ? NULL : malloc(bins * sizeof *acc);
+	if (!row || (!cplx && !acc)) {
+		free(row);
+		free(acc);
+		return ACCEL_ENOMEM;
+	}
+	double s = f->scale, s2 = s * s;
+	/* --shift: value j of the row is bin (j + N - N/2) mod N. */
+	size_t rot = f->shift ? bins - bins / 2 : 0;
+	int rc = 0;
+	for (size_t r0 = 0; r0 < kept && !rc; r0 += f->average) {
+		size_t k = kept - r0 < f->average ? kept - r0 : f->average;
+		const float *fr = spec + 2 * bins * r0;
+		if (cplx) {
+			for (size_t j = 0; j < bins; j++) {
+				size_t b = j + rot < bins ? j + rot : j + rot - bins;
+				row[2 * j] = (float)(fr[2 * b] * s);
+				row[2 * j + 1] = (float)(fr[2 * b + 1] * s);
+			}
+		} else {
+			for (size_t b = 0; b < bins; b++)
+				acc[b] = 0;
+			for (size_t m = 0; m < k; m++, fr += 2 * bins) {
+				for (size_t b = 0; b < bins; b++) {
+					double re = fr[2 * b], im = fr[2 * b + 1], p = re * re + im * im;
+					acc[b] += f->out == ACCEL_FFT_MAG ? sqrt(p) : p;
+				}
+			}
+			for (size_t j = 0; j < bins; j++) {
+				size_t b = j + rot < bins ? j + rot : j + rot - bins;
+				double v = acc[b] / (double)k;
+				if (f->out == ACCEL_FFT_MAG)
+					v *= s;
+				else if (f->out == ACCEL_FFT_POWER)
+					v *= s2;
+				else
+					v = 10 * log10(v * s2) + f->db_offset;
+				row[j] = (float)v;
+			}
+		}
+		rc = put_row(f, row, vals, out);
+	}
+	free(row);
+	free(acc);
+	return rc;
+}
+
+/* Frames in a stream's final stretch of `s` samples: whole frames, and with
+ * --pad also the partial frames holding samples no earlier frame held
+ * (`first`: no frame came before). */
+static uint64_t final_frames(const struct accel_fft *f, uint64_t s, int first)
+{
+	if (!f->pad)
+		return s < f->n ? 0 : (s - f->n) / f->hop + 1;
+	if (s == 0)
+		return 0;
+	/* Frame i (i >= 1, or i >= 0 after an earlier frame) first holds
+	 * sample i * hop + max(0, N - hop). */
+	uint64_t d = f->n > f->hop ? f->n - f->hop : 0;
+	uint64_t c = s > d ? (s - d + f->hop - 1) / f->hop : 0;
+	return first && c < 1 ? 1 : c;
+}
+
+/* Rows written for `frames` frames from the stream's start. */
+static uint64_t rows_of(const struct accel_fft *f, uint64_t frames)
+{
+	uint64_t rows = (frames + f->average - 1) / f->average;
+	return (rows + f->decimate - 1) / f->decimate;
+}
+
+int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes)
+{
+	if (bytes < 0)
+		return -1;
+	uint64_t s = (uint64_t)bytes / f->sample_bytes;
+	if (f->pad && (uint64_t)bytes % f->sample_bytes)
+		s++;
+	return (int64_t)rows_of(f, final_frames(f, s, 1));
+}
+
+/* ------------------------------------------------------------ the stream */
+
+struct fft_run {
+	struct accel_fft *f;
+	int64_t left;            /* sample bytes left to read (WAV data), -1: to the end */
+	int started;             /* a unit was made */
+	uint64_t rows;           /* rows the units made so far hold */
+	int64_t header_rows;     /* rows the .npy header says, -1: none written */
+	size_t header_len;
+	const char *name;
+};
+
+/* The sample value zero in a type's encoding, for padding. */
+static uint8_t zero_byte(const struct accel_fft *f)
+{
+	return f->type == ACCEL_SAMPLE_U8 || f->type == ACCEL_SAMPLE_CU8 ? 0x80 : 0;
+}
+
+static int next_frames(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct fft_run *r = user;
+	const struct accel_fft *f = r->f;
+	size_t ss = f->sample_bytes, fu = f->unit_frames;
+	size_t span = ((fu - 1) * f->hop + f->n) * ss, adv = fu * f->hop * ss;
+	size_t want = span > adv ? span : adv, ask = want;
+	if (r->left >= 0 && (uint64_t)r->left < ask)
+		ask = (size_t)r->left;
+	const uint8_t *p;
+	ssize_t m = ask ? accel_input_peek(in, ask, &p) : 0;
+	if (m < 0) {
+		snprintf(err, len, "cannot read: %s", strerror(errno));
+		return (int)m;
+	}
+	size_t got = (size_t)m, frames, copy, consume;
+	u->offset = in->offset;
+	if (got == want) {
+		frames = fu;
+		copy = span;
+		consume = adv;
+	} else {
+		size_t part = got % ss;
+		if (part && !f->pad) {
+			snprintf(err, len, "partial sample at the end of input: %zu of the %zu bytes of a %s sample at byte offset %llu (--pad completes it with zeros)",
+				 part, ss, accel_sample_name(f->type), (unsigned long long)(in->offset + got - part));
+			return ACCEL_EDATA;
+		}
+		uint64_t total = final_frames(f, got / ss + (part != 0), !r->started);
+		if (total == 0) {
+			accel_input_consume(in, got);
+			return 0;
+		}
+		frames = total < fu ? (size_t)total : fu;
+		copy = ((frames - 1) * f->hop + f->n) * ss;
+		if (total > fu) {
+			consume = frames * f->hop * ss;
+		} else {
+			consume = got;
+			u->last = 1;
+		}
+	}
+	if (accel_buf_reserve(&u->in, copy) < 0)
+		return ACCEL_ENOMEM;
+	size_t have = copy < got ? copy : got;
+	memcpy(u->in.data, p, have);
+	if (have < copy)
+		memset(u->in.data + have, zero_byte(f), copy - have);
+	u->in.len = copy;
+	if (r->started && f->hop < f->n) {
+		size_t ov = (f->n - f->hop) * ss;
+		u->in_overlap = ov < copy ? ov : copy;
+	}
+	accel_input_consume(in, consume);
+	if (r->left >= 0)
+		r->left -= (int64_t)consume;
+	r->started = 1;
+	/* Rows of whole units are counted from the stream's start, so the
+	 * decimation of the last unit counts right. */
+	r->rows = rows_of(f, (uint64_t)u->seq * fu + frames);
+	size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	u->out_hint = (size_t)(rows_of(f, frames) + 1) * vals * (f->format == ACCEL_FFT_TEXT ? 17 : 4);
+	return 1;
+}
+
+/* The .npy header (NumPy format version 1.0: magic, version, header
+ * length, a Python dict literal padded with spaces to a multiple of 64
+ * bytes and ended by '\n'). The shape's row count is written in a field
+ * of fixed width, so the header can be rewritten in place. */
+static size_t npy_header(const struct accel_fft *f, uint64_t rows, char *buf, size_t len)
+{
+	char dict[160];
+	int n = snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': False, 'shape': (%20llu, %zu), }",
+			 f->out == ACCEL_FFT_COMPLEX ? "c8" : "f4", (unsigned long long)rows, f->bins);
+	size_t total = 10 + (size_t)n + 1;
+	total = (total + 63) / 64 * 64;
+	if (total > len)
+		return 0;
+	memcpy(buf, "\x93NUMPY\x01\x00", 8);
+	size_t hl = total - 10;
+	buf[8] = (char)(hl & 0xff);
+	buf[9] = (char)(hl >> 8);
+	memcpy(buf + 10, dict, (size_t)n);
+	memset(buf + 10 + n, ' ', total - 10 - (size_t)n - 1);
+	buf[total - 1] = '\n';
+	return total;
+}
+
+static int npy_begin(void *user, struct accel_output *out)
+{
+	struct fft_run *r = user;
+	char h[256];
+	size_t n = npy_header(r->f, r->header_rows < 0 ? 0 : (uint64_t)r->header_rows, h, sizeof h);
+	r->header_len = n;
+	return accel_output_write(out, h, n);
+}
+
+static int npy_end(void *user, struct accel_output *out)
+{
+	struct fft_run *r = user;
+	if (r->header_rows >= 0 && (uint64_t)r->header_rows == r->rows)
+		return 0;
+	/* The input's size was unknown, or lied (a WAV data size): rewrite
+	 * the header with the rows written. */
+	char h[256];
+	size_t n = npy_header(r->f, r->rows, h, sizeof h);
+	int64_t end = accel_output_seek(out, 0, SEEK_CUR);
+	if (end < 0 || accel_output_seek(out, 0, SEEK_SET) < 0)
+		return ACCEL_EINVAL;
+	int rc = accel_output_write(out, h, n);
+	if (!rc && accel_output_seek(out, end, SEEK_SET) < 0)
+		rc = ACCEL_EIO;
+	return rc;
+}
+
+int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct accel_fft *f,
+		  struct accel_input *in, struct accel_output *out, struct accel_stream_stats *stats,
+		  char *err, size_t len)
+{
+	err[0] = 0;
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	struct accel_op op = { .name = accel_fft_op_name(f), .ext = f };
+	int64_t size = cfg->data_size >= 0 ? cfg->data_size : in->size;
+	if (cfg->data_size >= 0 && in->size >= 0 && in->size < size)
+		size = in->size;
+	struct fft_run r = { .f = f, .left = cfg->data_size, .name = in->name };
+	r.header_rows = accel_fft_stream_rows(f, size);
+	if (f->format == ACCEL_FFT_NPY && r.header_rows < 0 && accel_output_seek(out, 0, SEEK_CUR) < 0) {
+		snprintf(err, len, "--npy needs an input of known size or an output file (the row count goes in the header)");
+		return ACCEL_EINVAL;
+	}
+	struct accel_route route;
+	struct accel_route_req req = { &op, cfg->backend, size, NULL };
+	int rc = accel_route(ctx, &req, &route);
+	if (cfg->verbose > 0)
+		accel_route_print(&route, stderr);
+	if (rc == ACCEL_EINVAL) {
+		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
+		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+		return rc;
+	}
+	if (rc < 0) {
+		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
+		return rc;
+	}
+	struct accel_stream_ops ops = { next_frames, NULL, NULL };
+	if (f->format == ACCEL_FFT_NPY) {
+		ops.begin = npy_begin;
+		ops.end = npy_end;
+	}
+	struct accel_stream_config sc = cfg->stream;
+	if (sc.total_size < 0 || cfg->data_size >= 0)
+		sc.total_size = size;
+	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
+	if (rc == ACCEL_EINVAL && !err[0])
+		snprintf(err, len, "cannot rewrite the .npy header: the output is not seekable");
+	return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * wav.c - the header of a WAV file: RIFF chunks (id, little-endian 32-bit
+ * size, data padded to an even length), the "fmt " chunk (WAVEFORMAT:
+ * format tag, channels, sample rate, byte rate, block align, bits; tag
+ * 0xFFFE WAVE_FORMAT_EXTENSIBLE carries the real tag in the first two bytes
+ * of its SubFormat GUID), then "data". Source: Microsoft, "Multimedia
+ * Programming Interface and Data Specifications 1.0" (1991) and
+ * "Multiple Channel Audio Data and WAVE Files" (WAVEFORMATEXTENSIBLE).
+ * No size read here is trusted: every chunk is checked against the bytes
+ * given, and the RIFF size is ignored (streamed files lie in it).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core.h"
+
+/* Bytes of header (chunks before the samples) accepted at most. */
+#define WAV_HEADER_MAX ((size_t)1 << 20)
+
+#define TAG_PCM 1
+#define TAG_FLOAT 3
+#define TAG_EXTENSIBLE 0xFFFE
+
+static unsigned le16(const uint8_t *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* KSDATAFORMAT_SUBTYPE_* GUIDs end with these 14 bytes (after the tag). */
+static const uint8_t guid_tail[14] = {
+	0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71,
+};
+
+static int bad(char *err, size_t len, const char *what)
+{
+	snprintf(err, len, "WAV header: %s", what);
+	return ACCEL_EDATA;
+}
+
+/* The "fmt " chunk's body c[0..size) into w. */
+static int parse_fmt(const uint8_t *c, uint32_t size, struct accel_wav *w, char *err, size_t len)
+{
+	if (size < 16)
+		return bad(err, len, "fmt chunk shorter than 16 bytes");
+	unsigned tag = le16(c), align = le16(c + 12);
+	w->channels = le16(c + 2);
+	w->rate = le32(c + 4);
+	w->bits = le16(c + 14);
+	if (tag == TAG_EXTENSIBLE) {
+		if (size < 40 || le16(c + 16) < 22)
+			return bad(err, len, "WAVE_FORMAT_EXTENSIBLE fmt chunk shorter than 40 bytes");
+		if (memcmp(c + 26, guid_tail, sizeof guid_tail))
+			return bad(err, len, "unknown WAVE_FORMAT_EXTENSIBLE sub-format");
+		tag = le16(c + 24);
+	}
+	if (w->channels != 1 && w->channels != 2) {
+		snprintf(err, len, "WAV header: %u channels (mono is read as real samples, stereo as I/Q)", w->channels);
+		return ACCEL_EDATA;
+	}
+	int cplx = w->channels == 2;
+	if (tag == TAG_PCM && w->bits == 8)
+		w->type = cplx ? ACCEL_SAMPLE_CU8 : ACCEL_SAMPLE_U8;
+	else if (tag == TAG_PCM && w->bits == 16)
+		w->type = cplx ? ACCEL_SAMPLE_CI16 : ACCEL_SAMPLE_I16;
+	else if (tag == TAG_FLOAT && w->bits == 32)
+		w->type = cplx ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
+	else if (tag == TAG_FLOAT && w->bits == 64)
+		w->type = cplx ? ACCEL_SAMPLE_CF64 : ACCEL_SAMPLE_F64;
+	else {
+		snprintf(err, len, "WAV header: format %u with %u-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)",
+			 tag, w->bits);
+		return ACCEL_EDATA;
+	}
+	if (align != w->channels * w->bits / 8)
+		return bad(err, len, "block align does not match channels and bits");
+	return 0;
+}
+
+int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *need, char *err, size_t len)
+{
+	*need = 0;
+	if (memcmp(p, "RIFF", n < 4 ? n : 4))
+		return 0;
+	if (n < 12) {
+		*need = 12;
+		return ACCEL_ENOTSUP;
+	}
+	if (memcmp(p + 8, "WAVE", 4))
+		return bad(err, len, "a RIFF file that is not WAVE");
+	int have_fmt = 0;
+	size_t off = 12;
+	for (;;) {
+		if (off + 8 > WAV_HEADER_MAX)
+			return bad(err, len, "no data chunk in the first 1 MiB");
+		if (off + 8 > n) {
+			*need = off + 8;
+			return ACCEL_ENOTSUP;
+		}
+		uint32_t size = le32(p + off + 4);
+		if (!memcmp(p + off, "data", 4)) {
+			if (!have_fmt)
+				return bad(err, len, "data chunk before the fmt chunk");
+			w->data_offset = off + 8;
+			w->data_size = size == 0 || size == 0xFFFFFFFFu ? -1 : (int64_t)size;
+			return 1;
+		}
+		/* Every other chunk is skipped; "fmt " is read. The chunk and
+		 * its pad byte must fit the header limit. */
+		uint64_t next = (uint64_t)off + 8 + size + (size & 1);
+		if (next > WAV_HEADER_MAX)
+			return bad(err, len, "a chunk before the data runs past the first 1 MiB");
+		if (!memcmp(p + off, "fmt ", 4)) {
+			if (have_fmt)
+				return bad(err, len, "two fmt chunks");
+			if (off + 8 + size > n) {
+				*need = off + 8 + size;
+				return ACCEL_ENOTSUP;
+			}
+			int rc = parse_fmt(p + off + 8, size, w, err, len);
+			if (rc < 0)
+				return rc;
+			have_fmt = 1;
+		}
+		off = (size_t)next;
+	}
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# accel-crypt passphrases (scrypt stanza, files, fds, the terminal through
+# script(1), as age -p reads only from a terminal) and ASCII armor, with
+# interop with age both ways.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	C="$ROOT/build/accel-crypt"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+	age-keygen -o key.txt 2> /dev/null
+	REC=$(age-keygen -y key.txt)
+	echo "correct horse battery" > pw
+	head -c 150000 /dev/urandom > p
+}
+
+# on_tty "INPUT LINES" COMMAND...: run COMMAND on a pseudo-terminal, typing
+# each line of INPUT LINES after a pause.
+on_tty() {
+	local lines=$1
+	shift
+	{
+		sleep 1
+		printf '%s\n' "$lines" | while IFS= read -r l; do printf '%s\n' "$l"; sleep 0.5; done
+	} | script -qec "$*" /dev/null > /dev/null
+}
+
+@test "scrypt: the stanza age writes (work factor 18), one line, round trip with --passphrase-file and --passphrase-fd" {
+	"$C" -p --passphrase-file pw -o p.age p
+	sed -n 2p p.age | grep -Eq '^-> scrypt [A-Za-z0-9+/]{22} 18$'
+	[ "$(sed -n '1,/^---/p' p.age | grep -ac '^->')" = 1 ]
+	"$C" -d --passphrase-file pw p.age | cmp - p
+	"$C" -d --passphrase-fd 3 p.age 3< pw | cmp - p
+	"$C" --passphrase-fd 3 -o q.age p 3< pw
+	"$C" -d --passphrase-file pw q.age | cmp - p
+}
+
+@test "scrypt: age -p (on a terminal) reads ours, and we read age's" {
+	"$C" -p --passphrase-file pw -o ours.age p
+	on_tty "correct horse battery" age -d -o out ours.age
+	cmp out p
+	on_tty "$(printf 'correct horse battery\ncorrect horse battery')" age -p -o theirs.age p
+	[ -s theirs.age ]
+	"$C" -d --passphrase-file pw theirs.age | cmp - p
+}
+
+@test "scrypt: at the terminal, asked twice on encrypt, once on decrypt" {
+	on_tty "$(printf 'tty pass\ntty pass')" "$C" -p -o t.age p
+	echo "tty pass" > tp
+	"$C" -d --passphrase-file tp t.age | cmp - p
+	on_tty "tty pass" "$C" -d -o out t.age
+	cmp out p
+	on_tty "$(printf 'one\ntwo')" "$C" -p -o u.age p || true
+	[ ! -e u.age ]
+}
+
+@test "scrypt: wrong passphrase exit 3; identities for a passphrase file; no terminal" {
+	"$C" -p --passphrase-file pw -o p.age p
+	echo nope > wrong
+	run -3 "$C" -d --passphrase-file wrong -o out p.age
+	[ "$output" = "accel-crypt: p.age: cannot decrypt: wrong passphrase" ]
+	[ ! -e out ]
+	run -1 "$C" -d -i key.txt p.age
+	[ "$output" = "accel-crypt: p.age: cannot decrypt: it is encrypted with a passphrase, not to an identity (-i)" ]
+	run -1 setsid "$C" -d p.age < /dev/null
+	[ "$output" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	: > emptypw
+	run -1 "$C" -p --passphrase-file emptypw p
+	[ "$output" = "accel-crypt: the passphrase from emptypw is empty" ]
+}
+
+@test "scrypt: a work factor over 22 is refused before any work; an scrypt stanza must be alone" {
+	"$C" -p --passphrase-file pw -o p.age p
+	sed '2s/ 18$/ 23/' p.age > big.age
+	run -3 "$C" -d --passphrase-file pw big.age
+	[ "$output" = "accel-crypt: big.age: cannot decrypt: scrypt work factor 23 is over the limit of 22" ]
+	sed '2s/ 18$/ 018/' p.age > lead.age
+	run -3 "$C" -d --passphrase-file pw lead.age
+	[ "$output" = "accel-crypt: lead.age: cannot decrypt: malformed scrypt stanza (work factor '018')" ]
+	"$C" -r "$REC" p > x.age
+	{ head -n 3 p.age; sed -n '2,3p' x.age; sed -n '/^---/,$p' p.age; } > two.age
+	run -3 "$C" -d --passphrase-file pw two.age
+	[ "$output" = "accel-crypt: two.age: cannot decrypt: an scrypt stanza must be the only one" ]
+}
+
+@test "usage: -p with -r; a passphrase never from the command line" {
+	run -2 "$C" -p -r "$REC" p
+	[ "${lines[0]}" = "accel-crypt: -p and a passphrase cannot be combined with recipients (-r, -R)" ]
+	run -2 "$C" -p --passphrase-file pw --passphrase-fd 0 p
+	[ "${lines[0]}" = "accel-crypt: --passphrase-file and --passphrase-fd exclude each other" ]
+	run -2 "$C" --passphrase secret p
+	[ "${lines[0]}" = "accel-crypt: one input FILE at most ('p' is a second)" ]
+}
+
+@test "armor: age reads ours and we read age's, sizes around the 48-byte line" {
+	for n in 0 1 47 48 49 65536 200000; do
+		head -c $n /dev/urandom > x
+		"$C" -a -f -r "$REC" -o ours.age x
+		[ "$(head -n 1 ours.age)" = "-----BEGIN AGE ENCRYPTED FILE-----" ]
+		[ "$(tail -n 1 ours.age)" = "-----END AGE ENCRYPTED FILE-----" ]
+		[ "$(awk 'length > 64' ours.age | wc -l)" = 0 ]
+		age -d -i key.txt ours.age | cmp - x
+		age -a -r "$REC" x > theirs.age
+		"$C" -d -i key.txt theirs.age | cmp - x
+		"$C" -d -i key.txt < theirs.age | cmp - x
+	done
+	"$C" -a -p --passphrase-file pw -o pa.age p
+	"$C" -d --passphrase-file pw pa.age | cmp - p
+}
+
+@test "armor: our output is the same file as without armor, base64'd" {
+	"$C" -a -r "$REC" p > a.age
+	sed '1d;$d' a.age | base64 -d > bin.age
+	"$C" -d -i key.txt bin.age | cmp - p
+	age -d -i key.txt bin.age | cmp - p
+}
+
+@test "armor: damaged armor is exit 3 with the armor's reason; CRLF and surrounding whitespace are accepted" {
+	head -c 1000 /dev/urandom > q
+	"$C" -a -r "$REC" q > a.age
+	sed '3s/./!/' a.age > bad.age
+	run -3 "$C" -d -i key.txt -o out bad.age
+	[ "$output" = "accel-crypt: bad.age: cannot decrypt: armor line 3: not canonical base64" ]
+	[ ! -e out ]
+	{ cat a.age; echo junk; } > junk.age
+	run -3 "$C" -d -i key.txt -o out junk.age
+	[ "$output" = "accel-crypt: junk.age: cannot decrypt: armor: data after '-----END AGE ENCRYPTED FILE-----'" ]
+	[ ! -e out ]
+	head -n -1 a.age > cut.age
+	run -3 "$C" -d -i key.txt -o out cut.age
+	[ "$output" = "accel-crypt: cut.age: cannot decrypt: armor: truncated (no '-----END AGE ENCRYPTED FILE-----' line)" ]
+	sed 's/$/\r/' a.age > crlf.age
+	"$C" -d -i key.txt crlf.age | cmp - q
+	{ printf '\n  \n'; cat a.age; printf '\n\n'; } > ws.age
+	"$C" -d -i key.txt ws.age | cmp - q
+}
+
+@test "binary to a terminal is refused without -a or -f" {
+	run -1 script -qec "$C -r $REC p" /dev/null
+	[[ "$output" == *"accel-crypt: refusing to write encrypted data to a terminal; use -a, -o FILE, a pipe or -f"* ]]
+	run -0 script -qec "$C -a -r $REC -o /dev/stdout p" /dev/null
+	[[ "$output" == *"-----BEGIN AGE ENCRYPTED FILE-----"* ]]
+}

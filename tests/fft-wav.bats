@@ -1,0 +1,154 @@
+#!/usr/bin/env bats
+# accel-fft: WAV input (detected by its header, sizes that lie) and the
+# FFTW wisdom cache.
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	F="$ROOT/build/accel-fft"
+	T="$BATS_TEST_TMPDIR"
+	export XDG_CACHE_HOME="$T/cache"
+	command -v sox > /dev/null || skip "sox is not installed"
+}
+
+# wav FILE [fmt-chunk-bytes-hex]: a WAV file written by python's own bytes
+# (header fields given, so they can lie): wav OUT CHANNELS BITS TAG
+# DATASIZE NSAMPLES [TRAILER].
+mkwav() {
+	/usr/bin/python3 -c "
+import struct, sys
+out, ch, bits, tag, size, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+trailer = sys.argv[7].encode() if len(sys.argv) > 7 else b''
+align = ch * bits // 8
+fmt = struct.pack('<HHIIHH', tag, ch, 8000, 8000 * align, align, bits)
+data = bytes((i * 37 + 11) % 256 for i in range(n * align))
+body = b'WAVE' + b'fmt ' + struct.pack('<I', len(fmt)) + fmt + b'data' + struct.pack('<I', size) + data + trailer
+open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
+" "$@"
+}
+
+@test "a 16-bit mono WAV is read as i16 samples after its header" {
+	sox -n -r 8000 -b 16 -c 1 "$T/a.wav" synth 1 sine 440 gain -3
+	sox "$T/a.wav" -t s16 "$T/a.i16"
+	"$F" --plan estimate -n 800 --out db "$T/a.wav" > "$T/w"
+	"$F" --plan estimate -t i16 -n 800 --out db "$T/a.i16" > "$T/r"
+	cmp "$T/w" "$T/r"
+	[ "$(stat -c %s "$T/w")" -eq $((10 * 401 * 4)) ]
+	run "$F" -v --plan estimate -n 800 "$T/a.wav" -o /dev/null
+	[[ "$output" == *"accel-fft: $T/a.wav: WAV, 1 channel, 8000 Hz, 16-bit, read as i16"* ]]
+}
+
+@test "a stereo float WAV is read as I/Q (cf32); 8-bit stereo as cu8" {
+	sox -n -r 8000 -e floating-point -b 32 -c 2 "$T/s.wav" synth 1 sine 440 sine 445
+	sox "$T/s.wav" -t f32 "$T/s.cf32"
+	"$F" --plan estimate -n 1000 "$T/s.wav" > "$T/w"
+	"$F" --plan estimate -n 1000 "$T/s.cf32" > "$T/r"
+	cmp "$T/w" "$T/r"
+	sox -n -r 8000 -e unsigned -b 8 -c 2 "$T/u.wav" synth 1 sine 440 sine 445
+	sox "$T/u.wav" -t u8 "$T/u.raw"
+	"$F" --plan estimate -n 1000 "$T/u.wav" > "$T/w"
+	"$F" --plan estimate -t cu8 -n 1000 "$T/u.raw" > "$T/r"
+	cmp "$T/w" "$T/r"
+}
+
+@test "a WAV streamed through a pipe (sox's data size is a placeholder) is read to its end" {
+	sox -n -r 8000 -b 16 -c 1 "$T/a.wav" synth 1 sine 440
+	sox "$T/a.wav" -t s16 "$T/a.i16"
+	sox "$T/a.wav" -t wav - 2>/dev/null | "$F" --plan estimate -n 800 > "$T/w"
+	"$F" --plan estimate -t i16 -n 800 "$T/a.i16" > "$T/r"
+	cmp "$T/w" "$T/r"
+}
+
+@test "the data size bounds the samples: a chunk after the data is not read as samples" {
+	mkwav "$T/t.wav" 1 16 1 2000 1000 "LIST....trailing chunk"
+	mkwav "$T/p.wav" 1 16 1 2000 1000
+	"$F" --plan estimate -n 100 "$T/t.wav" > "$T/a"
+	"$F" --plan estimate -n 100 "$T/p.wav" > "$T/b"
+	cmp "$T/a" "$T/b"
+	[ "$(stat -c %s "$T/a")" -eq $((10 * 51 * 8)) ]
+	# A size larger than the file: what is there is read (as sox writes
+	# to pipes), not an error.
+	mkwav "$T/l.wav" 1 16 1 1000000 1000
+	"$F" --plan estimate -n 100 "$T/l.wav" > "$T/c"
+	cmp "$T/a" "$T/c"
+	# A size of 0 or 0xFFFFFFFF means to the end.
+	mkwav "$T/z.wav" 1 16 1 0 1000
+	"$F" --plan estimate -n 100 "$T/z.wav" > "$T/d"
+	cmp "$T/a" "$T/d"
+	mkwav "$T/f.wav" 1 16 1 4294967295 1000
+	"$F" --plan estimate -n 100 "$T/f.wav" > "$T/e"
+	cmp "$T/a" "$T/e"
+	# --npy: the row count of the header follows what was read.
+	"$F" --plan estimate -n 100 --npy -o "$T/l.npy" "$T/l.wav"
+	/usr/bin/python3 -c "import numpy as np; assert np.load('$T/l.npy').shape == (10, 51)"
+}
+
+@test "WAV headers that are not supported or malformed are exit 3 with the reason" {
+	mkwav "$T/24.wav" 1 24 1 300 100
+	run "$F" "$T/24.wav"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/24.wav: WAV header: format 1 with 24-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)" ]
+	mkwav "$T/3.wav" 3 16 1 600 100
+	run "$F" "$T/3.wav"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/3.wav: WAV header: 3 channels (mono is read as real samples, stereo as I/Q)" ]
+	mkwav "$T/a.wav" 1 16 1 200 100
+	head -c 30 "$T/a.wav" > "$T/cut.wav"
+	run "$F" "$T/cut.wav"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/cut.wav: WAV header: the input ends inside the header (at byte 30)" ]
+	printf 'RIFF\0\0\0\0AVI LIST' > "$T/avi"
+	run "$F" "$T/avi"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/avi: WAV header: a RIFF file that is not WAVE" ]
+	# An odd data size is a partial sample: exit 3 unless --pad.
+	mkwav "$T/odd.wav" 1 16 1 201 101
+	run "$F" -n 10 "$T/odd.wav"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"partial sample at the end of input: 1 of the 2 bytes of a i16 sample at byte offset 244"* ]]
+	run "$F" -n 10 --pad -o "$T/o" "$T/odd.wav"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$T/o")" -eq $((11 * 6 * 8)) ]
+}
+
+@test "-t reads a file as raw samples, WAV header or not" {
+	mkwav "$T/a.wav" 1 16 1 2000 1000
+	run "$F" --plan estimate -t i16 -n 1022 -o "$T/o" "$T/a.wav"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$T/o")" -eq $((512 * 8)) ]
+}
+
+@test "a tone made by sox lands in its bin at the expected level" {
+	sox -n -r 48000 -e floating-point -b 32 -c 1 "$T/tone.wav" synth 1 sine 1000 gain -6.0206
+	# Amplitude 0.5, N = 48000 (1 Hz bins), rect window, --norm forward:
+	# |X[1000]| = 0.25, 10 log10(0.0625) = -12.04 dB.
+	"$F" -n 48000 --norm forward --out db --text "$T/tone.wav" > "$T/db.csv"
+	run /usr/bin/python3 -c "
+import numpy as np
+a = np.loadtxt('$T/db.csv', delimiter=',')
+print(a.argmax(), '%.2f' % a.max())"
+	[ "$output" = "1000 -12.04" ]
+}
+
+@test "FFTW wisdom: measured plans are kept in XDG_CACHE_HOME/accel and reused" {
+	sox -n -r 8000 -b 16 -c 1 "$T/a.wav" synth 2 sine 440
+	"$F" --plan measure -n 4096 "$T/a.wav" > "$T/a"
+	w="$XDG_CACHE_HOME/accel/fftw3f.wisdom"
+	[ -s "$w" ]
+	head -c 9 "$w" | grep -q '^(fftw-3\.'
+	cp "$w" "$T/w1"
+	# The same job again plans from the wisdom: nothing new is written.
+	"$F" --plan measure -n 4096 "$T/a.wav" > "$T/b"
+	cmp "$w" "$T/w1"
+	cmp "$T/a" "$T/b"
+	"$F" --plan estimate -n 4096 "$T/a.wav" > /dev/null
+	cmp "$w" "$T/w1"
+	# Another size adds to it.
+	"$F" --plan measure -n 1000 "$T/a.wav" > /dev/null
+	! cmp -s "$w" "$T/w1"
+	ls "$XDG_CACHE_HOME/accel" | grep -v -q tmp || true
+	[ "$(ls "$XDG_CACHE_HOME/accel")" = "fftw3f.wisdom" ]
+	# A cache that cannot be written is not an error.
+	XDG_CACHE_HOME=/proc/nonexistent run "$F" --plan measure -n 512 -o "$T/c" "$T/a.wav"
+	[ "$status" -eq 0 ]
+	[ -s "$T/c" ]
+}

@@ -1,0 +1,333 @@
+#!/usr/bin/env bats
+# accel-fft: accuracy against numpy (double precision), round trips,
+# known answers, the output formats and bad input. The reference is
+# tests/fixtures/fft/ref.py (numpy from /usr/bin/python3).
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	F="$ROOT/build/accel-fft"
+	REF="/usr/bin/python3 $ROOT/tests/fixtures/fft/ref.py"
+	T="$BATS_TEST_TMPDIR"
+	export XDG_CACHE_HOME="$T/cache"
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+}
+
+# check OPTIONS... IN: run accel-fft on IN with OPTIONS (--plan estimate)
+# and compare with numpy; the error line goes to the test's output.
+check() {
+	local in="${@: -1}" opts=("${@:1:$#-1}")
+	"$F" --plan estimate "${opts[@]}" -o "$T/out" -f "$in"
+	$REF check "${opts[@]}" "$in" "$T/out"
+}
+
+@test "complex input, every size class: 2, primes, odd, powers of two up to 2^20" {
+	for n in 2 3 5 7 17 97 256 1000 1024 4096 65537; do
+		$REF gen cf32 $((n * 3 + n / 2)) $n "$T/x"
+		run check -n $n "$T/x"
+		echo "n=$n: $output"
+		[ "$status" -eq 0 ]
+	done
+	$REF gen cf32 $((1 << 20)) 1 "$T/x"
+	run check -n $((1 << 20)) "$T/x"
+	echo "n=2^20: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 1 bins 1048576 "* ]]
+}
+
+@test "real input gives N/2+1 bins (rfft), and all N with --full, even and odd N" {
+	for n in 2 9 64 1001 4096; do
+		$REF gen f32 $((n * 4)) $n "$T/x"
+		run check -t f32 -n $n "$T/x"
+		echo "n=$n: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"bins $((n / 2 + 1)) "* ]]
+		run check -t f32 -n $n --full "$T/x"
+		echo "n=$n --full: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"bins $n "* ]]
+	done
+	$REF gen f64 $((1 << 20)) 3 "$T/x"
+	run check -t f64 -n $((1 << 20)) "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "every sample type is read as documented (scale, offset, I then Q)" {
+	for t in cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64; do
+		$REF gen $t 5000 7 "$T/x"
+		run check -t $t -n 250 "$T/x"
+		echo "$t: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "rows 20 "* ]]
+	done
+}
+
+@test "inverse transforms, every normalisation, both directions" {
+	$REF gen cf32 6000 11 "$T/x"
+	for norm in backward forward ortho none; do
+		run check -n 1000 --norm $norm "$T/x"
+		echo "forward $norm: $output"
+		[ "$status" -eq 0 ]
+		run check -n 1000 --norm $norm --inverse "$T/x"
+		echo "inverse $norm: $output"
+		[ "$status" -eq 0 ]
+	done
+	$REF gen f32 6000 12 "$T/r"
+	run check -t f32 -n 600 --inverse "$T/r"
+	echo "real inverse: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"bins 600 "* ]]
+}
+
+@test "every window, every output mode, with shift and dB offset" {
+	$REF gen cf32 8192 13 "$T/x"
+	for w in rect hann hamming blackman blackman-harris flattop kaiser:0 kaiser:8.6; do
+		for out in complex mag power db; do
+			run check -n 512 -w $w --out $out --shift --db-offset -12.5 "$T/x"
+			echo "$w $out: $output"
+			[ "$status" -eq 0 ]
+		done
+	done
+	$REF gen f32 8192 14 "$T/r"
+	run check -t f32 -n 1023 -w hann --out db "$T/r"
+	[ "$status" -eq 0 ]
+}
+
+@test "round trip: forward then inverse gives the input back within 1e-5" {
+	for n in 7 1000 4096; do
+		$REF gen cf32 $((n * 5)) $n "$T/x"
+		"$F" --plan estimate -n $n "$T/x" | "$F" --plan estimate -n $n --inverse > "$T/y"
+		run /usr/bin/python3 -c "
+import numpy as np, sys
+x = np.fromfile('$T/x', np.complex64).astype(complex); y = np.fromfile('$T/y', np.complex64)
+e = np.linalg.norm(y - x) / np.linalg.norm(x); print(len(y), e); sys.exit(1 if len(x) != len(y) or e > 1e-5 else 0)"
+		echo "n=$n: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "known answer: a complex tone lands in its bin at 0 dB (--norm forward)" {
+	/usr/bin/python3 -c "
+import numpy as np
+n = 1000; j = np.arange(4 * n)
+np.exp(2j * np.pi * 123 * j / n).astype(np.complex64).tofile('$T/tone')"
+	"$F" -n 1000 --norm forward --out db --text "$T/tone" > "$T/db.csv"
+	[ "$(wc -l < "$T/db.csv")" -eq 4 ]
+	run /usr/bin/python3 -c "
+import numpy as np
+a = np.loadtxt('$T/db.csv', delimiter=',')
+peak = a.argmax(axis=1); print(peak, a[:, 123], np.delete(a, 123, axis=1).max())
+assert (peak == 123).all() and abs(a[:, 123]).max() < 1e-4 and np.delete(a, 123, axis=1).max() < -100"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The same tone at -1 Hz per bin of a full spectrum, shifted: bin 500 - 1.
+	/usr/bin/python3 -c "
+import numpy as np
+n = 1000; j = np.arange(n)
+np.exp(-2j * np.pi * j / n).astype(np.complex64).tofile('$T/neg')"
+	run sh -c "'$F' -n 1000 --out power --shift --norm forward --text '$T/neg' | tr ',' '\n' | awk '\$1 > 0.5 { print NR - 1 }'"
+	[ "$output" = 499 ]
+}
+
+@test "real known answer: a cosine of amplitude 2 at bin 50 is 0 dB with --norm forward (half spectrum)" {
+	/usr/bin/python3 -c "
+import numpy as np
+n = 400; j = np.arange(n)
+(2 * np.cos(2 * np.pi * 50 * j / n)).astype(np.float32).tofile('$T/cos')"
+	run sh -c "'$F' -t f32 -n 400 --norm forward --out db --text '$T/cos' | tr ',' '\n' | awk -F, '\$1 > -1 { print NR - 1, \$1 }'"
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "50 "* ]]
+	[ "$(echo "${lines[0]}" | awk '{ print ($2 < 1e-5 && $2 > -1e-5) }')" = 1 ]
+}
+
+@test "overlap and hop: frames share samples, statistics count each input byte once" {
+	$REF gen cf32 10000 21 "$T/x"
+	run check -n 1000 --overlap 0.5 -w hann "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 19 "* ]]
+	run check -n 1000 --hop 300 "$T/x"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 31 "* ]]
+	# Small units (-T 2, --hop 1 means many frames per byte): still in order.
+	run check -n 64 --hop 1 --out power "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 9937 "* ]]
+	# -v: the input is counted once however much frames overlap.
+	"$F" -v --plan estimate -n 1000 --overlap 0.75 "$T/x" 2> "$T/log" > /dev/null
+	grep -q "80000 bytes in" "$T/log"
+	grep -q "^accel-fft: 10000 samples in " "$T/log"
+}
+
+@test "gaps: a hop larger than N needs --allow-gaps (exit 2), then skips samples" {
+	$REF gen cf32 10000 22 "$T/x"
+	run "$F" -n 100 --hop 250 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --hop 250 is larger than the transform size 100: samples would be skipped (add --allow-gaps)" ]
+	run check -n 100 --hop 250 --allow-gaps "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 40 "* ]]
+}
+
+@test "--average K is Welch's mean of K spectra per row; the last row averages what is left" {
+	$REF gen cf32 $((256 * 103)) 23 "$T/x"
+	for out in mag power db; do
+		run check -n 256 --average 10 --out $out "$T/x"
+		echo "$out: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "rows 11 "* ]]
+	done
+	run check -n 256 -w hann --overlap 0.5 --average 7 --out db "$T/x"
+	[ "$status" -eq 0 ]
+	run "$F" -n 256 --average 4 "$T/x"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "accel-fft: averaging needs --out mag, power or db"* ]]
+}
+
+@test "--decimate D writes one row in D, across unit boundaries" {
+	$REF gen cf32 $((256 * 5000)) 24 "$T/x"
+	run check -n 256 --decimate 7 --out power "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 715 "* ]]
+	run check -n 256 --average 3 --decimate 4 --out db "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 417 "* ]]
+}
+
+@test "--text is CSV numpy reads; --npy is an array numpy.load reads, from a file or a pipe" {
+	$REF gen cf32 3000 25 "$T/x"
+	run check -n 300 --text "$T/x"
+	[ "$status" -eq 0 ]
+	run check -n 300 --out db --text "$T/x"
+	[ "$status" -eq 0 ]
+	run check -n 300 --out mag --npy "$T/x"
+	[ "$status" -eq 0 ]
+	run check -n 300 --npy "$T/x"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# From a pipe, the header is rewritten at the end of the output file.
+	cat "$T/x" | "$F" --plan estimate -n 300 --npy -o "$T/p.npy"
+	run $REF check -n 300 --npy "$T/x" "$T/p.npy"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp "$T/out" "$T/p.npy"
+	# From a pipe to a pipe the row count cannot be known: exit 2.
+	run bash -c "set -o pipefail; cat '$T/x' | '$F' -n 300 --npy | cat > /dev/null"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "accel-fft: --npy needs an input of known size or an output file"* ]]
+}
+
+@test "a partial sample at the end is exit 3 naming the offset; --pad completes it and pads the frames" {
+	$REF gen cf32 1000 26 "$T/x"
+	head -c 7 /dev/urandom >> "$T/x"
+	run "$F" -n 100 "$T/x"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/x: partial sample at the end of input: 7 of the 8 bytes of a cf32 sample at byte offset 8000 (--pad completes it with zeros)" ]
+	run sh -c "cat '$T/x' | '$F' -n 100 -o '$T/o'"
+	[ "$status" -eq 3 ]
+	[ ! -e "$T/o" ]
+	$REF gen ci16 1001 27 "$T/y"
+	head -c 2 /dev/zero >> "$T/y"
+	run check -t ci16 -n 300 --hop 200 --pad "$T/y"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 5 "* ]]
+	$REF gen u8 999 28 "$T/u"
+	run check -t u8 -n 100 --overlap 0.25 --pad "$T/u"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Without --pad the samples after the last whole frame are dropped.
+	run check -t u8 -n 100 --overlap 0.25 "$T/u"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 12 "* ]]
+}
+
+@test "bad options: unknown type, N < 2, bad window, exit 2 with one line and the help hint" {
+	run "$F" -t cf16 /dev/null
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --type: unknown sample type 'cf16' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64)" ]
+	[ "${lines[1]}" = "Try 'accel-fft --help' for more information." ]
+	run "$F" -n 1 /dev/null
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --size: 1 is too small: a transform needs N >= 2" ]
+	run "$F" -n 0x10 /dev/null
+	[ "$status" -eq 2 ]
+	run "$F" -w kaiser:-1 /dev/null
+	[ "$status" -eq 2 ]
+	run "$F" -w triangle /dev/null
+	[ "$status" -eq 2 ]
+	run "$F" -t f32 --shift /dev/null
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --shift needs a full spectrum: complex input, --full or --inverse" ]
+	run "$F" --overlap 1 /dev/null
+	[ "$status" -eq 2 ]
+	run "$F" a b
+	[ "$status" -eq 2 ]
+}
+
+@test "NaN and infinity pass through: their frame's spectrum, not the others, and exit 0" {
+	/usr/bin/python3 -c "
+import numpy as np
+x = np.ones(300, np.float32); x[150] = np.nan; x.tofile('$T/nan')"
+	run check -t f32 -n 100 --out power "$T/nan"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "nan positions match"* ]]
+	run /usr/bin/python3 -c "
+import numpy as np
+a = np.fromfile('$T/out', np.float32).reshape(3, 51)
+assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).any()"
+	[ "$status" -eq 0 ]
+}
+
+@test "empty input and input shorter than a frame write nothing (with --pad: one frame)" {
+	run "$F" -n 64 -o "$T/e" /dev/null
+	[ "$status" -eq 0 ]
+	[ -f "$T/e" ] && [ ! -s "$T/e" ]
+	$REF gen cf32 10 29 "$T/x"
+	"$F" -n 64 "$T/x" > "$T/o"
+	[ ! -s "$T/o" ]
+	run check -n 64 --pad "$T/x"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 1 "* ]]
+}
+
+@test "-o FILE is complete or absent; an existing FILE needs -f; binary is not written to a terminal" {
+	$REF gen cf32 1000 30 "$T/x"
+	: > "$T/exists"
+	run "$F" -n 100 -o "$T/exists" "$T/x"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: $T/exists already exists; use -f to overwrite it" ]
+	run "$F" -n 100 -o "$T/new" "$T/missing"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/new" ]
+}
+
+@test "the route names fftw:cpu0; -b fftw forces it; --fallback cpu runs on it too" {
+	$REF gen cf32 4000 31 "$T/x"
+	"$F" -v -n 100 "$T/x" 2> "$T/log" > /dev/null
+	grep -q "^  1\. fftw:cpu0 " "$T/log"
+	grep -q "^route for fft.c2c " "$T/log"
+	"$F" -v -t f32 -n 100 "$T/x" 2> "$T/log" > /dev/null
+	grep -q "^route for fft.r2c " "$T/log"
+	"$F" --plan estimate -b fftw -n 100 "$T/x" > "$T/a"
+	"$F" --plan estimate -b fftw:cpu0 -T 1 -n 100 "$T/x" > "$T/b"
+	cmp "$T/a" "$T/b"
+	run "$F" -b cpu -n 100 "$T/x"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
+}
+
+@test "the output is the same bytes whatever the threads and unit layout" {
+	$REF gen cf32 $((1000 * 300)) 32 "$T/x"
+	"$F" --plan estimate -T 1 -n 1000 --overlap 0.3 --out db "$T/x" > "$T/a"
+	"$F" --plan estimate -T 2 -n 1000 --overlap 0.3 --out db "$T/x" > "$T/b"
+	cat "$T/x" | "$F" --plan estimate -T 2 -n 1000 --overlap 0.3 --out db > "$T/c"
+	cmp "$T/a" "$T/b"
+	cmp "$T/a" "$T/c"
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Write the seed corpus of the wav fuzz target into tests/fuzz/corpus/wav:
+# headers from sox (mono, stereo, float with a fact chunk, extensible, to a
+# pipe), and crafted ones whose sizes lie (data size past the end, 0 and
+# 0xFFFFFFFF, a chunk size past 1 MiB, an odd chunk with its pad byte),
+# chunks in the wrong order, truncations and unsupported formats. Each file
+# is cut to its header and a few samples.
+set -eu
+cd "$(dirname "$0")/../.."
+out=tests/fuzz/corpus/wav
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out"
+sox -n -r 8000 -b 16 -c 1 "$tmp/a.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 8 -e unsigned -c 2 "$tmp/b.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 32 -e floating-point -c 2 "$tmp/c.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 64 -e floating-point -c 1 "$tmp/d.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 16 -c 2 -t wavpcm "$tmp/e.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 24 -c 4 "$tmp/f.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 16 -c 1 -t wav - synth 0.002 sine 440 2>/dev/null > "$tmp/g.wav"
+for f in a b c d e f g; do head -c 200 "$tmp/$f.wav" > "$out/sox-$f.wav"; done
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def fmt(tag=1, ch=1, bits=16, ext=None):
+    align = ch * bits // 8
+    body = struct.pack('<HHIIHH', tag, ch, 8000, 8000 * align, align, bits)
+    if ext is not None:
+        body += struct.pack('<HHI', 22, bits, 3) + struct.pack('<H', ext) + bytes.fromhex('000000001000800000aa00389b71')
+    return b'fmt ' + struct.pack('<I', len(body)) + body
+def chunk(cid, body, size=None):
+    return cid + struct.pack('<I', len(body) if size is None else size) + body + (b'\0' if len(body) & 1 else b'')
+def wav(*chunks, riff=None):
+    body = b'WAVE' + b''.join(chunks)
+    return b'RIFF' + struct.pack('<I', len(body) if riff is None else riff) + body
+samples = bytes(range(64))
+files = {
+    'plain': wav(fmt(), chunk(b'data', samples)),
+    'data-size-lies': wav(fmt(), chunk(b'data', samples, 1 << 30)),
+    'data-size-zero': wav(fmt(), chunk(b'data', samples, 0)),
+    'data-size-ffff': wav(fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'riff-size-lies': wav(fmt(), chunk(b'data', samples), riff=7),
+    'list-first': wav(chunk(b'LIST', b'INFOodd'), fmt(), chunk(b'data', samples)),
+    'chunk-past-1mib': wav(fmt(), chunk(b'junk', b'', 2 << 20), chunk(b'data', samples)),
+    'chunk-size-max': wav(chunk(b'junk', b'', 0xFFFFFFFF), fmt(), chunk(b'data', samples)),
+    'data-before-fmt': wav(chunk(b'data', samples), fmt()),
+    'two-fmt': wav(fmt(), fmt(), chunk(b'data', samples)),
+    'fmt-short': wav(chunk(b'fmt ', b'\1\0\1\0'), chunk(b'data', samples)),
+    'fmt-size-lies': wav(chunk(b'fmt ', fmt()[8:], 4000), chunk(b'data', samples)),
+    'extensible-float': wav(fmt(0xFFFE, 2, 32, ext=3), chunk(b'data', samples)),
+    'extensible-pcm': wav(fmt(0xFFFE, 1, 16, ext=1), chunk(b'data', samples)),
+    'extensible-bad-guid': wav(fmt(0xFFFE, 1, 16, ext=1)[:-1] + b'x', chunk(b'data', samples)),
+    'pcm-24': wav(fmt(1, 1, 24), chunk(b'data', samples)),
+    'float-16': wav(fmt(3, 1, 16), chunk(b'data', samples)),
+    'three-channels': wav(fmt(1, 3, 16), chunk(b'data', samples)),
+    'bad-align': wav(fmt()[:20] + b'\3\0' + fmt()[22:], chunk(b'data', samples)),
+    'odd-data': wav(fmt(), chunk(b'data', samples[:63])),
+    'not-wave': b'RIFF\x10\0\0\0AVI LIST\0\0\0\0',
+    'truncated': wav(fmt(), chunk(b'data', samples))[:30],
+    'riff-only': b'RIFF',
+    'empty': b'',
+}
+for name, data in files.items():
+    open('%s/%s.wav' % (out, name), 'wb').write(data)
+PY

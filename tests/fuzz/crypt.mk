@@ -1,0 +1,7 @@
+# accel-crypt's parsers of untrusted input: the age header and the armor.
+CRYPT_FUZZ_SRC := cmd/crypt/header.c cmd/crypt/encoding.c cmd/crypt/primitives.c cmd/crypt/armor.c
+FUZZ_TARGETS += crypt_header crypt_armor
+FUZZ_SRC_crypt_header := tests/fuzz/crypt_header.c $(CRYPT_FUZZ_SRC)
+FUZZ_SRC_crypt_armor := tests/fuzz/crypt_armor.c $(CRYPT_FUZZ_SRC)
+FUZZ_LIBS_crypt_header := $(shell pkg-config --libs libcrypto 2>/dev/null)
+FUZZ_LIBS_crypt_armor := $(FUZZ_LIBS_crypt_header)

@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# accel-infer end to end on small models made here with python3-onnx
+# (tests/infer/models.py): outputs checked against numpy's reference
+# (tests/infer/npy.py, rtol 1e-5, atol 1e-6), --info, raw tensors, several
+# inputs, bad input, -o FILE, batching and the timed flush with a slow
+# writer, top-k, CTC decoding, an engine that cannot load a model, and the
+# fallback from a failing engine (ACCEL_FAULT) to a second one.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] || return 0
+	/usr/bin/python3 "$ROOT/tests/infer/models.py" "$BATS_FILE_TMPDIR" >&2
+}
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-infer"
+	PY=/usr/bin/python3
+	NPY="$ROOT/tests/infer/npy.py"
+	M="$BATS_FILE_TMPDIR"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_ONNXRUNTIME_LIB
+	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] ||
+		skip "no onnxruntime backend: run make deps (ONNX Runtime from npm) and make"
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+}
+
+# arrays FILE PYEXPR: save the arrays of the Python list PYEXPR (np is numpy) one after another.
+arrays() {
+	$PY -c "import numpy as np, sys
+with open(sys.argv[1], 'wb') as f:
+    for a in $2: np.save(f, a)" "$1"
+}
+
+@test "--info prints inputs and outputs with symbolic dims, as text and as JSON" {
+	run -0 "$A" -m "$M/lin.onnx" --info
+	[ "$output" = "model: $M/lin.onnx
+engine: onnxruntime.cpu:cpu0
+inputs:
+  x                        float32 (N, 4)
+outputs:
+  y                        float32 (N, 3)
+  z                        float32 (N, 4)" ]
+	run -0 "$A" -m "$M/lin.onnx" --info --json
+	[ "$(echo "$output" | jq -c '[.schema_version, .engine, .inputs, .outputs]')" = \
+	  '[1,"onnxruntime.cpu:cpu0",[{"name":"x","dtype":"float32","shape":["N",4]}],[{"name":"y","dtype":"float32","shape":["N",3]},{"name":"z","dtype":"float32","shape":["N",4]}]]' ]
+}
+
+@test "a stream of .npy arrays gives one array per output per input, as numpy computes them" {
+	arrays in.npy '[np.random.default_rng(1).standard_normal((k, 4)).astype("f4") for k in (1, 2, 3, 1)]'
+	"$A" -m "$M/lin.onnx" < in.npy > out.npy
+	run -0 $PY "$NPY" check lin in.npy out.npy
+	[ "$output" = "4 inputs, 8 arrays match" ]
+	# FILE operands and -T give the same bytes.
+	"$A" -m "$M/lin.onnx" -T 2 in.npy > out2.npy
+	cmp out.npy out2.npy
+	# --output picks one.
+	"$A" -m "$M/lin.onnx" --output z < in.npy > z.npy
+	run -0 $PY "$NPY" check lin in.npy z.npy z
+	[ "$output" = "4 inputs, 4 arrays match" ]
+}
+
+@test "raw tensors with --shape and --dtype give what the same arrays as .npy give" {
+	arrays in.npy '[np.arange(8, dtype="f4").reshape(2, 4) + i for i in range(3)]'
+	$PY -c "import numpy as np, sys
+sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).tobytes() for i in range(3)))" > in.raw
+	"$A" -m "$M/lin.onnx" < in.npy > a.npy
+	"$A" -m "$M/lin.onnx" --shape 2,4 --dtype float32 < in.raw > b.npy
+	cmp a.npy b.npy
+	# --dim fixes the free dim, so --dtype alone takes the model's shape.
+	"$A" -m "$M/lin.onnx" --dim N=2 --dtype float32 < in.raw > c.npy
+	cmp a.npy c.npy
+	# A raw stream that ends inside a tensor is truncated: exit 3.
+	head -c 40 in.raw > short.raw
+	run -3 "$A" -m "$M/lin.onnx" --shape 1,4 < short.raw
+	[ "$output" = "accel-infer: stdin: truncated raw tensor at byte offset 32: shape (1, 4) of float32 needs 16 bytes, got 8" ]
+}
+
+@test "--input NAME=FILE feeds a model of two inputs in lockstep" {
+	arrays a.npy '[np.full((1, 3), i, "i4") for i in range(4)]'
+	arrays b.npy '[np.arange(3, dtype="i4").reshape(1, 3) * 10 for i in range(4)]'
+	"$A" -m "$M/add2.onnx" --input b=b.npy < a.npy > s.npy
+	run -0 $PY "$NPY" load s.npy
+	[ "$output" = "(1, 3) int32 [[0, 10, 20]]
+(1, 3) int32 [[1, 11, 21]]
+(1, 3) int32 [[2, 12, 22]]
+(1, 3) int32 [[3, 13, 23]]" ]
+	"$A" -m "$M/add2.onnx" --input a=a.npy --input b=b.npy > s2.npy
+	cmp s.npy s2.npy
+	# Inputs of unequal length are bad input.
+	arrays b3.npy '[np.zeros((1, 3), "i4")] * 3'
+	run -3 "$A" -m "$M/add2.onnx" --input b=b3.npy < a.npy
+	[ "$output" = "accel-infer: stdin: b3.npy: input 'b' ended after 3 arrays, before input 'a' at byte offset 560" ]
+	run -2 "$A" -m "$M/add2.onnx" < a.npy
+	[ "${lines[0]}" = "accel-infer: the model has several inputs: give all but one with --input NAME=FILE" ]
+	run -2 "$A" -m "$M/add2.onnx" --input c=b.npy < a.npy
+	[ "${lines[0]}" = "accel-infer: --input: the model has no input 'c'" ]
+}
+
+@test "an array of the wrong shape or dtype is refused with one line naming the input and both shapes, exit 3" {
+	arrays in.npy '[np.zeros((1, 4), "f4"), np.zeros((1, 5), "f4")]'
+	run -3 "$A" -m "$M/lin.onnx" -o out.npy in.npy
+	[ "$output" = "accel-infer: in.npy: input 'x': expected float32 (N, 4), got float32 (1, 5) at byte offset 144" ]
+	[ ! -e out.npy ]
+	arrays d.npy '[np.zeros((1, 4), "f8")]'
+	run -3 "$A" -m "$M/lin.onnx" < d.npy
+	[ "$output" = "accel-infer: stdin: input 'x': expected float32 (N, 4), got float64 (1, 4) at byte offset 0" ]
+	arrays f.npy '[np.zeros((2, 4), "f4")]'
+	run -3 "$A" -m "$M/lin.onnx" --dim N=1 < f.npy
+	[ "$output" = "accel-infer: stdin: input 'x': expected float32 (1, 4), got float32 (2, 4) at byte offset 0" ]
+	run -3 "$A" -m "$M/fixed.onnx" < f.npy
+	[ "$output" = "accel-infer: stdin: input 'x': expected float32 (1, 4), got float32 (2, 4) at byte offset 0" ]
+}
+
+@test "a truncated .npy, a bad header and a huge declared shape are exit 3; -o FILE is left absent" {
+	arrays in.npy '[np.zeros((1, 4), "f4")] * 2'
+	head -c 280 in.npy > cut.npy
+	run -3 "$A" -m "$M/lin.onnx" -o out.npy cut.npy
+	[ "$output" = "accel-infer: cut.npy: truncated .npy array at byte offset 144: shape (1, 4) of float32 needs 16 bytes of data, got 8" ]
+	[ ! -e out.npy ]
+	head -c 100 in.npy > hdr.npy
+	run -3 "$A" -m "$M/lin.onnx" hdr.npy
+	[ "$output" = "accel-infer: hdr.npy: truncated .npy array at byte offset 0: the header ends early" ]
+	printf 'not an array' > junk.npy
+	run -3 "$A" -m "$M/lin.onnx" junk.npy
+	[ "$output" = "accel-infer: junk.npy: neither a .npy array nor an image FFmpeg can read (Invalid data found when processing input) at byte offset 0" ]
+	# 10^15 floats declared in 80 bytes: refused from the header, at once.
+	$PY -c "import sys
+h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 10000000, 1000), }\"
+h = h + ' ' * (63 - (10 + len(h)) % 64) + '\n'
+sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode())" > huge.npy
+	run -3 "$A" -m "$M/lin.onnx" huge.npy
+	[ "$output" = "accel-infer: huge.npy: bad .npy array at byte offset 0: shape (100000, 10000000, 1000) of float32 is 4000000000000000 bytes, over the limit of 1073741824" ]
+}
+
+@test "a missing model, a model no engine can load, and no ONNX Runtime are exit 1 with the reason" {
+	run -1 "$A" -m nosuch.onnx --info
+	[ "$output" = "accel-infer: nosuch.onnx: cannot read: No such file or directory" ]
+	run -1 "$A" -m "$M/badop.onnx" --info
+	[ "$output" = "accel-infer: $M/badop.onnx: no engine can run the model: onnxruntime.cpu:cpu0: cannot load the model: Fatal error: com.example:NoSuchOp(-1) is not a registered function/op" ]
+	# -v shows the route, the reason on the engine's line.
+	run -1 "$A" -m "$M/badop.onnx" -v --info
+	[[ "$output" = *"-  onnxruntime.cpu:cpu0 left out: cannot load the model: Fatal error: com.example:NoSuchOp(-1) is not a registered function/op"* ]]
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" --info
+	[ "$output" = "accel-infer: $M/lin.onnx: no engine can run the model: onnxruntime: cannot load libonnxruntime.so.1: /nonexistent/libonnxruntime.so.1: cannot open shared object file: No such file or directory" ]
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" -v --info
+	[[ "$output" = *"onnxruntime      left out: cannot load libonnxruntime.so.1: /nonexistent/libonnxruntime.so.1: cannot open shared object file"* ]]
+}
+
+@test "-o FILE is written whole, never over an existing file without -f" {
+	arrays in.npy '[np.ones((1, 4), "f4")]'
+	"$A" -m "$M/lin.onnx" -o out.npy < in.npy
+	run -0 $PY "$NPY" check lin in.npy out.npy
+	run -1 "$A" -m "$M/lin.onnx" -o out.npy < in.npy
+	[ "$output" = "accel-infer: out.npy already exists; use -f to overwrite it" ]
+	"$A" -m "$M/lin.onnx" -f -o out.npy < in.npy
+}
+
+@test "--batch joins inputs into runs and writes exactly what --batch 1 writes" {
+	arrays in.npy '[np.random.default_rng(i).standard_normal((1 + i % 3, 4)).astype("f4") for i in range(11)]'
+	"$A" -m "$M/lin.onnx" < in.npy > b1.npy
+	"$A" -m "$M/lin.onnx" --batch 4 -v < in.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -q "accel-infer: stdin: 3 units," log
+	run -0 $PY "$NPY" check lin in.npy b4.npy
+	# Arrays whose other dims differ start a new batch.
+	arrays mixed.npy '[np.zeros((1, 4, 2), "f4")] * 2'
+	arrays ctcin.npy '[np.zeros((1, 3, 5), "f4"), np.zeros((1, 3, 5), "f4"), np.zeros((1, 2, 5), "f4")]'
+	"$A" -m "$M/ctc.onnx" < ctcin.npy > c1.npy
+	"$A" -m "$M/ctc.onnx" --batch 8 -v < ctcin.npy > c8.npy 2> log
+	cmp c1.npy c8.npy
+	grep -q "accel-infer: stdin: 2 units," log
+	run -2 "$A" -m "$M/fixed.onnx" --batch 2 < in.npy
+	[ "${lines[0]}" = "accel-infer: --batch: the model's input 'x' has no free batch dim (its first)" ]
+}
+
+@test "--max-wait sends a partial batch when a slow writer pauses; without it the batch waits" {
+	slow() {
+		$PY -c "import numpy as np, sys, time
+for i in range(2):
+    np.save(sys.stdout.buffer, np.full((1, 6), i, 'f4')); sys.stdout.flush()
+    time.sleep(3)"
+	}
+	# The first result must come out within 1.5 s of the start (the writer
+	# sends the second input only after 3 s).
+	first() {
+		local t0=$SECONDS line
+		IFS= read -r -t 1.5 line || { echo "no line within 1.5 s"; cat > /dev/null; return 0; }
+		echo "first: $line"
+		cat
+	}
+	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --max-wait 200 --topk 1 | first"
+	[ "${lines[0]}" = 'first: {"input":0,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	[ "${lines[1]}" = '{"input":1,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --topk 1 | first"
+	[ "${lines[0]}" = "no line within 1.5 s" ]
+}
+
+@test "--topk prints the best classes with their labels as JSON lines, as numpy ranks them" {
+	arrays in.npy '[np.array([[0.1, 3, 0.2, 2, -1, 0.5]], "f4"), np.array([[5, 0, 0, 0, 0, 4]], "f4")]'
+	printf '%s\n' zero one two three four five > labels.txt
+	run -0 "$A" -m "$M/softmax.onnx" --topk 2 --labels labels.txt --batch 2 < in.npy
+	want=$($PY -c "import numpy as np, json
+for x in [np.array([0.1, 3, 0.2, 2, -1, 0.5], 'f4'), np.array([5, 0, 0, 0, 0, 4], 'f4')]:
+    p = np.exp(x - x.max()); p /= p.sum()
+    print(json.dumps([int(i) for i in np.argsort(-p)[:2]], separators=(',', ':')))")
+	got=$(echo "$output" | jq -c '[.topk[].index]')
+	[ "$got" = "$want" ]
+	[ "$(echo "$output" | jq -r '[.input, .topk[0].label, .topk[1].label] | @tsv')" = "0	one	three
+1	zero	five" ]
+	run -2 "$A" -m "$M/lin.onnx" --topk 2 < in.npy
+	[ "${lines[0]}" = "accel-infer: --topk reads one output: name it with --output" ]
+}
+
+@test "--decode ctc decodes greedily: repeats merged, blanks dropped, the extra class a space" {
+	# classes: 0 blank, 1..3 the labels a b c, 4 the space.
+	printf '%s\n' a b c > dict.txt
+	arrays in.npy '[np.eye(5, dtype="f4")[[1, 1, 0, 1, 2, 4, 3, 3, 0]][None], np.eye(5, dtype="f4")[[0, 0]][None]]'
+	run -0 "$A" -m "$M/ctc.onnx" --decode ctc --labels dict.txt < in.npy
+	[ "$output" = '{"input":0,"text":"aab c","score":1}
+{"input":1,"text":"","score":0}' ]
+	run -2 "$A" -m "$M/ctc.onnx" --decode ctc < in.npy
+	[ "${lines[0]}" = "accel-infer: --decode ctc needs --labels FILE" ]
+}
+
+@test "a batch that fails on the first engine runs again on the next: the same bytes (ACCEL_FAULT)" {
+	export ACCEL_BACKEND_PATH="$ROOT/build/tests/ortwin"
+	arrays in.npy '[np.random.default_rng(i).standard_normal((1, 4)).astype("f4") for i in range(20)]'
+	"$A" -m "$M/lin.onnx" < in.npy > ref.npy
+	# Both engines serve the stream; every batch onnxruntime takes fails
+	# and runs again on ortwin.
+	ACCEL_FAULT='onnxruntime:*' "$A" -m "$M/lin.onnx" -b onnxruntime,ortwin --fallback next -v < in.npy > out.npy 2> log
+	cmp ref.npy out.npy
+	grep -q "^  onnxruntime.cpu:cpu0 workers 1, units 0," log
+	grep -q "^  ortwin.cpu:cpu0  workers 1, units 20," log
+	ACCEL_FAULT='onnxruntime:1' run -1 "$A" -m "$M/lin.onnx" -b onnxruntime --fallback none -o out2.npy < in.npy
+	[ ! -e out2.npy ]
+	[[ "${lines[-1]}" = *"injected fault (ACCEL_FAULT)"* ]]
+}
+
+# png2x2 FILE: a 2x2 RGB PNG of red, green / blue, (10, 20, 30), written by ffmpeg.
+png2x2() {
+	printf '\377\000\000\000\377\000\000\000\377\012\024\036' |
+		ffmpeg -loglevel error -f rawvideo -pix_fmt rgb24 -s 2x2 -i - -frames:v 1 -y "$1"
+}
+
+@test "images decoded by FFmpeg become tensors: --scale, --mean, --std, --layout, --bgr, as numpy computes them" {
+	png2x2 p.png
+	"$A" -m "$M/img.onnx" p.png > a.npy
+	"$A" -m "$M/imghwc.onnx" --layout nhwc --bgr --scale 1 --mean 10,20,30 --std 2 < p.png > b.npy
+	run -0 $PY -c "import numpy as np, sys
+px = np.array([[[255, 0, 0], [0, 255, 0]], [[0, 0, 255], [10, 20, 30]]], 'f4')
+a, b = np.load('a.npy'), np.load('b.npy')
+assert a.shape == (1, 3, 2, 2) and np.allclose(a[0], px.transpose(2, 0, 1) / 255, atol=1e-6), a
+want = (px[:, :, ::-1] - np.array([10, 20, 30], 'f4')) / 2
+assert b.shape == (1, 2, 2, 3) and np.allclose(b[0], want, atol=1e-6), b
+print('ok')"
+	[ "$output" = ok ]
+	# --resize: both sides, or one with the ratio kept.
+	"$A" -m "$M/img.onnx" --resize 6x4 p.png > r.npy
+	"$A" -m "$M/img.onnx" --resize 0x8 p.png >> r.npy
+	run -0 $PY "$NPY" shapes r.npy
+	[ "$output" = "(1, 3, 4, 6) (1, 3, 8, 8)" ]
+	run -2 "$A" -m "$M/img.onnx" --std 0,1,1 p.png
+	[ "${lines[0]}" = "accel-infer: --std: '0,1,1' is not one number or three separated by commas (not 0)" ]
+}
+
+@test "the PaddleOCR recogniser reads a line of text rendered by ffmpeg, exactly (--decode ctc)" {
+	ocr="$ROOT/build/deps/models/ocr"
+	[ -f "$ocr/ch_PP-OCRv4_rec_infer.onnx" ] || skip "no OCR models: run make deps"
+	ffmpeg -loglevel error -f lavfi -i color=c=white:s=280x48 -frames:v 1 -y -vf \
+		"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:text='Hello accel 2026':fontsize=30:fontcolor=black:x=8:y=(h-th)/2" line.png
+	run -0 "$A" -m "$ocr/ch_PP-OCRv4_rec_infer.onnx" --resize 0x48 --mean 0.5 --std 0.5 --bgr \
+		--decode ctc --labels "$ocr/ppocr_keys_v1.txt" line.png
+	[ "$(echo "$output" | jq -r .text)" = "Hello accel 2026" ]
+	[ "$(echo "$output" | jq '.score > 0.9')" = true ]
+}

@@ -1,0 +1,57 @@
+"""Small ONNX models for tests/infer*.bats, made with python3-onnx into the
+folder given as argv[1], with their reference computations (numpy) in
+ref.py's terms: each model's output is a simple numpy expression."""
+import sys
+import numpy as np
+import onnx
+from onnx import helper, TensorProto as T
+
+out = sys.argv[1]
+
+
+def save(name, nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, f"{out}/{name}.onnx")
+
+
+W = (np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+B = np.array([0.5, -1, 0.25], np.float32)
+# lin: y = relu(x @ W + b), z = 2 x; batch dim "N"
+save("lin",
+     [helper.make_node("MatMul", ["x", "W"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+      helper.make_node("Relu", ["a"], ["y"]), helper.make_node("Mul", ["x", "two"], ["z"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 4])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3]), helper.make_tensor_value_info("z", T.FLOAT, ["N", 4])],
+     [helper.make_tensor("W", T.FLOAT, [4, 3], W.flatten()), helper.make_tensor("b", T.FLOAT, [3], B),
+      helper.make_tensor("two", T.FLOAT, [], [2.0])])
+# fixed: the same shapes, batch dim fixed at 1
+save("fixed", [helper.make_node("Relu", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, [1, 4])], [helper.make_tensor_value_info("y", T.FLOAT, [1, 4])])
+# add2: s = a + b (int32), two inputs
+save("add2", [helper.make_node("Add", ["a", "b"], ["s"])],
+     [helper.make_tensor_value_info("a", T.INT32, ["N", 3]), helper.make_tensor_value_info("b", T.INT32, ["N", 3])],
+     [helper.make_tensor_value_info("s", T.INT32, ["N", 3])])
+# softmax: p = softmax(x) over the last axis, for --topk
+save("softmax", [helper.make_node("Softmax", ["x"], ["p"], axis=-1)],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 6])], [helper.make_tensor_value_info("p", T.FLOAT, ["N", 6])])
+# ctc: an identity on (N, T, C) scores, for --decode ctc
+save("ctc", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", "T", 5])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", "T", 5])])
+# badop: an operator no engine knows
+g = helper.make_graph([helper.make_node("NoSuchOp", ["x"], ["y"], domain="com.example")], "badop",
+                      [helper.make_tensor_value_info("x", T.FLOAT, [1])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [1])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
+m.ir_version = 8
+onnx.save(m, f"{out}/badop.onnx")
+# img, imghwc: identities on images in NCHW and NHWC
+save("img", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, "H", "W"])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3, "H", "W"])])
+save("imghwc", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", "H", "W", 3])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", "H", "W", 3])])

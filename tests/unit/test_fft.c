@@ -1,0 +1,272 @@
+/*
+ * test_fft.c - the FFT operation module (libcore/fft.c) and the WAV header
+ * reader (libcore/wav.c): sample types, windows, frame and row counts,
+ * decimation, what accel_fft_emit makes of transformed frames (scale,
+ * power, dB, averaging, shift, text), and WAV headers.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core.h"
+
+static void job(struct accel_fft *f, size_t n)
+{
+	memset(f, 0, sizeof *f);
+	f->n = n;
+	f->type = ACCEL_SAMPLE_CF32;
+}
+
+static void sample_types(void **state)
+{
+	assert_int_equal(accel_sample_parse("cf32"), ACCEL_SAMPLE_CF32);
+	assert_int_equal(accel_sample_parse("cu8"), ACCEL_SAMPLE_CU8);
+	assert_int_equal(accel_sample_parse("f64"), ACCEL_SAMPLE_F64);
+	assert_int_equal(accel_sample_parse("cf16"), -1);
+	assert_int_equal(accel_sample_parse(NULL), -1);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_CF64), 16);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_CI8), 2);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_U8), 1);
+	assert_true(accel_sample_is_complex(ACCEL_SAMPLE_CI16));
+	assert_false(accel_sample_is_complex(ACCEL_SAMPLE_I16));
+	assert_string_equal(accel_sample_name(ACCEL_SAMPLE_CI8), "ci8");
+	char names[128];
+	accel_sample_names(" ", names, sizeof names);
+	assert_string_equal(names, "cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64");
+}
+
+static void setup_checks(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	job(&f, 1);
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "the transform size must be at least 2");
+	job(&f, 8);
+	f.average = 2;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	job(&f, 8);
+	f.type = ACCEL_SAMPLE_F32;
+	f.shift = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	job(&f, 9);
+	f.type = ACCEL_SAMPLE_F32;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.r2c);
+	assert_int_equal(f.bins, 5);
+	assert_string_equal(accel_fft_op_name(&f), "fft.r2c");
+	assert_int_equal(f.hop, 9);
+	accel_fft_free(&f);
+	job(&f, 9);
+	f.type = ACCEL_SAMPLE_F32;
+	f.inverse = 1;
+	f.norm = ACCEL_NORM_BACKWARD;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_false(f.r2c);
+	assert_int_equal(f.bins, 9);
+	assert_true(fabs(f.scale - 1.0 / 9) < 1e-15);
+	accel_fft_free(&f);
+	/* Units hold whole rows. */
+	job(&f, 1024);
+	f.out = ACCEL_FFT_POWER;
+	f.average = 3;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(f.unit_frames % 3, 0);
+	assert_true(f.unit_frames * 1024 * 8 <= (16u << 20));
+	accel_fft_free(&f);
+}
+
+static void windows(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	job(&f, 8);
+	assert_int_equal(accel_fft_window_parse(&f, "hann"), 0);
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	/* Periodic: 0 at the start, 1 at N/2, symmetric around it. */
+	assert_true(fabsf(f.win[0]) < 1e-7);
+	assert_true(fabsf(f.win[4] - 1) < 1e-7);
+	assert_true(fabsf(f.win[1] - f.win[7]) < 1e-7);
+	accel_fft_free(&f);
+	job(&f, 16);
+	assert_int_equal(accel_fft_window_parse(&f, "kaiser:0"), 0);
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	for (int i = 0; i < 16; i++)
+		assert_true(fabsf(f.win[i] - 1) < 1e-7);
+	accel_fft_free(&f);
+	job(&f, 16);
+	assert_int_equal(accel_fft_window_parse(&f, "kaiser:8.6"), 0);
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(fabsf(f.win[8] - 1) < 1e-6);
+	assert_true(fabs(f.win[0] - 0.0013325140) < 1e-7);  /* 1 / I0(8.6) */
+	accel_fft_free(&f);
+	assert_int_equal(accel_fft_window_parse(&f, "kaiser:"), ACCEL_EINVAL);
+	assert_int_equal(accel_fft_window_parse(&f, "kaiser:-2"), ACCEL_EINVAL);
+	assert_int_equal(accel_fft_window_parse(&f, "kaiser"), ACCEL_EINVAL);
+	assert_int_equal(accel_fft_window_parse(&f, "flattop"), 0);
+	assert_int_equal(f.window, ACCEL_WINDOW_FLATTOP);
+}
+
+static void frames_and_rows(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	job(&f, 100);
+	f.hop = 75;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(accel_fft_unit_frames(&f, 99 * 8), 0);
+	assert_int_equal(accel_fft_unit_frames(&f, 100 * 8), 1);
+	assert_int_equal(accel_fft_unit_frames(&f, 999 * 8 + 7), 12);
+	assert_int_equal(accel_fft_stream_rows(&f, 999 * 8), 12);
+	assert_int_equal(accel_fft_stream_rows(&f, -1), -1);
+	/* --pad: frames until every sample is in one. */
+	f.pad = 1;
+	assert_int_equal(accel_fft_stream_rows(&f, 999 * 8), 13);
+	assert_int_equal(accel_fft_stream_rows(&f, 1), 1);
+	assert_int_equal(accel_fft_stream_rows(&f, 0), 0);
+	assert_int_equal(accel_fft_stream_rows(&f, 100 * 8), 1);
+	assert_int_equal(accel_fft_stream_rows(&f, 101 * 8), 2);
+	accel_fft_free(&f);
+	/* Gaps: a frame every 250 samples, 100 long. */
+	job(&f, 100);
+	f.hop = 250;
+	f.pad = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(accel_fft_stream_rows(&f, 250 * 8), 1);
+	assert_int_equal(accel_fft_stream_rows(&f, 251 * 8), 2);
+	accel_fft_free(&f);
+	/* Average and decimate. */
+	job(&f, 10);
+	f.out = ACCEL_FFT_DB;
+	f.average = 3;
+	f.decimate = 4;
+	f.unit_frames = 6;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	/* 20 frames: rows 0..6, written 0 and 4. */
+	assert_int_equal(accel_fft_stream_rows(&f, 200 * 8), 2);
+	/* Unit 0 holds rows 0 and 1: row 0 kept; unit 1 rows 2, 3: none;
+	 * unit 2 rows 4 and 5: row 4. */
+	assert_int_equal(accel_fft_kept_frames(&f, 0, 6), 3);
+	assert_int_equal(accel_fft_kept_frames(&f, 1, 6), 0);
+	assert_int_equal(accel_fft_kept_frames(&f, 2, 6), 3);
+	assert_int_equal(accel_fft_kept_frames(&f, 2, 2), 2);
+	accel_fft_free(&f);
+}
+
+static void load_types(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	float out[8];
+	job(&f, 4);
+	f.type = ACCEL_SAMPLE_CU8;
+	f.full = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	const uint8_t cu8[8] = { 128, 0, 255, 192, 64, 128, 0, 0 };
+	assert_int_equal(accel_fft_load(&f, 0, cu8, 8, 1, 0, 1, out), 1);
+	assert_true(out[0] == 0 && out[1] == -1 && out[2] == 127.0f / 128 && out[3] == 0.5f && out[4] == -0.5f);
+	accel_fft_free(&f);
+	job(&f, 2);
+	f.type = ACCEL_SAMPLE_I16;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	const uint8_t i16[4] = { 0x00, 0x80, 0xff, 0x7f };
+	assert_int_equal(accel_fft_load(&f, 0, i16, 4, 1, 0, 1, out), 1);
+	assert_true(out[0] == -1 && out[1] == 32767.0f / 32768);
+	accel_fft_free(&f);
+}
+
+static void emit_modes(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	struct accel_buf b = { 0 };
+	/* Two frames of 4 bins: (1,1) ... */
+	const float spec[16] = { 1, 1, 2, 0, 0, 0, 0, 3, 3, 1, 0, 2, 0, 0, 1, 0 };
+	job(&f, 4);
+	f.out = ACCEL_FFT_POWER;
+	f.average = 2;
+	f.norm = ACCEL_NORM_FORWARD;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(accel_fft_emit(&f, spec, 2, &b), 0);
+	assert_int_equal(b.len, 16);
+	const float *v = (const float *)b.data;
+	/* mean(2, 10) / 16, mean(4, 4) / 16, mean(0, 0), mean(9, 1) / 16 */
+	assert_true(fabsf(v[0] - 6.0f / 16) < 1e-7 && fabsf(v[1] - 4.0f / 16) < 1e-7 && v[2] == 0 &&
+		    fabsf(v[3] - 5.0f / 16) < 1e-7);
+	accel_fft_free(&f);
+	/* dB, shifted: bins 2, 3, 0, 1; the last row averages one frame. */
+	b.len = 0;
+	job(&f, 4);
+	f.out = ACCEL_FFT_DB;
+	f.shift = 1;
+	f.db_offset = 1;
+	f.average = 2;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(accel_fft_emit(&f, spec, 1, &b), 0);
+	assert_int_equal(b.len, 16);
+	v = (const float *)b.data;
+	assert_true(isinf(v[0]) && v[0] < 0);
+	assert_true(fabsf(v[1] - (float)(10 * log10(9.0) + 1)) < 1e-5);
+	assert_true(fabsf(v[2] - (float)(10 * log10(2.0) + 1)) < 1e-5);
+	accel_fft_free(&f);
+	/* Complex text: re,im pairs, scaled by 1/sqrt(N). */
+	b.len = 0;
+	job(&f, 4);
+	f.norm = ACCEL_NORM_ORTHO;
+	f.format = ACCEL_FFT_TEXT;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_int_equal(accel_fft_emit(&f, spec, 1, &b), 0);
+	assert_int_equal(b.len, strlen("0.5,0.5,1,0,0,0,0,1.5\n"));
+	assert_memory_equal(b.data, "0.5,0.5,1,0,0,0,0,1.5\n", b.len);
+	accel_fft_free(&f);
+	accel_buf_free(&b);
+}
+
+static void wav_headers(void **state)
+{
+	/* sox -n -r 8000 -b 16 -c 1 x.wav, the first 44 bytes (data size 2). */
+	static const uint8_t h[] = "RIFF\x26\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0data\x02\0\0\0\x01\x02";
+	struct accel_wav w;
+	size_t need;
+	char err[200];
+	assert_int_equal(accel_wav_parse(h, sizeof h - 1, &w, &need, err, sizeof err), 1);
+	assert_int_equal(w.type, ACCEL_SAMPLE_I16);
+	assert_int_equal(w.rate, 8000);
+	assert_int_equal(w.data_offset, 44);
+	assert_int_equal(w.data_size, 2);
+	assert_int_equal(accel_wav_parse(h, 30, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 36);
+	assert_int_equal(accel_wav_parse(h, 3, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 12);
+	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX", 4, &w, &need, err, sizeof err), 0);
+	assert_int_equal(accel_wav_parse((const uint8_t *)"\x01\x02", 2, &w, &need, err, sizeof err), 0);
+	uint8_t bad[sizeof h];
+	memcpy(bad, h, sizeof h);
+	bad[34] = 24;  /* 24-bit */
+	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: format 1 with 24-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)");
+	memcpy(bad, h, sizeof h);
+	memset(bad + 40, 0xff, 4);  /* data size 0xFFFFFFFF: to the end */
+	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), 1);
+	assert_int_equal(w.data_size, -1);
+	memcpy(bad, h, sizeof h);
+	memcpy(bad + 12, "junk", 4);  /* fmt skipped as another chunk: data first */
+	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: data chunk before the fmt chunk");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sample_types),
+		cmocka_unit_test(setup_checks),
+		cmocka_unit_test(windows),
+		cmocka_unit_test(frames_and_rows),
+		cmocka_unit_test(load_types),
+		cmocka_unit_test(emit_modes),
+		cmocka_unit_test(wav_headers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
