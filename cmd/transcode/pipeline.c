@@ -1016,16 +1016,18 @@ static int write_npy(struct tc *t, const AVFrame *f)
 	const struct tc_job *job = t->job;
 	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f->format);
 	int c = d->nb_components, w = f->width, h = f->height;
-	char hdr[256];
-	int64_t shape[4];
-	int n;
+	uint8_t hdr[ACCEL_NPY_HEADER_MAX];
+	struct accel_tensor shape = { .dtype = ACCEL_DTYPE_UINT8 };
 	if (job->nchw) {
-		shape[0] = 1, shape[1] = c, shape[2] = h, shape[3] = w;
-		n = tc_npy_header(hdr, sizeof hdr, job->normalize ? "<f4" : "|u1", shape, 4);
+		if (job->normalize)
+			shape.dtype = ACCEL_DTYPE_FLOAT32;
+		shape.ndim = 4;
+		shape.dims[0] = 1, shape.dims[1] = c, shape.dims[2] = h, shape.dims[3] = w;
 	} else {
-		shape[0] = h, shape[1] = w, shape[2] = c;
-		n = tc_npy_header(hdr, sizeof hdr, "|u1", shape, 3);
+		shape.ndim = 3;
+		shape.dims[0] = h, shape.dims[1] = w, shape.dims[2] = c;
 	}
+	int n = accel_npy_header_write(&shape, hdr, sizeof hdr);
 	if (n < 0 || accel_output_write(t->out, hdr, (size_t)n) < 0)
 		goto werr;
 	size_t esz = job->nchw && job->normalize ? 4 : 1;
