@@ -13,12 +13,12 @@
 # drain included; the process's start-up, plugin loading and driver probing
 # are not: "wall" says that), and "engine", the worker's busy time
 # (conversion, window, transform, output rows: what the peer does, plus the
-# output); -o /dev/null. Then the plan time of accel-fft on one frame, cold
-# (no wisdom: FFTW_MEASURE plans) and warm (wisdom cached). Best of
-# ACCEL_BENCH_RUNS runs (3). Then each device engine accel-detect routes
-# fft.c2c to (VkFFT on OpenCL: on PoCL here, a software device), named with
-# -b, once per N after a warm-up run (its kernels compiled and cached by the
-# driver).
+# output; summed over the workers with -T 0); -o /dev/null. Then the plan
+# time of accel-fft on one frame, cold (no wisdom: FFTW_MEASURE plans) and
+# warm (wisdom cached). Best of ACCEL_BENCH_RUNS runs (3). Then each device
+# engine accel-detect routes fft.c2c to (VkFFT on OpenCL: on PoCL here, a
+# software device), named with -b, once per N after a warm-up run (its
+# kernels compiled and cached by the driver).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-fft"
