@@ -305,11 +305,22 @@ size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in
 		      size_t first, size_t count, float *dst)
 {
 	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->n, k = 0, done = 0;
+	if (f->decimate == 1) {
+		/* Every frame kept: kept frame k is frame k. */
+		for (size_t i = first; i < frames && done < count; i++, done++)
+			load_frame(f, in, avail, i * f->hop, dst + done * per);
+		return done;
+	}
 	uint64_t row0 = seq * (f->unit_frames / f->average);
 	for (size_t r = 0; r * f->average < frames && done < count; r++) {
 		if (!row_kept(f, row0 + r))
 			continue;
 		size_t i0 = r * f->average, i1 = i0 + f->average < frames ? i0 + f->average : frames;
+		if (k + (i1 - i0) <= first) {
+			/* A row wholly before the first frame asked for. */
+			k += i1 - i0;
+			continue;
+		}
 		for (size_t i = i0; i < i1 && done < count; i++, k++) {
 			if (k < first)
 				continue;

@@ -351,3 +351,22 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ "$status" -eq 1 ]
 	[ ! -e "$T/o" ]
 }
+
+@test "samples transformed where they were read (cf32, f32) give the bytes of converted ones (cf64, f64)" {
+	# cf32 and f32 with no window, hop N and no --decimate skip the
+	# conversion; the same values as cf64 and f64 go through it. Less than
+	# a unit (4 MiB) of cf64 and f64, so both split into the same batches
+	# (a short batch runs a one-frame plan, whose last bits may differ).
+	$REF gen cf32 250000 34 "$T/x"
+	/usr/bin/python3 -c 'import numpy as np, sys; np.fromfile(sys.argv[1], "<f4").astype("<f8").tofile(sys.argv[2])' "$T/x" "$T/x64"
+	for o in "-n 1000 --norm ortho" "-n 65537" "-n 4096 --inverse" "-n 256 --npy"; do
+		"$F" --plan estimate $o -t cf32 "$T/x" > "$T/a"
+		"$F" --plan estimate $o -t cf64 "$T/x64" > "$T/b"
+		cmp "$T/a" "$T/b"
+	done
+	for o in "-n 999" "-n 1024 --norm forward" "-n 65537 --out db --pad"; do
+		"$F" --plan estimate $o -t f32 "$T/x" > "$T/a"
+		"$F" --plan estimate $o -t f64 "$T/x64" > "$T/b"
+		cmp "$T/a" "$T/b"
+	done
+}

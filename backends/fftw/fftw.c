@@ -176,6 +176,30 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 	return 0;
 }
 
+/* Whether a unit's samples are already the transform's input, so FFTW
+ * reads them where the reader put them: cf32 (c2c) or f32 (r2c) samples on
+ * a little-endian host, no window, frames back to back (hop N) and every
+ * frame kept (no --decimate). */
+static int direct_in(const struct accel_fft *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (f->window != ACCEL_WINDOW_RECT || f->hop != f->n || f->decimate != 1)
+		return 0;
+	return f->r2c ? f->type == ACCEL_SAMPLE_F32 : f->type == ACCEL_SAMPLE_CF32;
+#else
+	(void)f;
+	return 0;
+#endif
+}
+
+/* Whether the spectra are the output rows as they are (complex binary
+ * rows, no --shift), so FFTW writes them straight into the unit's output
+ * (scaled there for --norm), as accel_fft_emit would copy them. */
+static int direct_out(const struct accel_fft *f)
+{
+	return f->out == ACCEL_FFT_COMPLEX && f->format != ACCEL_FFT_TEXT && !f->shift;
+}
+
 static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct fftw_ctx *c = ctx;
@@ -185,22 +209,58 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		snprintf(err, len, "unit of %zu frames, planned for %zu", frames, f->unit_frames);
 		return ACCEL_EDATA;
 	}
+	/* The whole unit's output at once: growing it batch by batch would
+	 * copy it and touch fresh pages again at each step. */
+	if (u->out_hint && accel_buf_reserve(&u->out, u->out.len + u->out_hint) < 0)
+		return ACCEL_ENOMEM;
 	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->n;
+	int din = direct_in(f), dout = direct_out(f);
 	for (size_t first = 0; first < kept; first += c->batch) {
-		size_t k = accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, first, c->batch, c->in);
+		size_t k = kept - first < c->batch ? kept - first : c->batch;
+		/* A full batch runs the batched plan, which wants the alignment
+		 * it was made with (that of fftwf_malloc), else it goes through
+		 * the context's buffers; the one-frame plan takes any. */
+		float *in = c->in, *uin = (float *)(u->in.data + first * f->n * f->sample_bytes);
+		fftwf_complex *out = c->out, *uout = NULL;
+		size_t vals = 2 * f->bins * k;
+		if (din && (k < c->batch || fftwf_alignment_of(uin) == 0))
+			in = uin;
+		if (dout) {
+			if (accel_buf_reserve(&u->out, u->out.len + vals * sizeof(float)) < 0)
+				return ACCEL_ENOMEM;
+			uout = (fftwf_complex *)(u->out.data + u->out.len);
+			if (k < c->batch || fftwf_alignment_of((float *)uout) == 0)
+				out = uout;
+		}
+		if (in == c->in)
+			accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, first, k, c->in);
 		if (k == c->batch) {
-			fftwf_execute(c->many);
+			if (f->r2c)
+				fftwf_execute_dft_r2c(c->many, in, out);
+			else
+				fftwf_execute_dft(c->many, (fftwf_complex *)in, out);
 		} else {
 			for (size_t j = 0; j < k; j++) {
 				if (f->r2c)
-					fftwf_execute_dft_r2c(c->one, c->in + j * per_in, c->out + j * f->bins);
+					fftwf_execute_dft_r2c(c->one, in + j * per_in, out + j * f->bins);
 				else
-					fftwf_execute_dft(c->one, (fftwf_complex *)(c->in + j * per_in), c->out + j * f->bins);
+					fftwf_execute_dft(c->one, (fftwf_complex *)(in + j * per_in), out + j * f->bins);
 			}
 		}
-		int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);
-		if (rc < 0)
-			return rc;
+		if (!dout) {
+			int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* Scaled as accel_fft_emit scales: each float times (float)scale. */
+		float *o = (float *)uout, sc = (float)f->scale;
+		if (out != uout)
+			memcpy(o, out, vals * sizeof(float));
+		if (f->scale != 1)
+			for (size_t i = 0; i < vals; i++)
+				o[i] = o[i] * sc;
+		u->out.len += vals * sizeof(float);
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * the same plan and batch as accel-fft's fftw engine (fftwf_plan_many_dft of
  * accel_fft_batch_frames frames of N cf32 samples, FFTW_MEASURE, the same
  * wisdom file), over a file held in memory, one thread, no window, no
- * output. Prints "SECONDS FRAMES BATCH": the time of the transforms alone.
+ * output. Prints "SECONDS FRAMES BATCH": the time of the transforms alone,
+ * the best of three passes over the data.
  * Usage: fft-direct N FILE
  */
 #include <limits.h>
@@ -42,11 +43,18 @@ int main(int argc, char **argv)
 	int nn = (int)n;
 	fftwf_plan p = fftwf_plan_many_dft(1, &nn, (int)batch, buf, NULL, 1, nn, out, NULL, 1, nn, FFTW_FORWARD,
 					   FFTW_MEASURE);
-	double t0 = accel_now();
-	size_t b;
-	for (b = 0; b + batch <= frames; b += batch)
-		fftwf_execute_dft(p, data + b * n, out);
-	double t = accel_now() - t0;
+	/* The best of three passes: the first also pays for the pages of
+	 * `data` the kernel maps on first touch (costly in a VM). */
+	double t = 0;
+	size_t b = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		double t0 = accel_now();
+		for (b = 0; b + batch <= frames; b += batch)
+			fftwf_execute_dft(p, data + b * n, out);
+		double dt = accel_now() - t0;
+		if (!pass || dt < t)
+			t = dt;
+	}
 	printf("%.6f %zu %zu\n", t, b, batch);
 	fftwf_destroy_plan(p);
 	accel_fft_free(&f);

@@ -2,21 +2,27 @@
 # Benchmark (not a test): accel-fft's CPU engine (fftw:cpu0) side by side
 # with FFTW called directly on the same plan and batch (tests/bench/
 # fft-direct.c, built here), for N = 256, 1024, 4096, 65536 and 2^20 on
-# ACCEL_BENCH_MB MiB of cf32 samples (default 64): GFLOPS (5 N log2 N per
-# frame), input GB/s, and the time ratio (our streaming overhead: reading,
-# window, conversion, output, threads), from the run's own time (-v: from
-# the first read to the last write; the process's wall time, start-up and
-# plugin loading included, is the last column). accel-fft runs with -T 1
-# (the same one thread as the peer) and -T 0 (all cores). Then the plan time of
-# accel-fft on one frame, cold (no wisdom: FFTW_MEASURE plans) and warm
-# (wisdom cached). Best of ACCEL_BENCH_RUNS runs (2). Then each device
+# ACCEL_BENCH_MB MiB of cf32 samples (default 64) read from a file:
+# GFLOPS (5 N log2 N per frame), input GB/s, and the time ratio (our
+# streaming overhead). The peer transforms the file held in memory (best of
+# three passes) with one thread. accel-fft runs with -T 1 (one worker, as
+# the peer; the reader and the writer are threads of their own, so the
+# ratio can dip below 1 when they overlap the transforms) and -T 0 (all
+# cores). Two times of each run (-v): "run", from the first read to the last
+# write (the read() copies out of the page cache and the pipeline's fill and
+# drain included; the process's start-up, plugin loading and driver probing
+# are not: "wall" says that), and "engine", the worker's busy time
+# (conversion, window, transform, output rows: what the peer does, plus the
+# output; summed over the workers with -T 0); -o /dev/null. Then the plan
+# time of accel-fft on one frame, cold (no wisdom: FFTW_MEASURE plans) and
+# warm (wisdom cached). Best of ACCEL_BENCH_RUNS runs (3). Then each device
 # engine accel-detect routes fft.c2c to (VkFFT on OpenCL: on PoCL here, a
 # software device), named with -b, once per N after a warm-up run (its
 # kernels compiled and cached by the driver).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-fft"
-runs=${ACCEL_BENCH_RUNS:-2}
+runs=${ACCEL_BENCH_RUNS:-3}
 mb=${ACCEL_BENCH_MB:-64}
 work=$(mktemp -d "${TMPDIR:-/tmp}/accel-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -44,18 +50,21 @@ for n in 256 1024 4096 65536 1048576; do
 	printf '%-8s %-22s %8s %8s %9.4f   batch %s frames\n' "$n" "fftw direct (1 thread)" \
 		"$(gflops "$n" "$dframes" "$ds")" "$(gbps $((dframes * n * 8)) "$ds")" "$ds" "$batch"
 	for t in 1 0; do
-		bs="" bw=""
+		bs="" be="" bw=""
 		for i in $(seq "$runs"); do
 			t0=$(date +%s.%N)
 			"$A" -v -T "$t" -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log"
 			t1=$(date +%s.%N)
 			st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+			se=$(sed -n 's/^  fftw:cpu0 .* busy \([0-9.]*\) s.*/\1/p' "$work/log")
 			bs=$(awk -v a="$bs" -v b="$st" 'BEGIN { print (a == "" || b < a) ? b : a }')
+			be=$(awk -v a="$be" -v b="$se" 'BEGIN { print (a == "" || b < a) ? b : a }')
 			bw=$(awk -v a="$bw" -v b="$(awk -v x="$t0" -v y="$t1" 'BEGIN { print y - x }')" 'BEGIN { print (a == "" || b < a) ? b : a }')
 		done
-		printf '%-8s %-22s %8s %8s %9.4f   %.2fx (-T %s; wall %.3f s)\n' "$n" "accel-fft fftw:cpu0" \
-			"$(gflops "$n" "$frames" "$bs")" "$(gbps "$used" "$bs")" "$bs" \
-			"$(awk -v a="$bs" -v f="$frames" -v d="$ds" -v df="$dframes" 'BEGIN { print (a / f) / (d / df) }')" "$t" "$bw"
+		ratio() { awk -v a="$1" -v f="$frames" -v d="$ds" -v df="$dframes" 'BEGIN { printf "%.2f", (a / f) / (d / df) }'; }
+		printf '%-8s %-22s %8s %8s %9.4f   run %sx, engine %sx (-T %s; engine busy %.4f s, wall %.3f s)\n' "$n" \
+			"accel-fft fftw:cpu0" "$(gflops "$n" "$frames" "$bs")" "$(gbps "$used" "$bs")" "$bs" \
+			"$(ratio "$bs")" "$(ratio "$be")" "$t" "$be" "$bw"
 	done
 done
 
