@@ -56,12 +56,13 @@ struct quiet_stdout {
 	}
 };
 
-/* OpenCV's message of e on one line: the innermost error's description
- * ("OpenCV(4.6.0) FILE:LINE: error: (CODE:NAME) WHAT in function 'F'"),
- * after the ONNX node it concerns when the importer names one. */
+/* OpenCV's message of e on one line: the innermost error ("OpenCV(4.6.0)
+ * FILE:LINE: error: (CODE:NAME) WHAT in function 'F'" and the details of a
+ * failed check after it), after the ONNX node it concerns when the importer
+ * names one; the source file and function left out. */
 static void exc_msg(const cv::Exception &e, char *err, size_t len)
 {
-	std::string m = e.err, node, what;
+	std::string m = e.err, node, what, out;
 	size_t k = m.find("Node [");
 	if (k != std::string::npos) {
 		size_t end = m.find(']', k);
@@ -70,18 +71,38 @@ static void exc_msg(const cv::Exception &e, char *err, size_t len)
 	}
 	what = m;
 	k = m.rfind("error: (");
-	if (k != std::string::npos && (k = m.find(") ", k)) != std::string::npos)
+	if (k != std::string::npos && (k = m.find(") ", k)) != std::string::npos) {
+		size_t code = m.rfind("error: (", k);
+		if (m.compare(m.find(':', code + 8) + 1, 16, "Assertion failed") == 0)
+			node += "assertion failed: ";
 		what = m.substr(k + 2);
-	k = what.rfind(" in function '");
-	if (k != std::string::npos)
-		what.resize(k);
-	std::snprintf(err, len, "%s%s", node.c_str(), what.c_str());
-	for (char *c = err; *c; c++)
-		if (*c == '\n' || *c == '\r' || *c == '\t')
-			*c = ' ';
-	size_t n = std::strlen(err);
-	while (n && err[n - 1] == ' ')
-		err[--n] = 0;
+	}
+	k = what.find("in function '");
+	if (k != std::string::npos) {
+		size_t end = what.find('\'', k + 13);
+		what.erase(k, end == std::string::npos ? std::string::npos : end - k + 1);
+	}
+	/* Lines joined, OpenCV's "> " quoting and runs of blanks dropped. */
+	what = node + what;
+	bool bol = false;
+	for (char c : what) {
+		if (c == '\n' || c == '\r') {
+			bol = true;
+			c = ' ';
+		} else if (bol && (c == '>' || c == ' ')) {
+			continue;
+		} else {
+			bol = false;
+		}
+		if (c == '\t')
+			c = ' ';
+		if (c == ' ' && (out.empty() || out.back() == ' '))
+			continue;
+		out += c;
+	}
+	while (!out.empty() && out.back() == ' ')
+		out.pop_back();
+	std::snprintf(err, len, "%s", out.c_str());
 }
 
 extern "C" void ocv_init(void)

@@ -65,13 +65,35 @@ static void init(void)
 	ocv_init();
 }
 
+/* The key of a model under p's threads and --dim values. */
 static char *model_key(const struct accel_onnx_params *p)
 {
-	size_t len = strlen(p->model) + 16;
+	size_t len = strlen(p->model) + 32;
+	for (int i = 0; i < p->ndims; i++)
+		len += strlen(p->dim_names[i]) + 24;
 	char *k = malloc(len);
-	if (k)
-		snprintf(k, len, "%s|%d", p->model, p->intra_threads);
+	if (!k)
+		return NULL;
+	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
+	for (int i = 0; i < p->ndims; i++)
+		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
 	return k;
+}
+
+/* --dim NAME=N: the symbolic dims named take their value, in the shapes
+ * onnx.info reports (as ONNX Runtime's free dimension overrides do). */
+static void set_dims(struct onnxpb_io *io, const struct accel_onnx_params *p)
+{
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < (o ? io->nout : io->nin); i++) {
+			struct onnxpb_value *x = o ? &io->out[i] : &io->in[i];
+			for (int d = 0; d < x->ndim; d++)
+				for (int k = 0; k < p->ndims; k++)
+					if (x->dims[d] < 0 && x->sym[d][0] && !strcmp(x->sym[d], p->dim_names[k])) {
+						x->dims[d] = p->dim_values[k];
+						x->sym[d][0] = 0;
+					}
+		}
 }
 
 /* The inputs and outputs of the model file at path. */
@@ -159,7 +181,10 @@ static struct model *find_model(struct ocv_engine *eng, const struct accel_onnx_
 	}
 	m->key = key;
 	char why[200];
-	if (read_io(p->model, &m->io, m->reason, sizeof m->reason) == 0 &&
+	int rc = read_io(p->model, &m->io, m->reason, sizeof m->reason);
+	if (rc == 0)
+		set_dims(&m->io, p);
+	if (rc == 0 &&
 	    check_types(&m->io, m->reason, sizeof m->reason) == 0 &&
 	    !(m->idle = ocv_net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why))) {
 		accel_text_sanitize(why);
@@ -285,15 +310,14 @@ static int ocv_supports(const struct accel_engine *e, const struct accel_op *op,
 		snprintf(reason, len, "no model given");
 		return ACCEL_ENOTSUP;
 	}
-	if (p->ndims > 0) {
-		/* OpenCV DNN takes each run's shapes as they come. */
-		for (int i = 0; i < p->ndims; i++)
-			if (p->dim_values[i] <= 0 || p->dim_values[i] > INT32_MAX) {
-				snprintf(reason, len, "--dim %s=%lld is out of OpenCV's range", p->dim_names[i],
-					 (long long)p->dim_values[i]);
-				return ACCEL_ENOTSUP;
-			}
-	}
+	/* OpenCV DNN takes each run's shapes as they come; --dim values only
+	 * fix what onnx.info reports, within OpenCV's int dims. */
+	for (int i = 0; i < p->ndims; i++)
+		if (p->dim_values[i] <= 0 || p->dim_values[i] > INT32_MAX) {
+			snprintf(reason, len, "--dim %s=%lld is out of OpenCV's range", p->dim_names[i],
+				 (long long)p->dim_values[i]);
+			return ACCEL_ENOTSUP;
+		}
 	struct ocv_engine *eng = e->data;
 	pthread_mutex_lock(&eng->lock);
 	struct model *m = find_model(eng, p);
