@@ -4,9 +4,11 @@
  * sha256sum writes and checks them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "accel.h"
 #include "crypt/crypt.h"
@@ -19,9 +21,9 @@ enum {
 static const struct accel_option options[] = {
 	{ OPT_ENCRYPT, 'e', "encrypt", NULL, "encrypt (the default)", NULL, 0 },
 	{ OPT_DECRYPT, 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", NULL, 0 },
-	{ OPT_RECIPIENT, 'r', "recipient", "RECIPIENT", "encrypt to an age1... public key (repeatable)", NULL, 0 },
-	{ OPT_RECIPIENTS_FILE, 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE (repeatable)", "file", 0 },
-	{ OPT_IDENTITY, 'i', "identity", "FILE", "decrypt with the identities (AGE-SECRET-KEY-1...) in FILE (repeatable)", "file", 0 },
+	{ OPT_RECIPIENT, 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", NULL, 0 },
+	{ OPT_RECIPIENTS_FILE, 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", 0 },
+	{ OPT_IDENTITY, 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines or an OpenSSH private key (repeatable)", "file", 0 },
 	{ OPT_PASSPHRASE, 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", NULL, 0 },
 	{ OPT_PASSFILE, 0, "passphrase-file", "FILE", "read the passphrase from the first line of FILE", "file", 0 },
 	{ OPT_PASSFD, 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", NULL, 0 },
@@ -38,7 +40,7 @@ static const int exit_statuses[] = {
 
 static const struct accel_cli cli = {
 	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
-	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel.",
+	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel; keygen, hash, sign and verify are subcommands (each has --help).",
 	options, exit_statuses,
 };
 
@@ -69,9 +71,7 @@ struct job {
 
 static void job_free(struct job *job)
 {
-	wipe(job->ids, (size_t)job->nids * sizeof *job->ids);
-	free(job->ids);
-	free(job->rs);
+	keys_free(job->rs, job->nrs, job->ids, job->nids);
 }
 
 /* --help-man: the main options, then each subcommand's. */
@@ -187,6 +187,15 @@ static int parse_args(int argc, char **argv, struct job *job)
 	return 0;
 }
 
+/* A pipe on fd gets a 1 MiB buffer (as much as the system allows): fewer,
+ * larger reads and writes between the stages of a pipeline. */
+static void widen_pipe(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+}
+
 static struct accel_stream_config stream_config(const struct job *job, int64_t total)
 {
 	struct accel_stream_config cfg = {
@@ -293,7 +302,8 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 		}
 	}
 	for (int i = 0; i < job->nrs; i++) {
-		if (x25519_wrap(&job->rs[i], fk, &head.text) < 0) {
+		const struct recipient *r = &job->rs[i];
+		if ((r->kind == KEY_X25519 ? x25519_wrap(r, fk, &head.text) : ssh_wrap(r, fk, &head.text)) < 0) {
 			accel_msg_error("cannot wrap the file key for recipient %d", i + 1);
 			status = ACCEL_EXIT_FAILURE;
 			goto out;
@@ -419,7 +429,9 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 	}
 	for (int i = 0; i < h->n; i++) {
 		for (int k = 0; k < job->nids; k++) {
-			int rc = x25519_unwrap(&job->ids[k], &h->stanzas[i], fk, err, sizeof err);
+			const struct identity *id = &job->ids[k];
+			int rc = id->kind == KEY_X25519 ? x25519_unwrap(id, &h->stanzas[i], fk, err, sizeof err)
+							: ssh_unwrap(id, &h->stanzas[i], fk, err, sizeof err);
 			if (rc == 1)
 				return 0;
 			if (rc < 0) {
@@ -543,6 +555,8 @@ static int crypt_main(int argc, char **argv)
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
 	}
+	widen_pipe(0);
+	widen_pipe(1);
 	int status = job.decrypt ? decrypt(ctx, &job) : encrypt(ctx, &job);
 	accel_ctx_free(ctx);
 	job_free(&job);

@@ -42,7 +42,13 @@ static const struct accel_option options[] = {
 	{ OPT_DEVICE, 'd', "device", "DEV", "with --hw TYPE: the device, as an id (gpu1) or FFmpeg's device string", NULL, 0 },
 	{ OPT_STRICT, 0, "strict", NULL, "fail (exit 3) on the first undecodable packet", NULL, 0 },
 	{ OPT_PROGRESS_JSON, 0, "progress-json", NULL, "write one JSON object of progress per second to stderr", NULL, 0 },
-	ACCEL_RUN_OPTIONS,
+	/* The common run options, with what they mean here. */
+	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when a hardware stage cannot run: cpu or next (software, one line on stderr) or none (exit 1)",
+	  "cpu next none", 0 },
+	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)",
+	  NULL, 0 },
+	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)", NULL, 0 },
+	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show the progress line", NULL, 0 },
 	ACCEL_BASIC_OPTIONS,
 	{ 0 },
 };

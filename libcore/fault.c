@@ -207,3 +207,8 @@ int core_fault_hit(const char *engine, uint64_t seq)
 	}
 	return 0;
 }
+
+int accel_fault_hit(const char *engine, uint64_t unit)
+{
+	return core_fault_status() == 0 && core_fault_hit(engine, unit);
+}

@@ -46,7 +46,7 @@ print(d.index(b"\n", i) + 1 + 16)' "$1"
 	echo "AGE-SECRET-KEY-1NOTAKEY" > bad.txt
 	chmod 600 bad.txt
 	run -1 "$C" keygen -y bad.txt
-	[ "$output" = "accel-crypt: bad.txt: line 1: not an identity (AGE-SECRET-KEY-1...)" ]
+	[ "$output" = "accel-crypt: bad.txt: line 1: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)" ]
 }
 
 @test "X25519: age reads ours and we read age's, empty input and 64 KiB multiples" {
@@ -290,4 +290,14 @@ EOF
 	printf 'x' >> b.tar.zst.age
 	run ! env ACCEL_BUILD="$ROOT/build" "$ROOT/examples/backup.sh" restore "$PWD/b.tar.zst.age" k2.txt "$PWD/dst2"
 	[ ! -e dst2 ]
+}
+
+@test "routes: age.encrypt, age.decrypt and the hashes run on openssl:cpu0; -b cpu cannot run them" {
+	run -0 "$ROOT/build/accel-detect" --routes age.encrypt age.decrypt sha256 sha3-256
+	[ "$(grep -c '^  1\. openssl:cpu0 ' <<< "$output")" = 4 ]
+	head -c 1000 /dev/urandom > p
+	run -1 "$C" -b cpu -r "$REC" -o out p
+	[ "$output" = "accel-crypt: p: cannot encrypt: no engine can run age.encrypt (try -v for the reasons)" ]
+	[ ! -e out ]
+	"$C" -b openssl -r "$REC" p | age -d -i key.txt | cmp - p
 }

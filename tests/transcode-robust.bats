@@ -133,3 +133,37 @@ no_cuda() {
 	[ "$st" = 143 ]
 	[ -z "$(ls -A | grep -v in.fifo)" ]
 }
+
+@test "the decoder failing mid-stream (ACCEL_FAULT) reopens from the last keyframe: the same frames, one line" {
+	# (the rule names the backend: on a host with a hardware decoder, its
+	# engine fails; here the software one, reopened in software)
+	"$T" "$CLIPS/clip.ts" --to rawvideo > ref.yuv
+	run -0 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:30' '$T' '$CLIPS/clip.ts' --to rawvideo > out.yuv"
+	[[ "$stderr" =~ ^accel-transcode:\ warning:\ decode\ on\ [a-z0-9.:]+\ failed\ at\ video\ packet\ 30\ \(injected\ fault,\ ACCEL_FAULT\)\;\ reopened\ on\ [a-z0-9.:]+\ from\ the\ keyframe\ [0-9]+\ packets\ before:\ [1-9][0-9]*\ frames\ decoded\ again,\ none\ lost$ ]]
+	cmp ref.yuv out.yuv
+	# encoded output too: every frame, and the same frames as without the fault
+	ACCEL_FAULT='ffmpeg:3' "$T" "$CLIPS/clip.ts" --to h264 --audio none -q > f.mkv
+	"$T" "$CLIPS/clip.ts" --to h264 --audio none > r.mkv
+	[ "$(frames f.mkv)" = 50 ]
+	[ "$(ffmpeg -v error -i f.mkv -f md5 -)" = "$(ffmpeg -v error -i r.mkv -f md5 -)" ]
+	# --fallback none: the failure ends the run
+	run -1 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:30' '$T' --fallback none '$CLIPS/clip.ts' -o x.mkv"
+	[ "$stderr" = "accel-transcode: decode on ${stderr#*decode on }" ]
+	[[ "$stderr" == *"failed at video packet 30: injected fault, ACCEL_FAULT (--fallback none)" ]]
+	[ ! -e x.mkv ]
+	run -2 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:1,,2' '$T' '$CLIPS/clip.ts' > /dev/null"
+	[[ "$stderr" == "accel-transcode: ACCEL_FAULT is malformed: "* ]]
+}
+
+@test "--progress (or a terminal): frames, fps, speed, bit rate, size and ETA on one line redrawn in place" {
+	run -0 --separate-stderr "$T" --progress "$CLIPS/clip.ts" -o out.mkv
+	last=$(printf '%s' "$stderr" | tr '\r' '\n' | tail -n 1)
+	[[ "$last" =~ ^$'\e'\[Kframe\ 50\ \ [0-9.]+\ fps\ \ [0-9.]+x\ \ [0-9]+\ kbit/s\ \ [0-9.]+\ MiB\ ETA\ 00:00$ ]]
+	# on a terminal without --progress too (script gives it one)
+	command -v script > /dev/null || skip "no script(1)"
+	script -qec "'$T' '$CLIPS/clip.ts' -o tty.mkv" /dev/null > tty.log
+	grep -q 'frame 50 ' tty.log
+	# --no-progress and -q silence it
+	run -0 --separate-stderr "$T" --progress --no-progress "$CLIPS/clip.ts" -o q.mkv
+	[ -z "$stderr" ]
+}

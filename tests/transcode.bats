@@ -233,3 +233,31 @@ peak_threads() {
 	# SVT-AV1 1.4 starts 17 threads for one logical processor (about 90 for two)
 	[ "$max" -gt 0 ] && [ "$max" -le 24 ] && [ "$rt" = 0 ]
 }
+
+@test "accel-transcode --to npy | accel-infer: the frames feed a model (mean per channel), as numpy computes it" {
+	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] || skip "no onnxruntime backend (make deps)"
+	/usr/bin/python3 - <<'PY'
+import onnx
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 3, 24, 32])
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 3])
+g = helper.make_graph([helper.make_node('ReduceMean', ['x'], ['y'], axes=[2, 3], keepdims=0)], 'mean', [x], [y])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+m.ir_version = 7
+onnx.save(m, 'mean.onnx')
+PY
+	cat "$CLIPS/clip.ts" | "$T" --to npy --scale 32x24 --layout nchw --normalize | "$ROOT/build/accel-infer" -m mean.onnx > means.npy
+	ffmpeg -v error -i "$CLIPS/clip.ts" -vf scale=32:24 -pix_fmt rgb24 -f rawvideo - > ref.rgb
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+f = open('means.npy', 'rb')
+got = []
+while f.peek(1):
+    got.append(np.load(f))
+ref = np.fromfile('ref.rgb', np.uint8).reshape(-1, 24, 32, 3).astype(np.float32) / np.float32(255)
+want = ref.mean(axis=(1, 2))
+assert len(got) == len(want) == 50, (len(got), len(want))
+for g, w in zip(got, want):
+    assert g.shape == (1, 3) and np.allclose(g[0], w, rtol=1e-5, atol=1e-6), (g, w)
+PY
+}

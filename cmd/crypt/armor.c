@@ -44,6 +44,11 @@ static int armor_line(struct armor_dec *d, struct accel_buf *out, char *err, siz
 		n--;
 	l[n] = 0;
 	d->lineno++;
+	/* A NUL would end the line early for the comparisons below. */
+	if (memchr(l, 0, n)) {
+		snprintf(err, len, "armor line %llu: a NUL byte", (unsigned long long)d->lineno);
+		return -1;
+	}
 	if (d->state == 0) {
 		if (strcmp(l, ARMOR_BEGIN)) {
 			snprintf(err, len, "armor line %llu: expected '%s'", (unsigned long long)d->lineno, ARMOR_BEGIN);

@@ -27,10 +27,8 @@
 #define STANZA_ARGS_MAX 16
 
 /* ---- base64 (RFC 4648, standard alphabet) */
-/* Encoded length of n bytes without padding. */
-size_t b64_len(size_t n);
-/* Encode without padding ("canonical" age form) into dst (b64_len(n) + 1
- * bytes, NUL-terminated). Returns the length. */
+/* Encode without padding ("canonical" age form) into dst (4 * n / 3 + 4
+ * bytes suffice, NUL-terminated). Returns the length. */
 size_t b64_encode(const uint8_t *src, size_t n, char *dst);
 /* Decode canonical unpadded base64 (no padding, no other byte, unused bits
  * zero) of n characters into dst (at least n * 3 / 4 bytes). Returns the
@@ -106,16 +104,23 @@ int identities_read(const char *path, struct identity **ids, int *n);
 /* Read a recipients file (one age1... a line, '#' comments, blank lines). */
 struct recipient;
 int recipients_read(const char *path, struct recipient **rs, int *n);
-enum key_kind { KEY_X25519, KEY_SCRYPT };
+enum key_kind { KEY_X25519, KEY_SSH_ED25519, KEY_SSH_RSA };
 
 struct recipient {
 	enum key_kind kind;
-	uint8_t pub[X25519_LEN];
+	uint8_t pub[X25519_LEN];      /* X25519; ssh-ed25519: its Montgomery form */
+	uint8_t *wire;                /* SSH keys: the public key's wire form */
+	size_t wire_len;
+	void *rsa;                    /* ssh-rsa: its EVP_PKEY */
 };
 
 struct identity {
 	enum key_kind kind;
-	uint8_t priv[X25519_LEN];
+	uint8_t priv[X25519_LEN];     /* X25519 scalar (ssh-ed25519: from the seed) */
+	uint8_t pub[X25519_LEN];      /* ssh-ed25519: its X25519 public key */
+	uint8_t *wire;                /* SSH keys: the public key's wire form */
+	size_t wire_len;
+	void *rsa;                    /* ssh-rsa: its EVP_PKEY (private) */
 };
 
 /* Parse "age1..." into r. 0 or -1 with the reason in err. */
@@ -136,6 +141,18 @@ int scrypt_wrap(const char *pass, size_t n, int log_n, const uint8_t fk[FILE_KEY
 /* 1 unwrapped, 0 wrong passphrase, -1 malformed (err). */
 int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err,
 		  size_t len);
+
+/* ---- SSH keys (ssh.c) */
+/* An authorized_keys line ([options] ssh-ed25519|ssh-rsa BASE64 [comment]). */
+int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
+/* An unencrypted OpenSSH private key file's text. */
+int ssh_identity_parse(const char *text, struct identity *id, char *err, size_t len);
+/* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
+ * the identities; either array may be NULL. */
+void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids);
+int ssh_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
+/* 1 unwrapped, 0 not for this key, -1 malformed (err). */
+int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err, size_t len);
 
 /* ---- armor (age's PEM-style "AGE ENCRYPTED FILE") */
 #define ARMOR_BEGIN "-----BEGIN AGE ENCRYPTED FILE-----"
@@ -187,6 +204,18 @@ int secret_create(const char *path);
 int secret_finish(int fd, const char *path, const char *text, size_t n);
 /* keygen --sign: a minisign key pair, the secret unencrypted (0600). */
 int minisign_keygen(const char *secpath, const char *pubpath, int quiet);
+
+/* A parsed .minisig file (its strings point into the text parsed). */
+struct minisig {
+	int legacy;                 /* "Ed": the signature covers the file itself */
+	uint8_t id[8];
+	uint8_t sig[64];            /* of BLAKE2b-512(file), or of the file (legacy) */
+	uint8_t gsig[64];           /* of sig || trusted */
+	const char *untrusted, *trusted;
+};
+/* Parse the text of a .minisig file (NUL-terminated; cut in place): 0, or
+ * -1 when it is not one. */
+int minisign_sig_parse(char *text, struct minisig *sig);
 
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);

@@ -11,11 +11,6 @@
 
 static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-size_t b64_len(size_t n)
-{
-	return n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0);
-}
-
 size_t b64_encode(const uint8_t *src, size_t n, char *dst)
 {
 	size_t o = 0;

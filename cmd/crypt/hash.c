@@ -34,7 +34,8 @@ static const struct accel_option hash_options[] = {
 	{ OPT_WARN, 'w', "warn", NULL, "with -c: warn about improperly formatted lines", NULL, 0 },
 	{ OPT_IGNORE_MISSING, 0, "ignore-missing", NULL, "with -c: say nothing of files that do not exist", NULL, 0 },
 	ACCEL_BACKEND_OPTION,
-	ACCEL_RUN_OPTIONS,
+	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 },
+	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", NULL, 0 },
 	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "the route and per-engine statistics on stderr", NULL, 0 },
 	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "with -c: do not print OK for each file that matches", NULL, 0 },
 	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
@@ -63,7 +64,6 @@ static const struct {
 struct entry {
 	char *name;
 	uint8_t want[64];
-	int line;        /* -c: line number in its list */
 };
 
 struct hash_run {
@@ -381,7 +381,6 @@ static int read_list(struct hash_run *r, const char *path, unsigned long *improp
 						strcmp(path, "-") ? path : "standard input", lineno, algos[r->algo].tag);
 			continue;
 		}
-		e.line = lineno;
 		struct entry *ne = realloc(r->e, (r->n + 1) * sizeof *ne);
 		if (!ne) {
 			free(e.name);

@@ -100,6 +100,7 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 		if (l < 0) {
 			if (n - off > 4096 || n >= HEADER_MAX)
 				goto toolong;
+			header_free(h);
 			return 1;
 		}
 		const uint8_t *q = p + off;
@@ -274,6 +275,9 @@ int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN])
 
 int recipient_parse(const char *s, struct recipient *r, char *err, size_t len)
 {
+	if (strncmp(s, "age1", 4) && (strstr(s, "ssh-") || strchr(s, ' ')))
+		return ssh_recipient_parse(s, r, err, len);
+	memset(r, 0, sizeof *r);
 	char hrp[16];
 	uint8_t data[64];
 	ssize_t n = bech32_decode(s, hrp, sizeof hrp, data, sizeof data);
@@ -302,6 +306,7 @@ int identity_parse(const char *s, struct identity *id)
 	ssize_t n = bech32_decode(s, hrp, sizeof hrp, data, sizeof data);
 	int rc = -1;
 	if (n == X25519_LEN && !strcmp(hrp, "age-secret-key-") && s[0] == 'A') {
+		memset(id, 0, sizeof *id);
 		id->kind = KEY_X25519;
 		memcpy(id->priv, data, X25519_LEN);
 		rc = 0;

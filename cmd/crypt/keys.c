@@ -67,15 +67,10 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Call fn on each line of path that is not blank or a '#' comment. */
-static int each_line(const char *path, int (*fn)(void *arg, const char *line, int lineno), void *arg)
+/* Call fn on each line of buf (n bytes, NUL-terminated, cut in place)
+ * that is not blank or a '#' comment; buf is wiped and freed. */
+static int each_line_of(char *buf, size_t n, int (*fn)(void *arg, const char *line, int lineno), void *arg)
 {
-	size_t n;
-	char *buf = slurp(path, &n);
-	if (!buf) {
-		accel_msg_error("cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
 	int rc = 0, lineno = 0;
 	for (char *p = buf; *p && rc == 0;) {
 		char *e = strchr(p, '\n');
@@ -94,27 +89,30 @@ static int each_line(const char *path, int (*fn)(void *arg, const char *line, in
 	return rc;
 }
 
+/* Call fn on each line of path that is not blank or a '#' comment. */
+static int each_line(const char *path, int (*fn)(void *arg, const char *line, int lineno), void *arg)
+{
+	size_t n;
+	char *buf = slurp(path, &n);
+	if (!buf) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return each_line_of(buf, n, fn, arg);
+}
+
 struct ids {
 	const char *path;
 	struct identity **ids;
 	int *n;
 };
 
-static int add_identity(void *arg, const char *line, int lineno)
+/* Append id to a->ids. */
+static int push_identity(struct ids *a, struct identity *id)
 {
-	struct ids *a = arg;
-	struct identity id;
-	if (identity_parse(line, &id) < 0) {
-		if (!strncmp(line, "-----BEGIN", 10) || !strncmp(line, "ssh-", 4))
-			accel_msg_error("%s: line %d: only age X25519 identities (AGE-SECRET-KEY-1...) are supported",
-					a->path, lineno);
-		else
-			accel_msg_error("%s: line %d: not an identity (AGE-SECRET-KEY-1...)", a->path, lineno);
-		return -1;
-	}
 	struct identity *ni = malloc((size_t)(*a->n + 1) * sizeof *ni);
 	if (!ni) {
-		wipe(&id, sizeof id);
+		wipe(id, sizeof *id);
 		accel_msg_error("out of memory");
 		return -1;
 	}
@@ -122,10 +120,22 @@ static int add_identity(void *arg, const char *line, int lineno)
 		memcpy(ni, *a->ids, (size_t)*a->n * sizeof *ni);
 	wipe(*a->ids, (size_t)*a->n * sizeof **a->ids);
 	free(*a->ids);
-	ni[(*a->n)++] = id;
+	ni[(*a->n)++] = *id;
 	*a->ids = ni;
-	wipe(&id, sizeof id);
+	wipe(id, sizeof *id);
 	return 0;
+}
+
+static int add_identity(void *arg, const char *line, int lineno)
+{
+	struct ids *a = arg;
+	struct identity id;
+	if (identity_parse(line, &id) < 0) {
+		accel_msg_error("%s: line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)",
+				a->path, lineno);
+		return -1;
+	}
+	return push_identity(a, &id);
 }
 
 int identities_read(const char *path, struct identity **ids, int *n)
@@ -135,7 +145,25 @@ int identities_read(const char *path, struct identity **ids, int *n)
 		accel_msg_warn("%s: the identity file is readable by others (chmod 600 it)", path);
 	struct ids a = { path, ids, n };
 	int before = *n;
-	if (each_line(path, add_identity, &a) < 0)
+	size_t len;
+	char *buf = slurp(path, &len);
+	if (!buf) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (strstr(buf, "-----BEGIN OPENSSH PRIVATE KEY-----")) {
+		struct identity id;
+		char err[200];
+		int rc = ssh_identity_parse(buf, &id, err, sizeof err);
+		wipe(buf, len);
+		free(buf);
+		if (rc < 0) {
+			accel_msg_error("%s: %s", path, err);
+			return -1;
+		}
+		return push_identity(&a, &id);
+	}
+	if (each_line_of(buf, len, add_identity, &a) < 0)
 		return -1;
 	if (*n == before) {
 		accel_msg_error("%s: no identity found", path);
@@ -267,15 +295,17 @@ static int keygen_public(const char *path)
 	for (int i = 0; i < n && !status; i++) {
 		uint8_t pub[X25519_LEN];
 		char r[128];
-		if (x25519_public(ids[i].priv, pub) < 0 || recipient_format(pub, r, sizeof r) < 0) {
+		if (ids[i].kind != KEY_X25519) {
+			accel_msg_error("%s: an SSH key; its recipient is its public key (the .pub file)", path);
+			status = ACCEL_EXIT_FAILURE;
+		} else if (x25519_public(ids[i].priv, pub) < 0 || recipient_format(pub, r, sizeof r) < 0) {
 			accel_msg_error("%s: identity %d is not a valid X25519 key", path, i + 1);
 			status = ACCEL_EXIT_DATA;
 		} else {
 			printf("%s\n", r);
 		}
 	}
-	wipe(ids, (size_t)n * sizeof *ids);
-	free(ids);
+	keys_free(NULL, 0, ids, n);
 	if (fflush(stdout) != 0 && errno != EPIPE) {
 		accel_msg_error("cannot write stdout: %s", strerror(errno));
 		return ACCEL_EXIT_FAILURE;

@@ -27,16 +27,26 @@ int hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t 
 	EVP_KDF_free(kdf);
 	if (!kctx)
 		return -1;
-	/* An empty salt is HKDF's default (a string of zeros), as age has it. */
+	/* An empty salt is HKDF's default (a string of zeros), as age has it.
+	 * OpenSSL refuses an empty secret: then the extract step (RFC 5869,
+	 * PRK = HMAC(salt, secret)) is done here and OpenSSL only expands. */
 	static const uint8_t nosalt[1];
+	uint8_t prk[MAC_LEN];
+	int expand_only = ikm_len == 0;
+	if (expand_only && hmac_sha256(salt_len ? salt : nosalt, salt_len, nosalt, 0, prk) < 0) {
+		EVP_KDF_CTX_free(kctx);
+		return -1;
+	}
 	OSSL_PARAM params[] = {
 		OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_DIGEST, "SHA256", 0),
-		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, (void *)ikm, ikm_len),
+		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, expand_only ? prk : (void *)ikm, expand_only ? sizeof prk : ikm_len),
 		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SALT, (void *)(salt_len ? salt : nosalt), salt_len),
 		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, strlen(info)),
+		OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_MODE, expand_only ? "EXPAND_ONLY" : "EXTRACT_AND_EXPAND", 0),
 		OSSL_PARAM_END,
 	};
 	int rc = EVP_KDF_derive(kctx, out, out_len, params) == 1 ? 0 : -1;
+	wipe(prk, sizeof prk);
 	EVP_KDF_CTX_free(kctx);
 	return rc;
 }

@@ -64,9 +64,27 @@ static void b64p_encode(const uint8_t *p, size_t n, char *out)
 	out[l] = 0;
 }
 
-/* Read the two lines of a key file (comment and base64; a signature file
- * has four): lines[] point into a malloc'd *buf. Returns the count of
- * lines read, or -1 after a message. */
+/* Cut text into at most max lines (LF, the CRs before it dropped), in place.
+ * Returns the count. */
+static int split_lines(char *text, char **lines, int max)
+{
+	int k = 0;
+	for (char *p = text; *p && k < max;) {
+		lines[k++] = p;
+		char *e = strchr(p, '\n');
+		if (!e)
+			break;
+		*e = 0;
+		for (char *c = e; c > p && c[-1] == '\r'; c--)
+			c[-1] = 0;
+		p = e + 1;
+	}
+	return k;
+}
+
+/* Read a minisign file (at most LINES_CAP bytes) into a malloc'd *buf and
+ * cut it into lines[max]. Returns the count of lines, or -1 after a
+ * message. */
 static int read_lines(const char *path, char **buf, char **lines, int max)
 {
 	FILE *f = fopen(path, "re");
@@ -87,18 +105,25 @@ static int read_lines(const char *path, char **buf, char **lines, int max)
 		return -1;
 	}
 	(*buf)[n] = 0;
-	int k = 0;
-	for (char *p = *buf; *p && k < max;) {
-		lines[k++] = p;
-		char *e = strchr(p, '\n');
-		if (!e)
-			break;
-		*e = 0;
-		if (e > p && e[-1] == '\r')
-			e[-1] = 0;
-		p = e + 1;
-	}
-	return k;
+	return split_lines(*buf, lines, max);
+}
+
+int minisign_sig_parse(char *text, struct minisig *sig)
+{
+	char *lines[4];
+	uint8_t blob[SIG_BLOB + 3], gsig[SIG_LEN + 3];
+	int n = split_lines(text, lines, 4);
+	if (n < 4 || strncmp(lines[0], "untrusted comment: ", 19) || strncmp(lines[2], "trusted comment: ", 17) ||
+	    b64p_decode(lines[1], blob, sizeof blob) != SIG_BLOB || b64p_decode(lines[3], gsig, sizeof gsig) != SIG_LEN ||
+	    blob[0] != 'E' || (blob[1] != 'D' && blob[1] != 'd'))
+		return -1;
+	sig->legacy = blob[1] == 'd';
+	memcpy(sig->id, blob + 2, KEYID_LEN);
+	memcpy(sig->sig, blob + 2 + KEYID_LEN, SIG_LEN);
+	memcpy(sig->gsig, gsig, SIG_LEN);
+	sig->untrusted = lines[0] + 19;
+	sig->trusted = lines[2] + 17;
+	return 0;
 }
 
 static int read_public(const char *path, const char *b64, struct mkey *k)
@@ -495,20 +520,17 @@ int cmd_verify(int argc, char **argv)
 		snprintf(sigpath, sizeof sigpath, "%s", opt[OPT_SIGFILE]);
 	else
 		snprintf(sigpath, sizeof sigpath, "%s.minisig", file);
-	char *buf = NULL, *lines[4];
-	int n = read_lines(sigpath, &buf, lines, 4);
-	if (n < 0)
+	char *buf = NULL, *lines[1];
+	if (read_lines(sigpath, &buf, lines, 0) < 0)
 		return ACCEL_EXIT_FAILURE;
-	uint8_t blob[SIG_BLOB + 3], gsig[SIG_LEN + 3];
+	struct minisig sig;
 	int status = ACCEL_EXIT_DATA;
 	const char *why = NULL;
-	if (n < 4 || strncmp(lines[0], "untrusted comment: ", 19) || strncmp(lines[2], "trusted comment: ", 17) ||
-	    b64p_decode(lines[1], blob, sizeof blob) != SIG_BLOB || b64p_decode(lines[3], gsig, sizeof gsig) != SIG_LEN ||
-	    blob[0] != 'E' || (blob[1] != 'D' && blob[1] != 'd')) {
+	if (minisign_sig_parse(buf, &sig) < 0) {
 		why = "not a minisign signature file";
-	} else if (CRYPTO_memcmp(blob + 2, k.id, KEYID_LEN)) {
+	} else if (CRYPTO_memcmp(sig.id, k.id, KEYID_LEN)) {
 		char a[17], b[17];
-		keyid_hex(blob + 2, a);
+		keyid_hex(sig.id, a);
 		keyid_hex(k.id, b);
 		accel_msg_error("%s: signed by key %s, not by the key given (%s)", sigpath, a, b);
 		free(buf);
@@ -516,17 +538,16 @@ int cmd_verify(int argc, char **argv)
 	} else {
 		uint8_t md[64], *whole = NULL;
 		size_t wlen = 0;
-		int legacy = blob[1] == 'd';
+		int legacy = sig.legacy;
 		if (file_digest(file, md, legacy ? &whole : NULL, &wlen) < 0) {
 			accel_msg_error("cannot read %s: %s", file, strerror(errno));
 			free(whole);
 			free(buf);
 			return ACCEL_EXIT_FAILURE;
 		}
-		int ok = legacy ? ed_verify(k.pk, whole, wlen, blob + 2 + KEYID_LEN) == 0
-				: ed_verify(k.pk, md, sizeof md, blob + 2 + KEYID_LEN) == 0;
+		int ok = legacy ? ed_verify(k.pk, whole, wlen, sig.sig) == 0 : ed_verify(k.pk, md, sizeof md, sig.sig) == 0;
 		free(whole);
-		const char *tc = lines[2] + 17;
+		const char *tc = sig.trusted;
 		size_t tl = strlen(tc);
 		uint8_t *gmsg = malloc(SIG_LEN + tl + 1);
 		if (!ok) {
@@ -534,9 +555,9 @@ int cmd_verify(int argc, char **argv)
 		} else if (!gmsg) {
 			why = "out of memory";
 		} else {
-			memcpy(gmsg, blob + 2 + KEYID_LEN, SIG_LEN);
+			memcpy(gmsg, sig.sig, SIG_LEN);
 			memcpy(gmsg + SIG_LEN, tc, tl);
-			if (ed_verify(k.pk, gmsg, SIG_LEN + tl, gsig) < 0) {
+			if (ed_verify(k.pk, gmsg, SIG_LEN + tl, sig.gsig) < 0) {
 				why = "the trusted comment's signature failed (the comment was changed)";
 			} else {
 				status = 0;

@@ -28,6 +28,7 @@
 
 #define IO_BUF 65536
 #define MAX_QUEUED 8192          /* audio packets held before the header */
+#define MAX_GOP 1024             /* video packets kept to decode again after a failure */
 
 static const char *const stage_names[TC_NSTAGES] = { "decode", "filter", "encode" };
 
@@ -50,6 +51,7 @@ struct tc {
 	int werr;                 /* the output's ACCEL_E* error, 0 */
 
 	AVFormatContext *ifmt, *ofmt;
+	AVIOContext *ipb;         /* the input's I/O (ours) */
 	int vidx, aidx;
 	AVCodecContext *dec, *enc, *adec, *aenc;
 	AVBufferRef *hwdev;       /* decode device, NULL: software */
@@ -79,6 +81,16 @@ struct tc {
 	char err[512];
 	int status;
 	char sw_engine[48];       /* the software engine's name */
+
+	/* A decode stage that fails mid-stream reopens once (reopen_decoder). */
+	AVPacket *gop[MAX_GOP];   /* video packets since the last keyframe */
+	int ngop, gop_whole;      /* gop_whole: gop[] starts at a keyframe */
+	uint64_t vpackets;        /* video packets given to the decoder */
+	int64_t last_pts;         /* pts of the last frame passed on */
+	int64_t skip_upto;        /* after a reopen: frames up to this pts are dropped */
+	int reopened, wait_key, replayed;
+	uint64_t redecoded, skipped;
+	char reopen_note[256];
 };
 
 static volatile sig_atomic_t interrupted;
@@ -155,39 +167,13 @@ static int64_t iseek_cb(void *opaque, int64_t off, int whence)
 	return to;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* An MP4 (ISO BMFF) whose top-level 'mdat' comes before its 'moov' cannot
- * be read from a pipe: its index is at the end. Walks the top-level boxes
- * (ISO/IEC 14496-12, 4.2) in the first bytes without consuming them.
- * Returns 1 for such a file. */
+/* Whether the input is an MP4 with its index at the end (peeked, not
+ * consumed). */
 static int mp4_index_at_end(struct accel_input *in)
 {
 	const uint8_t *p;
 	ssize_t n = accel_input_peek(in, IO_BUF, &p);
-	if (n < 8 || memcmp(p + 4, "ftyp", 4))
-		return 0;
-	size_t pos = 0;
-	while (pos + 8 <= (size_t)n) {
-		uint64_t size = be32(p + pos);
-		const uint8_t *type = p + pos + 4;
-		if (!memcmp(type, "moov", 4))
-			return 0;
-		if (!memcmp(type, "mdat", 4))
-			return 1;
-		if (size == 1) {
-			if (pos + 16 > (size_t)n)
-				return 0;
-			size = (uint64_t)be32(p + pos + 8) << 32 | be32(p + pos + 12);
-		}
-		if (size < 8)
-			return 0;
-		pos += size;
-	}
-	return 0;
+	return n > 0 && tc_mp4_index_at_end(p, (size_t)n);
 }
 
 static int open_input(struct tc *t)
@@ -211,11 +197,13 @@ static int open_input(struct tc *t)
 		av_free(buf);
 		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 	}
-	t->ifmt->pb = avio_alloc_context(buf, IO_BUF, 0, t, read_cb, NULL, seekable ? iseek_cb : NULL);
-	if (!t->ifmt->pb) {
+	/* Ours to free: avformat_open_input frees the context, not its I/O. */
+	t->ipb = avio_alloc_context(buf, IO_BUF, 0, t, read_cb, NULL, seekable ? iseek_cb : NULL);
+	if (!t->ipb) {
 		av_free(buf);
 		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 	}
+	t->ifmt->pb = t->ipb;
 	t->ifmt->pb->seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0;
 	t->ifmt->flags |= AVFMT_FLAG_CUSTOM_IO;
 	char e[128];
@@ -1028,16 +1016,18 @@ static int write_npy(struct tc *t, const AVFrame *f)
 	const struct tc_job *job = t->job;
 	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f->format);
 	int c = d->nb_components, w = f->width, h = f->height;
-	char hdr[256];
-	int64_t shape[4];
-	int n;
+	uint8_t hdr[ACCEL_NPY_HEADER_MAX];
+	struct accel_tensor shape = { .dtype = ACCEL_DTYPE_UINT8 };
 	if (job->nchw) {
-		shape[0] = 1, shape[1] = c, shape[2] = h, shape[3] = w;
-		n = tc_npy_header(hdr, sizeof hdr, job->normalize ? "<f4" : "|u1", shape, 4);
+		if (job->normalize)
+			shape.dtype = ACCEL_DTYPE_FLOAT32;
+		shape.ndim = 4;
+		shape.dims[0] = 1, shape.dims[1] = c, shape.dims[2] = h, shape.dims[3] = w;
 	} else {
-		shape[0] = h, shape[1] = w, shape[2] = c;
-		n = tc_npy_header(hdr, sizeof hdr, "|u1", shape, 3);
+		shape.ndim = 3;
+		shape.dims[0] = h, shape.dims[1] = w, shape.dims[2] = c;
 	}
+	int n = accel_npy_header_write(&shape, hdr, sizeof hdr);
 	if (n < 0 || accel_output_write(t->out, hdr, (size_t)n) < 0)
 		goto werr;
 	size_t esz = job->nchw && job->normalize ? 4 : 1;
@@ -1185,35 +1175,43 @@ static int video_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw
 	return pull_filtered(t, hw, nhw);
 }
 
-static int video_packet(struct tc *t, AVPacket *pkt, const struct tc_hw *hw, int nhw)
+/* Whether an error of the decoder is the device failing (reopen the stage
+ * elsewhere) rather than bad input: any error of a hardware decoder but
+ * invalid data. */
+static int device_error(const struct tc *t, int rc)
+{
+	return t->st[TC_DECODE].hw && rc != AVERROR_INVALIDDATA && rc != AVERROR(EAGAIN) && rc != AVERROR_EOF;
+}
+
+/* Take the frames the decoder has (at end of stream, flush the filters).
+ * Frames at or before the one passed on last (after a reopen) are dropped.
+ * 0, -1 on error, or 1 when the decoder failed as a device does (*err). */
+static int receive_frames(struct tc *t, const struct tc_hw *hw, int nhw, int *err)
 {
 	struct stage *s = &t->st[TC_DECODE];
-	double t0 = accel_now();
-	int rc = avcodec_send_packet(t->dec, pkt);
-	if (pkt)
-		av_packet_unref(pkt);
-	if (rc < 0 && rc != AVERROR_EOF) {
-		s->seconds += accel_now() - t0;
-		t->bad_packets++;
-		if (t->job->strict) {
-			char e[128];
-			return fail(t, ACCEL_EXIT_DATA, "%s: undecodable video packet: %s (--strict)", t->in.name,
-				    averr(rc, e, sizeof e));
-		}
-		return 0;
-	}
 	for (;;) {
-		rc = avcodec_receive_frame(t->dec, t->frame);
+		double t0 = accel_now();
+		int rc = avcodec_receive_frame(t->dec, t->frame);
 		s->seconds += accel_now() - t0;
 		if (rc == AVERROR(EAGAIN))
 			return 0;
 		if (rc == AVERROR_EOF)
 			return video_frame(t, NULL, hw, nhw);
+		if (rc < 0 && device_error(t, rc)) {
+			*err = rc;
+			return 1;
+		}
 		if (rc < 0) {
 			t->bad_packets++;
 			if (t->job->strict)
 				return fail(t, ACCEL_EXIT_DATA, "%s: undecodable video frame (--strict)", t->in.name);
-			t0 = accel_now();
+			continue;
+		}
+		int64_t pts = t->frame->best_effort_timestamp;
+		if (t->skip_upto != AV_NOPTS_VALUE && pts != AV_NOPTS_VALUE && pts <= t->skip_upto) {
+			/* Decoded again after a reopen: passed on already. */
+			t->redecoded++;
+			av_frame_unref(t->frame);
 			continue;
 		}
 		if (t->frame->decode_error_flags || (t->frame->flags & AV_FRAME_FLAG_CORRUPT)) {
@@ -1222,12 +1220,138 @@ static int video_packet(struct tc *t, AVPacket *pkt, const struct tc_hw *hw, int
 				return fail(t, ACCEL_EXIT_DATA, "%s: corrupt video frame (--strict)", t->in.name);
 		}
 		s->frames++;
+		if (pts != AV_NOPTS_VALUE)
+			t->last_pts = pts;
 		rc = video_frame(t, t->frame, hw, nhw);
 		av_frame_unref(t->frame);
 		if (rc < 0)
 			return -1;
-		t0 = accel_now();
 	}
+}
+
+static void gop_clear(struct tc *t)
+{
+	for (int i = 0; i < t->ngop; i++)
+		av_packet_free(&t->gop[i]);
+	t->ngop = 0;
+}
+
+/* Keep the packets since the last keyframe, to decode them again should
+ * the decoder fail: at most MAX_GOP of them (a longer GOP is not kept, and
+ * a failure in it resumes at the next keyframe). */
+static int gop_keep(struct tc *t, const AVPacket *pkt)
+{
+	if (pkt->flags & AV_PKT_FLAG_KEY) {
+		gop_clear(t);
+		t->gop_whole = 1;
+	}
+	if (!t->gop_whole)
+		return 0;
+	if (t->ngop == MAX_GOP) {
+		gop_clear(t);
+		t->gop_whole = 0;
+		return 0;
+	}
+	if (!(t->gop[t->ngop] = av_packet_clone(pkt)))
+		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+	t->ngop++;
+	return 0;
+}
+
+/* The decoder failed at video packet `at` (rc, or an injected fault when
+ * rc is 0): reopen the stage on the next engine, software, and decode the
+ * packets since the last keyframe again, dropping the frames passed on
+ * already, so that nothing is lost; without them (a GOP too long to keep),
+ * resume at the next keyframe. Once per run. */
+static int reopen_decoder(struct tc *t, uint64_t at, int rc, const struct tc_hw *hw, int nhw)
+{
+	struct stage *s = &t->st[TC_DECODE];
+	char e[128], why[160];
+	snprintf(why, sizeof why, "%s", rc ? averr(rc, e, sizeof e) : "injected fault, ACCEL_FAULT");
+	if (t->job->common.fallback == ACCEL_FALLBACK_NONE)
+		return fail(t, ACCEL_EXIT_FAILURE, "decode on %s failed at video packet %llu: %s (--fallback none)",
+			    s->engine, (unsigned long long)at, why);
+	if (t->reopened)
+		return fail(t, ACCEL_EXIT_FAILURE, "decode on %s failed again at video packet %llu: %s", s->engine,
+			    (unsigned long long)at, why);
+	t->reopened = 1;
+	snprintf(t->reopen_note, sizeof t->reopen_note, "decode on %s failed at video packet %llu (%s)", s->engine,
+		 (unsigned long long)at, why);
+	avcodec_free_context(&t->dec);
+	av_buffer_unref(&t->hwdev);
+	t->hw_pix_fmt = AV_PIX_FMT_NONE;
+	uint64_t frames = s->frames;
+	double secs = s->seconds;
+	if (open_decoder(t, hw, 0) < 0)
+		return -1;
+	s->frames = frames;
+	s->seconds = secs;
+	t->skip_upto = t->last_pts;
+	t->replayed = t->gop_whole ? t->ngop : -1;
+	if (!t->gop_whole) {
+		t->wait_key = 1;
+		return 0;
+	}
+	for (int i = 0; i < t->ngop; i++) {
+		double t0 = accel_now();
+		int r = avcodec_send_packet(t->dec, t->gop[i]);
+		s->seconds += accel_now() - t0;
+		if (r < 0 && r != AVERROR(EAGAIN))
+			t->bad_packets++;
+		int err = 0;
+		r = receive_frames(t, hw, nhw, &err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return fail(t, ACCEL_EXIT_FAILURE, "decode on %s failed again: %s", s->engine,
+				    averr(err, e, sizeof e));
+	}
+	return 0;
+}
+
+/* One video packet (NULL: end of stream) through the decoder. */
+static int video_packet(struct tc *t, AVPacket *pkt, const struct tc_hw *hw, int nhw)
+{
+	struct stage *s = &t->st[TC_DECODE];
+	if (pkt && t->wait_key) {
+		if (!(pkt->flags & AV_PKT_FLAG_KEY)) {
+			t->skipped++;
+			av_packet_unref(pkt);
+			return 0;
+		}
+		t->wait_key = 0;
+	}
+	uint64_t at = t->vpackets;
+	int rc = 0, injected = 0;
+	if (pkt) {
+		t->vpackets++;
+		if (gop_keep(t, pkt) < 0)
+			return -1;
+		injected = !t->reopened && accel_fault_hit(s->engine, at);
+	}
+	if (!injected) {
+		double t0 = accel_now();
+		rc = avcodec_send_packet(t->dec, pkt);
+		s->seconds += accel_now() - t0;
+	}
+	if (pkt)
+		av_packet_unref(pkt);
+	if (injected || (rc < 0 && device_error(t, rc)))
+		return reopen_decoder(t, at, rc, hw, nhw);
+	if (rc < 0 && rc != AVERROR_EOF) {
+		t->bad_packets++;
+		if (t->job->strict) {
+			char e[128];
+			return fail(t, ACCEL_EXIT_DATA, "%s: undecodable video packet: %s (--strict)", t->in.name,
+				    averr(rc, e, sizeof e));
+		}
+		return 0;
+	}
+	int err = 0;
+	rc = receive_frames(t, hw, nhw, &err);
+	if (rc > 0)
+		return reopen_decoder(t, at, err, hw, nhw);
+	return rc;
 }
 
 /* ------------------------------------------------------------ progress */
@@ -1309,6 +1433,7 @@ static void cleanup(struct tc *t)
 {
 	for (int i = 0; i < t->nqueue; i++)
 		av_packet_free(&t->queue[i]);
+	gop_clear(t);
 	av_free(t->queue);
 	avfilter_graph_free(&t->vgraph);
 	avfilter_graph_free(&t->agraph);
@@ -1319,12 +1444,10 @@ static void cleanup(struct tc *t)
 	av_bsf_free(&t->adts);
 	av_buffer_unref(&t->hwdev);
 	av_buffer_unref(&t->enc_hwdev);
-	if (t->ifmt) {
-		AVIOContext *pb = t->ifmt->pb;
-		avformat_close_input(&t->ifmt);
-		if (pb)
-			av_freep(&pb->buffer);
-		avio_context_free(&pb);
+	avformat_close_input(&t->ifmt);
+	if (t->ipb) {
+		av_freep(&t->ipb->buffer);
+		avio_context_free(&t->ipb);
 	}
 	if (t->ofmt) {
 		AVIOContext *pb = t->ofmt->pb;
@@ -1343,7 +1466,8 @@ static void cleanup(struct tc *t)
 
 int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output *out)
 {
-	struct tc t = { .job = job, .ctx = ctx, .out = out, .vidx = -1, .aidx = -1, .hw_pix_fmt = AV_PIX_FMT_NONE };
+	struct tc t = { .job = job, .ctx = ctx, .out = out, .vidx = -1, .aidx = -1, .hw_pix_fmt = AV_PIX_FMT_NONE,
+			.last_pts = AV_NOPTS_VALUE, .skip_upto = AV_NOPTS_VALUE };
 	struct tc_hw hw[4];
 	int nhw = 0;
 	av_log_set_level(job->common.verbose > 1 ? AV_LOG_INFO : AV_LOG_QUIET);
@@ -1363,6 +1487,11 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 	if (strcmp(job->hw, "none"))
 		nhw = tc_hw_find(ctx, job, hw, 4);
 	tc_sw_engine(ctx, t.sw_engine, sizeof t.sw_engine);
+	char ferr[256];
+	if (accel_fault_check(ctx, ferr, sizeof ferr) < 0) {
+		fail(&t, ACCEL_EXIT_USAGE, "%s", ferr);
+		goto done;
+	}
 	for (int i = 0; i < nhw; i++) {
 		if (hw[i].usable)
 			continue;
@@ -1451,6 +1580,15 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 	if (catch) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+	}
+	if (t.reopened && !job->common.quiet) {
+		if (t.replayed >= 0)
+			accel_msg_warn("%s; reopened on %s from the keyframe %d packets before: %llu frames decoded again, "
+				       "none lost", t.reopen_note, t.st[TC_DECODE].engine, t.replayed - 1,
+				       (unsigned long long)t.redecoded);
+		else
+			accel_msg_warn("%s; reopened on %s at the next keyframe: %llu packets skipped", t.reopen_note,
+				       t.st[TC_DECODE].engine, (unsigned long long)t.skipped);
 	}
 	if (t.bad_packets && !job->common.quiet && !t.status)
 		accel_msg_warn("%s: %llu undecodable or damaged packets skipped", t.in.name,

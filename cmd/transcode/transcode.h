@@ -2,7 +2,7 @@
  * transcode.h - accel-transcode's pieces: the job the options make, the
  * FFmpeg pipeline (demux, decode, filter, encode, mux) that runs it, the
  * per-stage routing of its stages to hardware or software engines, and
- * the NumPy frame writer.
+ * the MP4 box walker.
  */
 #ifndef TRANSCODE_H
 #define TRANSCODE_H
@@ -64,10 +64,10 @@ int tc_hw_find(struct accel_ctx *ctx, const struct tc_job *job, struct tc_hw *hw
  * ("ffmpeg:cpu0") when discovery found it, else "software". */
 void tc_sw_engine(const struct accel_ctx *ctx, char *buf, size_t len);
 
-/* .npy (NumPy format 1.0) header for an array of `shape[0..ndim)` of
- * `descr` ("|u1", "<f4") into buf[len]: magic, version, header length and
- * the dict padded with spaces to a multiple of 64 bytes, ending in '\n'.
- * Returns its length, or -1 when buf is too small. */
-int tc_npy_header(char *buf, size_t len, const char *descr, const int64_t *shape, int ndim);
+/* Whether the n bytes at p begin an MP4 whose top-level 'mdat' (the
+ * media) comes before its 'moov' (the index), which a pipe cannot read:
+ * 1, or 0 (not an MP4, index first, or not known from these bytes). Reads
+ * only p[0..n). */
+int tc_mp4_index_at_end(const uint8_t *p, size_t n);
 
 #endif

@@ -1877,6 +1877,17 @@ struct accel_onnx_params {
 	const char *const *outputs;
 };
 
+/* ------------------------------------------- accel-transcode (issue 11) */
+
+/* Whether $ACCEL_FAULT (accel(7), TESTING) says engine `engine` must fail
+ * on unit `unit`: 1 or 0 (0 too when $ACCEL_FAULT is unset or malformed:
+ * check it with accel_fault_check first). For programs that run units of
+ * their own outside the stream engine, such as accel-transcode's video
+ * packets, so that their fallback is tested as the stream engine's is.
+ * $ACCEL_FAULT is read once per process, as accel_stream_run reads it.
+ * Thread-safe. */
+int accel_fault_hit(const char *engine, uint64_t unit);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -1,0 +1,417 @@
+/*
+ * ssh.c - SSH keys as age recipients and identities, as age defines them
+ * (filippo.io/age/agessh): "ssh-ed25519" stanzas (X25519 with the
+ * Ed25519 key mapped to Montgomery form and a tweak from the key) and
+ * "ssh-rsa" stanzas (RSA-OAEP-SHA-256, label "age-encryption.org/v1/
+ * ssh-rsa"), both tagged with the first 4 bytes of SHA-256 of the key's
+ * SSH wire form. Public keys come as authorized_keys lines, private keys as
+ * unencrypted OpenSSH files (PROTOCOL.key: "openssh-key-v1").
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/rsa.h>
+#include <openssl/sha.h>
+#include "crypt.h"
+
+static const char ed_label[] = "age-encryption.org/v1/ssh-ed25519";
+static const char rsa_label[] = "age-encryption.org/v1/ssh-rsa";
+
+/* A reader of the SSH wire format (RFC 4251: uint32, string, mpint). */
+struct wire {
+	const uint8_t *p;
+	size_t n;
+};
+
+static int get_u32(struct wire *w, uint32_t *v)
+{
+	if (w->n < 4)
+		return -1;
+	*v = (uint32_t)w->p[0] << 24 | (uint32_t)w->p[1] << 16 | (uint32_t)w->p[2] << 8 | w->p[3];
+	w->p += 4;
+	w->n -= 4;
+	return 0;
+}
+
+static int get_string(struct wire *w, const uint8_t **s, size_t *len)
+{
+	uint32_t l;
+	if (get_u32(w, &l) < 0 || l > w->n)
+		return -1;
+	*s = w->p;
+	*len = l;
+	w->p += l;
+	w->n -= l;
+	return 0;
+}
+
+static int get_is(struct wire *w, const char *want)
+{
+	const uint8_t *s;
+	size_t l;
+	return get_string(w, &s, &l) == 0 && l == strlen(want) && !memcmp(s, want, l) ? 0 : -1;
+}
+
+/* An mpint as a BIGNUM (positive only). */
+static BIGNUM *get_bn(struct wire *w)
+{
+	const uint8_t *s;
+	size_t l;
+	if (get_string(w, &s, &l) < 0 || (l && s[0] & 0x80))
+		return NULL;
+	return BN_bin2bn(s, (int)l, NULL);
+}
+
+/* The tag of a key: base64 of the first 4 bytes of SHA-256 of its wire form. */
+static void ssh_tag(const uint8_t *wire, size_t n, char out[8])
+{
+	uint8_t h[SHA256_DIGEST_LENGTH];
+	SHA256(wire, n, h);
+	b64_encode(h, 4, out);
+}
+
+/* u = (1 + y) / (1 - y) mod 2^255 - 19: the Montgomery form of an Ed25519
+ * public key (RFC 7748, section 4.1). 0 or -1. */
+static int ed_to_x25519(const uint8_t ed[32], uint8_t out[32])
+{
+	uint8_t le[32];
+	memcpy(le, ed, 32);
+	le[31] &= 0x7f;
+	BN_CTX *c = BN_CTX_new();
+	BIGNUM *p = BN_new(), *y = BN_lebin2bn(le, 32, NULL), *one = BN_new(), *num = BN_new(), *den = BN_new();
+	int rc = -1;
+	if (c && p && y && one && num && den && BN_set_word(p, 1) && BN_lshift(p, p, 255) && BN_sub_word(p, 19) &&
+	    BN_cmp(y, p) < 0 && BN_one(one) && BN_mod_add(num, one, y, p, c) && BN_mod_sub(den, one, y, p, c) &&
+	    !BN_is_zero(den) && BN_mod_inverse(den, den, p, c) && BN_mod_mul(num, num, den, p, c) &&
+	    BN_bn2lebinpad(num, out, 32) == 32)
+		rc = 0;
+	BN_free(p);
+	BN_free(y);
+	BN_free(one);
+	BN_free(num);
+	BN_free(den);
+	BN_CTX_free(c);
+	return rc;
+}
+
+/* An RSA key from n, e and (private) d. */
+static EVP_PKEY *rsa_key(BIGNUM *n, BIGNUM *e, BIGNUM *d)
+{
+	OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+	EVP_PKEY *k = NULL;
+	if (b && c && OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_N, n) &&
+	    OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_E, e) &&
+	    (!d || OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_D, d)) && (params = OSSL_PARAM_BLD_to_param(b)) &&
+	    EVP_PKEY_fromdata_init(c) == 1)
+		EVP_PKEY_fromdata(c, &k, d ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params);
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(b);
+	EVP_PKEY_CTX_free(c);
+	return k;
+}
+
+/* Fill the SSH fields of r from a public key's wire form. */
+static int from_wire(const uint8_t *blob, size_t n, enum key_kind *kind, uint8_t pub[32], void **rsa, char *err,
+		     size_t len)
+{
+	struct wire w = { blob, n };
+	const uint8_t *type, *k;
+	size_t tl, kl;
+	if (get_string(&w, &type, &tl) < 0)
+		goto bad;
+	if (tl == 11 && !memcmp(type, "ssh-ed25519", 11)) {
+		if (get_string(&w, &k, &kl) < 0 || kl != 32 || w.n || ed_to_x25519(k, pub) < 0)
+			goto bad;
+		*kind = KEY_SSH_ED25519;
+		return 0;
+	}
+	if (tl == 7 && !memcmp(type, "ssh-rsa", 7)) {
+		BIGNUM *e = get_bn(&w), *m = get_bn(&w);
+		EVP_PKEY *key = e && m && !w.n ? rsa_key(m, e, NULL) : NULL;
+		int bits = m ? BN_num_bits(m) : 0;
+		BN_free(e);
+		BN_free(m);
+		if (!key)
+			goto bad;
+		if (bits < 2048) {
+			EVP_PKEY_free(key);
+			snprintf(err, len, "the RSA key has %d bits; at least 2048 are needed", bits);
+			return -1;
+		}
+		*kind = KEY_SSH_RSA;
+		*rsa = key;
+		return 0;
+	}
+	snprintf(err, len, "unsupported SSH key type '%.*s' (ssh-ed25519 and ssh-rsa are)", (int)(tl < 40 ? tl : 40),
+		 (const char *)type);
+	return -1;
+bad:
+	snprintf(err, len, "malformed SSH public key");
+	return -1;
+}
+
+int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len)
+{
+	/* An authorized_keys line: [options] TYPE BASE64 [comment]. */
+	const char *t = strstr(line, "ssh-ed25519 ");
+	const char *t2 = strstr(line, "ssh-rsa ");
+	if (!t || (t2 && t2 < t))
+		t = t2;
+	if (!t) {
+		snprintf(err, len, "not a supported SSH public key (ssh-ed25519 or ssh-rsa)");
+		return -1;
+	}
+	const char *b = strchr(t, ' ') + 1;
+	size_t bl = strcspn(b, " \t\r\n");
+	uint8_t *blob = malloc(bl);
+	ssize_t n = -1;
+	size_t pad = 0;
+	while (pad < 2 && bl > pad && b[bl - 1 - pad] == '=')
+		pad++;
+	if (blob && bl % 4 == 0)
+		n = b64_decode(b, bl - pad, blob);
+	memset(r, 0, sizeof *r);
+	if (n < 0 || from_wire(blob, (size_t)n, &r->kind, r->pub, &r->rsa, err, len) < 0) {
+		if (n < 0)
+			snprintf(err, len, "malformed SSH public key (base64)");
+		free(blob);
+		return -1;
+	}
+	r->wire = blob;
+	r->wire_len = (size_t)n;
+	return 0;
+}
+
+/* The tweak of an Ed25519 key: HKDF-SHA-256 with no secret, the key's wire
+ * form as salt. */
+static int ed_tweak(const uint8_t *wire, size_t n, uint8_t tweak[32])
+{
+	return hkdf_sha256(NULL, 0, wire, n, ed_label, tweak, 32);
+}
+
+int ssh_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t)
+{
+	char tag[8];
+	ssh_tag(r->wire, r->wire_len, tag);
+	if (r->kind == KEY_SSH_RSA) {
+		EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(r->rsa, NULL);
+		char *label = OPENSSL_strdup(rsa_label);
+		uint8_t out[1024];
+		size_t ol = sizeof out;
+		int rc = -1;
+		if (c && label && EVP_PKEY_encrypt_init(c) == 1 && EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_OAEP_PADDING) == 1 &&
+		    EVP_PKEY_CTX_set_rsa_oaep_md(c, EVP_sha256()) == 1 && EVP_PKEY_CTX_set_rsa_mgf1_md(c, EVP_sha256()) == 1 &&
+		    EVP_PKEY_CTX_set0_rsa_oaep_label(c, label, sizeof rsa_label - 1) == 1) {
+			label = NULL;   /* owned by the context now */
+			if (EVP_PKEY_encrypt(c, out, &ol, fk, FILE_KEY_LEN) == 1) {
+				const char *args[] = { "ssh-rsa", tag };
+				text_stanza(t, args, 2, out, ol);
+				rc = t->oom ? -1 : 0;
+			}
+		}
+		OPENSSL_free(label);
+		EVP_PKEY_CTX_free(c);
+		return rc;
+	}
+	uint8_t eph[32], share[32], shared[32], tweak[32], key[32], body[FILE_KEY_LEN + 16], salt[64];
+	int rc = -1;
+	if (random_bytes(eph, sizeof eph) == 0 && x25519_public(eph, share) == 0 &&
+	    x25519_shared(eph, r->pub, shared) == 0 && ed_tweak(r->wire, r->wire_len, tweak) == 0 &&
+	    x25519_shared(tweak, shared, shared) == 0) {
+		memcpy(salt, share, 32);
+		memcpy(salt + 32, r->pub, 32);
+		if (hkdf_sha256(shared, 32, salt, 64, ed_label, key, 32) == 0 && wrap_seal(key, fk, FILE_KEY_LEN, body) == 0) {
+			char arg[48];
+			b64_encode(share, 32, arg);
+			const char *args[] = { "ssh-ed25519", tag, arg };
+			text_stanza(t, args, 3, body, sizeof body);
+			rc = t->oom ? -1 : 0;
+		}
+	}
+	wipe(eph, sizeof eph);
+	wipe(shared, sizeof shared);
+	wipe(key, sizeof key);
+	return rc;
+}
+
+int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err, size_t len)
+{
+	const char *type = id->kind == KEY_SSH_RSA ? "ssh-rsa" : "ssh-ed25519";
+	if (strcmp(s->args[0], type))
+		return 0;
+	char tag[8];
+	ssh_tag(id->wire, id->wire_len, tag);
+	if (id->kind == KEY_SSH_RSA) {
+		if (s->nargs != 2) {
+			snprintf(err, len, "malformed ssh-rsa stanza");
+			return -1;
+		}
+		if (strcmp(s->args[1], tag))
+			return 0;
+		EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(id->rsa, NULL);
+		char *label = OPENSSL_strdup(rsa_label);
+		uint8_t out[1024];
+		size_t ol = sizeof out;
+		int rc = -1;
+		if (c && label && EVP_PKEY_decrypt_init(c) == 1 && EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_OAEP_PADDING) == 1 &&
+		    EVP_PKEY_CTX_set_rsa_oaep_md(c, EVP_sha256()) == 1 && EVP_PKEY_CTX_set_rsa_mgf1_md(c, EVP_sha256()) == 1 &&
+		    EVP_PKEY_CTX_set0_rsa_oaep_label(c, label, sizeof rsa_label - 1) == 1) {
+			label = NULL;
+			if (EVP_PKEY_decrypt(c, out, &ol, s->body, s->body_len) == 1 && ol == FILE_KEY_LEN) {
+				memcpy(fk, out, FILE_KEY_LEN);
+				rc = 1;
+			}
+		}
+		wipe(out, sizeof out);
+		OPENSSL_free(label);
+		EVP_PKEY_CTX_free(c);
+		if (rc < 0)
+			snprintf(err, len, "the ssh-rsa stanza for this key does not decrypt");
+		return rc;
+	}
+	uint8_t share[32 + 2], shared[32], tweak[32], key[32], salt[64];
+	if (s->nargs != 3 || b64_decode(s->args[2], strlen(s->args[2]), share) != 32 || s->body_len != FILE_KEY_LEN + 16) {
+		snprintf(err, len, "malformed ssh-ed25519 stanza");
+		return -1;
+	}
+	if (strcmp(s->args[1], tag))
+		return 0;
+	int rc = 0;
+	if (x25519_shared(id->priv, share, shared) < 0 || ed_tweak(id->wire, id->wire_len, tweak) < 0 ||
+	    x25519_shared(tweak, shared, shared) < 0) {
+		snprintf(err, len, "malformed ssh-ed25519 stanza (its share)");
+		rc = -1;
+	} else {
+		memcpy(salt, share, 32);
+		memcpy(salt + 32, id->pub, 32);
+		if (hkdf_sha256(shared, 32, salt, 64, ed_label, key, 32) == 0 && wrap_open(key, s->body, FILE_KEY_LEN, fk) == 0)
+			rc = 1;
+	}
+	wipe(shared, sizeof shared);
+	wipe(key, sizeof key);
+	return rc;
+}
+
+int ssh_identity_parse(const char *text, struct identity *id, char *err, size_t len)
+{
+	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----", end[] = "-----END OPENSSH PRIVATE KEY-----";
+	const char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
+	if (!b || !e) {
+		snprintf(err, len, "not an OpenSSH private key");
+		return -1;
+	}
+	/* The base64 between the lines, without the line breaks. */
+	b += sizeof begin - 1;
+	size_t cap = (size_t)(e - b), k = 0;
+	char *s = malloc(cap + 1);
+	uint8_t *bin = malloc(cap);
+	int rc = -1;
+	memset(id, 0, sizeof *id);
+	if (!s || !bin) {
+		snprintf(err, len, "out of memory");
+		goto out;
+	}
+	for (const char *c = b; c < e; c++)
+		if (*c != '\n' && *c != '\r' && *c != ' ' && *c != '\t')
+			s[k++] = *c;
+	while (k && s[k - 1] == '=')
+		k--;
+	ssize_t n = b64_decode(s, k, bin);
+	static const char magic[] = "openssh-key-v1";
+	struct wire w = { bin, n > 0 ? (size_t)n : 0 };
+	const uint8_t *pubw, *priv;
+	size_t publ, privl;
+	uint32_t nkeys, c1, c2;
+	if (n < (ssize_t)sizeof magic || memcmp(bin, magic, sizeof magic)) {
+		snprintf(err, len, "malformed OpenSSH private key");
+		goto out;
+	}
+	w.p += sizeof magic;
+	w.n -= sizeof magic;
+	if (get_is(&w, "none") < 0 || get_is(&w, "none") < 0) {
+		snprintf(err, len, "an encrypted OpenSSH private key; only unencrypted keys are supported");
+		goto out;
+	}
+	if (get_string(&w, &priv, &privl) < 0 || get_u32(&w, &nkeys) < 0 || nkeys != 1 ||
+	    get_string(&w, &pubw, &publ) < 0 || get_string(&w, &priv, &privl) < 0) {
+		snprintf(err, len, "malformed OpenSSH private key");
+		goto out;
+	}
+	struct wire pw = { priv, privl };
+	if (get_u32(&pw, &c1) < 0 || get_u32(&pw, &c2) < 0 || c1 != c2) {
+		snprintf(err, len, "malformed OpenSSH private key (check words differ)");
+		goto out;
+	}
+	void *rsa = NULL;
+	if (from_wire(pubw, publ, &id->kind, id->pub, &rsa, err, len) < 0)
+		goto out;
+	if (id->kind == KEY_SSH_ED25519) {
+		const uint8_t *pk, *sk;
+		size_t pkl, skl;
+		uint8_t h[SHA512_DIGEST_LENGTH];
+		if (get_is(&pw, "ssh-ed25519") < 0 || get_string(&pw, &pk, &pkl) < 0 || pkl != 32 ||
+		    get_string(&pw, &sk, &skl) < 0 || skl != 64) {
+			snprintf(err, len, "malformed OpenSSH Ed25519 private key");
+			goto out;
+		}
+		SHA512(sk, 32, h);
+		memcpy(id->priv, h, 32);
+		wipe(h, sizeof h);
+		uint8_t check[32];
+		if (x25519_public(id->priv, check) < 0 || CRYPTO_memcmp(check, id->pub, 32)) {
+			snprintf(err, len, "the OpenSSH private key does not match its public key");
+			goto out;
+		}
+	} else {
+		EVP_PKEY_free(rsa);
+		BIGNUM *m = NULL, *pe = NULL, *d = NULL;
+		if (get_is(&pw, "ssh-rsa") == 0) {
+			m = get_bn(&pw);
+			pe = get_bn(&pw);
+			d = get_bn(&pw);
+		}
+		EVP_PKEY *key = m && pe && d ? rsa_key(m, pe, d) : NULL;
+		BN_free(m);
+		BN_free(pe);
+		BN_clear_free(d);
+		if (!key) {
+			snprintf(err, len, "malformed OpenSSH RSA private key");
+			goto out;
+		}
+		id->rsa = key;
+	}
+	if (!(id->wire = malloc(publ)))
+		goto out;
+	memcpy(id->wire, pubw, publ);
+	id->wire_len = publ;
+	rc = 0;
+out:
+	if (s)
+		wipe(s, cap);
+	if (bin)
+		wipe(bin, cap);
+	free(s);
+	free(bin);
+	return rc;
+}
+
+void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids)
+{
+	for (int i = 0; i < nrs; i++) {
+		free(rs[i].wire);
+		EVP_PKEY_free(rs[i].rsa);
+	}
+	for (int i = 0; i < nids; i++) {
+		free(ids[i].wire);
+		EVP_PKEY_free(ids[i].rsa);   /* clears the private key */
+	}
+	wipe(ids, (size_t)nids * sizeof *ids);
+	free(ids);
+	free(rs);
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Re-encode a folder of clips in a batch job: each FILE in DIR to
+# OUT/FILE.mp4 (HEVC, constant quality, audio copied where MP4 takes it),
+# JOBS at a time, each encoder capped to THREADS threads so the jobs share
+# the machine; the clips that failed are listed at the end and make the
+# exit status 1. An output appears only when complete, so a rerun skips
+# the clips already done.
+#   sh examples/transcode-batch.sh DIR OUT [JOBS] [THREADS]
+set -eu
+dir=$1 out=$2 jobs=${3:-2} threads=${4:-1}
+T=${ACCEL_TRANSCODE:-$(command -v accel-transcode || echo build/accel-transcode)}
+mkdir -p "$out"
+failed="$out/failed.txt"
+: > "$failed"
+find "$dir" -maxdepth 1 -type f | sort | while read -r f; do
+	dst="$out/$(basename "$f").mp4"
+	[ -e "$dst" ] || printf '%s\n' "$f"
+done | xargs -r -P "$jobs" -I{} sh -c '
+	f=$1 out=$2 T=$3 threads=$4 failed=$5
+	dst="$out/$(basename "$f").mp4"
+	"$T" -q --to hevc --quality 28 --preset medium -T "$threads" "$f" -o "$dst" ||
+		printf "%s\n" "$f" >> "$failed"' sh {} "$out" "$T" "$threads" "$failed"
+if [ -s "$failed" ]; then
+	echo "failed:"; cat "$failed"
+	exit 1
+fi
+echo "done: $(find "$out" -name '*.mp4' | wc -l) clips in $out"
