@@ -1,8 +1,8 @@
 /*
  * accel-infer - ONNX model inference on a stream of tensors (.npy arrays or
  * raw), with batching, timed flush and device routing: the model runs on
- * the engines that offer onnx.run (ONNX Runtime's providers), the first
- * that can load it first.
+ * the engines that offer onnx.run (ONNX Runtime's providers, OpenCV DNN),
+ * the first that can load it first.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -142,7 +142,7 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 	[ "$output" = "accel-infer: huge.npy: bad .npy array at byte offset 0: shape (100000, 10000000, 1000) of float32 is 4000000000000000 bytes, over the limit of 1073741824" ]
 }
 
-@test "a missing model, a model no engine can load, and no ONNX Runtime are exit 1 with the reason" {
+@test "a missing model, a model no engine can load, and no ONNX Runtime (named) are exit 1 with the reason" {
 	run -1 "$A" -m nosuch.onnx --info
 	[ "$output" = "accel-infer: nosuch.onnx: cannot read: No such file or directory" ]
 	run -1 "$A" -m "$M/badop.onnx" --info
@@ -150,9 +150,9 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 	# -v shows the route, the reason on the engine's line.
 	run -1 "$A" -m "$M/badop.onnx" -v --info
 	[[ "$output" = *"-  onnxruntime.cpu:cpu0 left out: cannot load the model: Fatal error: com.example:NoSuchOp(-1) is not a registered function/op"* ]]
-	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" --info
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" -b onnxruntime --info
 	[ "$output" = "accel-infer: $M/lin.onnx: no engine can run the model: onnxruntime: cannot load libonnxruntime.so.1: /nonexistent/libonnxruntime.so.1: cannot open shared object file: No such file or directory" ]
-	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" -v --info
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -1 "$A" -m "$M/lin.onnx" -b onnxruntime -v --info
 	[[ "$output" = *"onnxruntime      left out: cannot load libonnxruntime.so.1: /nonexistent/libonnxruntime.so.1: cannot open shared object file"* ]]
 }
 

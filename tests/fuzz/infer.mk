@@ -2,3 +2,10 @@
 FUZZ_TARGETS += npy
 FUZZ_SRC_npy := tests/fuzz/npy.c tests/fuzz/ref.c
 FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
+# The opencv backend's reader of a model's inputs and outputs
+# (backends/opencv/onnxpb.c); corpus in tests/fuzz/corpus/onnxpb: the
+# models of tests/infer/models.py and tests/infer/opencv.py, and a few
+# broken ones.
+FUZZ_TARGETS += onnxpb
+FUZZ_SRC_onnxpb := tests/fuzz/onnxpb.c backends/opencv/onnxpb.c
+FUZZ_LIBS_onnxpb :=

@@ -1,0 +1,579 @@
+/*
+ * opencv.c - the opencv backend: ONNX models run through OpenCV DNN
+ * (Debian libopencv-dnn-dev), the engine used where ONNX Runtime is absent
+ * or cannot run a model. Engines: opencv:cpu0 (DNN_BACKEND_OPENCV on
+ * DNN_TARGET_CPU) and opencv.opencl:DEVICE (DNN_TARGET_OPENCL) on each
+ * OpenCL device OpenCV reaches. OpenCL on a CPU device (PoCL) is far slower
+ * than the CPU path: that device is software, so the router never prefers
+ * it under auto; it runs when named with --backend.
+ *
+ * OpenCV's C++ stays in dnn.cpp behind dnn.h. OpenCV DNN computes in
+ * float32: a model whose inputs or outputs are of another type is refused
+ * with that reason (ONNX Runtime runs it). OpenCV cannot list a model's
+ * inputs: onnxpb.c reads them from the file for onnx.info and for naming
+ * the inputs of a run.
+ *
+ * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
+ * supports() loads the model, so one OpenCV cannot load is a reason and the
+ * next engine is tried; the net is kept for open(), close() gives it back.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "accel.h"
+#include "dnn.h"
+#include "onnxpb.h"
+
+static const char *const ocv_ops[] = { "onnx.run", "onnx.info", NULL };
+
+/* The largest model file read for its inputs and outputs. */
+#define MODEL_MAX_BYTES (4ull << 30)
+
+/* A model loaded (or not) on an engine. */
+struct model {
+	char *key;                 /* model path and threads */
+	char reason[240];          /* why OpenCV cannot run it, "" when it can */
+	struct onnxpb_io io;       /* its inputs and outputs, as the file declares them */
+	struct ocv_net *idle;      /* a net no context holds, or NULL */
+	struct model *next;
+};
+
+/* An engine: the CPU path, or the OpenCL target on one device. */
+struct ocv_engine {
+	int opencl;
+	struct ocv_cl_device cl;
+	pthread_mutex_t lock;
+	struct model *models;
+};
+
+struct ocv_ctx {
+	struct ocv_engine *eng;
+	struct model *m;
+	struct ocv_net *net;
+	int info;
+	int nout;
+	const char *out_names[ONNXPB_MAX_IO];
+	int out_idx[ONNXPB_MAX_IO];
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init(void)
+{
+	ocv_init();
+}
+
+/* The key of a model under p's threads and --dim values. */
+static char *model_key(const struct accel_onnx_params *p)
+{
+	size_t len = strlen(p->model) + 32;
+	for (int i = 0; i < p->ndims; i++)
+		len += strlen(p->dim_names[i]) + 24;
+	char *k = malloc(len);
+	if (!k)
+		return NULL;
+	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
+	for (int i = 0; i < p->ndims; i++)
+		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
+	return k;
+}
+
+/* --dim NAME=N: the symbolic dims named take their value, in the shapes
+ * onnx.info reports (as ONNX Runtime's free dimension overrides do). */
+static void set_dims(struct onnxpb_io *io, const struct accel_onnx_params *p)
+{
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < (o ? io->nout : io->nin); i++) {
+			struct onnxpb_value *x = o ? &io->out[i] : &io->in[i];
+			for (int d = 0; d < x->ndim; d++)
+				for (int k = 0; k < p->ndims; k++)
+					if (x->dims[d] < 0 && x->sym[d][0] && !strcmp(x->sym[d], p->dim_names[k])) {
+						x->dims[d] = p->dim_values[k];
+						x->sym[d][0] = 0;
+					}
+		}
+}
+
+/* The inputs and outputs of the model file at path. */
+static int read_io(const char *path, struct onnxpb_io *io, char *reason, size_t len)
+{
+	struct accel_input in;
+	if (accel_input_open(&in, path) < 0) {
+		snprintf(reason, len, "cannot read the model: %s", strerror(errno));
+		return ACCEL_EIO;
+	}
+	struct accel_buf b = { 0 };
+	int rc = 0;
+	for (;;) {
+		if (b.len >= MODEL_MAX_BYTES) {
+			snprintf(reason, len, "the model is over %llu bytes", MODEL_MAX_BYTES);
+			rc = ACCEL_ENOTSUP;
+			break;
+		}
+		if ((rc = accel_buf_reserve(&b, b.len + (1 << 20))) < 0) {
+			snprintf(reason, len, "out of memory");
+			break;
+		}
+		ssize_t n = accel_input_read(&in, b.data + b.len, b.cap - b.len);
+		if (n < 0) {
+			snprintf(reason, len, "cannot read the model: %s", strerror(errno));
+			rc = ACCEL_EIO;
+			break;
+		}
+		if (n == 0)
+			break;
+		b.len += (size_t)n;
+	}
+	accel_input_close(&in);
+	char why[160];
+	if (!rc && onnxpb_parse(b.data, b.len, io, why, sizeof why) < 0) {
+		snprintf(reason, len, "cannot load the model: %s", why);
+		rc = ACCEL_ENOTSUP;
+	}
+	accel_buf_free(&b);
+	return rc;
+}
+
+/* 0 when OpenCV DNN (float32 only) can run these inputs and outputs, else
+ * ACCEL_ENOTSUP with the reason in reason[len]. */
+static int check_types(const struct onnxpb_io *io, char *reason, size_t len)
+{
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < (o ? io->nout : io->nin); i++) {
+			const struct onnxpb_value *x = o ? &io->out[i] : &io->in[i];
+			if (x->elem_type != 1) {
+				snprintf(reason, len, "OpenCV DNN runs float32 tensors only: %s '%.60s' is %s",
+					 o ? "output" : "input", x->name,
+					 x->elem_type ? "of another type (ONNX type " : "not a tensor");
+				if (x->elem_type) {
+					size_t k = strlen(reason);
+					snprintf(reason + k, len - k, "%d)", x->elem_type);
+				}
+				return ACCEL_ENOTSUP;
+			}
+			if (x->ndim > OCV_MAX_DIMS) {
+				snprintf(reason, len, "%s '%.60s' has over %d dims", o ? "output" : "input", x->name,
+					 OCV_MAX_DIMS);
+				return ACCEL_ENOTSUP;
+			}
+		}
+	return 0;
+}
+
+/* The model of engine eng for p, loaded on first use; the engine's lock
+ * is held. NULL when out of memory. */
+static struct model *find_model(struct ocv_engine *eng, const struct accel_onnx_params *p)
+{
+	char *key = model_key(p);
+	if (!key)
+		return NULL;
+	for (struct model *m = eng->models; m; m = m->next)
+		if (!strcmp(m->key, key)) {
+			free(key);
+			return m;
+		}
+	struct model *m = calloc(1, sizeof *m);
+	if (!m) {
+		free(key);
+		return NULL;
+	}
+	m->key = key;
+	char why[200];
+	int rc = read_io(p->model, &m->io, m->reason, sizeof m->reason);
+	if (rc == 0)
+		set_dims(&m->io, p);
+	if (rc == 0 &&
+	    check_types(&m->io, m->reason, sizeof m->reason) == 0 &&
+	    !(m->idle = ocv_net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why))) {
+		accel_text_sanitize(why);
+		snprintf(m->reason, sizeof m->reason, "OpenCV %s cannot load the model: %.190s", ocv_version(), why);
+	}
+	m->next = eng->models;
+	eng->models = m;
+	return m;
+}
+
+/* The OpenCL scan, run bounded (a driver may hang). */
+struct cl_scan {
+	int n;
+	struct ocv_cl_device d[OCV_MAX_CL];
+};
+
+static int cl_scan(void *arg)
+{
+	struct cl_scan *s = arg;
+	s->n = ocv_cl_devices(s->d, OCV_MAX_CL);
+	return 0;
+}
+
+/* The device the opencl backend (or another) added for OpenCL device d:
+ * one with the opencl API, the same model and platform. -1 when none. */
+static int find_device(struct accel_probe *p, const struct ocv_cl_device *cl)
+{
+	const struct accel_device *d;
+	for (int i = 0; (d = accel_probe_device(p, i)) != NULL; i++)
+		for (int a = 0; a < d->napis; a++)
+			if (!strcmp(d->apis[a].name, "opencl") && !strcmp(d->model, cl->name) &&
+			    (!strcmp(d->driver, cl->platform_name) || d->pci_address[0]))
+				return i;
+	return -1;
+}
+
+static void add_cl_engines(struct accel_probe *p)
+{
+	if (accel_probe_sysroot(p)[0]) {
+		accel_probe_note(p, "opencv: no OpenCL engines: ACCEL_SYSROOT is set");
+		return;
+	}
+	if (accel_abandoned_calls() > 0) {
+		accel_probe_note(p, "opencv: no OpenCL engines: an earlier driver call did not return in time");
+		return;
+	}
+	/* Left to the process when abandoned: the scan may still write it. */
+	struct cl_scan *s = calloc(1, sizeof *s);
+	if (!s)
+		return;
+	if (accel_call_bounded(cl_scan, s, 0) < 0) {
+		accel_probe_note(p, "opencv: no OpenCL engines: the OpenCL driver did not answer in time");
+		return;
+	}
+	if (s->n < 0)
+		accel_probe_note(p, "opencv: no OpenCL engines: OpenCV finds no OpenCL platform");
+	for (int j = 0; j < s->n; j++) {
+		int i = find_device(p, &s->d[j]);
+		if (i < 0) {
+			struct accel_device d;
+			memset(&d, 0, sizeof d);
+			d.cls = ACCEL_CLASS_GPU;
+			d.numa_node = -1;
+			snprintf(d.vendor, sizeof d.vendor, "%s", s->d[j].vendor);
+			snprintf(d.model, sizeof d.model, "%s", s->d[j].name);
+			snprintf(d.driver, sizeof d.driver, "%s", s->d[j].platform_name);
+			d.software = s->d[j].cpu;
+			d.memory_bytes = s->d[j].memory;
+			accel_device_add_api(&d, "opencl", 1, NULL);
+			i = accel_probe_add_device(p, &d);
+		}
+		struct ocv_engine *eng = i >= 0 ? calloc(1, sizeof *eng) : NULL;
+		if (!eng)
+			continue;
+		eng->opencl = 1;
+		eng->cl = s->d[j];
+		pthread_mutex_init(&eng->lock, NULL);
+		if (accel_probe_add_engine_variant(p, i, "opencl", eng) < 0) {
+			pthread_mutex_destroy(&eng->lock);
+			free(eng);
+			continue;
+		}
+		accel_probe_note(p, "opencv: OpenCL %s (%s)%s", s->d[j].name, s->d[j].platform_name,
+				 s->d[j].cpu ? ", a CPU device: used only when named" : "");
+	}
+	free(s);
+}
+
+static int ocv_probe(struct accel_probe *p)
+{
+	pthread_once(&init_once, init);
+	accel_probe_note(p, "opencv: OpenCV %s DNN", ocv_version());
+	int cpu = accel_probe_cpu_device(p);
+	if (cpu < 0)
+		return accel_probe_fail(p, "no CPU device");
+	struct ocv_engine *eng = calloc(1, sizeof *eng);
+	if (!eng)
+		return accel_probe_fail(p, "out of memory");
+	pthread_mutex_init(&eng->lock, NULL);
+	if (accel_probe_add_engine(p, cpu, eng) < 0) {
+		pthread_mutex_destroy(&eng->lock);
+		free(eng);
+		return accel_probe_fail(p, "cannot add the CPU engine");
+	}
+	add_cl_engines(p);
+	return 0;
+}
+
+static int is_onnx_op(const struct accel_op *op)
+{
+	return !strcmp(op->name, "onnx.run") || !strcmp(op->name, "onnx.info");
+}
+
+static int ocv_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
+			size_t len)
+{
+	if (!is_onnx_op(op)) {
+		snprintf(reason, len, "only onnx.run and onnx.info");
+		return ACCEL_ENOTSUP;
+	}
+	const struct accel_onnx_params *p = op->ext;
+	if (!p || !p->model) {
+		snprintf(reason, len, "no model given");
+		return ACCEL_ENOTSUP;
+	}
+	/* OpenCV DNN takes each run's shapes as they come; --dim values only
+	 * fix what onnx.info reports, within OpenCV's int dims. */
+	for (int i = 0; i < p->ndims; i++)
+		if (p->dim_values[i] <= 0 || p->dim_values[i] > INT32_MAX) {
+			snprintf(reason, len, "--dim %s=%lld is out of OpenCV's range", p->dim_names[i],
+				 (long long)p->dim_values[i]);
+			return ACCEL_ENOTSUP;
+		}
+	struct ocv_engine *eng = e->data;
+	pthread_mutex_lock(&eng->lock);
+	struct model *m = find_model(eng, p);
+	int rc = 0;
+	if (!m) {
+		snprintf(reason, len, "out of memory");
+		rc = ACCEL_ENOTSUP;
+	} else if (m->reason[0]) {
+		snprintf(reason, len, "%s", m->reason);
+		rc = ACCEL_ENOTSUP;
+	}
+	pthread_mutex_unlock(&eng->lock);
+	if (rc)
+		return rc;
+	/* After ONNX Runtime's CPU provider (100): it is faster. */
+	*prior_mbps = eng->opencl ? (e->software ? 5 : 300) : 40;
+	snprintf(reason, len, "OpenCV %s DNN %s", ocv_version(), eng->opencl ? "OpenCL target" : "CPU target");
+	return 0;
+}
+
+static void ocv_close(void *vctx)
+{
+	struct ocv_ctx *c = vctx;
+	if (!c)
+		return;
+	if (c->net) {
+		pthread_mutex_lock(&c->eng->lock);
+		if (!c->m->idle) {
+			c->m->idle = c->net;
+			c->net = NULL;
+		}
+		pthread_mutex_unlock(&c->eng->lock);
+		ocv_net_free(c->net);
+	}
+	free(c);
+}
+
+static int ocv_open(const struct accel_engine *e, const struct accel_op *op, void **vctx)
+{
+	*vctx = NULL;
+	const struct accel_onnx_params *p = op->ext;
+	if (!is_onnx_op(op) || !p || !p->model)
+		return ACCEL_ENOTSUP;
+	struct ocv_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	c->eng = e->data;
+	c->info = !strcmp(op->name, "onnx.info");
+	pthread_mutex_lock(&c->eng->lock);
+	c->m = find_model(c->eng, p);
+	if (c->m && !c->m->reason[0]) {
+		c->net = c->m->idle;
+		c->m->idle = NULL;
+	}
+	pthread_mutex_unlock(&c->eng->lock);
+	int rc = 0;
+	char why[200];
+	if (!c->m)
+		rc = ACCEL_ENOMEM;
+	else if (c->m->reason[0])
+		rc = ACCEL_ENOTSUP;
+	else if (!c->net && !(c->net = ocv_net_load(p->model, c->eng->opencl ? &c->eng->cl : NULL, p->intra_threads,
+						     why, sizeof why)))
+		rc = ACCEL_ENOTSUP;
+	const struct onnxpb_io *io = c->m ? &c->m->io : NULL;
+	if (!rc) {
+		c->nout = p->noutputs ? p->noutputs : io->nout;
+		if (c->nout > ONNXPB_MAX_IO)
+			rc = ACCEL_EINVAL;
+	}
+	for (int i = 0; !rc && i < c->nout; i++) {
+		c->out_names[i] = p->noutputs ? p->outputs[i] : io->out[i].name;
+		int k = 0;
+		while (k < io->nout && strcmp(io->out[k].name, c->out_names[i]))
+			k++;
+		if (k == io->nout)
+			rc = ACCEL_EINVAL;
+		c->out_idx[i] = k;
+	}
+	if (rc) {
+		ocv_close(c);
+		return rc;
+	}
+	*vctx = c;
+	return 0;
+}
+
+static cJSON *value_json(const struct onnxpb_value *x)
+{
+	/* TensorProto.DataType (onnx.proto) to our dtypes. */
+	static const enum accel_dtype types[] = {
+		[1] = ACCEL_DTYPE_FLOAT32, [2] = ACCEL_DTYPE_UINT8, [3] = ACCEL_DTYPE_INT8, [4] = ACCEL_DTYPE_UINT16,
+		[5] = ACCEL_DTYPE_INT16, [6] = ACCEL_DTYPE_INT32, [7] = ACCEL_DTYPE_INT64, [9] = ACCEL_DTYPE_BOOL,
+		[10] = ACCEL_DTYPE_FLOAT16, [11] = ACCEL_DTYPE_FLOAT64, [12] = ACCEL_DTYPE_UINT32, [13] = ACCEL_DTYPE_UINT64,
+	};
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", x->name);
+	enum accel_dtype t = x->elem_type > 0 && x->elem_type < (int)(sizeof types / sizeof types[0]) ?
+				     types[x->elem_type] : ACCEL_DTYPE_NONE;
+	cJSON_AddStringToObject(o, "dtype", t != ACCEL_DTYPE_NONE ? accel_dtype_name(t) : "none");
+	if (x->ndim < 0) {
+		cJSON_AddNullToObject(o, "shape");
+		return o;
+	}
+	cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+	for (int i = 0; i < x->ndim; i++) {
+		if (x->dims[i] >= 0)
+			cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)x->dims[i]));
+		else if (x->sym[i][0])
+			cJSON_AddItemToArray(shape, cJSON_CreateString(x->sym[i]));
+		else
+			cJSON_AddItemToArray(shape, cJSON_CreateNull());
+	}
+	return o;
+}
+
+static int run_info(struct ocv_ctx *c, struct accel_unit *u)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
+	cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
+	for (int i = 0; i < c->m->io.nin; i++)
+		cJSON_AddItemToArray(ins, value_json(&c->m->io.in[i]));
+	for (int i = 0; i < c->m->io.nout; i++)
+		cJSON_AddItemToArray(outs, value_json(&c->m->io.out[i]));
+	char *text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!text)
+		return ACCEL_ENOMEM;
+	size_t n = strlen(text);
+	int rc = accel_buf_reserve(&u->out, n + 1);
+	if (!rc) {
+		memcpy(u->out.data, text, n);
+		u->out.len = n;
+	}
+	free(text);
+	return rc;
+}
+
+/* OpenCV's shape of an output as the model declares it: OpenCV keeps at
+ * least 2 dims (a vector comes back as 1 x N). The declared rank wins when
+ * the element count allows it, an unknown dim taking what is left. */
+static void declared_shape(const struct onnxpb_value *x, struct accel_tensor *t, uint64_t count)
+{
+	if (x->ndim < 0 || x->ndim == t->ndim || x->ndim > ACCEL_TENSOR_MAX_DIMS)
+		return;
+	uint64_t known = 1;
+	int unknown = -1;
+	for (int i = 0; i < x->ndim; i++) {
+		if (x->dims[i] >= 0)
+			known *= (uint64_t)x->dims[i];
+		else if (unknown >= 0)
+			return;
+		else
+			unknown = i;
+	}
+	if (unknown < 0 ? known != count : !known || count % known)
+		return;
+	for (int i = 0; i < x->ndim; i++)
+		t->dims[i] = x->dims[i] >= 0 ? x->dims[i] : (int64_t)(count / known);
+	t->ndim = x->ndim;
+}
+
+static int put_output(struct accel_unit *u, const struct onnxpb_value *x, const struct ocv_tensor *o)
+{
+	struct accel_tensor t = { 0 };
+	t.dtype = ACCEL_DTYPE_FLOAT32;
+	t.ndim = o->ndim;
+	uint64_t count = 1;
+	for (int i = 0; i < o->ndim; i++) {
+		t.dims[i] = o->dims[i];
+		count *= (uint64_t)o->dims[i];
+	}
+	declared_shape(x, &t, count);
+	uint64_t bytes = count * sizeof(float);
+	if (accel_buf_reserve(&u->out, u->out.len + ACCEL_NPY_HEADER_MAX + (size_t)bytes) < 0)
+		return ACCEL_ENOMEM;
+	int h = accel_npy_header_write(&t, u->out.data + u->out.len, ACCEL_NPY_HEADER_MAX);
+	if (h < 0)
+		return ACCEL_EINVAL;
+	u->out.len += (size_t)h;
+	if (bytes)
+		memcpy(u->out.data + u->out.len, o->data, (size_t)bytes);
+	u->out.len += (size_t)bytes;
+	return 0;
+}
+
+static int ocv_run(void *vctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct ocv_ctx *c = vctx;
+	if (c->info)
+		return run_info(c, u);
+	const struct onnxpb_io *io = &c->m->io;
+	struct ocv_tensor in[ONNXPB_MAX_IO], out[ONNXPB_MAX_IO];
+	const char *names[ONNXPB_MAX_IO];
+	size_t off = 0;
+	for (int i = 0; i < io->nin; i++) {
+		struct accel_tensor t;
+		size_t hlen;
+		char why[200];
+		names[i] = io->in[i].name;
+		int r = accel_npy_header_parse(u->in.data + off, u->in.len - off, u->in.len - off, &t, &hlen, why, sizeof why);
+		uint64_t bytes = 0;
+		if (r == 0)
+			accel_tensor_size(&t, 0, NULL, &bytes);
+		if (r != 0 || bytes > u->in.len - off - hlen) {
+			snprintf(err, len, "input '%s': %s", names[i], r < 0 ? why : "truncated");
+			return ACCEL_EDATA;
+		}
+		if (t.dtype != ACCEL_DTYPE_FLOAT32 || t.ndim > OCV_MAX_DIMS) {
+			snprintf(err, len, "input '%s': OpenCV DNN takes float32 tensors of at most %d dims, not %s",
+				 names[i], OCV_MAX_DIMS, accel_dtype_name(t.dtype));
+			return ACCEL_EDATA;
+		}
+		in[i].ndim = t.ndim;
+		for (int k = 0; k < t.ndim; k++) {
+			if (t.dims[k] > INT32_MAX) {
+				snprintf(err, len, "input '%s': dim %d is over OpenCV's range", names[i], k);
+				return ACCEL_EDATA;
+			}
+			in[i].dims[k] = t.dims[k];
+		}
+		in[i].data = (float *)(u->in.data + off + hlen);
+		off += hlen + (size_t)bytes;
+	}
+	int rc = 0;
+	if (ocv_net_run(c->net, io->nin, names, in, c->nout, c->out_names, out, err, len) < 0) {
+		accel_text_sanitize(err);
+		rc = ACCEL_EDEVICE;
+	}
+	for (int i = 0; !rc && i < c->nout; i++)
+		rc = put_output(u, &io->out[c->out_idx[i]], &out[i]);
+	for (int i = 0; i < c->nout; i++)
+		free(out[i].data);
+	return rc;
+}
+
+static const struct accel_api_info ocv_apis[] = {
+	{ "opencl", ACCEL_API_COMPUTE },
+	{ NULL, 0 },
+};
+
+const struct accel_backend accel_backend_opencv = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "opencv",
+	.description = "OpenCV DNN: ONNX models (float32) on its CPU path and its OpenCL target",
+	.ops = ocv_ops,
+	.probe = ocv_probe,
+	.supports = ocv_supports,
+	.open = ocv_open,
+	.run = ocv_run,
+	.close = ocv_close,
+	/* Its CPU engine is on the cpu backend's device; its OpenCL devices
+	 * it finds when an operation it offers is routed. */
+	.classes = 0,
+	/* After the opencl backend (30), whose devices it joins. */
+	.priority = 65,
+	.apis = ocv_apis,
+};

@@ -1,0 +1,157 @@
+#!/usr/bin/env bats
+# accel-infer on the OpenCV DNN engine (backends/opencv): small models made
+# here with python3-onnx (tests/infer/opencv.py, tests/infer/models.py) give
+# numpy's outputs within rtol 1e-4 / atol 1e-5 on opencv:cpu0 and on
+# opencv.opencl (PoCL); a model OpenCV cannot load falls to ONNX Runtime
+# under auto, the reason shown by -v; without ONNX Runtime auto runs
+# OpenCV; a batch failing on ONNX Runtime (ACCEL_FAULT) runs again on
+# OpenCV with the same bytes OpenCV gives alone.
+
+bats_require_minimum_version 1.5.0
+
+have_opencv() {
+	[ -f "$ROOT/build/plugins/accel_opencv.so" ]
+}
+
+have_ort() {
+	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] &&
+		{ [ -f "$ROOT/build/deps/onnxruntime/lib/libonnxruntime.so.1" ] || pkg-config --exists libonnxruntime; }
+}
+
+setup_file() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	have_opencv || return 0
+	/usr/bin/python3 "$ROOT/tests/infer/models.py" "$BATS_FILE_TMPDIR" >&2
+	/usr/bin/python3 "$ROOT/tests/infer/opencv.py" models "$BATS_FILE_TMPDIR" >&2
+}
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-infer"
+	PY=/usr/bin/python3
+	REF="$ROOT/tests/infer/opencv.py"
+	M="$BATS_FILE_TMPDIR"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_ONNXRUNTIME_LIB
+	have_opencv || skip "no opencv backend: install libopencv-dnn-dev (tests/deps.d/infer-opencv.list) and make"
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+}
+
+# arrays FILE PYEXPR: save the arrays of the Python list PYEXPR (np is numpy) one after another.
+arrays() {
+	$PY -c "import numpy as np, sys
+with open(sys.argv[1], 'wb') as f:
+    for a in $2: np.save(f, a)" "$1"
+}
+
+inputs() {
+	arrays conv.npy '[np.random.default_rng(k).standard_normal((k, 2, 5, 7)).astype("f4") for k in (1, 3, 2)]'
+	arrays rsum.npy '[np.random.default_rng(k).standard_normal((k, 5)).astype("f4") for k in (1, 4)]'
+	arrays lin.npy '[np.random.default_rng(k).standard_normal((k, 4)).astype("f4") for k in (1, 2, 3)]'
+}
+
+@test "opencv:cpu0 gives numpy's outputs: a convolution, a 1-D output, two outputs" {
+	inputs
+	"$A" -m "$M/conv.onnx" -b opencv:cpu0 < conv.npy > out.npy
+	run -0 $PY "$REF" check conv conv.npy out.npy
+	[ "$output" = "3 inputs match" ]
+	# OpenCV holds the (N,) sum as 2-D; the model's rank comes back.
+	"$A" -m "$M/rsum.onnx" -b opencv:cpu0 rsum.npy > out.npy
+	run -0 $PY "$REF" check rsum rsum.npy out.npy
+	[ "$output" = "2 inputs match" ]
+	"$A" -m "$M/lin.onnx" -b opencv:cpu0 -T 1 < lin.npy > out.npy
+	run -0 $PY "$ROOT/tests/infer/npy.py" check lin lin.npy out.npy
+	[ "$output" = "3 inputs, 6 arrays match" ]
+	# --output and --batch: the same bytes as one run per input.
+	"$A" -m "$M/lin.onnx" -b opencv:cpu0 --output z < lin.npy > z.npy
+	run -0 $PY "$ROOT/tests/infer/npy.py" check lin lin.npy z.npy z
+	arrays one.npy '[np.random.default_rng(i).standard_normal((1, 4)).astype("f4") for i in range(7)]'
+	"$A" -m "$M/lin.onnx" -b opencv:cpu0 < one.npy > b1.npy
+	"$A" -m "$M/lin.onnx" -b opencv:cpu0 --batch 4 < one.npy > b4.npy
+	cmp b1.npy b4.npy
+}
+
+@test "--info on opencv:cpu0 reads the model's names, dtypes and symbolic dims from the file" {
+	run -0 "$A" -m "$M/conv.onnx" -b opencv:cpu0 --info
+	[ "$output" = "model: $M/conv.onnx
+engine: opencv:cpu0
+inputs:
+  x                        float32 (N, 2, H, W)
+outputs:
+  y                        float32 (N, 3, H, W)" ]
+	have_ort || skip "no ONNX Runtime to compare with"
+	for m in conv rsum lin softmax; do
+		"$A" -m "$M/$m.onnx" -b opencv:cpu0 --info --json | jq -c '[.inputs, .outputs]' > a
+		"$A" -m "$M/$m.onnx" -b onnxruntime --info --json | jq -c '[.inputs, .outputs]' > b
+		cmp a b
+	done
+	# --dim fixes a symbolic dim, as ONNX Runtime's override does.
+	"$A" -m "$M/lin.onnx" -b opencv:cpu0 --dim N=2 --info --json | jq -c '[.inputs, .outputs]' > a
+	"$A" -m "$M/lin.onnx" -b onnxruntime --dim N=2 --info --json | jq -c '[.inputs, .outputs]' > b
+	cmp a b
+	[ "$(cat a)" = '[[{"name":"x","dtype":"float32","shape":[2,4]}],[{"name":"y","dtype":"float32","shape":[2,3]},{"name":"z","dtype":"float32","shape":[2,4]}]]' ]
+}
+
+@test "a model OpenCV cannot load runs on ONNX Runtime under auto; -v shows OpenCV's reason" {
+	have_ort || skip "no ONNX Runtime"
+	arrays in.npy '[np.array([[1.5, -2.0, 0.8, 3.0]], "f4")]'
+	"$A" -m "$M/fmod.onnx" -v < in.npy > out.npy 2> log
+	run -0 $PY "$REF" check fmod in.npy out.npy
+	grep -qx '  1. onnxruntime.cpu:cpu0 prior 100 MB/s (ONNX Runtime [0-9.]* CPUExecutionProvider)' log
+	grep -qF '  -  opencv:cpu0      left out: OpenCV 4.6.0 cannot load the model: Node [Mod@ai.onnx]: Can'"'"'t create layer "onnx_node_output_0!y" of type "Mod"' log
+	# Named alone, OpenCV's reason is the error.
+	run -1 "$A" -m "$M/fmod.onnx" -b opencv:cpu0 < in.npy
+	[[ "$output" = "accel-infer: $M/fmod.onnx: no engine can run the model: opencv:cpu0: OpenCV 4.6.0 cannot load the model: Node [Mod@ai.onnx]:"* ]]
+	# int32 tensors: OpenCV DNN computes in float32 only.
+	run -1 "$A" -m "$M/add2.onnx" -b opencv:cpu0 --info
+	[ "$output" = "accel-infer: $M/add2.onnx: no engine can run the model: opencv:cpu0: OpenCV DNN runs float32 tensors only: input 'a' is of another type (ONNX type 6)" ]
+	run -0 "$A" -m "$M/add2.onnx" --info
+	[ "${lines[1]}" = "engine: onnxruntime.cpu:cpu0" ]
+}
+
+@test "under auto ONNX Runtime ranks first, opencv:cpu0 next; without ONNX Runtime auto runs OpenCV" {
+	inputs
+	if have_ort; then
+		"$A" -m "$M/lin.onnx" -v < lin.npy 2> log > /dev/null
+		[ "$(grep -m1 -A2 '^route for onnx.run' log | awk 'NR > 1 { print $1, $2 }')" = "1. onnxruntime.cpu:cpu0
+2. opencv:cpu0" ]
+	fi
+	# An OpenCL engine on a software device (PoCL) is never preferred.
+	if grep -q "opencv.opencl:.*software device" log 2> /dev/null; then
+		grep -q "opencv.opencl:[a-z0-9]* *software device: never preferred to native CPU code" log
+	fi
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 "$A" -m "$M/conv.onnx" -v < conv.npy > out.npy 2> log
+	run -0 $PY "$REF" check conv conv.npy out.npy
+	grep -qx '  1. opencv:cpu0      prior 40 MB/s (OpenCV 4.6.0 DNN CPU target)' log
+	grep -q '^  -  onnxruntime      left out: cannot load libonnxruntime.so.1: /nonexistent/libonnxruntime.so.1' log
+	grep -q '^  opencv:cpu0      workers 1, units 3,' log
+	ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so.1 run -0 "$A" -m "$M/conv.onnx" --info
+	[ "${lines[1]}" = "engine: opencv:cpu0" ]
+}
+
+@test "a batch failing on ONNX Runtime (ACCEL_FAULT) runs again on OpenCV: the bytes OpenCV gives alone" {
+	have_ort || skip "no ONNX Runtime"
+	arrays in.npy '[np.random.default_rng(i).standard_normal((1, 2, 4, 4)).astype("f4") for i in range(12)]'
+	"$A" -m "$M/conv.onnx" -b opencv:cpu0 < in.npy > ref.npy
+	ACCEL_FAULT='onnxruntime:*' "$A" -m "$M/conv.onnx" --fallback next -v < in.npy > out.npy 2> log
+	cmp ref.npy out.npy
+	run -0 $PY "$REF" check conv in.npy out.npy
+	# onnxruntime is dropped after its first failures; opencv runs all.
+	grep -q "^  onnxruntime.cpu:cpu0 workers 1, units 0, .*dropped" log
+	grep -q "^  opencv:cpu0      workers 1, units 12, .*failures 0, retried here [1-9]" log
+	# --fallback none: the run fails, nothing written.
+	ACCEL_FAULT='onnxruntime:1' run -1 "$A" -m "$M/conv.onnx" --fallback none -o out2.npy < in.npy
+	[ ! -e out2.npy ]
+}
+
+@test "opencv.opencl runs when named, on PoCL too, and gives numpy's outputs on a clean stdout" {
+	"$A" -m "$M/lin.onnx" -b opencv.opencl --info > /dev/null 2>&1 || skip "no OpenCL device OpenCV can use"
+	arrays in.npy '[np.random.default_rng(k).standard_normal((2, 2, 5, 7)).astype("f4") for k in range(3)]'
+	"$A" -m "$M/conv.onnx" -b opencv.opencl -v < in.npy > out.npy 2> log
+	# The .npy stream is whole: OpenCV's OpenCL build logs stay out of it.
+	run -0 $PY "$REF" check conv in.npy out.npy
+	[ "$output" = "3 inputs match" ]
+	grep -q "^  opencv.opencl:[a-z0-9]* *workers 1, units 3," log
+	"$A" -m "$M/conv.onnx" -b opencv.opencl -o out2.npy < in.npy
+	run -0 $PY "$REF" check conv in.npy out2.npy
+}
