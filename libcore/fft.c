@@ -331,6 +331,29 @@ size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in
 	return done;
 }
 
+size_t accel_fft_kept_index(const struct accel_fft *f, uint64_t seq, size_t frames, uint32_t *idx)
+{
+	size_t k = 0;
+	if (f->decimate == 1) {
+		for (size_t i = 0; i < frames; i++)
+			idx[k++] = (uint32_t)i;
+		return k;
+	}
+	uint64_t row0 = seq * (f->unit_frames / f->average);
+	for (size_t r = 0; r * f->average < frames; r++) {
+		if (!row_kept(f, row0 + r))
+			continue;
+		for (size_t i = r * f->average; i < frames && i < (r + 1) * f->average; i++)
+			idx[k++] = (uint32_t)i;
+	}
+	return k;
+}
+
+size_t accel_fft_rows(const struct accel_fft *f, size_t kept)
+{
+	return (kept + f->average - 1) / f->average;
+}
+
 size_t accel_fft_batch_frames(const struct accel_fft *f)
 {
 	size_t row = (size_t)f->average * f->n * 8, rows = ((size_t)256 << 10) / row;
@@ -361,6 +384,17 @@ static int put_row(const struct accel_fft *f, const float *v, size_t count, stru
 		*p++ = i + 1 < count ? ',' : '\n';
 	}
 	out->len = (size_t)((uint8_t *)p - out->data);
+	return 0;
+}
+
+int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrows, struct accel_buf *out)
+{
+	size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	if (f->format != ACCEL_FFT_TEXT)
+		return put_row(f, rows, vals * nrows, out);
+	for (size_t r = 0; r < nrows; r++)
+		if (put_row(f, rows + r * vals, vals, out) < 0)
+			return ACCEL_ENOMEM;
 	return 0;
 }
 

@@ -1742,6 +1742,36 @@ size_t accel_fft_batch_frames(const struct accel_fft *f);
  * average fewer), shift, and the format (binary, or CSV text). 0 or
  * ACCEL_ENOMEM. */
 int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out);
+/*
+ * For engines that run the whole chain on their device (conversion,
+ * window, transform, scaling, magnitude, power or dB, averaging, shift),
+ * so that only raw samples go up and finished rows come down:
+ *
+ * accel_fft_kept_index writes into idx (room for `frames` entries) the
+ * unit's frame numbers that are transformed, in order (frame i starts at
+ * sample i * hop of the unit's input; --decimate leaves rows out), and
+ * returns their count, accel_fft_kept_frames. Frame numbers fit in 32 bits
+ * (a unit holds at most 16 MiB of transform buffer).
+ *
+ * accel_fft_rows: output rows made of `kept` transformed frames, one per
+ * f->average of them (the last row of a stream may average fewer: row r
+ * averages min(average, kept - r * average) frames).
+ *
+ * Row j's value for output bin b, with rot = bins - bins / 2 when f->shift
+ * (else 0) and bin c = (b + rot) mod bins, s = f->scale, X the frame's
+ * unscaled transform at bin c and k the frames of the row:
+ *   complex: s X (interleaved re, im; no averaging)
+ *   mag:     s * mean |X|
+ *   power:   s^2 * mean |X|^2
+ *   db:      10 log10(s^2 * mean |X|^2) + f->db_offset
+ *
+ * accel_fft_put_rows appends `nrows` finished rows (accel_fft_row_values
+ * values each, two floats a value for complex output) to out in f's format
+ * (binary or CSV text), as accel_fft_emit does. 0 or ACCEL_ENOMEM.
+ */
+size_t accel_fft_kept_index(const struct accel_fft *f, uint64_t seq, size_t frames, uint32_t *idx);
+size_t accel_fft_rows(const struct accel_fft *f, size_t kept);
+int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrows, struct accel_buf *out);
 /* Output rows of a stream of `bytes` input bytes (-1: unknown, returns -1). */
 int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
 

@@ -152,6 +152,37 @@ static void frames_and_rows(void **state)
 	assert_int_equal(accel_fft_kept_frames(&f, 1, 6), 0);
 	assert_int_equal(accel_fft_kept_frames(&f, 2, 6), 3);
 	assert_int_equal(accel_fft_kept_frames(&f, 2, 2), 2);
+	/* The same frames by number, for device chains. */
+	uint32_t idx[6];
+	assert_int_equal(accel_fft_kept_index(&f, 0, 6, idx), 3);
+	assert_true(idx[0] == 0 && idx[1] == 1 && idx[2] == 2);
+	assert_int_equal(accel_fft_kept_index(&f, 1, 6, idx), 0);
+	/* Unit 3 holds rows 6 and 7: none kept; unit 4 rows 8, 9: row 8. */
+	assert_int_equal(accel_fft_kept_index(&f, 4, 5, idx), 3);
+	assert_true(idx[0] == 0 && idx[2] == 2);
+	f.decimate = 1;
+	assert_int_equal(accel_fft_kept_index(&f, 7, 4, idx), 4);
+	assert_true(idx[3] == 3);
+	assert_int_equal(accel_fft_rows(&f, 4), 2);
+	assert_int_equal(accel_fft_rows(&f, 6), 2);
+	assert_int_equal(accel_fft_rows(&f, 0), 0);
+	accel_fft_free(&f);
+	/* Finished rows as binary and as text. */
+	job(&f, 2);
+	f.type = ACCEL_SAMPLE_F32;
+	f.out = ACCEL_FFT_POWER;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	const float rows[4] = { 1, 0.5f, -2, 3 };
+	struct accel_buf b = { 0 };
+	assert_int_equal(accel_fft_put_rows(&f, rows, 2, &b), 0);
+	assert_int_equal(b.len, sizeof rows);
+	assert_memory_equal(b.data, rows, sizeof rows);
+	b.len = 0;
+	f.format = ACCEL_FFT_TEXT;
+	assert_int_equal(accel_fft_put_rows(&f, rows, 2, &b), 0);
+	assert_int_equal(b.len, strlen("1,0.5\n-2,3\n"));
+	assert_memory_equal(b.data, "1,0.5\n-2,3\n", b.len);
+	accel_buf_free(&b);
 	accel_fft_free(&f);
 }
 
