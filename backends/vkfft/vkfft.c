@@ -1,17 +1,79 @@
 /*
  * vkfft.c - the "vkfft" backend: fft.c2c and fft.r2c with VkFFT, one engine
  * variant per API on each device it reaches (vkfft.opencl:gpu0,
- * vkfft.vulkan:gpu0). A unit's
- * frames are converted and windowed on the host (accel_fft_load), uploaded,
- * transformed as one VkFFT dispatch of numberBatches frames, downloaded and
- * reduced by accel_fft_emit. Real input runs as a complex transform with a
- * zero imaginary part; the half spectrum is kept. Each worker context owns
- * its queue, buffers and VkFFT application; the stream engine keeps
- * queue_depth units in flight per engine.
+ * vkfft.vulkan:gpu0). The whole chain runs on the device (vkfft.h): a
+ * unit's raw samples go up, kernels of ours convert and window them, VkFFT
+ * transforms the kept frames as one dispatch of numberBatches frames, and
+ * kernels of ours reduce them to finished rows, the only thing that comes
+ * down. Real input runs as a complex transform with a zero imaginary part;
+ * the half spectrum is kept. Each worker context owns its queue, buffers,
+ * kernels and VkFFT application, made once at open; the stream engine
+ * keeps queue_depth units in flight per engine.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "vkfft.h"
+
+int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64)
+{
+	memset(ch, 0, sizeof *ch);
+	ch->type = f->type;
+	ch->host_f64 = host_f64 && (f->type == ACCEL_SAMPLE_CF64 || f->type == ACCEL_SAMPLE_F64);
+	if (ch->host_f64)
+		ch->type = f->type == ACCEL_SAMPLE_CF64 ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
+	ch->sample_bytes = accel_sample_bytes(ch->type);
+	ch->frames = f->unit_frames;
+	ch->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
+	ch->rows = accel_fft_rows(f, ch->batch);
+	ch->vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	size_t span = (ch->frames - 1) * f->hop + f->n;
+	ch->in_bytes = (span * ch->sample_bytes + 3) & ~(size_t)3;
+	ch->rot = f->shift ? f->bins - f->bins / 2 : 0;
+	ch->scale = (float)f->scale;
+	ch->scale2 = (float)(f->scale * f->scale);
+	ch->idx = malloc(ch->frames * sizeof *ch->idx);
+	ch->stage = ch->host_f64 ? malloc(ch->in_bytes) : NULL;
+	if (!ch->idx || (ch->host_f64 && !ch->stage)) {
+		vkfft_chain_free(ch);
+		return ACCEL_ENOMEM;
+	}
+	return 0;
+}
+
+void vkfft_chain_free(struct vkfft_chain *ch)
+{
+	free(ch->idx);
+	free(ch->stage);
+	ch->idx = NULL;
+	ch->stage = NULL;
+}
+
+size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,
+			const void **raw, size_t *bytes, size_t *avail)
+{
+	size_t frames = accel_fft_unit_frames(f, u->in.len);
+	if (frames > ch->frames)
+		frames = ch->frames;
+	size_t kept = accel_fft_kept_index(f, u->seq, frames, ch->idx);
+	size_t samples = u->in.len / f->sample_bytes;
+	size_t max = ch->in_bytes / ch->sample_bytes;
+	if (samples > max)
+		samples = max;
+	*avail = samples;
+	*bytes = samples * ch->sample_bytes;
+	*raw = u->in.data;
+	if (ch->host_f64) {
+		/* Doubles, little-endian, to floats: a value per 8 bytes. */
+		size_t vals = *bytes / 4;
+		for (size_t i = 0; i < vals; i++) {
+			double d;
+			memcpy(&d, u->in.data + 8 * i, 8);
+			ch->stage[i] = (float)d;
+		}
+		*raw = ch->stage;
+	}
+	return kept;
+}
 
 static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
 

@@ -8,6 +8,40 @@
 
 #include "accel.h"
 
+/*
+ * The chain on the device: a unit's raw samples go up once (the span of its
+ * frames: overlapping frames share bytes), a "load" kernel converts and
+ * windows the kept frames (accel_fft_kept_index) into VkFFT's buffer as
+ * complex frames (real input with a zero imaginary part), VkFFT transforms
+ * them in place, a "reduce" kernel makes the finished rows (accel.h: the
+ * formula of each value) and only the rows come down, written by
+ * accel_fft_put_rows. Sizes are those of the largest unit (unit 0 keeps
+ * the most frames), so the buffers are made once per worker context.
+ */
+struct vkfft_chain {
+	enum accel_sample type;       /* the type the device reads */
+	size_t sample_bytes;          /* its bytes */
+	int host_f64;                 /* 1: cf64/f64 converted to cf32/f32 on the host */
+	size_t frames;                /* frames of a whole unit: index entries */
+	size_t batch;                 /* kept frames of the largest unit: VkFFT's numberBatches */
+	size_t rows;                  /* rows of the largest unit */
+	size_t vals;                  /* floats of one row */
+	size_t in_bytes;              /* device input bytes of a whole unit, a multiple of 4 */
+	size_t rot;                   /* --shift: row value j is bin (j + rot) mod bins */
+	float scale, scale2;          /* f->scale and its square */
+	/* Per unit (vkfft_chain_unit). */
+	uint32_t *idx;                /* kept frame numbers */
+	float *stage;                 /* host_f64: the unit's samples as floats */
+};
+/* Fill ch for job f; host_f64: the device reads no doubles. 0 or ACCEL_ENOMEM. */
+int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64);
+void vkfft_chain_free(struct vkfft_chain *ch);
+/* Unit u: ch->idx gets its kept frame numbers; *raw and *bytes what goes
+ * up (the unit's input, or ch->stage), *avail its samples. Returns the
+ * kept frames (0: the unit writes no row). */
+size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,
+			const void **raw, size_t *bytes, size_t *avail);
+
 /* OpenCL (vkfft_opencl.c). */
 struct vkfft_cl_dev;
 /* Find the OpenCL devices, add each (or find it, added by the opencl

@@ -1,7 +1,8 @@
 /*
  * vkfft_opencl.c - VkFFT's OpenCL backend (VKFFT_BACKEND 3, the stock
- * Debian header): the OpenCL devices, and per worker a context, a queue, a
- * device buffer and a VkFFT application for the job's N and batch.
+ * Debian header): the OpenCL devices, and per worker a context, a queue,
+ * the chain's buffers and kernels (vkfft.h; OpenCL C built at open) and a
+ * VkFFT application for the job's N and batch.
  */
 #define VKFFT_BACKEND 3
 #include <stdlib.h>
@@ -134,17 +135,98 @@ int vkfft_cl_probe(struct accel_probe *p)
 	return added ? 0 : ACCEL_ENOTSUP;
 }
 
+/*
+ * The kernels of the chain (vkfft.h), built per context with the job's
+ * constants as -D options: SAMPLE (enum accel_sample), N, HOP, BINS, ROT,
+ * AVG, OUT (enum accel_fft_out). Integers are scaled as accel.h says,
+ * in the same float operations as the host's loader.
+ */
+static const char cl_source[] =
+	"#if SAMPLE == 7 || SAMPLE == 8\n"
+	"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	"#endif\n"
+	"#if SAMPLE == 0\n"
+	"typedef float2 raw_t;\n"
+	"#define GET(x) (x)\n"
+	"#elif SAMPLE == 1\n"
+	"typedef short2 raw_t;\n"
+	"#define GET(x) (convert_float2(x) * (1.0f / 32768))\n"
+	"#elif SAMPLE == 2\n"
+	"typedef char2 raw_t;\n"
+	"#define GET(x) (convert_float2(x) * (1.0f / 128))\n"
+	"#elif SAMPLE == 3\n"
+	"typedef uchar2 raw_t;\n"
+	"#define GET(x) ((convert_float2(x) - 128.0f) * (1.0f / 128))\n"
+	"#elif SAMPLE == 4\n"
+	"typedef float raw_t;\n"
+	"#define GET(x) ((float2)((x), 0.0f))\n"
+	"#elif SAMPLE == 5\n"
+	"typedef short raw_t;\n"
+	"#define GET(x) ((float2)((float)(x) * (1.0f / 32768), 0.0f))\n"
+	"#elif SAMPLE == 6\n"
+	"typedef uchar raw_t;\n"
+	"#define GET(x) ((float2)(((float)(x) - 128.0f) * (1.0f / 128), 0.0f))\n"
+	"#elif SAMPLE == 7\n"
+	"typedef double2 raw_t;\n"
+	"#define GET(x) convert_float2(x)\n"
+	"#else\n"
+	"typedef double raw_t;\n"
+	"#define GET(x) ((float2)((float)(x), 0.0f))\n"
+	"#endif\n"
+	/* Element g of the kept frames: frame k = g / N, sample i = g % N. */
+	"__kernel void load(__global const raw_t *raw, __global const uint *idx, __global const float *win,\n"
+	"		   __global float2 *spec, ulong avail)\n"
+	"{\n"
+	"	size_t g = get_global_id(0), k = g / N, i = g % N;\n"
+	"	ulong s = (ulong)idx[k] * HOP + i;\n"
+	"	float2 v = s < avail ? GET(raw[s]) : (float2)(0.0f, 0.0f);\n"
+	"	spec[g] = v * win[i];\n"
+	"}\n"
+	/* Value j of row r. */
+	"__kernel void reduce(__global const float2 *spec, __global float *rows, uint kept, float scale,\n"
+	"		     float scale2, float db_offset)\n"
+	"{\n"
+	"	size_t g = get_global_id(0), r = g / BINS, j = g % BINS, c = j + ROT;\n"
+	"	if (c >= BINS)\n"
+	"		c -= BINS;\n"
+	"#if OUT == 0\n"
+	"	float2 x = spec[r * N + c] * scale;\n"
+	"	rows[2 * g] = x.x;\n"
+	"	rows[2 * g + 1] = x.y;\n"
+	"#else\n"
+	"	size_t k0 = r * AVG, k1 = k0 + AVG < kept ? k0 + AVG : kept;\n"
+	"	float acc = 0.0f;\n"
+	"	for (size_t k = k0; k < k1; k++) {\n"
+	"		float2 x = spec[k * N + c];\n"
+	"		float p = x.x * x.x + x.y * x.y;\n"
+	"#if OUT == 1\n"
+	"		acc += sqrt(p);\n"
+	"#else\n"
+	"		acc += p;\n"
+	"#endif\n"
+	"	}\n"
+	"	float v = acc / (float)(k1 - k0);\n"
+	"#if OUT == 1\n"
+	"	rows[g] = v * scale;\n"
+	"#elif OUT == 2\n"
+	"	rows[g] = v * scale2;\n"
+	"#else\n"
+	"	rows[g] = 10.0f * log10(v * scale2) + db_offset;\n"
+	"#endif\n"
+	"#endif\n"
+	"}\n";
+
 struct cl_ctx {
-	struct accel_fft lf;          /* the job, loaded as complex frames */
 	const struct accel_fft *f;
-	size_t batch;                 /* frames of one dispatch */
+	struct vkfft_chain ch;
 	cl_device_id device;
 	cl_context context;
 	cl_command_queue queue;
-	cl_mem buffer;
-	uint64_t bytes;
-	float *host;                  /* batch complex frames */
-	float *half;                  /* r2c: the half spectra, compacted */
+	cl_mem raw, idx, win, buffer, rows;
+	uint64_t bytes;               /* of buffer: the batch's complex frames */
+	cl_program program;
+	cl_kernel load, reduce;
+	float *out;                   /* the rows of a unit, downloaded */
 	VkFFTApplication app;
 	int app_ok;
 };
@@ -156,15 +238,62 @@ void vkfft_cl_close(void *ctx)
 		return;
 	if (c->app_ok)
 		deleteVkFFT(&c->app);
-	if (c->buffer)
-		clReleaseMemObject(c->buffer);
+	if (c->load)
+		clReleaseKernel(c->load);
+	if (c->reduce)
+		clReleaseKernel(c->reduce);
+	if (c->program)
+		clReleaseProgram(c->program);
+	cl_mem *mems[] = { &c->raw, &c->idx, &c->win, &c->buffer, &c->rows };
+	for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
+		if (*mems[i])
+			clReleaseMemObject(*mems[i]);
 	if (c->queue)
 		clReleaseCommandQueue(c->queue);
 	if (c->context)
 		clReleaseContext(c->context);
-	free(c->host);
-	free(c->half);
+	vkfft_chain_free(&c->ch);
+	free(c->out);
 	free(c);
+}
+
+/* The buffers, the window uploaded, and the kernels built for job f. */
+static int cl_chain_open(struct cl_ctx *c, const struct accel_fft *f)
+{
+	cl_int err;
+	size_t rows_bytes = c->ch.rows * c->ch.vals * sizeof(float);
+	c->raw = clCreateBuffer(c->context, CL_MEM_READ_ONLY, c->ch.in_bytes, NULL, &err);
+	c->idx = c->raw ? clCreateBuffer(c->context, CL_MEM_READ_ONLY, c->ch.frames * 4, NULL, &err) : NULL;
+	c->win = c->idx ? clCreateBuffer(c->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f->n * sizeof(float),
+					 f->win, &err) : NULL;
+	c->rows = c->win ? clCreateBuffer(c->context, CL_MEM_WRITE_ONLY, rows_bytes, NULL, &err) : NULL;
+	c->out = malloc(rows_bytes);
+	if (!c->rows || !c->out)
+		return ACCEL_EDEVICE;
+	const char *src = cl_source;
+	c->program = clCreateProgramWithSource(c->context, 1, &src, NULL, &err);
+	if (!c->program)
+		return ACCEL_EDEVICE;
+	char opts[256];
+	snprintf(opts, sizeof opts, "-DSAMPLE=%d -DN=%zu -DHOP=%zu -DBINS=%zu -DROT=%zu -DAVG=%u -DOUT=%d",
+		 (int)c->ch.type, f->n, f->hop, f->bins, c->ch.rot, f->average, (int)f->out);
+	if (clBuildProgram(c->program, 1, &c->device, opts, NULL, NULL) != CL_SUCCESS)
+		return ACCEL_EDEVICE;
+	c->load = clCreateKernel(c->program, "load", &err);
+	c->reduce = c->load ? clCreateKernel(c->program, "reduce", &err) : NULL;
+	if (!c->reduce)
+		return ACCEL_EDEVICE;
+	float db = (float)f->db_offset;
+	if (clSetKernelArg(c->load, 0, sizeof c->raw, &c->raw) || clSetKernelArg(c->load, 1, sizeof c->idx, &c->idx) ||
+	    clSetKernelArg(c->load, 2, sizeof c->win, &c->win) ||
+	    clSetKernelArg(c->load, 3, sizeof c->buffer, &c->buffer) ||
+	    clSetKernelArg(c->reduce, 0, sizeof c->buffer, &c->buffer) ||
+	    clSetKernelArg(c->reduce, 1, sizeof c->rows, &c->rows) ||
+	    clSetKernelArg(c->reduce, 3, sizeof(float), &c->ch.scale) ||
+	    clSetKernelArg(c->reduce, 4, sizeof(float), &c->ch.scale2) ||
+	    clSetKernelArg(c->reduce, 5, sizeof(float), &db))
+		return ACCEL_EDEVICE;
+	return 0;
 }
 
 int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx)
@@ -174,27 +303,30 @@ int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void 
 	if (!c)
 		return ACCEL_ENOMEM;
 	c->f = f;
-	c->lf = *f;
-	c->lf.r2c = 0;
-	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
 	c->device = dev->device;
-	c->bytes = (uint64_t)c->batch * f->n * 8;
-	c->host = malloc(c->bytes);
-	c->half = f->r2c ? malloc((size_t)c->batch * f->bins * 8) : NULL;
+	/* Doubles on the device when it has them; else converted on the host. */
+	cl_device_fp_config fp64 = 0;
+	if (clGetDeviceInfo(c->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
+		fp64 = 0;
+	if (vkfft_chain_init(&c->ch, f, fp64 == 0) < 0) {
+		free(c);
+		return ACCEL_ENOMEM;
+	}
+	c->bytes = (uint64_t)c->ch.batch * f->n * 8;
 	cl_int err;
-	c->context = c->host && (!f->r2c || c->half) ? clCreateContext(NULL, 1, &c->device, NULL, NULL, &err) : NULL;
+	c->context = clCreateContext(NULL, 1, &c->device, NULL, NULL, &err);
 	if (c->context)
 		c->queue = clCreateCommandQueue(c->context, c->device, 0, &err);
 	if (c->queue)
 		c->buffer = clCreateBuffer(c->context, CL_MEM_READ_WRITE, c->bytes, NULL, &err);
-	if (!c->buffer) {
+	if (!c->buffer || cl_chain_open(c, f) < 0) {
 		vkfft_cl_close(c);
 		return ACCEL_EDEVICE;
 	}
 	VkFFTConfiguration cfg = { 0 };
 	cfg.FFTdim = 1;
 	cfg.size[0] = f->n;
-	cfg.numberBatches = c->batch;
+	cfg.numberBatches = c->ch.batch;
 	cfg.device = &c->device;
 	cfg.context = &c->context;
 	cfg.bufferSize = &c->bytes;
@@ -208,18 +340,33 @@ int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void 
 	return 0;
 }
 
+/* One unit: the raw samples and frame numbers up, load, FFT, reduce, the
+ * rows down, all enqueued without blocking and waited for once. */
 int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct cl_ctx *c = ctx;
 	const struct accel_fft *f = c->f;
-	size_t frames = accel_fft_unit_frames(f, u->in.len);
-	size_t kept = accel_fft_load(&c->lf, u->seq, u->in.data, u->in.len, frames, 0, c->batch, c->host);
+	const void *raw;
+	size_t bytes, avail;
+	size_t kept = vkfft_chain_unit(&c->ch, f, u, &raw, &bytes, &avail);
 	if (!kept)
 		return 0;
-	size_t bytes = kept * f->n * 8;
-	cl_int rc = clEnqueueWriteBuffer(c->queue, c->buffer, CL_FALSE, 0, bytes, c->host, 0, NULL, NULL);
+	size_t rows = accel_fft_rows(f, kept), out_vals = rows * c->ch.vals;
+	size_t gl = kept * f->n, gr = rows * f->bins;
+	cl_ulong av = avail;
+	cl_uint k = (cl_uint)kept;
+	const char *what = "clEnqueueWriteBuffer";
+	cl_int rc = clEnqueueWriteBuffer(c->queue, c->raw, CL_FALSE, 0, bytes, raw, 0, NULL, NULL);
+	if (rc == CL_SUCCESS)
+		rc = clEnqueueWriteBuffer(c->queue, c->idx, CL_FALSE, 0, kept * 4, c->ch.idx, 0, NULL, NULL);
+	if (rc == CL_SUCCESS) {
+		what = "the load kernel";
+		rc = clSetKernelArg(c->load, 4, sizeof av, &av);
+	}
+	if (rc == CL_SUCCESS)
+		rc = clEnqueueNDRangeKernel(c->queue, c->load, 1, NULL, &gl, NULL, 0, NULL, NULL);
 	if (rc != CL_SUCCESS) {
-		snprintf(err, len, "clEnqueueWriteBuffer failed: %d", rc);
+		snprintf(err, len, "%s failed: %d", what, rc);
 		return ACCEL_EDEVICE;
 	}
 	VkFFTLaunchParams lp = { 0 };
@@ -227,19 +374,22 @@ int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	lp.buffer = &c->buffer;
 	VkFFTResult vr = VkFFTAppend(&c->app, f->inverse ? 1 : -1, &lp);
 	if (vr != VKFFT_SUCCESS) {
+		clFinish(c->queue);
 		snprintf(err, len, "VkFFTAppend failed: error %d", (int)vr);
 		return ACCEL_EDEVICE;
 	}
-	rc = clEnqueueReadBuffer(c->queue, c->buffer, CL_TRUE, 0, bytes, c->host, 0, NULL, NULL);
+	what = "the reduce kernel";
+	rc = clSetKernelArg(c->reduce, 2, sizeof k, &k);
+	if (rc == CL_SUCCESS)
+		rc = clEnqueueNDRangeKernel(c->queue, c->reduce, 1, NULL, &gr, NULL, 0, NULL, NULL);
+	if (rc == CL_SUCCESS) {
+		what = "clEnqueueReadBuffer";
+		rc = clEnqueueReadBuffer(c->queue, c->rows, CL_TRUE, 0, out_vals * sizeof(float), c->out, 0, NULL, NULL);
+	}
 	if (rc != CL_SUCCESS) {
-		snprintf(err, len, "clEnqueueReadBuffer failed: %d", rc);
+		clFinish(c->queue);
+		snprintf(err, len, "%s failed: %d", what, rc);
 		return ACCEL_EDEVICE;
 	}
-	const float *spec = c->host;
-	if (f->r2c) {
-		for (size_t j = 0; j < kept; j++)
-			memcpy(c->half + j * f->bins * 2, c->host + j * f->n * 2, f->bins * 8);
-		spec = c->half;
-	}
-	return accel_fft_emit(f, spec, kept, &u->out);
+	return accel_fft_put_rows(f, c->out, rows, &u->out);
 }
