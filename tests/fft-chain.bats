@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# accel-fft's whole chain on a device (conversion, window, FFT, magnitude,
+# power or dB, averaging, shift, decimation; backends/vkfft/vkfft.h): the
+# VkFFT engines on OpenCL (PoCL here) and Vulkan (lavapipe here), named
+# with -b and --fallback none, checked against numpy in double precision
+# for every sample type, several windows, each output mode and the options
+# that change what the device kernels do. Small N and few frames: the
+# software devices are slow.
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	F="$ROOT/build/accel-fft"
+	REF="/usr/bin/python3 $ROOT/tests/fixtures/fft/ref.py"
+	T="$BATS_TEST_TMPDIR"
+	# Kernels compiled by the drivers are cached here for the whole file.
+	export XDG_CACHE_HOME="$BATS_FILE_TMPDIR/cache"
+	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+}
+
+# need ENGINE: skip when accel-detect routes fft.c2c to no such engine.
+need() {
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q "$1:" || skip "no device for $1"
+}
+
+# add OPTIONS... IN: run accel-fft on $ENGINE into a file of its own and
+# list the job for verify (one numpy process checks them all).
+add() {
+	local in="${@: -1}" opts=("${@:1:$#-1}")
+	jobs=$((${jobs:-0} + 1))
+	"$F" -b "$ENGINE" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
+	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
+}
+
+verify() {
+	run $REF checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
+}
+
+# Every sample type (1297 samples: a partial frame at the end), windows,
+# each output mode, hop < N and > N, --shift, --norm, --inverse,
+# --db-offset, --average, --pad, --text.
+types() {
+	for t in cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64; do
+		$REF gen $t 1297 3 "$T/$t"
+	done
+	add -t cf32 -n 64 "$T/cf32"
+	add -t ci16 -n 64 -w hann --out db "$T/ci16"
+	add -t ci8 -n 64 -w hamming --out mag "$T/ci8"
+	add -t cu8 -n 64 -w blackman --out power --hop 16 "$T/cu8"
+	add -t f32 -n 64 -w blackman-harris --out db --db-offset -3.5 "$T/f32"
+	add -t i16 -n 64 -w flattop "$T/i16"
+	add -t u8 -n 64 -w kaiser:6 --out mag --text "$T/u8"
+	add -t cf64 -n 64 -w hann --shift --text "$T/cf64"
+	add -t f64 -n 64 --full --shift --out power --hop 100 --allow-gaps "$T/f64"
+	add -t cf32 -n 64 --inverse --norm ortho "$T/cf32"
+	add -t f32 -n 64 --inverse --norm none --out mag "$T/f32"
+	add -t cu8 -n 64 --pad --norm forward --out db --average 3 "$T/cu8"
+	verify
+}
+
+# cu8 averaged dB (the SDR waterfall) with hop < N, --decimate and --shift
+# over three units, the last one short (units hold 2048 frames of N =
+# 1024 here: 16 MiB of transform buffer); -v shows the device engine ran
+# all three units and fftw none.
+units() {
+	$REF gen cu8 $((5000 * 16 + 1008 + 333)) 4 "$T/x"
+	add -t cu8 -n 1024 --hop 16 -w hann --average 8 --decimate 4 --out db --shift "$T/x"
+	verify
+	"$F" -v -b "$ENGINE" --fallback none -t cu8 -n 1024 --hop 16 -w hann --average 8 --decimate 4 --out db \
+		--shift -o "$T/v" "$T/x" 2> "$T/log"
+	cmp "$T/v" "$T/o1"
+	grep -q "^  $ENGINE:[a-z0-9]* *workers [12], units 3, in 162656 B, out 643072 B, .* failures 0, " "$T/log"
+	grep -q '^  fftw:cpu0 *workers 0, units 0, ' "$T/log"
+}
+
+@test "vkfft.opencl chain: every sample type, windows, output modes, norms, inverse, text, within 1e-5 of numpy" {
+	ENGINE=vkfft.opencl
+	need $ENGINE
+	types
+}
+
+@test "vkfft.opencl chain: cu8 averaged dB, hop < N, decimate, shift, three units the last short; -v: all on the device" {
+	ENGINE=vkfft.opencl
+	need $ENGINE
+	units
+}
+
+@test "vkfft.vulkan chain: every sample type, windows, output modes, norms, inverse, text, within 1e-5 of numpy" {
+	ENGINE=vkfft.vulkan
+	need $ENGINE
+	types
+}
+
+@test "vkfft.vulkan chain: cu8 averaged dB, hop < N, decimate, shift, three units the last short; -v: all on the device" {
+	ENGINE=vkfft.vulkan
+	need $ENGINE
+	units
+}
