@@ -18,7 +18,13 @@
 # warm (wisdom cached). Best of ACCEL_BENCH_RUNS runs (3). Then each device
 # engine accel-detect routes fft.c2c to (VkFFT on OpenCL: on PoCL here, a
 # software device), named with -b, once per N after a warm-up run (its
-# kernels compiled and cached by the driver).
+# kernels compiled and cached by the driver). Then the fused chain, "cu8
+# in, averaged dB out" (--average 16 --out db, ACCEL_BENCH_CHAIN_MB MiB of
+# cu8, default 16): fftw:cpu0 (-T 0) and each device engine on the same
+# job, in GFLOPS and input GB/s, with the bytes each unit moves to and from
+# the device: raw samples and frame numbers up, finished rows down (what
+# was moved before the chain ran on the device, complex floats of every
+# frame both ways, beside it).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-fft"
@@ -78,6 +84,35 @@ for e in $engines; do
 		"$A" -v -b "$e" --fallback none -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log" || { echo "$e: N=$n failed"; continue; }
 		st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
 		printf '%-8s %-22s %8s %8s %9.4f\n' "$n" "$e" "$(gflops "$n" "$frames" "$st")" "$(gbps "$used" "$st")" "$st"
+	done
+done
+
+echo
+cmb=${ACCEL_BENCH_CHAIN_MB:-16}
+head -c $((cmb * 1048576)) /dev/urandom > "$work/x.cu8"
+cbytes=$(stat -c %s "$work/x.cu8")
+printf 'fused chain: %s MiB of cu8 in, --average 16 --out db out\n' "$cmb"
+printf '%-8s %-22s %8s %8s %9s   %s\n' "N" "engine" "GFLOPS" "in GB/s" "seconds" "per unit: up, down (host chain: up, down)"
+for n in 1024 65536; do
+	frames=$((cbytes / 2 / n))
+	for e in fftw:cpu0 $engines; do
+		job="-t cu8 -n $n --average 16 --out db"
+		# shellcheck disable=SC2086
+		head -c $((n * 2 * 32)) "$work/x.cu8" | "$A" -b "$e" --fallback none $job -o /dev/null
+		# shellcheck disable=SC2086
+		"$A" -v -b "$e" --fallback none $job -o /dev/null "$work/x.cu8" 2> "$work/log" || { echo "$e: N=$n failed"; continue; }
+		st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+		line=$(grep "^  $e " "$work/log")
+		units=$(echo "$line" | sed -n 's/.* units \([0-9]*\),.*/\1/p')
+		in=$(echo "$line" | sed -n 's/.* in \([0-9]*\) B,.*/\1/p')
+		out=$(echo "$line" | sed -n 's/.* out \([0-9]*\) B,.*/\1/p')
+		moved=""
+		if [ "$e" != fftw:cpu0 ]; then
+			moved=$(awk -v u="$units" -v i="$in" -v o="$out" -v f="$frames" -v n="$n" 'BEGIN {
+				printf "%.0f B, %.0f B (%.0f B, %.0f B)", i / u + 4 * f / u, o / u, f * n * 8 / u, f * n * 8 / u }')
+		fi
+		printf '%-8s %-22s %8s %8s %9.4f   %s\n' "$n" "$e" "$(gflops "$n" "$frames" "$st")" "$(gbps "$cbytes" "$st")" \
+			"$st" "$moved"
 	done
 done
 
