@@ -26,7 +26,7 @@ need() {
 # add OPTIONS... IN: run accel-fft on $ENGINE into a file of its own and
 # list the job for verify (one numpy process checks them all).
 add() {
-	local in="${@: -1}" opts=("${@:1:$#-1}")
+	local in="${!#}" opts=("${@:1:$#-1}")
 	jobs=$((${jobs:-0} + 1))
 	"$F" -b "$ENGINE" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
 	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
