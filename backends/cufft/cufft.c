@@ -280,7 +280,7 @@ static int host_chain_asked(void)
 static int cufft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
 			  char *reason, size_t len)
 {
-	const struct cufft_gpu *g = e->data;
+	struct cufft_gpu *g = e->data;
 	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
 		snprintf(reason, len, "only fft.c2c and fft.r2c");
 		return ACCEL_ENOTSUP;
@@ -292,14 +292,24 @@ static int cufft_supports(const struct accel_engine *e, const struct accel_op *o
 			 f->unit_frames, f->n);
 		return ACCEL_ENOTSUP;
 	}
-	if (host_chain_asked() || !have_nvrtc) {
+	/* NVRTC missing, or (seen by a later route of this process) the
+	 * kernels that did not compile or load. */
+	char why[sizeof g->why] = "";
+	if (host_chain_asked()) {
+		snprintf(why, sizeof why, "ACCEL_CUFFT_CHAIN=host");
+	} else {
+		pthread_mutex_lock(&g->lock);
+		if (!have_nvrtc || (g->ptx_tried && g->why[0]))
+			snprintf(why, sizeof why, "%s", g->why);
+		pthread_mutex_unlock(&g->lock);
+	}
+	if (why[0]) {
 		*prior_mbps = 2000;
-		snprintf(reason, len, "cuFFT on %s; conversion and reduction on the host: %s", g->name,
-			 host_chain_asked() ? "ACCEL_CUFFT_CHAIN=host" : g->why);
+		snprintf(reason, len, "cuFFT, the chain on the host: %s", why);
 		return 0;
 	}
 	*prior_mbps = 6000;
-	snprintf(reason, len, "cuFFT on %s, the whole chain on the device (kernels compiled by NVRTC)", g->name);
+	snprintf(reason, len, "cuFFT, the chain on the device (NVRTC)");
 	return 0;
 }
 

@@ -22,7 +22,7 @@ int cufft_nvrtc_load(struct nvrtc_lib *n, char *err, size_t len)
 		}
 	}
 	if (!lib) {
-		snprintf(err, len, "libnvrtc.so.13, libnvrtc.so.12 or libnvrtc.so not found");
+		snprintf(err, len, "libnvrtc not found");
 		return -1;
 	}
 	memset(n, 0, sizeof *n);
