@@ -34,3 +34,15 @@ $(B)/cufft/api_check.o: backends/cufft/api_check.c backends/cufft/cufft_api.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(CUDA_INC) -c -o $@ $<
 endif
+
+# A test double of libcuda.so.1 and libcufft.so.12 (tests/fakecuda) for
+# tests/fft-cuda.bats on machines without a GPU.
+# Built where FFTW (fftw3f), which stands in for cuFFT, is installed.
+ifneq ($(shell pkg-config --exists fftw3f 2>/dev/null && echo yes),)
+tests: $(B)/tests/fakecuda/libcuda.so.1 $(B)/tests/fakecuda/libcufft.so.12
+endif
+$(B)/tests/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c backends/cufft/chain.cu backends/cufft/cufft_api.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden -shared -o $@ $< $$(pkg-config --cflags --libs fftw3f) -lm
+$(B)/tests/fakecuda/libcufft.so.12: $(B)/tests/fakecuda/libcuda.so.1
+	ln -sf libcuda.so.1 $@
