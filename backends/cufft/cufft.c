@@ -499,6 +499,11 @@ static int run_fused(struct cufft_ctx *c, struct accel_unit *u, size_t frames, c
 	size_t kept = accel_fft_kept_index(f, u->seq, frames, c->h_idx);
 	if (!kept)
 		return 0;
+	if (kept > c->batch) {
+		/* Unit 0 keeps the most frames (its first row is always kept). */
+		snprintf(err, len, "unit of %zu kept frames, planned for %zu", kept, c->batch);
+		return ACCEL_EDATA;
+	}
 	cu_result r;
 	if (u->in.len > c->raw_cap) {
 		/* Longer than any unit of this job should be: grown once. */
