@@ -41,7 +41,7 @@ verify() {
 
 # Every sample type (1297 samples: a partial frame at the end), windows,
 # each output mode, hop < N and > N, --shift, --norm, --inverse,
-# --db-offset, --average, --pad, --text.
+# --db-offset, --average, --pad, --text, --npy, a NaN.
 types() {
 	for t in cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64; do
 		$REF gen $t 1297 3 "$T/$t"
@@ -51,13 +51,17 @@ types() {
 	add -t ci8 -n 64 -w hamming --out mag "$T/ci8"
 	add -t cu8 -n 64 -w blackman --out power --hop 16 "$T/cu8"
 	add -t f32 -n 64 -w blackman-harris --out db --db-offset -3.5 "$T/f32"
-	add -t i16 -n 64 -w flattop "$T/i16"
+	add -t i16 -n 64 -w flattop --npy "$T/i16"
 	add -t u8 -n 64 -w kaiser:6 --out mag --text "$T/u8"
 	add -t cf64 -n 64 -w hann --shift --text "$T/cf64"
 	add -t f64 -n 64 --full --shift --out power --hop 100 --allow-gaps "$T/f64"
 	add -t cf32 -n 64 --inverse --norm ortho "$T/cf32"
 	add -t f32 -n 64 --inverse --norm none --out mag "$T/f32"
 	add -t cu8 -n 64 --pad --norm forward --out db --average 3 "$T/cu8"
+	# A NaN in frame 3 (sample 200): only the rows of that frame are NaN.
+	cp "$T/cf32" "$T/nan"
+	printf '\000\000\300\177' | dd of="$T/nan" bs=1 seek=$((8 * 200)) conv=notrunc status=none
+	add -t cf32 -n 64 --out power --average 2 "$T/nan"
 	verify
 }
 
@@ -76,7 +80,7 @@ units() {
 	grep -q '^  fftw:cpu0 *workers 0, units 0, ' "$T/log"
 }
 
-@test "vkfft.opencl chain: every sample type, windows, output modes, norms, inverse, text, within 1e-5 of numpy" {
+@test "vkfft.opencl chain: every sample type, windows, output modes, norms, inverse, text, npy, within 1e-5 of numpy" {
 	ENGINE=vkfft.opencl
 	need $ENGINE
 	types
@@ -88,7 +92,7 @@ units() {
 	units
 }
 
-@test "vkfft.vulkan chain: every sample type, windows, output modes, norms, inverse, text, within 1e-5 of numpy" {
+@test "vkfft.vulkan chain: every sample type, windows, output modes, norms, inverse, text, npy, within 1e-5 of numpy" {
 	ENGINE=vkfft.vulkan
 	need $ENGINE
 	types

@@ -439,6 +439,11 @@ int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void 
 	}
 	c->bytes = (uint64_t)c->ch.batch * f->n * 8;
 	c->pd = d->pd;
+	/* The shaders index bytes and values in 32 bits. */
+	if (c->ch.in_bytes > UINT32_MAX || c->bytes / 8 > UINT32_MAX) {
+		vkfft_vk_close(c);
+		return ACCEL_ENOTSUP;
+	}
 	float prio = 1;
 	VkDeviceQueueCreateInfo qi = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = d->family,
 				       .queueCount = 1, .pQueuePriorities = &prio };
