@@ -17,8 +17,8 @@ enum {
 };
 
 static const struct accel_option options[] = {
-	{ OPT_TYPE, 't', "type", "TYPE", "input samples: cf32 (default), ci16, ci8, cu8, f32, i16, u8, cf64, f64 (little-endian); without it a WAV header is detected",
-	  "cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64", 0 },
+	{ OPT_TYPE, 't', "type", "TYPE", "input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF's r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected",
+	  "cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be", 0 },
 	{ OPT_SIZE, 'n', "size", "N", "samples per transform, any N >= 2 (default 1024)", NULL, 0 },
 	{ OPT_WINDOW, 'w', "window", "NAME", "window: rect (default), hann, hamming, blackman, blackman-harris, flattop, kaiser:BETA",
 	  "rect hann hamming blackman blackman-harris flattop kaiser:", 0 },
@@ -102,10 +102,15 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		switch (id) {
 		case OPT_TYPE: {
 			int t = accel_sample_parse(arg);
+			if (t == -2) {
+				accel_msg_usage("--type: '%s': 8-bit samples have no byte order (SigMF names them without _le or _be: %.*s)",
+						arg, (int)strlen(arg) - 3, arg);
+				return ACCEL_EXIT_USAGE;
+			}
 			if (t < 0) {
-				char names[128];
+				char names[256];
 				accel_sample_names(", ", names, sizeof names);
-				accel_msg_usage("--type: unknown sample type '%s' (one of %s)", arg, names);
+				accel_msg_usage("--type: unknown sample type '%s' (one of %s; _le and SigMF's r of real types are accepted)", arg, names);
 				return ACCEL_EXIT_USAGE;
 			}
 			job->f.type = (enum accel_sample)t;

@@ -27,12 +27,53 @@ static const struct {
 	[ACCEL_SAMPLE_U8] = { "u8", 1, 0 },
 	[ACCEL_SAMPLE_CF64] = { "cf64", 16, 1 },
 	[ACCEL_SAMPLE_F64] = { "f64", 8, 0 },
+	[ACCEL_SAMPLE_I8] = { "i8", 1, 0 },
+	[ACCEL_SAMPLE_CI32] = { "ci32", 8, 1 },
+	[ACCEL_SAMPLE_I32] = { "i32", 4, 0 },
+	[ACCEL_SAMPLE_CI24] = { "ci24", 6, 1 },
+	[ACCEL_SAMPLE_I24] = { "i24", 3, 0 },
+	[ACCEL_SAMPLE_CF32_BE] = { "cf32_be", 8, 1 },
+	[ACCEL_SAMPLE_CI16_BE] = { "ci16_be", 4, 1 },
+	[ACCEL_SAMPLE_F32_BE] = { "f32_be", 4, 0 },
+	[ACCEL_SAMPLE_I16_BE] = { "i16_be", 2, 0 },
+	[ACCEL_SAMPLE_CF64_BE] = { "cf64_be", 16, 1 },
+	[ACCEL_SAMPLE_F64_BE] = { "f64_be", 8, 0 },
+	[ACCEL_SAMPLE_CI32_BE] = { "ci32_be", 8, 1 },
+	[ACCEL_SAMPLE_I32_BE] = { "i32_be", 4, 0 },
 };
 
+/* SigMF's core:datatype is (r|c)TYPE, with _le or _be after every type
+ * wider than a byte; our names drop the "r" of real types and the "_le". */
 int accel_sample_parse(const char *name)
 {
+	char base[16];
+	size_t len = name ? strlen(name) : 0;
+	if (!len || len >= sizeof base)
+		return -1;
+	memcpy(base, name, len + 1);
+	int order = 0;  /* 1: _le, 2: _be */
+	if (len > 3 && (!strcmp(base + len - 3, "_le") || !strcmp(base + len - 3, "_be"))) {
+		order = base[len - 2] == 'b' ? 2 : 1;
+		base[len - 3] = 0;
+	}
+	int t = -1;
+	for (int i = 0; i < ACCEL_SAMPLE_COUNT && t < 0; i++) {
+		if (strchr(samples[i].name, '_'))
+			continue;
+		if (!strcmp(base, samples[i].name) ||
+		    (base[0] == 'r' && !samples[i].complex && !strcmp(base + 1, samples[i].name)))
+			t = i;
+	}
+	if (t < 0 || !order)
+		return t;
+	if (samples[t].bytes == (samples[t].complex ? 2 : 1))
+		return -2;
+	if (order == 1)
+		return t;
+	char be[16];
+	snprintf(be, sizeof be, "%s_be", samples[t].name);
 	for (int i = 0; i < ACCEL_SAMPLE_COUNT; i++)
-		if (name && !strcmp(name, samples[i].name))
+		if (!strcmp(be, samples[i].name))
 			return i;
 	return -1;
 }
@@ -260,6 +301,39 @@ static inline float le_i16(const uint8_t *p)
 	return (float)(int16_t)(p[0] | p[1] << 8);
 }
 
+static inline float be_i16(const uint8_t *p)
+{
+	return (float)(int16_t)(p[1] | p[0] << 8);
+}
+
+/* Packed 24-bit little-endian, sign-extended. */
+static inline float le_i24(const uint8_t *p)
+{
+	return (float)((int32_t)((uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24) >> 8);
+}
+
+static inline float le_i32(const uint8_t *p)
+{
+	return (float)(int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static inline float be_i32(const uint8_t *p)
+{
+	return (float)(int32_t)((uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24);
+}
+
+static inline float be_f32(const uint8_t *p)
+{
+	uint8_t b[4] = { p[3], p[2], p[1], p[0] };
+	return le_f32(b);
+}
+
+static inline double be_f64(const uint8_t *p)
+{
+	uint8_t b[8] = { p[7], p[6], p[5], p[4], p[3], p[2], p[1], p[0] };
+	return le_f64(b);
+}
+
 /* Loops over the samples of one frame, one per type, the window applied:
  * complex samples into interleaved pairs, real ones into one float each
  * (r2c) or a pair with a zero imaginary part. */
@@ -294,6 +368,19 @@ static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avai
 	case ACCEL_SAMPLE_U8: LOAD_LOOP(1, ((float)p[0] - 128) * (1.0f / 128), 0.0f); break;
 	case ACCEL_SAMPLE_CF64: LOAD_LOOP(16, (float)le_f64(p), (float)le_f64(p + 8)); break;
 	case ACCEL_SAMPLE_F64: LOAD_LOOP(8, (float)le_f64(p), 0.0f); break;
+	case ACCEL_SAMPLE_I8: LOAD_LOOP(1, (float)(int8_t)p[0] * (1.0f / 128), 0.0f); break;
+	case ACCEL_SAMPLE_CI32: LOAD_LOOP(8, le_i32(p) * 0x1p-31f, le_i32(p + 4) * 0x1p-31f); break;
+	case ACCEL_SAMPLE_I32: LOAD_LOOP(4, le_i32(p) * 0x1p-31f, 0.0f); break;
+	case ACCEL_SAMPLE_CI24: LOAD_LOOP(6, le_i24(p) * 0x1p-23f, le_i24(p + 3) * 0x1p-23f); break;
+	case ACCEL_SAMPLE_I24: LOAD_LOOP(3, le_i24(p) * 0x1p-23f, 0.0f); break;
+	case ACCEL_SAMPLE_CF32_BE: LOAD_LOOP(8, be_f32(p), be_f32(p + 4)); break;
+	case ACCEL_SAMPLE_CI16_BE: LOAD_LOOP(4, be_i16(p) * (1.0f / 32768), be_i16(p + 2) * (1.0f / 32768)); break;
+	case ACCEL_SAMPLE_F32_BE: LOAD_LOOP(4, be_f32(p), 0.0f); break;
+	case ACCEL_SAMPLE_I16_BE: LOAD_LOOP(2, be_i16(p) * (1.0f / 32768), 0.0f); break;
+	case ACCEL_SAMPLE_CF64_BE: LOAD_LOOP(16, (float)be_f64(p), (float)be_f64(p + 8)); break;
+	case ACCEL_SAMPLE_F64_BE: LOAD_LOOP(8, (float)be_f64(p), 0.0f); break;
+	case ACCEL_SAMPLE_CI32_BE: LOAD_LOOP(8, be_i32(p) * 0x1p-31f, be_i32(p + 4) * 0x1p-31f); break;
+	case ACCEL_SAMPLE_I32_BE: LOAD_LOOP(4, be_i32(p) * 0x1p-31f, 0.0f); break;
 	default: end = 0; break;
 	}
 	size_t per = cplx_out ? 2 : 1;

@@ -72,6 +72,42 @@ verify() {
 	[ "$(grep -c ': rows 20 ' <<< "$output")" -eq 9 ]
 }
 
+@test "big-endian, 24- and 32-bit types (SigMF _be, ci32, i8; our i24) against numpy; _le and r are synonyms" {
+	for t in cf32_be ci16_be f32_be i16_be cf64_be f64_be ci32 i32 ci32_be i32_be i8 i24 ci24; do
+		$REF gen $t 5000 8 "$T/x.$t"
+		add -t $t -n 250 "$T/x.$t"
+	done
+	$REF gen cf32 5000 9 "$T/x"
+	add -t cf32_le -n 250 --out db "$T/x"
+	add -t rf32_le -n 250 "$T/x"
+	add -t ri16_be -n 250 -w hann "$T/x"
+	verify
+	[ "$(grep -c ': rows 20 ' <<< "$output")" -eq 14 ]
+	[[ "${lines[14]}" == *": rows 40 bins 126 "* ]]
+	[[ "${lines[15]}" == *": rows 80 bins 126 "* ]]
+	# The same values in either byte order give the same bytes out.
+	/usr/bin/python3 -c 'import numpy as np, sys; np.fromfile(sys.argv[1], "<f4").astype(">f4").tofile(sys.argv[2])' "$T/x" "$T/xbe"
+	cmp <("$F" --plan estimate -n 100 -w hann "$T/x") <("$F" --plan estimate -t cf32_be -n 100 -w hann "$T/xbe")
+	cmp <("$F" --plan estimate -n 100 "$T/x") <("$F" --plan estimate -t cf32_le -n 100 "$T/x")
+	cmp <("$F" --plan estimate -t f32 -n 100 "$T/x") <("$F" --plan estimate -t rf32_le -n 100 "$T/x")
+	cmp <("$F" --plan estimate -t u8 -n 100 "$T/x") <("$F" --plan estimate -t ru8 -n 100 "$T/x")
+}
+
+@test "8-bit types take no byte order (SigMF): cu8_le is exit 2 naming cu8; unknown names list the types" {
+	$REF gen cu8 1000 10 "$T/x"
+	run "$F" -t cu8_le -n 100 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --type: 'cu8_le': 8-bit samples have no byte order (SigMF names them without _le or _be: cu8)" ]
+	run "$F" -t ri8_be -n 100 "$T/x"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"SigMF names them without _le or _be: ri8)" ]]
+	for t in i24_be cf16 rcf32 cu16_le; do
+		run "$F" -t $t -n 100 "$T/x"
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "accel-fft: --type: unknown sample type '$t' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64, i8, ci32, i32, ci24, i24, cf32_be, "* ]]
+	done
+}
+
 @test "inverse transforms, every normalisation, both directions" {
 	$REF gen cf32 6000 11 "$T/x"
 	for norm in backward forward ortho none; do
@@ -259,7 +295,7 @@ n = 400; j = np.arange(n)
 @test "bad options: unknown type, N < 2, bad window, exit 2 with one line and the help hint" {
 	run "$F" -t cf16 /dev/null
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "accel-fft: --type: unknown sample type 'cf16' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64)" ]
+	[ "${lines[0]}" = "accel-fft: --type: unknown sample type 'cf16' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64, i8, ci32, i32, ci24, i24, cf32_be, ci16_be, f32_be, i16_be, cf64_be, f64_be, ci32_be, i32_be; _le and SigMF's r of real types are accepted)" ]
 	[ "${lines[1]}" = "Try 'accel-fft --help' for more information." ]
 	run "$F" -n 1 /dev/null
 	[ "$status" -eq 2 ]

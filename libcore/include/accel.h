@@ -1643,16 +1643,26 @@ struct accel_hash_files {
  * from any thread; a struct accel_fft is read-only once set up.
  */
 
-/* Sample types, SigMF names, little-endian. Integers are scaled to [-1, 1):
- * i16 / 32768, i8 / 128, (u8 - 128) / 128. Complex types hold I then Q. */
+/* Sample types, by SigMF names (SigMF Specification 1.x, core:datatype),
+ * little-endian unless named _be. Integers are scaled to [-1, 1): i8 and
+ * i16, i24, i32 by 2^7, 2^15, 2^23, 2^31; (u8 - 128) / 128. Complex types
+ * hold I then Q. i24 and ci24 (packed 3-byte little-endian integers, as
+ * 24-bit WAV and sox's -t s24 hold them) are not SigMF names. */
 enum accel_sample {
 	ACCEL_SAMPLE_CF32, ACCEL_SAMPLE_CI16, ACCEL_SAMPLE_CI8, ACCEL_SAMPLE_CU8,
 	ACCEL_SAMPLE_F32, ACCEL_SAMPLE_I16, ACCEL_SAMPLE_U8, ACCEL_SAMPLE_CF64,
-	ACCEL_SAMPLE_F64, ACCEL_SAMPLE_COUNT
+	ACCEL_SAMPLE_F64, ACCEL_SAMPLE_I8, ACCEL_SAMPLE_CI32, ACCEL_SAMPLE_I32,
+	ACCEL_SAMPLE_CI24, ACCEL_SAMPLE_I24,
+	ACCEL_SAMPLE_CF32_BE, ACCEL_SAMPLE_CI16_BE, ACCEL_SAMPLE_F32_BE, ACCEL_SAMPLE_I16_BE,
+	ACCEL_SAMPLE_CF64_BE, ACCEL_SAMPLE_F64_BE, ACCEL_SAMPLE_CI32_BE, ACCEL_SAMPLE_I32_BE,
+	ACCEL_SAMPLE_COUNT
 };
-/* Type by name ("cf32"): its value, or -1 for an unknown name. */
+/* Type by name: "cf32", "ci16_be"; an explicit "_le" names the plain
+ * type, and real types may carry SigMF's "r" ("rf32_le" is f32). Returns
+ * its value, -1 for an unknown name, or -2 for an 8-bit type with a byte
+ * order ("cu8_le": SigMF names 8-bit types without _le or _be). */
 int accel_sample_parse(const char *name);
-/* "cf32" ... for a type; "?" for a value out of range. */
+/* "cf32", "ci16_be" ... for a type; "?" for a value out of range. */
 const char *accel_sample_name(enum accel_sample t);
 /* Bytes of one sample (a complex sample: both parts); 0 out of range. */
 size_t accel_sample_bytes(enum accel_sample t);
@@ -1778,7 +1788,7 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
 /* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
  * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE). */
 struct accel_wav {
-	enum accel_sample type;   /* mono: u8, i16, f32, f64; stereo: their complex (I/Q) types */
+	enum accel_sample type;   /* mono: u8, i16, i24, i32, f32, f64; stereo: their complex (I/Q) types */
 	unsigned channels, rate, bits;
 	uint64_t data_offset;     /* bytes before the samples */
 	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
