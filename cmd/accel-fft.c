@@ -13,7 +13,7 @@
 enum {
 	OPT_TYPE = 1, OPT_SIZE, OPT_WINDOW, OPT_HOP, OPT_OVERLAP, OPT_GAPS, OPT_INVERSE, OPT_FULL,
 	OPT_OUT, OPT_DB_OFFSET, OPT_SHIFT, OPT_NORM, OPT_AVERAGE, OPT_DECIMATE, OPT_TEXT, OPT_NPY,
-	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE,
+	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE, OPT_REAL,
 };
 
 static const struct accel_option options[] = {
@@ -25,7 +25,8 @@ static const struct accel_option options[] = {
 	{ OPT_HOP, 0, "hop", "H", "samples from one frame's start to the next (default N: no overlap)", NULL, 0 },
 	{ OPT_OVERLAP, 0, "overlap", "F", "fraction of a frame shared with the next, 0 to 0.99 (hop = N - round(F N))", NULL, 0 },
 	{ OPT_GAPS, 0, "allow-gaps", NULL, "allow a hop larger than N (samples between frames are skipped)", NULL, 0 },
-	{ OPT_INVERSE, 'i', "inverse", NULL, "inverse transform (sign +1; complex output)", NULL, 0 },
+	{ OPT_INVERSE, 'i', "inverse", NULL, "inverse transform (sign +1; complex output unless --real)", NULL, 0 },
+	{ OPT_REAL, 0, "real", NULL, "with --inverse: each frame is the N/2+1 complex bins of a half spectrum and each row N real f32 samples (numpy.fft.irfft, FFTW's c2r)", NULL, 0 },
 	{ OPT_FULL, 0, "full", NULL, "all N bins of real input (default: the N/2+1 non-negative frequencies)", NULL, 0 },
 	{ OPT_OUT, 0, "out", "MODE", "what each bin becomes: complex (default), mag, power or db", "complex mag power db", 0 },
 	{ OPT_DB_OFFSET, 0, "db-offset", "DB", "added to every dB value (default 0)", NULL, 0 },
@@ -145,6 +146,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 			break;
 		case OPT_GAPS: job->gaps = 1; break;
 		case OPT_INVERSE: job->f.inverse = 1; break;
+		case OPT_REAL: job->f.real = 1; break;
 		case OPT_FULL: job->f.full = 1; break;
 		case OPT_OUT:
 			if (!strcmp(arg, "complex")) job->f.out = ACCEL_FFT_COMPLEX;

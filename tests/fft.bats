@@ -151,6 +151,69 @@ e = np.linalg.norm(y - x) / np.linalg.norm(x); print(len(y), e); sys.exit(1 if l
 	done
 }
 
+@test "--inverse --real (c2r): half spectra to real rows as numpy.fft.irfft, every norm, odd and prime N, text and npy" {
+	: > "$T/list"
+	jobs=0
+	for n in 2 7 1000 1001 4096; do
+		$REF gen cf32 $(((n / 2 + 1) * 6)) $n "$T/h$n"
+		add -i --real -n $n "$T/h$n"
+	done
+	$REF gen cf32 $((513 * 9 + 100)) 15 "$T/h"
+	for norm in forward ortho none; do
+		add -i --real -n 1024 --norm $norm "$T/h"
+	done
+	add -i --real -n 1024 --text "$T/h"
+	add -i --real -n 1024 --npy "$T/h"
+	add -i --real -n 1024 --decimate 2 "$T/h"
+	add -i --real -n 1024 --pad "$T/h"
+	$REF gen ci16 $((501 * 4)) 16 "$T/h16"
+	add -t ci16 -i --real -n 1000 "$T/h16"
+	verify
+	[[ "${lines[0]}" == *": rows 6 bins 2 "* ]]
+	[[ "${lines[3]}" == *": rows 6 bins 1001 "* ]]
+	[[ "${lines[11]}" == *": rows 10 bins 1024 "* ]]
+	/usr/bin/python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); sys.exit(a.dtype != np.float32 or a.shape != (9, 1024))' "$T/o10"
+	# -v names the operation.
+	"$F" -v -i --real -n 1024 "$T/h" 2>&1 > /dev/null | grep -q "^route for fft.c2r "
+}
+
+@test "round trip: real samples, r2c (complex out), then c2r give the input back within 1e-5" {
+	for n in 9 1000 4096 65537; do
+		$REF gen f32 $((n * 5)) $n "$T/x"
+		"$F" --plan estimate -t f32 -n $n "$T/x" | "$F" --plan estimate -n $n --inverse --real > "$T/y"
+		run /usr/bin/python3 -c "
+import numpy as np, sys
+x = np.fromfile('$T/x', np.float32).astype(float); y = np.fromfile('$T/y', np.float32)
+e = np.linalg.norm(y - x) / np.linalg.norm(x); print(len(y), e); sys.exit(1 if len(x) != len(y) or e > 1e-5 else 0)"
+		echo "n=$n: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "--real: usage errors say what does not apply; engines without c2r say so" {
+	$REF gen cf32 2000 17 "$T/h"
+	while IFS='|' read -r opts msg; do
+		run "$F" -n 100 $opts "$T/h"
+		echo "$opts: $output"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "accel-fft: --real $msg" ]
+	done <<-'EOF'
+	--real|needs --inverse (a forward transform of real samples is -t f32)
+	-i --real -t f32|reads half spectra: a complex type (cf32, the forward transform's output)
+	-i --real --full|takes the N/2+1 bins of a half spectrum, not --full
+	-i --real -w hann|takes no window (a window applies to samples)
+	-i --real --out db|writes real samples: --out mag, power and db do not apply
+	-i --real --shift|takes no --shift (a half spectrum has no negative frequencies)
+	EOF
+	run "$F" -n 100 -i --real --hop 10 "$T/h"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --hop and --overlap do not apply to an inverse real transform: each frame is N/2+1 bins" ]
+	run "$F" -v -b vkfft.opencl -n 100 -i --real "$T/h"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2r (try -v for the reasons)" ]
+	[[ "$output" == *"route for fft.c2r (--backend):"* ]]
+}
+
 @test "known answer: a complex tone lands in its bin at 0 dB (--norm forward)" {
 	/usr/bin/python3 -c "
 import numpy as np

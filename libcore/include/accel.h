@@ -1704,22 +1704,28 @@ struct accel_fft {
 	enum accel_fft_plan plan;
 	int pad;                      /* 1: zero-pad a partial sample and frames at the end */
 	size_t unit_frames;           /* frames per unit, 0: about 4 MiB of input */
+	int real;                     /* with inverse: half spectra to N real samples (fft.c2r) */
 	/* Set by accel_fft_setup. */
 	int r2c;                      /* 1: real-to-complex transform (fft.r2c) */
-	size_t bins;                  /* complex values per transformed frame: N/2+1 (r2c) or N */
+	size_t bins;                  /* values per transformed frame: complex, N/2+1 (r2c) or N;
+	                               * real, N (c2r) */
 	size_t sample_bytes;
 	float *win;                   /* N window coefficients (periodic) */
 	double scale;                 /* normalisation factor on each value */
+	int c2r;                      /* 1: complex-to-real inverse transform (fft.c2r) */
+	size_t frame;                 /* input samples per frame: N, or N/2+1 bins (c2r) */
 };
 
 /* Check the job and complete it: 0, or ACCEL_EINVAL with one line in
  * err[len] (N < 2, an unknown type, averaged complex output, a shift of
- * a half spectrum, a negative Kaiser beta), or ACCEL_ENOMEM. Sets
+ * a half spectrum, a negative Kaiser beta, `real` with a forward transform,
+ * real input, --full, a window, a hop or an output mode other than
+ * complex), or ACCEL_ENOMEM. Sets
  * f->unit_frames when 0: a multiple of f->average, about 4 MiB of input
  * and at most 16 MiB of transform buffer per unit (at least one row). Free with accel_fft_free. */
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
 void accel_fft_free(struct accel_fft *f);
-/* "fft.r2c" or "fft.c2c". */
+/* "fft.r2c", "fft.c2r" or "fft.c2c". */
 const char *accel_fft_op_name(const struct accel_fft *f);
 /* Parse a window name ("hann", "kaiser:8.6") into f->window and
  * f->kaiser_beta: 0 or ACCEL_EINVAL. */
@@ -1736,8 +1742,8 @@ size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len);
 size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames);
 /* Convert and window kept frames first .. first + count - 1 of unit `seq`
  * (raw samples at in[len] holding `frames` frames, frame i starting at
- * sample i * hop) into dst: N floats per frame for r2c, else N interleaved
- * complex floats. Returns the number of frames written (fewer than count
+ * sample i * hop) into dst: N floats per frame for r2c, else f->frame
+ * interleaved complex floats (N, or the N/2+1 bins of c2r). Returns the number of frames written (fewer than count
  * past the unit's kept frames). */
 size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
 		      size_t first, size_t count, float *dst);
@@ -1746,8 +1752,8 @@ size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in
  * row at least), at most the kept frames of a whole unit. Give
  * accel_fft_emit whole batches: rows never straddle them. */
 size_t accel_fft_batch_frames(const struct accel_fft *f);
-/* Turn `kept` transformed frames (f->bins interleaved complex floats each)
- * into output rows appended to out: scaling, magnitude, power or dB,
+/* Turn `kept` transformed frames (f->bins interleaved complex floats each;
+ * N real floats for c2r) into output rows appended to out: scaling, magnitude, power or dB,
  * averaging of f->average frames per row (the last row of a stream may
  * average fewer), shift, and the format (binary, or CSV text). 0 or
  * ACCEL_ENOMEM. */

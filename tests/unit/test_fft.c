@@ -93,6 +93,45 @@ static void setup_checks(void **state)
 	assert_int_equal(f.bins, 9);
 	assert_true(fabs(f.scale - 1.0 / 9) < 1e-15);
 	accel_fft_free(&f);
+	/* The inverse real transform: frames of N/2+1 bins, rows of N reals. */
+	job(&f, 9);
+	f.inverse = 1;
+	f.real = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.c2r && !f.r2c);
+	assert_int_equal(f.frame, 5);
+	assert_int_equal(f.hop, 5);
+	assert_int_equal(f.bins, 9);
+	assert_int_equal(accel_fft_row_values(&f), 9);
+	assert_string_equal(accel_fft_op_name(&f), "fft.c2r");
+	assert_int_equal(accel_fft_unit_frames(&f, 5 * 8 * 3 + 8), 3);
+	assert_int_equal(accel_fft_stream_rows(&f, 5 * 8 * 3 + 8), 3);
+	/* Frame 1 of two is the second five cf32 bins. */
+	float half[20], row[10];
+	for (int i = 0; i < 20; i++)
+		half[i] = (float)i;
+	assert_int_equal(accel_fft_load(&f, 0, (const uint8_t *)half, sizeof half, 2, 1, 1, row), 1);
+	assert_true(row[0] == 10 && row[1] == 11 && row[9] == 19);
+	struct accel_buf b = { 0 };
+	const float spec[9] = { 9, -9, 18, 0, 0, 0, 0, 0, 4.5f };
+	f.format = ACCEL_FFT_TEXT;
+	assert_int_equal(accel_fft_emit(&f, spec, 1, &b), 0);
+	assert_int_equal(b.len, strlen("1,-1,2,0,0,0,0,0,0.5\n"));
+	assert_memory_equal(b.data, "1,-1,2,0,0,0,0,0,0.5\n", b.len);
+	accel_buf_free(&b);
+	accel_fft_free(&f);
+	job(&f, 9);
+	f.real = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "--real needs --inverse (a forward transform of real samples is -t f32)");
+	job(&f, 9);
+	f.inverse = f.real = 1;
+	f.hop = 9;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	job(&f, 9);
+	f.inverse = f.real = 1;
+	f.type = ACCEL_SAMPLE_I16;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
 	/* Units hold whole rows. */
 	job(&f, 1024);
 	f.out = ACCEL_FFT_POWER;
