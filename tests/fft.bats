@@ -416,7 +416,7 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ ! -e "$T/new" ]
 }
 
-@test "the route names fftw:cpu0; -b fftw forces it; -b cpu has no FFT (exit 1)" {
+@test "the route names fftw:cpu0; -b fftw forces it; -b cpu means it (the CPU device's FFT engine)" {
 	$REF gen cf32 4000 31 "$T/x"
 	"$F" -v -n 100 "$T/x" 2> "$T/log" > /dev/null
 	grep -q "^  1\. fftw:cpu0 " "$T/log"
@@ -426,9 +426,41 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	"$F" --plan estimate -b fftw -n 100 "$T/x" > "$T/a"
 	"$F" --plan estimate -b fftw:cpu0 -T 1 -n 100 "$T/x" > "$T/b"
 	cmp "$T/a" "$T/b"
-	run "$F" -b cpu -n 100 "$T/x"
-	[ "$status" -eq 1 ]
-	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
+	"$F" --plan estimate -v -b cpu -n 100 "$T/x" > "$T/c" 2> "$T/log"
+	cmp "$T/a" "$T/c"
+	grep -qx "  1\. fftw:cpu0        named by --backend (cpu: the CPU device's engine for fft.c2c)" "$T/log"
+	grep -q "^  fftw:cpu0 *workers [0-9]*, units 1, " "$T/log"
+}
+
+@test "co-execution: -b fftw+vkfft.opencl serves one stream with both engines; the output matches fftw's" {
+	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' || skip "no OpenCL device for VkFFT"
+	$REF gen cf32 $((3 << 20)) 35 "$T/x"
+	"$F" --plan estimate -b fftw -n 1024 --out db -o "$T/a" "$T/x"
+	"$F" --plan estimate -v -b fftw+vkfft.opencl -n 1024 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	cat "$T/log"
+	grep -q "^route for fft.c2c (--backend):" "$T/log"
+	grep -q "^  1\. fftw:cpu0 *named by --backend$" "$T/log"
+	grep -q "^  2\. vkfft.opencl:[a-z0-9]* *named by --backend (software device)$" "$T/log"
+	# Both engines took units from the one queue (6 units of 4 MiB).
+	grep -q "^  fftw:cpu0 *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
+	grep -q "^  vkfft.opencl:[a-z0-9]* *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
+	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
+	run /usr/bin/python3 -c "
+import numpy as np, sys
+a = 10 ** (np.fromfile('$T/a', '<f4').astype(float) / 10); b = 10 ** (np.fromfile('$T/b', '<f4').astype(float) / 10)
+e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 else 0)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "--out db -n 1024 $T/x $T/b" > "$T/list"
+	run $REF checks "$T/list"
+	[ "$status" -eq 0 ]
+	# "+" and "," are the same list; cpu is fftw here.
+	"$F" --plan estimate -v -b cpu,vkfft.opencl -n 1024 --out db -o "$T/c" "$T/x" 2> "$T/log"
+	grep -q "^  2\. vkfft.opencl:" "$T/log"
+	run "$F" -b fftw++vkfft -n 1024 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --backend: empty item in 'fftw++vkfft'" ]
 }
 
 @test "the output is the same bytes whatever the threads and unit layout" {

@@ -540,7 +540,7 @@ const char *accel_api_backend(const struct accel_ctx *ctx, const char *name);
  * completions and messages. */
 size_t accel_backend_names(const struct accel_ctx *ctx, const char *sep, char *buf, size_t len);
 /* Check a --backend list ("auto", or items BACKEND[.VARIANT][:SELECTOR]
- * separated by commas) against the registry: 0, or ACCEL_EINVAL with one
+ * separated by commas or "+", as "cpu+cuda") against the registry: 0, or ACCEL_EINVAL with one
  * line in err[len] ("unknown backend 'foo'; backends here: cpu, cuda,
  * ...", "empty item in ','", "'auto' must stand alone"). Probes nothing. */
 int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char *err, size_t len);
@@ -643,8 +643,11 @@ struct accel_route_req {
 #define ACCEL_SHARE_MIN 0.25
 
 /*
- * Rank the engines for req->op: a forced backend list first, in its order;
- * else the profile's measured MB/s for the job's size class, else each
+ * Rank the engines for req->op: a forced backend list first, in its order
+ * (items joined by "," or "+"; all of a forced list's usable engines serve
+ * the stream together; "cpu" for an operation the built-in backend does
+ * not offer is accel_cpu_engine_for's engine, which the probes of the
+ * backends listing the operation find); else the profile's measured MB/s for the job's size class, else each
  * backend's static prior. Software-emulated devices are never ranked above
  * native CPU code unless named. Under auto, engines the profile measured
  * for this size class within ACCEL_SHARE_MIN of the best serve together
@@ -1261,7 +1264,7 @@ enum accel_common_opt {
 /* The common options, to splice into a program's table: a program lists
  * only those it acts on (an option in --help is an option that works). */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
