@@ -25,6 +25,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
+#include "plan.h"
 #include "transcode.h"
 
 #define IO_BUF 65536
@@ -61,6 +62,8 @@ struct tc {
 	const struct tc_hw *dec_hw, *enc_hw;
 	AVBufferRef *enc_hwdev;
 	AVFilterGraph *vgraph, *agraph;
+	AVBufferRef *src_frames;  /* the graph takes frames on this device, NULL: in memory */
+	struct tc_plan plan;
 	AVFilterContext *vsrc, *vsink, *asrc, *asink;
 	AVStream *ovst, *oast;
 	int acopy;
@@ -298,6 +301,10 @@ static int open_decoder(struct tc *t, const struct tc_hw *hw, int nhw)
 			return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 		t->dec->pkt_timebase = st->time_base;
 		t->dec->thread_count = t->job->common.threads;
+		/* Frames kept on the device by the filters and the encoder
+		 * (and for its reopening) come from the decoder's pool. */
+		if (!sw)
+			t->dec->extra_hw_frames = 16;
 		char why[200] = "";
 		int rc = sw ? 0 : open_hw_decoder(t, codec, &hw[i], why, sizeof why);
 		if (rc == 0 && (rc = avcodec_open2(t->dec, codec, NULL)) < 0)
@@ -460,20 +467,6 @@ static int demote_rt_threads(void)
 	return moved;
 }
 
-/* The pixel format to encode in: --pix-fmt, else the decoded one when
- * the encoder takes it, else the encoder's closest. */
-static enum AVPixelFormat pick_format(const AVCodec *c, const char *want, enum AVPixelFormat src)
-{
-	if (want)
-		return av_get_pix_fmt(want);
-	if (!c || !c->pix_fmts)
-		return src;
-	for (const enum AVPixelFormat *f = c->pix_fmts; *f != AV_PIX_FMT_NONE; f++)
-		if (*f == src)
-			return src;
-	return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, src, 0, NULL);
-}
-
 static int write_packet(struct tc *t, AVPacket *pkt)
 {
 	if (!t->header) {
@@ -523,36 +516,6 @@ static int open_muxer(struct tc *t)
 	return 0;
 }
 
-/* Frames for encoder c on hardware h: a frames context on h's device
- * for the format the graph gives (uploaded in encoder_send). */
-static int hw_frames_for(struct tc *t, const AVCodec *c, const struct tc_hw *h)
-{
-	enum AVHWDeviceType type = av_hwdevice_find_type_by_name(h->type);
-	int rc = av_hwdevice_ctx_create(&t->enc_hwdev, type, h->device[0] ? h->device : NULL, NULL, 0);
-	if (rc < 0)
-		return rc;
-	AVBufferRef *fr = av_hwframe_ctx_alloc(t->enc_hwdev);
-	if (!fr)
-		return AVERROR(ENOMEM);
-	AVHWFramesContext *fc = (AVHWFramesContext *)fr->data;
-	fc->format = c->pix_fmts ? c->pix_fmts[0] : AV_PIX_FMT_NONE;
-	for (const enum AVPixelFormat *f = c->pix_fmts; f && *f != AV_PIX_FMT_NONE; f++)
-		if (av_pix_fmt_desc_get(*f)->flags & AV_PIX_FMT_FLAG_HWACCEL)
-			fc->format = *f;
-	fc->sw_format = t->enc->pix_fmt;
-	fc->width = t->enc->width;
-	fc->height = t->enc->height;
-	fc->initial_pool_size = 8;
-	rc = av_hwframe_ctx_init(fr);
-	if (rc < 0) {
-		av_buffer_unref(&fr);
-		return rc;
-	}
-	t->enc->hw_frames_ctx = fr;
-	t->enc->pix_fmt = fc->format;
-	return 0;
-}
-
 /* The software format of what the graph gives: the sink's, or for frames
  * on a device, that of their frames context. */
 static enum AVPixelFormat sink_sw_format(const struct tc *t)
@@ -564,7 +527,7 @@ static enum AVPixelFormat sink_sw_format(const struct tc *t)
 }
 
 /* Open encoder c for what the filter graph gives, on hardware h (NULL:
- * software). A takeover (reopen_encoder) writes its parameter sets in
+ * software; on h, the frames the graph leaves there). A takeover (reopen_encoder) writes its parameter sets in
  * band (no global header: the container's header holds the first
  * encoder's) and no B-frames, so that its timestamps follow those
  * written already. 0, or an AVERROR code (t->enc freed). */
@@ -583,8 +546,10 @@ static int try_encoder(struct tc *t, const AVCodec *c, const struct tc_hw *h, in
 	t->enc->height = av_buffersink_get_h(t->vsink);
 	t->enc->sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(t->vsink);
 	t->enc->pix_fmt = av_buffersink_get_format(t->vsink);
-	if (takeover)
-		t->enc->pix_fmt = pick_format(c, NULL, sink_sw_format(t));
+	if (takeover) {
+		char why[200];
+		t->enc->pix_fmt = tc_sw_format(c, NULL, sink_sw_format(t), why, sizeof why);
+	}
 	t->enc->framerate = rate;
 	t->enc->time_base = av_inv_q(rate);
 	t->enc->thread_count = job->common.threads;
@@ -596,7 +561,12 @@ static int try_encoder(struct tc *t, const AVCodec *c, const struct tc_hw *h, in
 		t->enc->max_b_frames = 0;
 	else if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER)
 		t->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-	int rc = h ? hw_frames_for(t, c, h) : 0;
+	int rc = 0;
+	if (h) {
+		/* The frames the graph leaves on the device. */
+		AVBufferRef *fr = av_buffersink_get_hw_frames_ctx(t->vsink);
+		rc = !fr ? AVERROR(EINVAL) : !(t->enc->hw_frames_ctx = av_buffer_ref(fr)) ? AVERROR(ENOMEM) : 0;
+	}
 	AVDictionary *o = NULL;
 	encoder_options(job, c->name, &o);
 	/* SVT-AV1 asks for real-time scheduling when it runs as root (it
@@ -612,57 +582,11 @@ static int try_encoder(struct tc *t, const AVCodec *c, const struct tc_hw *h, in
 	av_dict_free(&o);
 	if (rc < 0) {
 		avcodec_free_context(&t->enc);
-		av_buffer_unref(&t->enc_hwdev);
 		return rc;
 	}
 	if (!strcmp(c->name, "libsvtav1"))
 		demote_rt_threads();
 	return 0;
-}
-
-/* Open the video encoder for what the filter graph gives: hardware
- * encoders first (CODEC_TYPE), then software. */
-static int open_encoder(struct tc *t, const struct tc_hw *hw, int nhw)
-{
-	const struct tc_job *job = t->job;
-	struct stage *s = &t->st[TC_ENCODE];
-	const char *const *sws = sw_encoders(job->to);
-	char e[128], why[200] = "";
-	int lossless_raw = !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
-	for (int i = 0; i <= nhw; i++) {
-		int sw = i == nhw;
-		if (!sw && (!hw[i].usable || lossless_raw))
-			continue;
-		for (int k = 0; sw ? sws[k] != NULL : k == 0; k++) {
-			char name[32];
-			snprintf(name, sizeof name, "%s", sw ? sws[k] : "");
-			if (!sw)
-				snprintf(name, sizeof name, "%s_%s", job->to, !strcmp(hw[i].type, "cuda") ? "nvenc" : hw[i].type);
-			const AVCodec *c = avcodec_find_encoder_by_name(name);
-			if (!c) {
-				snprintf(why, sizeof why, "%s is not in this FFmpeg", name);
-				continue;
-			}
-			int rc = try_encoder(t, c, sw ? NULL : &hw[i], 0);
-			if (t->status)
-				return -1;
-			if (rc >= 0) {
-				snprintf(s->engine, sizeof s->engine, "%s", sw ? t->sw_engine : hw[i].engine);
-				snprintf(s->what, sizeof s->what, "%s", c->name);
-				s->hw = !sw;
-				t->enc_hw = sw ? NULL : &hw[i];
-				return 0;
-			}
-			snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
-		}
-		if (sw)
-			break;
-		if (job->common.fallback == ACCEL_FALLBACK_NONE)
-			return fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed: %s (--fallback none)", hw[i].engine, why);
-		if (!job->common.quiet)
-			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
-	}
-	return fail(t, ACCEL_EXIT_FAILURE, "cannot open a %s encoder: %s", job->to, why);
 }
 
 /* An AAC AudioSpecificConfig (ISO/IEC 14496-3, 1.6.2.1: 5 bits of object
@@ -692,12 +616,9 @@ static int aac_config(AVCodecParameters *par)
 }
 
 /* Add the output streams, write the header, then the audio held so far. */
-static int start_output(struct tc *t, const struct tc_hw *hw, int nhw)
+static int start_output(struct tc *t)
 {
-	const struct tc_job *job = t->job;
 	char e[128];
-	if (open_encoder(t, hw, nhw) < 0)
-		return -1;
 	/* Frames are kept to encode again should the encoder fail: for a
 	 * hardware one, or any when $ACCEL_FAULT may make it fail. */
 	const char *faults = getenv("ACCEL_FAULT");
@@ -750,105 +671,199 @@ static int start_output(struct tc *t, const struct tc_hw *hw, int nhw)
 		av_packet_free(&t->queue[i]);
 	}
 	t->nqueue = 0;
-	(void)job;
 	return t->status ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ filters */
 
-/* The filter chain after the buffer source, for format `fmt`. */
-static void filter_chain(const struct tc_job *job, enum AVPixelFormat fmt, char *buf, size_t len)
-{
-	size_t n = 0;
-	buf[0] = 0;
-#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	if (job->deinterlace)
-		ADD("yadif=deint=interlaced,");
-	if (job->crop[0])
-		ADD("crop=%d:%d:%d:%d,", job->crop[0], job->crop[1], job->crop[2], job->crop[3]);
-	if (job->scale_w || job->scale_h) {
-		const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
-		int even = d && (d->log2_chroma_w || d->log2_chroma_h);
-		int w = job->scale_w, h = job->scale_h;
-		ADD("scale=%d:%d:flags=bicubic,", w < 0 && even ? -2 : w, h < 0 && even ? -2 : h);
-	}
-	if (job->fps_num)
-		ADD("fps=%d/%d,", job->fps_num, job->fps_den);
-	ADD("format=pix_fmts=%s", av_get_pix_fmt_name(fmt));
-#undef ADD
-}
-
-/* The format frames leave the graph in. */
+/* The pixel format frames leave the graph in for a software encoder (or
+ * as frames): AV_PIX_FMT_NONE after fail() for a --pix-fmt it does not
+ * take. */
 static enum AVPixelFormat output_format(struct tc *t, enum AVPixelFormat src)
 {
 	const struct tc_job *job = t->job;
 	if (!strcmp(job->to, "npy"))
 		return job->pix_fmt ? av_get_pix_fmt(job->pix_fmt) : AV_PIX_FMT_RGB24;
-	if (!strcmp(job->to, "rawvideo"))
-		return job->pix_fmt ? av_get_pix_fmt(job->pix_fmt) : src;
-	if (!strcmp(job->to, "y4m")) {
-		if (job->pix_fmt)
-			return av_get_pix_fmt(job->pix_fmt);
+	if (!strcmp(job->to, "y4m") && !job->pix_fmt)
 		return src == AV_PIX_FMT_YUV422P || src == AV_PIX_FMT_YUV444P || src == AV_PIX_FMT_GRAY8
 		       ? src : AV_PIX_FMT_YUV420P;
-	}
 	const char *const *sws = sw_encoders(job->to);
 	const AVCodec *c = NULL;
 	for (int k = 0; sws[k] && !c; k++)
 		c = avcodec_find_encoder_by_name(sws[k]);
-	return pick_format(c, job->pix_fmt, src);
+	char why[512];
+	enum AVPixelFormat f = tc_sw_format(c, job->pix_fmt, src, why, sizeof why);
+	if (f == AV_PIX_FMT_NONE)
+		fail(t, ACCEL_EXIT_USAGE, "%s", why);
+	return f;
 }
 
-static int open_video_filters(struct tc *t, const AVFrame *f)
+static int have_filter(const char *name)
+{
+	return avfilter_get_by_name(name) != NULL;
+}
+
+/* Build the graph of plan t->plan for the first frame f; `dev` is the
+ * device hwupload uploads to (NULL: none). An AVERROR code, the graph
+ * freed, on failure. */
+static int build_graph(struct tc *t, const AVFrame *f, AVBufferRef *dev)
 {
 	AVStream *st = t->ifmt->streams[t->vidx];
-	char e[128], args[512], chain[512];
+	char args[512];
 	t->vgraph = avfilter_graph_alloc();
 	if (!t->vgraph)
-		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+		return AVERROR(ENOMEM);
 	/* As the ffmpeg program does: bicubic for the scalers it inserts. */
 	t->vgraph->scale_sws_opts = av_strdup("flags=bicubic");
 	t->vgraph->nb_threads = t->job->common.threads;
 	AVRational sar = f->sample_aspect_ratio.num ? f->sample_aspect_ratio : (AVRational){ 0, 1 };
 	AVRational fr = av_guess_frame_rate(t->ifmt, st, NULL);
-	snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d%s",
-		 f->width, f->height, f->format, st->time_base.num, st->time_base.den, sar.num, sar.den > 0 ? sar.den : 1,
-		 "");
+	snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d", f->width,
+		 f->height, f->format, st->time_base.num, st->time_base.den, sar.num, sar.den > 0 ? sar.den : 1);
 	if (fr.num > 0 && fr.den > 0) {
 		size_t n = strlen(args);
 		snprintf(args + n, sizeof args - n, ":frame_rate=%d/%d", fr.num, fr.den);
 	}
 	int rc = avfilter_graph_create_filter(&t->vsrc, avfilter_get_by_name("buffer"), "in", args, NULL, t->vgraph);
+	if (rc >= 0 && f->hw_frames_ctx) {
+		/* Frames on the device: the source says on which frames. */
+		AVBufferSrcParameters *par = av_buffersrc_parameters_alloc();
+		if (!par) {
+			rc = AVERROR(ENOMEM);
+		} else {
+			par->format = f->format;
+			par->hw_frames_ctx = f->hw_frames_ctx;
+			rc = av_buffersrc_parameters_set(t->vsrc, par);
+			av_free(par);
+		}
+	}
 	if (rc >= 0)
 		rc = avfilter_graph_create_filter(&t->vsink, avfilter_get_by_name("buffersink"), "out", NULL, NULL,
 						  t->vgraph);
-	if (rc < 0)
-		return fail(t, ACCEL_EXIT_FAILURE, "cannot set up the filters: %s", averr(rc, e, sizeof e));
-	t->out_fmt = output_format(t, f->format);
-	if (t->out_fmt == AV_PIX_FMT_NONE)
-		return fail(t, ACCEL_EXIT_USAGE, "--pix-fmt: '%s' is not a pixel format FFmpeg knows", t->job->pix_fmt);
-	filter_chain(t->job, t->out_fmt, chain, sizeof chain);
 	AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
-	if (!outs || !ins) {
-		avfilter_inout_free(&outs);
-		avfilter_inout_free(&ins);
-		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+	if (rc >= 0 && (!outs || !ins))
+		rc = AVERROR(ENOMEM);
+	if (rc >= 0) {
+		outs->name = av_strdup("in");
+		outs->filter_ctx = t->vsrc;
+		ins->name = av_strdup("out");
+		ins->filter_ctx = t->vsink;
+		rc = avfilter_graph_parse_ptr(t->vgraph, t->plan.chain, &ins, &outs, NULL);
 	}
-	outs->name = av_strdup("in");
-	outs->filter_ctx = t->vsrc;
-	ins->name = av_strdup("out");
-	ins->filter_ctx = t->vsink;
-	rc = avfilter_graph_parse_ptr(t->vgraph, chain, &ins, &outs, NULL);
 	avfilter_inout_free(&outs);
 	avfilter_inout_free(&ins);
+	/* hwupload uploads to the encoder's device. */
+	for (unsigned i = 0; rc >= 0 && i < t->vgraph->nb_filters; i++) {
+		AVFilterContext *fc = t->vgraph->filters[i];
+		if (!strcmp(fc->filter->name, "hwupload") && !(rc = dev ? 0 : AVERROR(EINVAL)) &&
+		    !(fc->hw_device_ctx = av_buffer_ref(dev)))
+			rc = AVERROR(ENOMEM);
+	}
 	if (rc >= 0)
 		rc = avfilter_graph_config(t->vgraph, NULL);
 	if (rc < 0)
-		return fail(t, ACCEL_EXIT_USAGE, "cannot set up the filters '%s': %s", chain, averr(rc, e, sizeof e));
-	struct stage *s = &t->st[TC_FILTER];
-	snprintf(s->engine, sizeof s->engine, "%s", t->sw_engine);
-	snprintf(s->what, sizeof s->what, "%.63s", chain);
-	return 0;
+		avfilter_graph_free(&t->vgraph);
+	return rc;
+}
+
+/* At the first decoded frame f: plan and build the filter graph and open
+ * the encoder that takes its frames, trying the hardware encoders first
+ * (CODEC_TYPE: h264_nvenc, hevc_vaapi ...; their own frames, on the
+ * device: tc_hw_formats), then software. A hardware encoder that cannot
+ * open, or whose graph cannot be built, falls back with one line (or
+ * fails, --fallback none). */
+static int open_video(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int nhw)
+{
+	const struct tc_job *job = t->job;
+	struct stage *fs = &t->st[TC_FILTER], *es = &t->st[TC_ENCODE];
+	const char *dec = f->hw_frames_ctx && t->dec_hw ? t->dec_hw->type : NULL;
+	enum AVPixelFormat src = f->hw_frames_ctx ? ((AVHWFramesContext *)f->hw_frames_ctx->data)->sw_format : f->format;
+	int frames_out = t->raw || !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
+	char e[128], why[512] = "";
+	struct tc_plan_in in = { job, dec, NULL, src, AV_PIX_FMT_NONE, have_filter };
+	for (int i = 0; i <= nhw; i++) {
+		int sw = i == nhw, rc = 0;
+		if (!sw && (!hw[i].usable || frames_out))
+			continue;
+		const AVCodec *c = NULL;
+		AVBufferRef *dev = NULL;
+		if (sw) {
+			in.enc = NULL;
+			if ((in.out = output_format(t, src)) == AV_PIX_FMT_NONE)
+				return -1;
+		} else {
+			char name[32];
+			snprintf(name, sizeof name, "%s_%s", job->to, !strcmp(hw[i].type, "cuda") ? "nvenc" : hw[i].type);
+			enum AVPixelFormat hwf;
+			in.enc = hw[i].type;
+			if (!(c = avcodec_find_encoder_by_name(name))) {
+				snprintf(why, sizeof why, "%s is not in this FFmpeg", name);
+				rc = -1;
+			} else if (tc_hw_formats(c, hw[i].type, src, job->pix_fmt, &hwf, &in.out, why, sizeof why) < 0) {
+				rc = -1;
+			} else if (dec && !strcmp(dec, hw[i].type)) {
+				dev = t->hwdev;
+			} else {
+				enum AVHWDeviceType type = av_hwdevice_find_type_by_name(hw[i].type);
+				rc = av_hwdevice_ctx_create(&t->enc_hwdev, type, hw[i].device[0] ? hw[i].device : NULL, NULL, 0);
+				if (rc < 0)
+					snprintf(why, sizeof why, "cannot open the %s device: %s", hw[i].type, averr(rc, e, sizeof e));
+				dev = t->enc_hwdev;
+			}
+		}
+		if (rc >= 0) {
+			tc_plan_graph(&in, &t->plan);
+			if ((rc = build_graph(t, f, dev)) < 0)
+				snprintf(why, sizeof why, "cannot set up the filters '%s': %s", t->plan.chain,
+					 averr(rc, e, sizeof e));
+		}
+		if (rc >= 0 && sw && !t->raw) {
+			/* The software encoders of --to, best first. */
+			const char *const *sws = sw_encoders(job->to);
+			rc = AVERROR_ENCODER_NOT_FOUND;
+			for (int k = 0; sws[k] && rc < 0 && !t->status; k++) {
+				if (!(c = avcodec_find_encoder_by_name(sws[k]))) {
+					snprintf(why, sizeof why, "%s is not in this FFmpeg", sws[k]);
+					continue;
+				}
+				if ((rc = try_encoder(t, c, NULL, 0)) < 0)
+					snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
+			}
+		} else if (rc >= 0 && !sw && (rc = try_encoder(t, c, &hw[i], 0)) < 0) {
+			snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
+		}
+		if (t->status)
+			return -1;
+		if (rc >= 0) {
+			t->out_fmt = in.out;
+			snprintf(fs->engine, sizeof fs->engine, "%s",
+				 t->plan.hw_filters && t->dec_hw ? t->dec_hw->engine : t->sw_engine);
+			snprintf(fs->what, sizeof fs->what, "%.63s", t->plan.chain);
+			fs->hw = t->plan.hw_filters > 0;
+			if (f->hw_frames_ctx && !(t->src_frames = av_buffer_ref(f->hw_frames_ctx)))
+				return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+			if (job->common.verbose)
+				fprintf(stderr, "accel-transcode: filter graph: %s (%s)\n", t->plan.chain, t->plan.note);
+			if (c) {
+				snprintf(es->engine, sizeof es->engine, "%s", sw ? t->sw_engine : hw[i].engine);
+				snprintf(es->what, sizeof es->what, "%s", c->name);
+				es->hw = !sw;
+				t->enc_hw = sw ? NULL : &hw[i];
+			}
+			return 0;
+		}
+		avfilter_graph_free(&t->vgraph);
+		av_buffer_unref(&t->enc_hwdev);
+		if (sw)
+			break;
+		if (job->common.fallback == ACCEL_FALLBACK_NONE)
+			return fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed: %s (--fallback none)", hw[i].engine, why);
+		if (!job->common.quiet)
+			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
+	}
+	if (!strncmp(why, "cannot set up the filters", 25))
+		return fail(t, ACCEL_EXIT_USAGE, "%s", why);
+	return fail(t, ACCEL_EXIT_FAILURE, "cannot open a %s encoder: %s", job->to, why);
 }
 
 /* ------------------------------------------------------------ audio */
@@ -1222,24 +1237,13 @@ static int receive_packets(struct tc *t, int *err)
 	return 1;
 }
 
-/* Frame f in the encoder's pixel format, on its device or in memory:
- * f itself, or a new frame in *tmp (freed by the caller). */
+/* Frame f as the encoder takes it: f itself (the graph made it so), or,
+ * for an encoder that took over from one on a device or in another
+ * format, a new frame in *tmp (freed by the caller), downloaded and
+ * converted. */
 static AVFrame *for_encoder(struct tc *t, AVFrame *f, AVFrame **tmp)
 {
-	struct stage *s = &t->st[TC_ENCODE];
 	*tmp = NULL;
-	if (t->enc->hw_frames_ctx && !f->hw_frames_ctx) {
-		/* Upload to the encoder's device. */
-		AVFrame *hwf = av_frame_alloc();
-		if (!hwf || av_hwframe_get_buffer(t->enc->hw_frames_ctx, hwf, 0) < 0 ||
-		    av_hwframe_transfer_data(hwf, f, 0) < 0) {
-			av_frame_free(&hwf);
-			fail(t, ACCEL_EXIT_FAILURE, "cannot upload a frame to %s", s->engine);
-			return NULL;
-		}
-		av_frame_copy_props(hwf, f);
-		return *tmp = hwf;
-	}
 	if (t->enc->hw_frames_ctx || (f->format == t->enc->pix_fmt && !f->hw_frames_ctx))
 		return f;
 	AVFrame *src = f, *down = NULL;
@@ -1388,7 +1392,7 @@ static int encode(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 	struct stage *s = &t->st[TC_ENCODE];
 	double t0 = accel_now();
 	int rc = 0;
-	if (f && !t->header && !t->raw && start_output(t, hw, nhw) < 0)
+	if (f && !t->header && !t->raw && start_output(t) < 0)
 		return -1;
 	if (f) {
 		AVRational tb = av_buffersink_get_time_base(t->vsink);
@@ -1456,20 +1460,26 @@ static int pull_filtered(struct tc *t, const struct tc_hw *hw, int nhw)
 /* A decoded frame (NULL: end of stream) into the filters. */
 static int video_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 {
-	if (f && f->format == t->hw_pix_fmt && t->hwdev) {
-		/* The filters run in software: download. */
-		av_frame_unref(t->sw);
-		if (av_hwframe_transfer_data(t->sw, f, 0) < 0)
-			return fail(t, ACCEL_EXIT_FAILURE, "cannot download a frame from %s", t->st[TC_DECODE].engine);
-		av_frame_copy_props(t->sw, f);
-		av_frame_unref(f);
-		av_frame_move_ref(f, t->sw);
-	}
 	if (!t->vgraph) {
 		if (!f)
 			return 0;
-		if (open_video_filters(t, f) < 0)
+		if (open_video(t, f, hw, nhw) < 0)
 			return -1;
+	}
+	if (f && !f->hw_frames_ctx != !t->src_frames) {
+		/* The graph takes frames where the first one was; a decoder
+		 * reopened elsewhere gives them in memory (uploaded) or on a
+		 * device (downloaded). */
+		av_frame_unref(t->sw);
+		int rc = t->src_frames ? av_hwframe_get_buffer(t->src_frames, t->sw, 0) : 0;
+		if (rc >= 0)
+			rc = av_hwframe_transfer_data(t->sw, f, 0);
+		if (rc < 0)
+			return fail(t, ACCEL_EXIT_FAILURE, "cannot %s a frame for the filters",
+				    t->src_frames ? "upload" : "download");
+		av_frame_copy_props(t->sw, f);
+		av_frame_unref(f);
+		av_frame_move_ref(f, t->sw);
 	}
 	if (f)
 		f->pts = f->best_effort_timestamp;
@@ -1713,7 +1723,10 @@ static void print_route(const struct tc *t, const struct tc_hw *hw, int nhw)
 			if (!hw[i].usable)
 				fprintf(stderr, "  -  %-18s left out: %s\n", name, hw[i].reason);
 			else if (s == TC_FILTER)
-				fprintf(stderr, "  -  %-18s left out: filters run in software (frames are downloaded)\n", name);
+				fprintf(stderr, "  %d. %-18s %s\n", rank++, name,
+					!strcmp(hw[i].type, "cuda") ? "yadif_cuda, scale_cuda, fps on frames decoded there"
+					: !strcmp(hw[i].type, "vaapi") ? "deinterlace_vaapi, scale_vaapi, fps on frames decoded there"
+					: "vpp_qsv, fps on frames decoded there");
 			else if (s == TC_ENCODE && frames_out)
 				fprintf(stderr, "  -  %-18s left out: --to %s is not encoded\n", name, job->to);
 			else
@@ -1753,6 +1766,7 @@ static void cleanup(struct tc *t)
 	avcodec_free_context(&t->adec);
 	avcodec_free_context(&t->aenc);
 	av_bsf_free(&t->adts);
+	av_buffer_unref(&t->src_frames);
 	av_buffer_unref(&t->hwdev);
 	av_buffer_unref(&t->enc_hwdev);
 	avformat_close_input(&t->ifmt);
