@@ -185,6 +185,9 @@ keyframe_at() {
 		# the new encoder's stream starts with a keyframe
 		keyframe_at "f.$c" "$from"
 	done
+	# -v: the stage's line says where it ran first
+	run -0 --separate-stderr env ACCEL_FAULT='ffmpeg@encode:30' "$T" -v -Q 0 "$CLIPS/clip.ts" -o v.mkv
+	grep -Eq "^accel-transcode: encode on +[a-z0-9.:]+ +libx264, headers in band +50 frames, [0-9.]+ s \(first on [a-z0-9.:]+ \(libx264\), which wrote $from frames\)$" <<< "$stderr"
 	# fragmented MP4 on a pipe, HEVC, VP9: every frame, decodable
 	ACCEL_FAULT='ffmpeg@encode:20' "$T" -q --container mp4 "$CLIPS/clip.ts" > frag.mp4
 	[ "$(frames frag.mp4)" = 50 ]

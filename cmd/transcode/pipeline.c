@@ -42,6 +42,7 @@ struct stage {
 	int hw;                   /* 1: on a hardware device */
 	uint64_t frames;
 	double seconds;
+	char before[160];         /* after a reopening: where it ran first */
 };
 
 struct tc {
@@ -1337,8 +1338,10 @@ static int reopen_encoder(struct tc *t, uint64_t at, int rc)
 		return fail(t, ACCEL_EXIT_FAILURE, "encode on %s (%s) failed at frame %llu: %s; cannot continue in "
 			    "software: %s", s->engine, s->what, (unsigned long long)at, why, nofit);
 	t->enc_reopened = 1;
-	snprintf(t->enc_note, sizeof t->enc_note, "encode on %s (%s) failed at frame %llu (%s)", s->engine, s->what,
-		 (unsigned long long)at, why);
+	snprintf(t->enc_note, sizeof t->enc_note, "encode on %.47s (%.63s) failed at frame %llu (%.99s)", s->engine,
+		 s->what, (unsigned long long)at, why);
+	snprintf(s->before, sizeof s->before, "%.47s (%.63s), which wrote %llu frames", s->engine, s->what,
+		 (unsigned long long)(at + 1 - (uint64_t)t->nheld));
 	AVRational tb = t->enc->time_base;
 	enum AVCodecID id = t->enc->codec_id;
 	for (int i = 0; i < t->npend; i++)
@@ -1593,6 +1596,8 @@ static int reopen_decoder(struct tc *t, uint64_t at, int rc, const struct tc_hw 
 	t->reopened = 1;
 	snprintf(t->reopen_note, sizeof t->reopen_note, "decode on %s failed at video packet %llu (%s)", s->engine,
 		 (unsigned long long)at, why);
+	snprintf(s->before, sizeof s->before, "%.47s (%.63s) to video packet %llu", s->engine, s->what,
+		 (unsigned long long)at);
 	avcodec_free_context(&t->dec);
 	av_buffer_unref(&t->hwdev);
 	t->hw_pix_fmt = AV_PIX_FMT_NONE;
@@ -1743,8 +1748,9 @@ static void print_stages(const struct tc *t)
 		const struct stage *s = &t->st[i];
 		if (!s->engine[0])
 			continue;
-		fprintf(stderr, "%s: %-6s on %-18s %-28s %llu frames, %.3f s\n", "accel-transcode", stage_names[i],
-			s->engine, s->what, (unsigned long long)s->frames, s->seconds);
+		fprintf(stderr, "%s: %-6s on %-18s %-28s %llu frames, %.3f s%s%s%s\n", "accel-transcode", stage_names[i],
+			s->engine, s->what, (unsigned long long)s->frames, s->seconds, s->before[0] ? " (first on " : "",
+			s->before, s->before[0] ? ")" : "");
 	}
 }
 
