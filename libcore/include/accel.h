@@ -1936,6 +1936,11 @@ struct accel_onnx_params {
  * $ACCEL_FAULT is read once per process, as accel_stream_run reads it.
  * Thread-safe. */
 int accel_fault_hit(const char *engine, uint64_t unit);
+/* accel_fault_hit for stage `stage` ("decode", "encode") of a program whose
+ * engine runs several stages on its own units: a rule ENGINE@STAGE:UNITS
+ * matches only that stage, a rule without @STAGE every stage (and
+ * accel_fault_hit, the stream engine's units). Thread-safe. */
+int accel_fault_hit_stage(const char *engine, const char *stage, uint64_t unit);
 
 #pragma GCC visibility pop
 
