@@ -13,19 +13,20 @@
 enum {
 	OPT_TYPE = 1, OPT_SIZE, OPT_WINDOW, OPT_HOP, OPT_OVERLAP, OPT_GAPS, OPT_INVERSE, OPT_FULL,
 	OPT_OUT, OPT_DB_OFFSET, OPT_SHIFT, OPT_NORM, OPT_AVERAGE, OPT_DECIMATE, OPT_TEXT, OPT_NPY,
-	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE,
+	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE, OPT_REAL,
 };
 
 static const struct accel_option options[] = {
-	{ OPT_TYPE, 't', "type", "TYPE", "input samples: cf32 (default), ci16, ci8, cu8, f32, i16, u8, cf64, f64 (little-endian); without it a WAV header is detected",
-	  "cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64", 0 },
+	{ OPT_TYPE, 't', "type", "TYPE", "input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF's r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected",
+	  "cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be", 0 },
 	{ OPT_SIZE, 'n', "size", "N", "samples per transform, any N >= 2 (default 1024)", NULL, 0 },
 	{ OPT_WINDOW, 'w', "window", "NAME", "window: rect (default), hann, hamming, blackman, blackman-harris, flattop, kaiser:BETA",
 	  "rect hann hamming blackman blackman-harris flattop kaiser:", 0 },
 	{ OPT_HOP, 0, "hop", "H", "samples from one frame's start to the next (default N: no overlap)", NULL, 0 },
 	{ OPT_OVERLAP, 0, "overlap", "F", "fraction of a frame shared with the next, 0 to 0.99 (hop = N - round(F N))", NULL, 0 },
 	{ OPT_GAPS, 0, "allow-gaps", NULL, "allow a hop larger than N (samples between frames are skipped)", NULL, 0 },
-	{ OPT_INVERSE, 'i', "inverse", NULL, "inverse transform (sign +1; complex output)", NULL, 0 },
+	{ OPT_INVERSE, 'i', "inverse", NULL, "inverse transform (sign +1; complex output unless --real)", NULL, 0 },
+	{ OPT_REAL, 0, "real", NULL, "with --inverse: each frame is the N/2+1 complex bins of a half spectrum and each row N real f32 samples (numpy.fft.irfft, FFTW's c2r)", NULL, 0 },
 	{ OPT_FULL, 0, "full", NULL, "all N bins of real input (default: the N/2+1 non-negative frequencies)", NULL, 0 },
 	{ OPT_OUT, 0, "out", "MODE", "what each bin becomes: complex (default), mag, power or db", "complex mag power db", 0 },
 	{ OPT_DB_OFFSET, 0, "db-offset", "DB", "added to every dB value (default 0)", NULL, 0 },
@@ -102,10 +103,15 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		switch (id) {
 		case OPT_TYPE: {
 			int t = accel_sample_parse(arg);
+			if (t == -2) {
+				accel_msg_usage("--type: '%s': 8-bit samples have no byte order (SigMF names them without _le or _be: %.*s)",
+						arg, (int)strlen(arg) - 3, arg);
+				return ACCEL_EXIT_USAGE;
+			}
 			if (t < 0) {
-				char names[128];
+				char names[256];
 				accel_sample_names(", ", names, sizeof names);
-				accel_msg_usage("--type: unknown sample type '%s' (one of %s)", arg, names);
+				accel_msg_usage("--type: unknown sample type '%s' (one of %s; _le and SigMF's r of real types are accepted)", arg, names);
 				return ACCEL_EXIT_USAGE;
 			}
 			job->f.type = (enum accel_sample)t;
@@ -140,6 +146,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 			break;
 		case OPT_GAPS: job->gaps = 1; break;
 		case OPT_INVERSE: job->f.inverse = 1; break;
+		case OPT_REAL: job->f.real = 1; break;
 		case OPT_FULL: job->f.full = 1; break;
 		case OPT_OUT:
 			if (!strcmp(arg, "complex")) job->f.out = ACCEL_FFT_COMPLEX;

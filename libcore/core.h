@@ -61,6 +61,9 @@ void core_engine_split(const char *sel, char *backend, size_t blen, char *varian
 /* Fault injection ($ACCEL_FAULT): 1 when engine `engine` must fail on unit
  * `seq`. The specification is parsed once per process. */
 int core_fault_hit(const char *engine, uint64_t seq);
+/* The same for stage `stage` of the engine (NULL: none): a rule naming a
+ * stage (ENGINE@STAGE:UNITS) matches only that stage, one without any. */
+int core_fault_hit_stage(const char *engine, const char *stage, uint64_t seq);
 /* 0, or ACCEL_EINVAL when $ACCEL_FAULT is malformed. */
 int core_fault_status(void);
 /* Parse a fault specification (exposed for the unit tests); 0 or ACCEL_EINVAL. */

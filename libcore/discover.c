@@ -325,7 +325,7 @@ int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char
 	/* The form of the whole list first, then its names. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (const char *t = list;; t++) {
-			size_t n = strcspn(t, ",");
+			size_t n = strcspn(t, ",+");
 			char tok[64], name[32], variant[16], dev[32];
 			if (!n) {
 				snprintf(err, len, "empty item in '%s'", list);

@@ -5,7 +5,9 @@
  * engines, every variant) or BACKEND.VARIANT (that variant's), and UNITS is
  * '*' or a comma list of unit numbers and ranges ("3", "0,5-7"). A matching
  * engine fails on those units with an "injected fault" error, on every
- * attempt. Documented in accel(7), section TESTING.
+ * attempt. ENGINE@STAGE:UNITS narrows a rule to one stage of a program
+ * whose engine runs several (accel_fault_hit_stage). Documented in
+ * accel(7), section TESTING.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 
 struct rule {
 	char engine[40];
+	char stage[16];           /* "": every stage */
 	int all;
 	int nranges;
 	uint64_t lo[MAX_RANGES], hi[MAX_RANGES];
@@ -65,9 +68,19 @@ static int parse_rule(const char *s, size_t n, struct rule *r)
 	if (colon == s)
 		return bad("empty engine name in '%.*s'", (int)n, s);
 	memset(r, 0, sizeof *r);
-	if ((size_t)(colon - s) >= sizeof r->engine)
+	const char *at = memchr(s, '@', (size_t)(colon - s));
+	const char *name_end = at ? at : colon;
+	if (name_end == s)
+		return bad("empty engine name in '%.*s'", (int)n, s);
+	if ((size_t)(name_end - s) >= sizeof r->engine)
 		return bad("engine name too long in '%.*s'", (int)n, s);
-	memcpy(r->engine, s, (size_t)(colon - s));
+	memcpy(r->engine, s, (size_t)(name_end - s));
+	if (at && colon - at == 1)
+		return bad("empty stage name in '%.*s'", (int)n, s);
+	if (at && (size_t)(colon - at - 1) >= sizeof r->stage)
+		return bad("stage name too long in '%.*s'", (int)n, s);
+	if (at)
+		memcpy(r->stage, at + 1, (size_t)(colon - at - 1));
 	const char *u = colon + 1, *end = s + n;
 	if (u == end)
 		return bad("no unit numbers after ':' in '%.*s'", (int)n, s);
@@ -195,9 +208,16 @@ static int engine_match(const char *rule, const char *engine)
 
 int core_fault_hit(const char *engine, uint64_t seq)
 {
+	return core_fault_hit_stage(engine, NULL, seq);
+}
+
+int core_fault_hit_stage(const char *engine, const char *stage, uint64_t seq)
+{
 	pthread_once(&once, load);
 	for (int i = 0; i < nrules; i++) {
 		if (!engine_match(rules[i].engine, engine))
+			continue;
+		if (rules[i].stage[0] && (!stage || strcmp(rules[i].stage, stage)))
 			continue;
 		if (rules[i].all)
 			return 1;
@@ -211,4 +231,9 @@ int core_fault_hit(const char *engine, uint64_t seq)
 int accel_fault_hit(const char *engine, uint64_t unit)
 {
 	return core_fault_status() == 0 && core_fault_hit(engine, unit);
+}
+
+int accel_fault_hit_stage(const char *engine, const char *stage, uint64_t unit)
+{
+	return core_fault_status() == 0 && core_fault_hit_stage(engine, stage, unit);
 }

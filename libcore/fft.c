@@ -27,12 +27,53 @@ static const struct {
 	[ACCEL_SAMPLE_U8] = { "u8", 1, 0 },
 	[ACCEL_SAMPLE_CF64] = { "cf64", 16, 1 },
 	[ACCEL_SAMPLE_F64] = { "f64", 8, 0 },
+	[ACCEL_SAMPLE_I8] = { "i8", 1, 0 },
+	[ACCEL_SAMPLE_CI32] = { "ci32", 8, 1 },
+	[ACCEL_SAMPLE_I32] = { "i32", 4, 0 },
+	[ACCEL_SAMPLE_CI24] = { "ci24", 6, 1 },
+	[ACCEL_SAMPLE_I24] = { "i24", 3, 0 },
+	[ACCEL_SAMPLE_CF32_BE] = { "cf32_be", 8, 1 },
+	[ACCEL_SAMPLE_CI16_BE] = { "ci16_be", 4, 1 },
+	[ACCEL_SAMPLE_F32_BE] = { "f32_be", 4, 0 },
+	[ACCEL_SAMPLE_I16_BE] = { "i16_be", 2, 0 },
+	[ACCEL_SAMPLE_CF64_BE] = { "cf64_be", 16, 1 },
+	[ACCEL_SAMPLE_F64_BE] = { "f64_be", 8, 0 },
+	[ACCEL_SAMPLE_CI32_BE] = { "ci32_be", 8, 1 },
+	[ACCEL_SAMPLE_I32_BE] = { "i32_be", 4, 0 },
 };
 
+/* SigMF's core:datatype is (r|c)TYPE, with _le or _be after every type
+ * wider than a byte; our names drop the "r" of real types and the "_le". */
 int accel_sample_parse(const char *name)
 {
+	char base[16];
+	size_t len = name ? strlen(name) : 0;
+	if (!len || len >= sizeof base)
+		return -1;
+	memcpy(base, name, len + 1);
+	int order = 0;  /* 1: _le, 2: _be */
+	if (len > 3 && (!strcmp(base + len - 3, "_le") || !strcmp(base + len - 3, "_be"))) {
+		order = base[len - 2] == 'b' ? 2 : 1;
+		base[len - 3] = 0;
+	}
+	int t = -1;
+	for (int i = 0; i < ACCEL_SAMPLE_COUNT && t < 0; i++) {
+		if (strchr(samples[i].name, '_'))
+			continue;
+		if (!strcmp(base, samples[i].name) ||
+		    (base[0] == 'r' && !samples[i].complex && !strcmp(base + 1, samples[i].name)))
+			t = i;
+	}
+	if (t < 0 || !order)
+		return t;
+	if (samples[t].bytes == (samples[t].complex ? 2 : 1))
+		return -2;
+	if (order == 1)
+		return t;
+	char be[16];
+	snprintf(be, sizeof be, "%s_be", samples[t].name);
 	for (int i = 0; i < ACCEL_SAMPLE_COUNT; i++)
-		if (name && !strcmp(name, samples[i].name))
+		if (!strcmp(be, samples[i].name))
 			return i;
 	return -1;
 }
@@ -151,8 +192,14 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 		snprintf(err, len, "unknown sample type");
 		return ACCEL_EINVAL;
 	}
+	f->c2r = f->real;
+	f->frame = f->c2r ? f->n / 2 + 1 : f->n;
+	if (f->c2r && f->hop && f->hop != f->frame) {
+		snprintf(err, len, "--hop and --overlap do not apply to an inverse real transform: each frame is N/2+1 bins");
+		return ACCEL_EINVAL;
+	}
 	if (f->hop == 0)
-		f->hop = f->n;
+		f->hop = f->frame;
 	if (f->average == 0)
 		f->average = 1;
 	if (f->decimate == 0)
@@ -168,6 +215,18 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 	if (!isfinite(f->db_offset)) {
 		snprintf(err, len, "the dB offset must be a finite number");
 		return ACCEL_EINVAL;
+	}
+	if (f->c2r) {
+		const char *why = !f->inverse ? "needs --inverse (a forward transform of real samples is -t f32)" :
+			!accel_sample_is_complex(f->type) ? "reads half spectra: a complex type (cf32, the forward transform's output)" :
+			f->full ? "takes the N/2+1 bins of a half spectrum, not --full" :
+			f->window != ACCEL_WINDOW_RECT ? "takes no window (a window applies to samples)" :
+			f->out != ACCEL_FFT_COMPLEX ? "writes real samples: --out mag, power and db do not apply" :
+			f->shift ? "takes no --shift (a half spectrum has no negative frequencies)" : NULL;
+		if (why) {
+			snprintf(err, len, "--real %s", why);
+			return ACCEL_EINVAL;
+		}
 	}
 	f->r2c = !accel_sample_is_complex(f->type) && !f->full && !f->inverse;
 	if (f->shift && f->r2c) {
@@ -208,7 +267,7 @@ void accel_fft_free(struct accel_fft *f)
 
 const char *accel_fft_op_name(const struct accel_fft *f)
 {
-	return f->r2c ? "fft.r2c" : "fft.c2c";
+	return f->r2c ? "fft.r2c" : f->c2r ? "fft.c2r" : "fft.c2c";
 }
 
 size_t accel_fft_row_values(const struct accel_fft *f)
@@ -216,10 +275,22 @@ size_t accel_fft_row_values(const struct accel_fft *f)
 	return f->bins;
 }
 
+/* Whether rows hold complex values (else float32 values). */
+static int complex_rows(const struct accel_fft *f)
+{
+	return f->out == ACCEL_FFT_COMPLEX && !f->c2r;
+}
+
+/* Floats of one output row. */
+static size_t row_floats(const struct accel_fft *f)
+{
+	return complex_rows(f) ? 2 * f->bins : f->bins;
+}
+
 size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len)
 {
 	size_t s = len / f->sample_bytes;
-	return s < f->n ? 0 : (s - f->n) / f->hop + 1;
+	return s < f->frame ? 0 : (s - f->frame) / f->hop + 1;
 }
 
 /* Whether row `row` of the stream is written (--decimate). */
@@ -260,6 +331,39 @@ static inline float le_i16(const uint8_t *p)
 	return (float)(int16_t)(p[0] | p[1] << 8);
 }
 
+static inline float be_i16(const uint8_t *p)
+{
+	return (float)(int16_t)(p[1] | p[0] << 8);
+}
+
+/* Packed 24-bit little-endian, sign-extended. */
+static inline float le_i24(const uint8_t *p)
+{
+	return (float)((int32_t)((uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24) >> 8);
+}
+
+static inline float le_i32(const uint8_t *p)
+{
+	return (float)(int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static inline float be_i32(const uint8_t *p)
+{
+	return (float)(int32_t)((uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24);
+}
+
+static inline float be_f32(const uint8_t *p)
+{
+	uint8_t b[4] = { p[3], p[2], p[1], p[0] };
+	return le_f32(b);
+}
+
+static inline double be_f64(const uint8_t *p)
+{
+	uint8_t b[8] = { p[7], p[6], p[5], p[4], p[3], p[2], p[1], p[0] };
+	return le_f64(b);
+}
+
 /* Loops over the samples of one frame, one per type, the window applied:
  * complex samples into interleaved pairs, real ones into one float each
  * (r2c) or a pair with a zero imaginary part. */
@@ -280,7 +384,7 @@ static inline float le_i16(const uint8_t *p)
  * zero), windowed, into dst. */
 static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avail, size_t start, float *dst)
 {
-	size_t n = f->n, end = start + n <= avail ? n : avail > start ? avail - start : 0;
+	size_t n = f->frame, end = start + n <= avail ? n : avail > start ? avail - start : 0;
 	const float *w = f->win;
 	const uint8_t *p = in + start * f->sample_bytes;
 	int cplx_out = !f->r2c;
@@ -294,6 +398,19 @@ static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avai
 	case ACCEL_SAMPLE_U8: LOAD_LOOP(1, ((float)p[0] - 128) * (1.0f / 128), 0.0f); break;
 	case ACCEL_SAMPLE_CF64: LOAD_LOOP(16, (float)le_f64(p), (float)le_f64(p + 8)); break;
 	case ACCEL_SAMPLE_F64: LOAD_LOOP(8, (float)le_f64(p), 0.0f); break;
+	case ACCEL_SAMPLE_I8: LOAD_LOOP(1, (float)(int8_t)p[0] * (1.0f / 128), 0.0f); break;
+	case ACCEL_SAMPLE_CI32: LOAD_LOOP(8, le_i32(p) * 0x1p-31f, le_i32(p + 4) * 0x1p-31f); break;
+	case ACCEL_SAMPLE_I32: LOAD_LOOP(4, le_i32(p) * 0x1p-31f, 0.0f); break;
+	case ACCEL_SAMPLE_CI24: LOAD_LOOP(6, le_i24(p) * 0x1p-23f, le_i24(p + 3) * 0x1p-23f); break;
+	case ACCEL_SAMPLE_I24: LOAD_LOOP(3, le_i24(p) * 0x1p-23f, 0.0f); break;
+	case ACCEL_SAMPLE_CF32_BE: LOAD_LOOP(8, be_f32(p), be_f32(p + 4)); break;
+	case ACCEL_SAMPLE_CI16_BE: LOAD_LOOP(4, be_i16(p) * (1.0f / 32768), be_i16(p + 2) * (1.0f / 32768)); break;
+	case ACCEL_SAMPLE_F32_BE: LOAD_LOOP(4, be_f32(p), 0.0f); break;
+	case ACCEL_SAMPLE_I16_BE: LOAD_LOOP(2, be_i16(p) * (1.0f / 32768), 0.0f); break;
+	case ACCEL_SAMPLE_CF64_BE: LOAD_LOOP(16, (float)be_f64(p), (float)be_f64(p + 8)); break;
+	case ACCEL_SAMPLE_F64_BE: LOAD_LOOP(8, (float)be_f64(p), 0.0f); break;
+	case ACCEL_SAMPLE_CI32_BE: LOAD_LOOP(8, be_i32(p) * 0x1p-31f, be_i32(p + 4) * 0x1p-31f); break;
+	case ACCEL_SAMPLE_I32_BE: LOAD_LOOP(4, be_i32(p) * 0x1p-31f, 0.0f); break;
 	default: end = 0; break;
 	}
 	size_t per = cplx_out ? 2 : 1;
@@ -304,7 +421,7 @@ static void load_frame(const struct accel_fft *f, const uint8_t *in, size_t avai
 size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
 		      size_t first, size_t count, float *dst)
 {
-	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->n, k = 0, done = 0;
+	size_t avail = len / f->sample_bytes, per = f->r2c ? f->n : 2 * f->frame, k = 0, done = 0;
 	if (f->decimate == 1) {
 		/* Every frame kept: kept frame k is frame k. */
 		for (size_t i = first; i < frames && done < count; i++, done++)
@@ -389,7 +506,7 @@ static int put_row(const struct accel_fft *f, const float *v, size_t count, stru
 
 int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrows, struct accel_buf *out)
 {
-	size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	size_t vals = row_floats(f);
 	if (f->format != ACCEL_FFT_TEXT)
 		return put_row(f, rows, vals * nrows, out);
 	for (size_t r = 0; r < nrows; r++)
@@ -401,8 +518,9 @@ int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrow
 int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out)
 {
 	if (f->out == ACCEL_FFT_COMPLEX && f->format != ACCEL_FFT_TEXT && !f->shift) {
-		/* Complex rows as they are: one copy, scaled when needed. */
-		size_t vals = 2 * f->bins * kept;
+		/* Complex rows (real ones for c2r) as they are: one copy, scaled
+		 * when needed. */
+		size_t vals = row_floats(f) * kept;
 		if (accel_buf_reserve(out, out->len + vals * sizeof(float)) < 0)
 			return ACCEL_ENOMEM;
 		float *o = (float *)(out->data + out->len);
@@ -417,7 +535,19 @@ int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, st
 		return 0;
 	}
 	size_t bins = f->bins, cplx = f->out == ACCEL_FFT_COMPLEX;
-	size_t vals = cplx ? 2 * bins : bins;
+	size_t vals = row_floats(f);
+	if (f->c2r) {
+		/* Text rows of N real samples each. */
+		float *row = malloc(vals * sizeof *row), s = (float)f->scale;
+		int rc = row ? 0 : ACCEL_ENOMEM;
+		for (size_t r = 0; r < kept && !rc; r++) {
+			for (size_t j = 0; j < vals; j++)
+				row[j] = spec[r * vals + j] * s;
+			rc = put_row(f, row, vals, out);
+		}
+		free(row);
+		return rc;
+	}
 	float *row = malloc(vals * sizeof *row);
 	double *acc = cplx ? NULL : malloc(bins * sizeof *acc);
 	if (!row || (!cplx && !acc)) {
@@ -472,12 +602,12 @@ int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, st
 static uint64_t final_frames(const struct accel_fft *f, uint64_t s, int first)
 {
 	if (!f->pad)
-		return s < f->n ? 0 : (s - f->n) / f->hop + 1;
+		return s < f->frame ? 0 : (s - f->frame) / f->hop + 1;
 	if (s == 0)
 		return 0;
 	/* Frame i (i >= 1, or i >= 0 after an earlier frame) first holds
 	 * sample i * hop + max(0, N - hop). */
-	uint64_t d = f->n > f->hop ? f->n - f->hop : 0;
+	uint64_t d = f->frame > f->hop ? f->frame - f->hop : 0;
 	uint64_t c = s > d ? (s - d + f->hop - 1) / f->hop : 0;
 	return first && c < 1 ? 1 : c;
 }
@@ -556,7 +686,7 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
 	size_t ss = f->sample_bytes, fu = f->unit_frames;
-	size_t span = ((fu - 1) * f->hop + f->n) * ss, adv = fu * f->hop * ss, have = r->tail.len;
+	size_t span = ((fu - 1) * f->hop + f->frame) * ss, adv = fu * f->hop * ss, have = r->tail.len;
 	if (accel_buf_reserve(&u->in, span) < 0)
 		return ACCEL_ENOMEM;
 	u->offset = in->offset - have;
@@ -591,21 +721,21 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 		frames = (size_t)final_frames(f, total / ss + (part != 0), !r->started);
 		if (frames == 0)
 			return 0;
-		size_t copy = ((frames - 1) * f->hop + f->n) * ss;
+		size_t copy = ((frames - 1) * f->hop + f->frame) * ss;
 		if (total < copy)
 			memset(u->in.data + total, zero_byte(f), copy - total);
 		u->in.len = copy;
 		u->last = 1;
 	}
-	if (r->started && f->hop < f->n) {
-		size_t ov = (f->n - f->hop) * ss;
+	if (r->started && f->hop < f->frame) {
+		size_t ov = (f->frame - f->hop) * ss;
 		u->in_overlap = ov < u->in.len ? ov : u->in.len;
 	}
 	r->started = 1;
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
 	r->rows = rows_of(f, (uint64_t)u->seq * fu + frames);
-	size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	size_t vals = row_floats(f);
 	u->out_hint = (size_t)(rows_of(f, frames) + 1) * vals * (f->format == ACCEL_FFT_TEXT ? 17 : 4);
 	return 1;
 }
@@ -618,7 +748,7 @@ static size_t npy_header(const struct accel_fft *f, uint64_t rows, char *buf, si
 {
 	char dict[160];
 	int n = snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': False, 'shape': (%20llu, %zu), }",
-			 f->out == ACCEL_FFT_COMPLEX ? "c8" : "f4", (unsigned long long)rows, f->bins);
+			 complex_rows(f) ? "c8" : "f4", (unsigned long long)rows, f->bins);
 	size_t total = 10 + (size_t)n + 1;
 	total = (total + 63) / 64 * 64;
 	if (total > len)

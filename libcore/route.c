@@ -39,7 +39,8 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* Rank one forced token "name[.variant][:selector]": without a variant,
- * every variant of the backend. */
+ * every variant of the backend; "cpu" for an operation the built-in
+ * backend does not offer, the CPU device's engine for it. */
 static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const char *tok,
 			 struct accel_route *r)
 {
@@ -53,6 +54,33 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 		return;
 	}
 	struct accel_backend_status *s = &ctx->backends[bi];
+	if (s->backend == &accel_backend_cpu && !variant[0] && !core_backend_offers(s->backend, op->name)) {
+		/* "cpu" for an operation the built-in backend lacks: the CPU
+		 * device's engine for it, as --fallback cpu picks (fftw:cpu0 for
+		 * the FFTs), so "cpu+cuda" means the CPU and the GPU. */
+		const struct accel_engine *e = accel_cpu_engine_for(ctx, op);
+		int dup = 0;
+		for (int j = 0; e && j < r->n; j++)
+			dup |= r->entries[j].engine == e;
+		if (dup)
+			return;
+		if (e && !selector_match(ctx, e, 0, sel))
+			e = NULL;
+		if (!(x = add_entry(r, e, tok)))
+			return;
+		if (!e) {
+			snprintf(x->reason, sizeof x->reason, "no engine on the CPU device%s%s runs this operation",
+				 sel[0] ? " matching " : "", sel);
+			return;
+		}
+		double prior = 0;
+		char why[128] = "";
+		e->backend->supports(e, op, &prior, why, sizeof why);
+		x->usable = 1;
+		x->mbps = prior;
+		snprintf(x->reason, sizeof x->reason, "named by --backend (cpu: the CPU device's engine for %s)", op->name);
+		return;
+	}
 	if (!s->backend || !core_backend_offers(s->backend, op->name)) {
 		if ((x = add_entry(r, NULL, tok)))
 			snprintf(x->reason, sizeof x->reason, "%s", !s->backend ? s->reason :
@@ -165,7 +193,7 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 		 * strtok would hide. */
 		int ntok = 0;
 		for (const char *t = list;; ntok++) {
-			size_t n = strcspn(t, ",");
+			size_t n = strcspn(t, ",+");
 			char tok[64];
 			if (!n || n >= sizeof tok)
 				return ACCEL_EINVAL;

@@ -66,12 +66,16 @@ static int parse_fmt(const uint8_t *c, uint32_t size, struct accel_wav *w, char 
 		w->type = cplx ? ACCEL_SAMPLE_CU8 : ACCEL_SAMPLE_U8;
 	else if (tag == TAG_PCM && w->bits == 16)
 		w->type = cplx ? ACCEL_SAMPLE_CI16 : ACCEL_SAMPLE_I16;
+	else if (tag == TAG_PCM && w->bits == 24)
+		w->type = cplx ? ACCEL_SAMPLE_CI24 : ACCEL_SAMPLE_I24;
+	else if (tag == TAG_PCM && w->bits == 32)
+		w->type = cplx ? ACCEL_SAMPLE_CI32 : ACCEL_SAMPLE_I32;
 	else if (tag == TAG_FLOAT && w->bits == 32)
 		w->type = cplx ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
 	else if (tag == TAG_FLOAT && w->bits == 64)
 		w->type = cplx ? ACCEL_SAMPLE_CF64 : ACCEL_SAMPLE_F64;
 	else {
-		snprintf(err, len, "WAV header: format %u with %u-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)",
+		snprintf(err, len, "WAV header: format %u with %u-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)",
 			 tag, w->bits);
 		return ACCEL_EDATA;
 	}

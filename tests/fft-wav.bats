@@ -82,11 +82,40 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	/usr/bin/python3 -c "import numpy as np; assert np.load('$T/l.npy').shape == (10, 51)"
 }
 
+@test "24- and 32-bit PCM WAV (plain and WAVE_FORMAT_EXTENSIBLE, mono and stereo) against numpy, through sox's f64" {
+	/usr/bin/python3 -c 'import numpy as np; np.random.default_rng(5).uniform(-0.9, 0.9, 16000).astype("<f4").tofile("'"$T"'/n.f32")'
+	: > "$T/list"
+	for c in 1 2; do
+		for spec in "24 wav" "24 wavpcm" "32 wav" "32 wavpcm"; do
+			set -- $spec
+			w="$T/$1.$2.$c.wav"
+			sox -r 8000 -t f32 -c $c "$T/n.f32" -e signed-integer -b $1 -t $2 "$w"
+			sox "$w" -t f64 "$w.f64"
+			t=$([ $c = 2 ] && echo cf64 || echo f64)
+			"$F" --plan estimate -n 500 -w hann "$w" > "$w.out"
+			echo "-t $t -n 500 -w hann $w.f64 $w.out" >> "$T/list"
+			# The samples' integer value over 2^23 (2^31): the bytes of the
+			# same values as doubles.
+			cmp "$w.out" <("$F" --plan estimate -t $t -n 500 -w hann "$w.f64")
+		done
+	done
+	run /usr/bin/python3 "$ROOT/tests/fixtures/fft/ref.py" checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq 8 ]
+	xxd -s 20 -l 2 -p "$T/24.wav.1.wav" | grep -qx feff
+	xxd -s 20 -l 2 -p "$T/24.wavpcm.2.wav" | grep -qx 0100
+	run "$F" -v --plan estimate -n 500 -o /dev/null "$T/24.wav.2.wav"
+	[[ "$output" == *"accel-fft: $T/24.wav.2.wav: WAV, 2 channels, 8000 Hz, 24-bit, read as ci24"* ]]
+	run "$F" -v --plan estimate -n 500 -o /dev/null "$T/32.wavpcm.1.wav"
+	[[ "$output" == *"accel-fft: $T/32.wavpcm.1.wav: WAV, 1 channel, 8000 Hz, 32-bit, read as i32"* ]]
+}
+
 @test "WAV headers that are not supported or malformed are exit 3 with the reason" {
-	mkwav "$T/24.wav" 1 24 1 300 100
-	run "$F" "$T/24.wav"
+	mkwav "$T/12.wav" 1 12 1 300 100
+	run "$F" "$T/12.wav"
 	[ "$status" -eq 3 ]
-	[ "$output" = "accel-fft: $T/24.wav: WAV header: format 1 with 24-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)" ]
+	[ "$output" = "accel-fft: $T/12.wav: WAV header: format 1 with 12-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)" ]
 	mkwav "$T/3.wav" 3 16 1 600 100
 	run "$F" "$T/3.wav"
 	[ "$status" -eq 3 ]

@@ -72,6 +72,42 @@ verify() {
 	[ "$(grep -c ': rows 20 ' <<< "$output")" -eq 9 ]
 }
 
+@test "big-endian, 24- and 32-bit types (SigMF _be, ci32, i8; our i24) against numpy; _le and r are synonyms" {
+	for t in cf32_be ci16_be f32_be i16_be cf64_be f64_be ci32 i32 ci32_be i32_be i8 i24 ci24; do
+		$REF gen $t 5000 8 "$T/x.$t"
+		add -t $t -n 250 "$T/x.$t"
+	done
+	$REF gen cf32 5000 9 "$T/x"
+	add -t cf32_le -n 250 --out db "$T/x"
+	add -t rf32_le -n 250 "$T/x"
+	add -t ri16_be -n 250 -w hann "$T/x"
+	verify
+	[ "$(grep -c ': rows 20 ' <<< "$output")" -eq 14 ]
+	[[ "${lines[14]}" == *": rows 40 bins 126 "* ]]
+	[[ "${lines[15]}" == *": rows 80 bins 126 "* ]]
+	# The same values in either byte order give the same bytes out.
+	/usr/bin/python3 -c 'import numpy as np, sys; np.fromfile(sys.argv[1], "<f4").astype(">f4").tofile(sys.argv[2])' "$T/x" "$T/xbe"
+	cmp <("$F" --plan estimate -n 100 -w hann "$T/x") <("$F" --plan estimate -t cf32_be -n 100 -w hann "$T/xbe")
+	cmp <("$F" --plan estimate -n 100 "$T/x") <("$F" --plan estimate -t cf32_le -n 100 "$T/x")
+	cmp <("$F" --plan estimate -t f32 -n 100 "$T/x") <("$F" --plan estimate -t rf32_le -n 100 "$T/x")
+	cmp <("$F" --plan estimate -t u8 -n 100 "$T/x") <("$F" --plan estimate -t ru8 -n 100 "$T/x")
+}
+
+@test "8-bit types take no byte order (SigMF): cu8_le is exit 2 naming cu8; unknown names list the types" {
+	$REF gen cu8 1000 10 "$T/x"
+	run "$F" -t cu8_le -n 100 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --type: 'cu8_le': 8-bit samples have no byte order (SigMF names them without _le or _be: cu8)" ]
+	run "$F" -t ri8_be -n 100 "$T/x"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"SigMF names them without _le or _be: ri8)" ]]
+	for t in i24_be cf16 rcf32 cu16_le; do
+		run "$F" -t $t -n 100 "$T/x"
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "accel-fft: --type: unknown sample type '$t' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64, i8, ci32, i32, ci24, i24, cf32_be, "* ]]
+	done
+}
+
 @test "inverse transforms, every normalisation, both directions" {
 	$REF gen cf32 6000 11 "$T/x"
 	for norm in backward forward ortho none; do
@@ -113,6 +149,69 @@ e = np.linalg.norm(y - x) / np.linalg.norm(x); print(len(y), e); sys.exit(1 if l
 		echo "n=$n: $output"
 		[ "$status" -eq 0 ]
 	done
+}
+
+@test "--inverse --real (c2r): half spectra to real rows as numpy.fft.irfft, every norm, odd and prime N, text and npy" {
+	: > "$T/list"
+	jobs=0
+	for n in 2 7 1000 1001 4096; do
+		$REF gen cf32 $(((n / 2 + 1) * 6)) $n "$T/h$n"
+		add -i --real -n $n "$T/h$n"
+	done
+	$REF gen cf32 $((513 * 9 + 100)) 15 "$T/h"
+	for norm in forward ortho none; do
+		add -i --real -n 1024 --norm $norm "$T/h"
+	done
+	add -i --real -n 1024 --text "$T/h"
+	add -i --real -n 1024 --npy "$T/h"
+	add -i --real -n 1024 --decimate 2 "$T/h"
+	add -i --real -n 1024 --pad "$T/h"
+	$REF gen ci16 $((501 * 4)) 16 "$T/h16"
+	add -t ci16 -i --real -n 1000 "$T/h16"
+	verify
+	[[ "${lines[0]}" == *": rows 6 bins 2 "* ]]
+	[[ "${lines[3]}" == *": rows 6 bins 1001 "* ]]
+	[[ "${lines[11]}" == *": rows 10 bins 1024 "* ]]
+	/usr/bin/python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); sys.exit(a.dtype != np.float32 or a.shape != (9, 1024))' "$T/o10"
+	# -v names the operation.
+	"$F" -v -i --real -n 1024 "$T/h" 2>&1 > /dev/null | grep -q "^route for fft.c2r "
+}
+
+@test "round trip: real samples, r2c (complex out), then c2r give the input back within 1e-5" {
+	for n in 9 1000 4096 65537; do
+		$REF gen f32 $((n * 5)) $n "$T/x"
+		"$F" --plan estimate -t f32 -n $n "$T/x" | "$F" --plan estimate -n $n --inverse --real > "$T/y"
+		run /usr/bin/python3 -c "
+import numpy as np, sys
+x = np.fromfile('$T/x', np.float32).astype(float); y = np.fromfile('$T/y', np.float32)
+e = np.linalg.norm(y - x) / np.linalg.norm(x); print(len(y), e); sys.exit(1 if len(x) != len(y) or e > 1e-5 else 0)"
+		echo "n=$n: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "--real: usage errors say what does not apply; engines without c2r say so" {
+	$REF gen cf32 2000 17 "$T/h"
+	while IFS='|' read -r opts msg; do
+		run "$F" -n 100 $opts "$T/h"
+		echo "$opts: $output"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "accel-fft: --real $msg" ]
+	done <<-'EOF'
+	--real|needs --inverse (a forward transform of real samples is -t f32)
+	-i --real -t f32|reads half spectra: a complex type (cf32, the forward transform's output)
+	-i --real --full|takes the N/2+1 bins of a half spectrum, not --full
+	-i --real -w hann|takes no window (a window applies to samples)
+	-i --real --out db|writes real samples: --out mag, power and db do not apply
+	-i --real --shift|takes no --shift (a half spectrum has no negative frequencies)
+	EOF
+	run "$F" -n 100 -i --real --hop 10 "$T/h"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --hop and --overlap do not apply to an inverse real transform: each frame is N/2+1 bins" ]
+	run "$F" -v -b vkfft.opencl -n 100 -i --real "$T/h"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2r (try -v for the reasons)" ]
+	[[ "$output" == *"route for fft.c2r (--backend):"* ]]
 }
 
 @test "known answer: a complex tone lands in its bin at 0 dB (--norm forward)" {
@@ -259,7 +358,7 @@ n = 400; j = np.arange(n)
 @test "bad options: unknown type, N < 2, bad window, exit 2 with one line and the help hint" {
 	run "$F" -t cf16 /dev/null
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "accel-fft: --type: unknown sample type 'cf16' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64)" ]
+	[ "${lines[0]}" = "accel-fft: --type: unknown sample type 'cf16' (one of cf32, ci16, ci8, cu8, f32, i16, u8, cf64, f64, i8, ci32, i32, ci24, i24, cf32_be, ci16_be, f32_be, i16_be, cf64_be, f64_be, ci32_be, i32_be; _le and SigMF's r of real types are accepted)" ]
 	[ "${lines[1]}" = "Try 'accel-fft --help' for more information." ]
 	run "$F" -n 1 /dev/null
 	[ "$status" -eq 2 ]
@@ -317,7 +416,7 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ ! -e "$T/new" ]
 }
 
-@test "the route names fftw:cpu0; -b fftw forces it; -b cpu has no FFT (exit 1)" {
+@test "the route names fftw:cpu0; -b fftw forces it; -b cpu means it (the CPU device's FFT engine)" {
 	$REF gen cf32 4000 31 "$T/x"
 	"$F" -v -n 100 "$T/x" 2> "$T/log" > /dev/null
 	grep -q "^  1\. fftw:cpu0 " "$T/log"
@@ -327,9 +426,41 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	"$F" --plan estimate -b fftw -n 100 "$T/x" > "$T/a"
 	"$F" --plan estimate -b fftw:cpu0 -T 1 -n 100 "$T/x" > "$T/b"
 	cmp "$T/a" "$T/b"
-	run "$F" -b cpu -n 100 "$T/x"
-	[ "$status" -eq 1 ]
-	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
+	"$F" --plan estimate -v -b cpu -n 100 "$T/x" > "$T/c" 2> "$T/log"
+	cmp "$T/a" "$T/c"
+	grep -qx "  1\. fftw:cpu0        named by --backend (cpu: the CPU device's engine for fft.c2c)" "$T/log"
+	grep -q "^  fftw:cpu0 *workers [0-9]*, units 1, " "$T/log"
+}
+
+@test "co-execution: -b fftw+vkfft.opencl serves one stream with both engines; the output matches fftw's" {
+	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
+	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' || skip "no OpenCL device for VkFFT"
+	$REF gen cf32 $((3 << 20)) 35 "$T/x"
+	"$F" --plan estimate -b fftw -n 1024 --out db -o "$T/a" "$T/x"
+	"$F" --plan estimate -v -b fftw+vkfft.opencl -n 1024 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	cat "$T/log"
+	grep -q "^route for fft.c2c (--backend):" "$T/log"
+	grep -q "^  1\. fftw:cpu0 *named by --backend$" "$T/log"
+	grep -q "^  2\. vkfft.opencl:[a-z0-9]* *named by --backend (software device)$" "$T/log"
+	# Both engines took units from the one queue (6 units of 4 MiB).
+	grep -q "^  fftw:cpu0 *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
+	grep -q "^  vkfft.opencl:[a-z0-9]* *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
+	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
+	run /usr/bin/python3 -c "
+import numpy as np, sys
+a = 10 ** (np.fromfile('$T/a', '<f4').astype(float) / 10); b = 10 ** (np.fromfile('$T/b', '<f4').astype(float) / 10)
+e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 else 0)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "--out db -n 1024 $T/x $T/b" > "$T/list"
+	run $REF checks "$T/list"
+	[ "$status" -eq 0 ]
+	# "+" and "," are the same list; cpu is fftw here.
+	"$F" --plan estimate -v -b cpu,vkfft.opencl -n 1024 --out db -o "$T/c" "$T/x" 2> "$T/log"
+	grep -q "^  2\. vkfft.opencl:" "$T/log"
+	run "$F" -b fftw++vkfft -n 1024 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --backend: empty item in 'fftw++vkfft'" ]
 }
 
 @test "the output is the same bytes whatever the threads and unit layout" {

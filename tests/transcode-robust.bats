@@ -20,6 +20,10 @@ setup() {
 	cd "$BATS_TEST_TMPDIR/w"
 }
 
+aprobe_codec() {
+	ffprobe -v error -select_streams a:0 -show_entries stream=codec_name -of csv=p=0 "$1" | head -n 1
+}
+
 frames() {
 	ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$1" | head -n 1
 }
@@ -136,23 +140,76 @@ no_cuda() {
 
 @test "the decoder failing mid-stream (ACCEL_FAULT) reopens from the last keyframe: the same frames, one line" {
 	# (the rule names the backend: on a host with a hardware decoder, its
-	# engine fails; here the software one, reopened in software)
+	# engine fails; here the software one, reopened in software; @decode:
+	# the decode stage only)
 	"$T" "$CLIPS/clip.ts" --to rawvideo > ref.yuv
-	run -0 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:30' '$T' '$CLIPS/clip.ts' --to rawvideo > out.yuv"
+	run -0 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg@decode:30' '$T' '$CLIPS/clip.ts' --to rawvideo > out.yuv"
 	[[ "$stderr" =~ ^accel-transcode:\ warning:\ decode\ on\ [a-z0-9.:]+\ failed\ at\ video\ packet\ 30\ \(injected\ fault,\ ACCEL_FAULT\)\;\ reopened\ on\ [a-z0-9.:]+\ from\ the\ keyframe\ [0-9]+\ packets\ before:\ [1-9][0-9]*\ frames\ decoded\ again,\ none\ lost$ ]]
 	cmp ref.yuv out.yuv
 	# encoded output too: every frame, and the same frames as without the fault
-	ACCEL_FAULT='ffmpeg:3' "$T" "$CLIPS/clip.ts" --to h264 --audio none -q > f.mkv
+	ACCEL_FAULT='ffmpeg@decode:3' "$T" "$CLIPS/clip.ts" --to h264 --audio none -q > f.mkv
 	"$T" "$CLIPS/clip.ts" --to h264 --audio none > r.mkv
 	[ "$(frames f.mkv)" = 50 ]
 	[ "$(ffmpeg -v error -i f.mkv -f md5 -)" = "$(ffmpeg -v error -i r.mkv -f md5 -)" ]
 	# --fallback none: the failure ends the run
-	run -1 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:30' '$T' --fallback none '$CLIPS/clip.ts' -o x.mkv"
+	run -1 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg@decode:30' '$T' --fallback none '$CLIPS/clip.ts' -o x.mkv"
 	[ "$stderr" = "accel-transcode: decode on ${stderr#*decode on }" ]
 	[[ "$stderr" == *"failed at video packet 30: injected fault, ACCEL_FAULT (--fallback none)" ]]
 	[ ! -e x.mkv ]
 	run -2 --separate-stderr sh -c "ACCEL_FAULT='ffmpeg:1,,2' '$T' '$CLIPS/clip.ts' > /dev/null"
 	[[ "$stderr" == "accel-transcode: ACCEL_FAULT is malformed: "* ]]
+}
+
+# keyframe_at FILE N: whether the video packet of the Nth frame (in
+# presentation order, from 0) is a keyframe.
+keyframe_at() {
+	ffprobe -v error -select_streams v:0 -show_entries packet=pts,flags -of csv=p=0 "$1" | sort -t, -k1,1n |
+		sed -n "$(( $2 + 1 ))p" | grep -q ',K'
+}
+
+@test "the encoder failing mid-stream (ACCEL_FAULT @encode) reopens in software: every frame, headers in band, one line" {
+	# lossless (-Q 0): the frames decoded are those of an undisturbed run
+	for c in mkv mp4 mpegts nut; do
+		"$T" -Q 0 --audio none "$CLIPS/clip.ts" -o "r.$c"
+		run -0 --separate-stderr env ACCEL_FAULT='ffmpeg@encode:30' "$T" -Q 0 "$CLIPS/clip.ts" -o "f.$c"
+		[[ "$stderr" =~ ^accel-transcode:\ warning:\ encode\ on\ [a-z0-9.:]+\ \(libx264\)\ failed\ at\ frame\ 30\ \(injected\ fault,\ ACCEL_FAULT\)\;\ reopened\ on\ [a-z0-9.:]+\ \(libx264(,\ headers\ in\ band)?\)\ from\ frame\ ([0-9]+):\ ([0-9]+)\ frames\ encoded\ again,\ none\ lost$ ]]
+		from=${BASH_REMATCH[2]} n=${BASH_REMATCH[3]}
+		[ $(( from + n )) = 31 ]
+		[ "${#stderr_lines[@]}" = 1 ]
+		[ "$(frames "f.$c")" = 50 ]
+		# the whole file decodes without a word from ffmpeg
+		run -0 --separate-stderr ffmpeg -v error -i "f.$c" -f null -
+		[ -z "$stderr" ]
+		[ "$(ffmpeg -v error -i "f.$c" -map 0:v -f md5 -)" = "$(ffmpeg -v error -i "r.$c" -map 0:v -f md5 -)" ]
+		[ "$(aprobe_codec "f.$c")" = aac ]
+		# the new encoder's stream starts with a keyframe
+		keyframe_at "f.$c" "$from"
+	done
+	# -v: the stage's line says where it ran first
+	run -0 --separate-stderr env ACCEL_FAULT='ffmpeg@encode:30' "$T" -v -Q 0 "$CLIPS/clip.ts" -o v.mkv
+	grep -Eq "^accel-transcode: encode on +[a-z0-9.:]+ +libx264, headers in band +50 frames, [0-9.]+ s \(first on [a-z0-9.:]+ \(libx264\), which wrote $from frames\)$" <<< "$stderr"
+	# fragmented MP4 on a pipe, HEVC, VP9: every frame, decodable
+	ACCEL_FAULT='ffmpeg@encode:20' "$T" -q --container mp4 "$CLIPS/clip.ts" > frag.mp4
+	[ "$(frames frag.mp4)" = 50 ]
+	for to in hevc vp9; do
+		ACCEL_FAULT='ffmpeg@encode:20' "$T" -q --to $to "$CLIPS/clip.ts" -o "$to.mkv"
+		[ "$(frames "$to.mkv")" = 50 ]
+		run -0 --separate-stderr ffmpeg -v error -i "$to.mkv" -f null -
+		[ -z "$stderr" ]
+	done
+	ffmpeg -v error -xerror -i frag.mp4 -f null -
+}
+
+@test "the encoder failing: --fallback none exits 1; a rule without @STAGE fails decoder and encoder" {
+	run -1 --separate-stderr env ACCEL_FAULT='ffmpeg@encode:30' "$T" --fallback none "$CLIPS/clip.ts" -o x.mkv
+	[[ "$stderr" =~ ^accel-transcode:\ encode\ on\ [a-z0-9.:]+\ failed\ at\ frame\ 30:\ injected\ fault,\ ACCEL_FAULT\ \(--fallback\ none\)$ ]]
+	[ ! -e x.mkv ]
+	"$T" --to rawvideo "$CLIPS/clip.ts" > ref.yuv
+	run -0 --separate-stderr env ACCEL_FAULT='ffmpeg:30' "$T" --to rawvideo "$CLIPS/clip.ts" -o out.yuv
+	[ "${#stderr_lines[@]}" = 2 ]
+	[[ "${stderr_lines[0]}" == "accel-transcode: warning: decode on "*"failed at video packet 30"* ]]
+	[[ "${stderr_lines[1]}" == "accel-transcode: warning: encode on "*"(rawvideo) failed at frame 30"*"none lost" ]]
+	cmp ref.yuv out.yuv
 }
 
 @test "--progress (or a terminal): frames, fps, speed, bit rate, size and ETA on one line redrawn in place" {

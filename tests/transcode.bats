@@ -137,6 +137,28 @@ format() {
 	[ "$(vprobe out.y4m width,height,nb_read_frames)" = "160,120,50" ]
 }
 
+@test "pixel formats: the encoder's own when it takes the input's, else what the ffmpeg program picks; --pix-fmt it refuses exits 2" {
+	# 4:4:4, 4:2:2 and 10-bit inputs (FFV1 keeps them), RGB, and nv12
+	for p in yuv444p yuv422p yuv420p10le rgb24 nv12; do
+		ffmpeg -v error -f lavfi -i testsrc2=size=64x48:rate=25:duration=0.4,format=$p -c:v ffv1 -f nut in.nut
+		"$T" --audio none in.nut -o ours.mkv
+		ffmpeg -v error -i in.nut -c:v libx264 -f matroska theirs.mkv
+		[ "$(vprobe ours.mkv pix_fmt)" = "$(vprobe theirs.mkv pix_fmt)" ]
+		"$T" --to hevc --audio none in.nut -f -o ours.mkv
+		ffmpeg -v error -y -i in.nut -c:v libx265 -x265-params log-level=error -f matroska theirs.mkv
+		[ "$(vprobe ours.mkv pix_fmt)" = "$(vprobe theirs.mkv pix_fmt)" ]
+		rm -f in.nut ours.mkv theirs.mkv
+	done
+	"$T" --pix-fmt yuv444p "$CLIPS/clip.mp4" -o x.mkv
+	[ "$(vprobe x.mkv pix_fmt)" = yuv444p ]
+	run -2 --separate-stderr "$T" --pix-fmt rgb24 "$CLIPS/clip.mp4" -o y.mkv
+	[ "$stderr" = "accel-transcode: --pix-fmt rgb24: libx264 takes yuv420p, yuvj420p, yuv422p, yuvj422p, yuv444p, yuvj444p, nv12, nv16, nv21, yuv420p10le, yuv422p10le, yuv444p10le, nv20le, gray, gray10le" ]
+	[ ! -e y.mkv ]
+	# -v names the filter graph and where it runs
+	run -0 --separate-stderr "$T" -v --hw none --scale 80x-1 "$CLIPS/clip.mp4" -o z.mkv
+	grep -qx 'accel-transcode: filter graph: scale=80:-2:flags=bicubic,format=pix_fmts=yuv420p (in software: libavfilter, swscale)' <<< "$stderr"
+}
+
 @test "-o FILE: an existing file needs -f; a failed run leaves no file" {
 	echo keep > out.mkv
 	run -1 --separate-stderr "$T" "$CLIPS/clip.mp4" -o out.mkv

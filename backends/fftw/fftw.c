@@ -1,5 +1,5 @@
 /*
- * fftw.c - the "fftw" backend: fft.c2c and fft.r2c on the CPU device
+ * fftw.c - the "fftw" backend: fft.c2c, fft.r2c and fft.c2r on the CPU device
  * (engine fftw:cpu0) with FFTW's single-precision library. Each worker
  * context plans one batched transform (accel_fft_batch_frames frames, sized
  * to stay in cache; a unit is run as several batches) and a one-frame plan
@@ -20,7 +20,7 @@
 #include <fftw3.h>
 #include "accel.h"
 
-static const char *const fftw_ops[] = { "fft.c2c", "fft.r2c", NULL };
+static const char *const fftw_ops[] = { "fft.c2c", "fft.r2c", "fft.c2r", NULL };
 
 /* FFTW's planner is not thread-safe: every planner call (plans, wisdom)
  * holds this lock; fftwf_execute* may run on any thread at once. */
@@ -49,8 +49,8 @@ static int fftw_probe(struct accel_probe *p)
 static int fftw_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
 			 char *reason, size_t len)
 {
-	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
-		snprintf(reason, len, "only fft.c2c and fft.r2c");
+	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c") && strcmp(op->name, "fft.c2r")) {
+		snprintf(reason, len, "only fft.c2c, fft.r2c and fft.c2r");
 		return ACCEL_ENOTSUP;
 	}
 	*prior_mbps = 1000;
@@ -113,6 +113,10 @@ static fftwf_plan make_plan(struct fftw_ctx *c, int howmany, unsigned extra)
 		fftwf_plan p;
 		if (f->r2c)
 			p = fftwf_plan_many_dft_r2c(1, &n, howmany, c->in, NULL, 1, n, c->out, NULL, 1, bins, fl);
+		else if (f->c2r)
+			/* FFTW_DESTROY_INPUT is c2r's default: c->in is scratch. */
+			p = fftwf_plan_many_dft_c2r(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, (int)f->frame,
+						    (float *)c->out, NULL, 1, n, fl);
 		else
 			p = fftwf_plan_many_dft(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, n, c->out, NULL, 1, n,
 						f->inverse ? FFTW_BACKWARD : FFTW_FORWARD, fl);
@@ -151,7 +155,7 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 		return ACCEL_ENOMEM;
 	c->f = f;
 	c->batch = accel_fft_batch_frames(f);
-	size_t per_in = f->r2c ? f->n : 2 * f->n;
+	size_t per_in = f->r2c ? f->n : 2 * f->frame;
 	c->in = fftwf_malloc(c->batch * per_in * sizeof(float));
 	c->out = fftwf_malloc(c->batch * f->bins * sizeof(fftwf_complex));
 	if (!c->in || !c->out) {
@@ -183,7 +187,7 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 static int direct_in(const struct accel_fft *f)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (f->window != ACCEL_WINDOW_RECT || f->hop != f->n || f->decimate != 1)
+	if (f->window != ACCEL_WINDOW_RECT || f->hop != f->n || f->decimate != 1 || f->c2r)
 		return 0;
 	return f->r2c ? f->type == ACCEL_SAMPLE_F32 : f->type == ACCEL_SAMPLE_CF32;
 #else
@@ -193,8 +197,9 @@ static int direct_in(const struct accel_fft *f)
 }
 
 /* Whether the spectra are the output rows as they are (complex binary
- * rows, no --shift), so FFTW writes them straight into the unit's output
- * (scaled there for --norm), as accel_fft_emit would copy them. */
+ * rows, or c2r's real ones, no --shift), so FFTW writes them straight into
+ * the unit's output (scaled there for --norm), as accel_fft_emit would
+ * copy them. */
 static int direct_out(const struct accel_fft *f)
 {
 	return f->out == ACCEL_FFT_COMPLEX && f->format != ACCEL_FFT_TEXT && !f->shift;
@@ -213,39 +218,37 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	 * copy it and touch fresh pages again at each step. */
 	if (u->out_hint && accel_buf_reserve(&u->out, u->out.len + u->out_hint) < 0)
 		return ACCEL_ENOMEM;
-	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->n;
+	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->frame;
+	size_t per_out = f->c2r ? f->n : 2 * f->bins;  /* floats of one transformed frame */
 	int din = direct_in(f), dout = direct_out(f);
 	for (size_t first = 0; first < kept; first += c->batch) {
 		size_t k = kept - first < c->batch ? kept - first : c->batch;
 		/* A full batch runs the batched plan, which wants the alignment
 		 * it was made with (that of fftwf_malloc), else it goes through
 		 * the context's buffers; the one-frame plan takes any. */
-		float *in = c->in, *uin = (float *)(u->in.data + first * f->n * f->sample_bytes);
-		fftwf_complex *out = c->out, *uout = NULL;
-		size_t vals = 2 * f->bins * k;
+		float *in = c->in, *uin = (float *)(u->in.data + first * f->hop * f->sample_bytes);
+		float *out = (float *)c->out, *uout = NULL;
+		size_t vals = per_out * k;
 		if (din && (k < c->batch || fftwf_alignment_of(uin) == 0))
 			in = uin;
 		if (dout) {
 			if (accel_buf_reserve(&u->out, u->out.len + vals * sizeof(float)) < 0)
 				return ACCEL_ENOMEM;
-			uout = (fftwf_complex *)(u->out.data + u->out.len);
-			if (k < c->batch || fftwf_alignment_of((float *)uout) == 0)
+			uout = (float *)(u->out.data + u->out.len);
+			if (k < c->batch || fftwf_alignment_of(uout) == 0)
 				out = uout;
 		}
 		if (in == c->in)
 			accel_fft_load(f, u->seq, u->in.data, u->in.len, frames, first, k, c->in);
-		if (k == c->batch) {
+		for (size_t j = 0; j < k; j += k == c->batch ? k : 1) {
+			fftwf_plan p = k == c->batch ? c->many : c->one;
+			float *i = in + j * per_in, *o = out + j * per_out;
 			if (f->r2c)
-				fftwf_execute_dft_r2c(c->many, in, out);
+				fftwf_execute_dft_r2c(p, i, (fftwf_complex *)o);
+			else if (f->c2r)
+				fftwf_execute_dft_c2r(p, (fftwf_complex *)i, o);
 			else
-				fftwf_execute_dft(c->many, (fftwf_complex *)in, out);
-		} else {
-			for (size_t j = 0; j < k; j++) {
-				if (f->r2c)
-					fftwf_execute_dft_r2c(c->one, in + j * per_in, out + j * f->bins);
-				else
-					fftwf_execute_dft(c->one, (fftwf_complex *)(in + j * per_in), out + j * f->bins);
-			}
+				fftwf_execute_dft(p, (fftwf_complex *)i, (fftwf_complex *)o);
 		}
 		if (!dout) {
 			int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);
@@ -254,7 +257,7 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 			continue;
 		}
 		/* Scaled as accel_fft_emit scales: each float times (float)scale. */
-		float *o = (float *)uout, sc = (float)f->scale;
+		float *o = uout, sc = (float)f->scale;
 		if (out != uout)
 			memcpy(o, out, vals * sizeof(float));
 		if (f->scale != 1)

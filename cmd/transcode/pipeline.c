@@ -24,11 +24,14 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+#include "plan.h"
 #include "transcode.h"
 
 #define IO_BUF 65536
 #define MAX_QUEUED 8192          /* audio packets held before the header */
 #define MAX_GOP 1024             /* video packets kept to decode again after a failure */
+#define MAX_HELD 256             /* frames kept to encode again after a failure */
 
 static const char *const stage_names[TC_NSTAGES] = { "decode", "filter", "encode" };
 
@@ -39,6 +42,7 @@ struct stage {
 	int hw;                   /* 1: on a hardware device */
 	uint64_t frames;
 	double seconds;
+	char before[160];         /* after a reopening: where it ran first */
 };
 
 struct tc {
@@ -59,6 +63,8 @@ struct tc {
 	const struct tc_hw *dec_hw, *enc_hw;
 	AVBufferRef *enc_hwdev;
 	AVFilterGraph *vgraph, *agraph;
+	AVBufferRef *src_frames;  /* the graph takes frames on this device, NULL: in memory */
+	struct tc_plan plan;
 	AVFilterContext *vsrc, *vsink, *asrc, *asink;
 	AVStream *ovst, *oast;
 	int acopy;
@@ -91,6 +97,24 @@ struct tc {
 	int reopened, wait_key, replayed;
 	uint64_t redecoded, skipped;
 	char reopen_note[256];
+
+	/* An encode stage that fails mid-stream reopens once, in software
+	 * (reopen_encoder). While `holding`, the frames given to the encoder
+	 * are kept until the packets written cover them, and its packets are
+	 * held until they are all those of a run of frames from the first
+	 * kept one: what is written is then always every frame up to some
+	 * point, which a new encoder continues from. */
+	AVFrame *held[MAX_HELD];  /* frames in the encoder, pts in its time base, in order */
+	int nheld;
+	AVPacket *pend[MAX_HELD]; /* its packets not written yet, in decode order */
+	int npend;
+	int holding;
+	uint64_t enc_sent;        /* frames given to the encoder (the fault's unit) */
+	int enc_reopened;
+	uint64_t reencoded, enc_from;
+	int64_t last_dts;         /* of the last video packet written, encoder time base */
+	char enc_note[320];
+	struct SwsContext *sws;   /* to the takeover encoder's pixel format */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -278,6 +302,10 @@ static int open_decoder(struct tc *t, const struct tc_hw *hw, int nhw)
 			return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 		t->dec->pkt_timebase = st->time_base;
 		t->dec->thread_count = t->job->common.threads;
+		/* Frames kept on the device by the filters and the encoder
+		 * (and for its reopening) come from the decoder's pool. */
+		if (!sw)
+			t->dec->extra_hw_frames = 16;
 		char why[200] = "";
 		int rc = sw ? 0 : open_hw_decoder(t, codec, &hw[i], why, sizeof why);
 		if (rc == 0 && (rc = avcodec_open2(t->dec, codec, NULL)) < 0)
@@ -440,20 +468,6 @@ static int demote_rt_threads(void)
 	return moved;
 }
 
-/* The pixel format to encode in: --pix-fmt, else the decoded one when
- * the encoder takes it, else the encoder's closest. */
-static enum AVPixelFormat pick_format(const AVCodec *c, const char *want, enum AVPixelFormat src)
-{
-	if (want)
-		return av_get_pix_fmt(want);
-	if (!c || !c->pix_fmts)
-		return src;
-	for (const enum AVPixelFormat *f = c->pix_fmts; *f != AV_PIX_FMT_NONE; f++)
-		if (*f == src)
-			return src;
-	return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, src, 0, NULL);
-}
-
 static int write_packet(struct tc *t, AVPacket *pkt)
 {
 	if (!t->header) {
@@ -503,111 +517,77 @@ static int open_muxer(struct tc *t)
 	return 0;
 }
 
-/* Open the video encoder for what the filter graph gives. */
-static int open_encoder(struct tc *t, const struct tc_hw *hw, int nhw)
+/* The software format of what the graph gives: the sink's, or for frames
+ * on a device, that of their frames context. */
+static enum AVPixelFormat sink_sw_format(const struct tc *t)
+{
+	AVBufferRef *fr = av_buffersink_get_hw_frames_ctx(t->vsink);
+	if (fr)
+		return ((AVHWFramesContext *)fr->data)->sw_format;
+	return av_buffersink_get_format(t->vsink);
+}
+
+/* Open encoder c for what the filter graph gives, on hardware h (NULL:
+ * software; on h, the frames the graph leaves there). A takeover (reopen_encoder) writes its parameter sets in
+ * band (no global header: the container's header holds the first
+ * encoder's) and no B-frames, so that its timestamps follow those
+ * written already. 0, or an AVERROR code (t->enc freed). */
+static int try_encoder(struct tc *t, const AVCodec *c, const struct tc_hw *h, int takeover)
 {
 	const struct tc_job *job = t->job;
-	struct stage *s = &t->st[TC_ENCODE];
 	AVRational rate = av_buffersink_get_frame_rate(t->vsink);
 	if (rate.num <= 0 || rate.den <= 0)
 		rate = av_guess_frame_rate(t->ifmt, t->ifmt->streams[t->vidx], NULL);
 	if (rate.num <= 0 || rate.den <= 0)
 		rate = (AVRational){ 25, 1 };
-	const char *const *sws = sw_encoders(job->to);
-	char e[128], why[200] = "";
-	int lossless_raw = !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
-	/* Hardware encoders first (named CODEC_TYPE), then software. */
-	for (int i = 0; i <= nhw; i++) {
-		int sw = i == nhw;
-		if (!sw && (!hw[i].usable || lossless_raw))
-			continue;
-		for (int k = 0; sw ? sws[k] != NULL : k == 0; k++) {
-			char name[32];
-			snprintf(name, sizeof name, "%s", sw ? sws[k] : "");
-			if (!sw)
-				snprintf(name, sizeof name, "%s_%s", job->to, !strcmp(hw[i].type, "cuda") ? "nvenc" : hw[i].type);
-			const AVCodec *c = avcodec_find_encoder_by_name(name);
-			if (!c) {
-				snprintf(why, sizeof why, "%s is not in this FFmpeg", name);
-				continue;
-			}
-			t->enc = avcodec_alloc_context3(c);
-			if (!t->enc)
-				return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
-			t->enc->width = av_buffersink_get_w(t->vsink);
-			t->enc->height = av_buffersink_get_h(t->vsink);
-			t->enc->sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(t->vsink);
-			t->enc->pix_fmt = av_buffersink_get_format(t->vsink);
-			t->enc->framerate = rate;
-			t->enc->time_base = av_inv_q(rate);
-			t->enc->thread_count = job->common.threads;
-			if (job->keyint)
-				t->enc->gop_size = job->keyint;
-			if (job->bitrate)
-				t->enc->bit_rate = job->bitrate;
-			if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER)
-				t->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-			int rc = 0;
-			if (!sw) {
-				/* Frames are uploaded to the encoder's device. */
-				enum AVHWDeviceType type = av_hwdevice_find_type_by_name(hw[i].type);
-				rc = av_hwdevice_ctx_create(&t->enc_hwdev, type, hw[i].device[0] ? hw[i].device : NULL, NULL, 0);
-				if (rc >= 0) {
-					AVBufferRef *fr = av_hwframe_ctx_alloc(t->enc_hwdev);
-					if (!fr) {
-						rc = AVERROR(ENOMEM);
-					} else {
-						AVHWFramesContext *fc = (AVHWFramesContext *)fr->data;
-						fc->format = c->pix_fmts ? c->pix_fmts[0] : AV_PIX_FMT_NONE;
-						for (const enum AVPixelFormat *f = c->pix_fmts; f && *f != AV_PIX_FMT_NONE; f++)
-							if (av_pix_fmt_desc_get(*f)->flags & AV_PIX_FMT_FLAG_HWACCEL)
-								fc->format = *f;
-						fc->sw_format = t->enc->pix_fmt;
-						fc->width = t->enc->width;
-						fc->height = t->enc->height;
-						fc->initial_pool_size = 8;
-						rc = av_hwframe_ctx_init(fr);
-						if (rc >= 0) {
-							t->enc->hw_frames_ctx = fr;
-							t->enc->pix_fmt = fc->format;
-						} else {
-							av_buffer_unref(&fr);
-						}
-					}
-				}
-			}
-			AVDictionary *o = NULL;
-			encoder_options(job, c->name, &o);
-			/* SVT-AV1 asks for real-time scheduling when it runs
-			 * as root (it looks at the effective uid): open it as
-			 * nobody, then take root back. */
-			int drop = !strcmp(c->name, "libsvtav1") && geteuid() == 0 && seteuid(65534) == 0;
-			if (rc >= 0)
-				rc = avcodec_open2(t->enc, c, &o);
-			if (drop && seteuid(0) < 0)
-				return fail(t, ACCEL_EXIT_FAILURE, "cannot take back the effective uid 0: %s", strerror(errno));
-			av_dict_free(&o);
-			if (rc >= 0) {
-				if (!strcmp(c->name, "libsvtav1"))
-					demote_rt_threads();
-				snprintf(s->engine, sizeof s->engine, "%s", sw ? t->sw_engine : hw[i].engine);
-				snprintf(s->what, sizeof s->what, "%s", c->name);
-				s->hw = !sw;
-				t->enc_hw = sw ? NULL : &hw[i];
-				return 0;
-			}
-			snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
-			avcodec_free_context(&t->enc);
-			av_buffer_unref(&t->enc_hwdev);
-		}
-		if (sw)
-			break;
-		if (job->common.fallback == ACCEL_FALLBACK_NONE)
-			return fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed: %s (--fallback none)", hw[i].engine, why);
-		if (!job->common.quiet)
-			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
+	t->enc = avcodec_alloc_context3(c);
+	if (!t->enc)
+		return AVERROR(ENOMEM);
+	t->enc->width = av_buffersink_get_w(t->vsink);
+	t->enc->height = av_buffersink_get_h(t->vsink);
+	t->enc->sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(t->vsink);
+	t->enc->pix_fmt = av_buffersink_get_format(t->vsink);
+	if (takeover) {
+		char why[200];
+		t->enc->pix_fmt = tc_sw_format(c, NULL, sink_sw_format(t), why, sizeof why);
 	}
-	return fail(t, ACCEL_EXIT_FAILURE, "cannot open a %s encoder: %s", job->to, why);
+	t->enc->framerate = rate;
+	t->enc->time_base = av_inv_q(rate);
+	t->enc->thread_count = job->common.threads;
+	if (job->keyint)
+		t->enc->gop_size = job->keyint;
+	if (job->bitrate)
+		t->enc->bit_rate = job->bitrate;
+	if (takeover)
+		t->enc->max_b_frames = 0;
+	else if (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER)
+		t->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+	int rc = 0;
+	if (h) {
+		/* The frames the graph leaves on the device. */
+		AVBufferRef *fr = av_buffersink_get_hw_frames_ctx(t->vsink);
+		rc = !fr ? AVERROR(EINVAL) : !(t->enc->hw_frames_ctx = av_buffer_ref(fr)) ? AVERROR(ENOMEM) : 0;
+	}
+	AVDictionary *o = NULL;
+	encoder_options(job, c->name, &o);
+	/* SVT-AV1 asks for real-time scheduling when it runs as root (it
+	 * looks at the effective uid): open it as nobody, then take root
+	 * back. */
+	int drop = !strcmp(c->name, "libsvtav1") && geteuid() == 0 && seteuid(65534) == 0;
+	if (rc >= 0)
+		rc = avcodec_open2(t->enc, c, &o);
+	if (drop && seteuid(0) < 0) {
+		fail(t, ACCEL_EXIT_FAILURE, "cannot take back the effective uid 0: %s", strerror(errno));
+		rc = AVERROR_EXIT;
+	}
+	av_dict_free(&o);
+	if (rc < 0) {
+		avcodec_free_context(&t->enc);
+		return rc;
+	}
+	if (!strcmp(c->name, "libsvtav1"))
+		demote_rt_threads();
+	return 0;
 }
 
 /* An AAC AudioSpecificConfig (ISO/IEC 14496-3, 1.6.2.1: 5 bits of object
@@ -637,12 +617,13 @@ static int aac_config(AVCodecParameters *par)
 }
 
 /* Add the output streams, write the header, then the audio held so far. */
-static int start_output(struct tc *t, const struct tc_hw *hw, int nhw)
+static int start_output(struct tc *t)
 {
-	const struct tc_job *job = t->job;
 	char e[128];
-	if (open_encoder(t, hw, nhw) < 0)
-		return -1;
+	/* Frames are kept to encode again should the encoder fail: for a
+	 * hardware one, or any when $ACCEL_FAULT may make it fail. */
+	const char *faults = getenv("ACCEL_FAULT");
+	t->holding = t->st[TC_ENCODE].hw || (faults && *faults);
 	t->ovst = avformat_new_stream(t->ofmt, NULL);
 	if (!t->ovst || avcodec_parameters_from_context(t->ovst->codecpar, t->enc) < 0)
 		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
@@ -691,105 +672,199 @@ static int start_output(struct tc *t, const struct tc_hw *hw, int nhw)
 		av_packet_free(&t->queue[i]);
 	}
 	t->nqueue = 0;
-	(void)job;
 	return t->status ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ filters */
 
-/* The filter chain after the buffer source, for format `fmt`. */
-static void filter_chain(const struct tc_job *job, enum AVPixelFormat fmt, char *buf, size_t len)
-{
-	size_t n = 0;
-	buf[0] = 0;
-#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	if (job->deinterlace)
-		ADD("yadif=deint=interlaced,");
-	if (job->crop[0])
-		ADD("crop=%d:%d:%d:%d,", job->crop[0], job->crop[1], job->crop[2], job->crop[3]);
-	if (job->scale_w || job->scale_h) {
-		const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
-		int even = d && (d->log2_chroma_w || d->log2_chroma_h);
-		int w = job->scale_w, h = job->scale_h;
-		ADD("scale=%d:%d:flags=bicubic,", w < 0 && even ? -2 : w, h < 0 && even ? -2 : h);
-	}
-	if (job->fps_num)
-		ADD("fps=%d/%d,", job->fps_num, job->fps_den);
-	ADD("format=pix_fmts=%s", av_get_pix_fmt_name(fmt));
-#undef ADD
-}
-
-/* The format frames leave the graph in. */
+/* The pixel format frames leave the graph in for a software encoder (or
+ * as frames): AV_PIX_FMT_NONE after fail() for a --pix-fmt it does not
+ * take. */
 static enum AVPixelFormat output_format(struct tc *t, enum AVPixelFormat src)
 {
 	const struct tc_job *job = t->job;
 	if (!strcmp(job->to, "npy"))
 		return job->pix_fmt ? av_get_pix_fmt(job->pix_fmt) : AV_PIX_FMT_RGB24;
-	if (!strcmp(job->to, "rawvideo"))
-		return job->pix_fmt ? av_get_pix_fmt(job->pix_fmt) : src;
-	if (!strcmp(job->to, "y4m")) {
-		if (job->pix_fmt)
-			return av_get_pix_fmt(job->pix_fmt);
+	if (!strcmp(job->to, "y4m") && !job->pix_fmt)
 		return src == AV_PIX_FMT_YUV422P || src == AV_PIX_FMT_YUV444P || src == AV_PIX_FMT_GRAY8
 		       ? src : AV_PIX_FMT_YUV420P;
-	}
 	const char *const *sws = sw_encoders(job->to);
 	const AVCodec *c = NULL;
 	for (int k = 0; sws[k] && !c; k++)
 		c = avcodec_find_encoder_by_name(sws[k]);
-	return pick_format(c, job->pix_fmt, src);
+	char why[512];
+	enum AVPixelFormat f = tc_sw_format(c, job->pix_fmt, src, why, sizeof why);
+	if (f == AV_PIX_FMT_NONE)
+		fail(t, ACCEL_EXIT_USAGE, "%s", why);
+	return f;
 }
 
-static int open_video_filters(struct tc *t, const AVFrame *f)
+static int have_filter(const char *name)
+{
+	return avfilter_get_by_name(name) != NULL;
+}
+
+/* Build the graph of plan t->plan for the first frame f; `dev` is the
+ * device hwupload uploads to (NULL: none). An AVERROR code, the graph
+ * freed, on failure. */
+static int build_graph(struct tc *t, const AVFrame *f, AVBufferRef *dev)
 {
 	AVStream *st = t->ifmt->streams[t->vidx];
-	char e[128], args[512], chain[512];
+	char args[512];
 	t->vgraph = avfilter_graph_alloc();
 	if (!t->vgraph)
-		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+		return AVERROR(ENOMEM);
 	/* As the ffmpeg program does: bicubic for the scalers it inserts. */
 	t->vgraph->scale_sws_opts = av_strdup("flags=bicubic");
 	t->vgraph->nb_threads = t->job->common.threads;
 	AVRational sar = f->sample_aspect_ratio.num ? f->sample_aspect_ratio : (AVRational){ 0, 1 };
 	AVRational fr = av_guess_frame_rate(t->ifmt, st, NULL);
-	snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d%s",
-		 f->width, f->height, f->format, st->time_base.num, st->time_base.den, sar.num, sar.den > 0 ? sar.den : 1,
-		 "");
+	snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d", f->width,
+		 f->height, f->format, st->time_base.num, st->time_base.den, sar.num, sar.den > 0 ? sar.den : 1);
 	if (fr.num > 0 && fr.den > 0) {
 		size_t n = strlen(args);
 		snprintf(args + n, sizeof args - n, ":frame_rate=%d/%d", fr.num, fr.den);
 	}
 	int rc = avfilter_graph_create_filter(&t->vsrc, avfilter_get_by_name("buffer"), "in", args, NULL, t->vgraph);
+	if (rc >= 0 && f->hw_frames_ctx) {
+		/* Frames on the device: the source says on which frames. */
+		AVBufferSrcParameters *par = av_buffersrc_parameters_alloc();
+		if (!par) {
+			rc = AVERROR(ENOMEM);
+		} else {
+			par->format = f->format;
+			par->hw_frames_ctx = f->hw_frames_ctx;
+			rc = av_buffersrc_parameters_set(t->vsrc, par);
+			av_free(par);
+		}
+	}
 	if (rc >= 0)
 		rc = avfilter_graph_create_filter(&t->vsink, avfilter_get_by_name("buffersink"), "out", NULL, NULL,
 						  t->vgraph);
-	if (rc < 0)
-		return fail(t, ACCEL_EXIT_FAILURE, "cannot set up the filters: %s", averr(rc, e, sizeof e));
-	t->out_fmt = output_format(t, f->format);
-	if (t->out_fmt == AV_PIX_FMT_NONE)
-		return fail(t, ACCEL_EXIT_USAGE, "--pix-fmt: '%s' is not a pixel format FFmpeg knows", t->job->pix_fmt);
-	filter_chain(t->job, t->out_fmt, chain, sizeof chain);
 	AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
-	if (!outs || !ins) {
-		avfilter_inout_free(&outs);
-		avfilter_inout_free(&ins);
-		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+	if (rc >= 0 && (!outs || !ins))
+		rc = AVERROR(ENOMEM);
+	if (rc >= 0) {
+		outs->name = av_strdup("in");
+		outs->filter_ctx = t->vsrc;
+		ins->name = av_strdup("out");
+		ins->filter_ctx = t->vsink;
+		rc = avfilter_graph_parse_ptr(t->vgraph, t->plan.chain, &ins, &outs, NULL);
 	}
-	outs->name = av_strdup("in");
-	outs->filter_ctx = t->vsrc;
-	ins->name = av_strdup("out");
-	ins->filter_ctx = t->vsink;
-	rc = avfilter_graph_parse_ptr(t->vgraph, chain, &ins, &outs, NULL);
 	avfilter_inout_free(&outs);
 	avfilter_inout_free(&ins);
+	/* hwupload uploads to the encoder's device. */
+	for (unsigned i = 0; rc >= 0 && i < t->vgraph->nb_filters; i++) {
+		AVFilterContext *fc = t->vgraph->filters[i];
+		if (!strcmp(fc->filter->name, "hwupload") && !(rc = dev ? 0 : AVERROR(EINVAL)) &&
+		    !(fc->hw_device_ctx = av_buffer_ref(dev)))
+			rc = AVERROR(ENOMEM);
+	}
 	if (rc >= 0)
 		rc = avfilter_graph_config(t->vgraph, NULL);
 	if (rc < 0)
-		return fail(t, ACCEL_EXIT_USAGE, "cannot set up the filters '%s': %s", chain, averr(rc, e, sizeof e));
-	struct stage *s = &t->st[TC_FILTER];
-	snprintf(s->engine, sizeof s->engine, "%s", t->sw_engine);
-	snprintf(s->what, sizeof s->what, "%.63s", chain);
-	return 0;
+		avfilter_graph_free(&t->vgraph);
+	return rc;
+}
+
+/* At the first decoded frame f: plan and build the filter graph and open
+ * the encoder that takes its frames, trying the hardware encoders first
+ * (CODEC_TYPE: h264_nvenc, hevc_vaapi ...; their own frames, on the
+ * device: tc_hw_formats), then software. A hardware encoder that cannot
+ * open, or whose graph cannot be built, falls back with one line (or
+ * fails, --fallback none). */
+static int open_video(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int nhw)
+{
+	const struct tc_job *job = t->job;
+	struct stage *fs = &t->st[TC_FILTER], *es = &t->st[TC_ENCODE];
+	const char *dec = f->hw_frames_ctx && t->dec_hw ? t->dec_hw->type : NULL;
+	enum AVPixelFormat src = f->hw_frames_ctx ? ((AVHWFramesContext *)f->hw_frames_ctx->data)->sw_format : f->format;
+	int frames_out = t->raw || !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
+	char e[128], why[512] = "";
+	struct tc_plan_in in = { job, dec, NULL, src, AV_PIX_FMT_NONE, have_filter };
+	for (int i = 0; i <= nhw; i++) {
+		int sw = i == nhw, rc = 0;
+		if (!sw && (!hw[i].usable || frames_out))
+			continue;
+		const AVCodec *c = NULL;
+		AVBufferRef *dev = NULL;
+		if (sw) {
+			in.enc = NULL;
+			if ((in.out = output_format(t, src)) == AV_PIX_FMT_NONE)
+				return -1;
+		} else {
+			char name[32];
+			snprintf(name, sizeof name, "%s_%s", job->to, !strcmp(hw[i].type, "cuda") ? "nvenc" : hw[i].type);
+			enum AVPixelFormat hwf;
+			in.enc = hw[i].type;
+			if (!(c = avcodec_find_encoder_by_name(name))) {
+				snprintf(why, sizeof why, "%s is not in this FFmpeg", name);
+				rc = -1;
+			} else if (tc_hw_formats(c, hw[i].type, src, job->pix_fmt, &hwf, &in.out, why, sizeof why) < 0) {
+				rc = -1;
+			} else if (dec && !strcmp(dec, hw[i].type)) {
+				dev = t->hwdev;
+			} else {
+				enum AVHWDeviceType type = av_hwdevice_find_type_by_name(hw[i].type);
+				rc = av_hwdevice_ctx_create(&t->enc_hwdev, type, hw[i].device[0] ? hw[i].device : NULL, NULL, 0);
+				if (rc < 0)
+					snprintf(why, sizeof why, "cannot open the %s device: %s", hw[i].type, averr(rc, e, sizeof e));
+				dev = t->enc_hwdev;
+			}
+		}
+		if (rc >= 0) {
+			tc_plan_graph(&in, &t->plan);
+			if ((rc = build_graph(t, f, dev)) < 0)
+				snprintf(why, sizeof why, "cannot set up the filters '%s': %s", t->plan.chain,
+					 averr(rc, e, sizeof e));
+		}
+		if (rc >= 0 && sw && !t->raw) {
+			/* The software encoders of --to, best first. */
+			const char *const *sws = sw_encoders(job->to);
+			rc = AVERROR_ENCODER_NOT_FOUND;
+			for (int k = 0; sws[k] && rc < 0 && !t->status; k++) {
+				if (!(c = avcodec_find_encoder_by_name(sws[k]))) {
+					snprintf(why, sizeof why, "%s is not in this FFmpeg", sws[k]);
+					continue;
+				}
+				if ((rc = try_encoder(t, c, NULL, 0)) < 0)
+					snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
+			}
+		} else if (rc >= 0 && !sw && (rc = try_encoder(t, c, &hw[i], 0)) < 0) {
+			snprintf(why, sizeof why, "%s: %s", c->name, averr(rc, e, sizeof e));
+		}
+		if (t->status)
+			return -1;
+		if (rc >= 0) {
+			t->out_fmt = in.out;
+			snprintf(fs->engine, sizeof fs->engine, "%s",
+				 t->plan.hw_filters && t->dec_hw ? t->dec_hw->engine : t->sw_engine);
+			snprintf(fs->what, sizeof fs->what, "%.63s", t->plan.chain);
+			fs->hw = t->plan.hw_filters > 0;
+			if (f->hw_frames_ctx && !(t->src_frames = av_buffer_ref(f->hw_frames_ctx)))
+				return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+			if (job->common.verbose)
+				fprintf(stderr, "accel-transcode: filter graph: %s (%s)\n", t->plan.chain, t->plan.note);
+			if (c) {
+				snprintf(es->engine, sizeof es->engine, "%s", sw ? t->sw_engine : hw[i].engine);
+				snprintf(es->what, sizeof es->what, "%s", c->name);
+				es->hw = !sw;
+				t->enc_hw = sw ? NULL : &hw[i];
+			}
+			return 0;
+		}
+		avfilter_graph_free(&t->vgraph);
+		av_buffer_unref(&t->enc_hwdev);
+		if (sw)
+			break;
+		if (job->common.fallback == ACCEL_FALLBACK_NONE)
+			return fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed: %s (--fallback none)", hw[i].engine, why);
+		if (!job->common.quiet)
+			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
+	}
+	if (!strncmp(why, "cannot set up the filters", 25))
+		return fail(t, ACCEL_EXIT_USAGE, "%s", why);
+	return fail(t, ACCEL_EXIT_FAILURE, "cannot open a %s encoder: %s", job->to, why);
 }
 
 /* ------------------------------------------------------------ audio */
@@ -983,8 +1058,14 @@ static int audio_packet(struct tc *t, AVPacket *pkt)
 		if (!o)
 			return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
 		int rc = 0;
-		while (rc == 0 && av_bsf_receive_packet(t->adts, o) >= 0)
+		while (rc == 0 && av_bsf_receive_packet(t->adts, o) >= 0) {
+			/* The config went in the header (aac_config): a muxer
+			 * that seeks (mkv to a file) would write it there again
+			 * over what follows. */
+			if (av_packet_get_side_data(o, AV_PKT_DATA_NEW_EXTRADATA, NULL))
+				av_packet_free_side_data(o);
 			rc = copy_packet(t, o);
+		}
 		if (o != t->pkt)
 			av_packet_free(&o);
 		return rc;
@@ -1063,19 +1144,249 @@ werr:
 	return -1;
 }
 
-static int drain_encoder(struct tc *t)
+/* Write video packet pkt (the encoder's time base). After a takeover its
+ * decode timestamps continue those written (a new encoder starts its own). */
+static int write_video(struct tc *t, AVPacket *pkt)
+{
+	if (t->enc_reopened && pkt->dts != AV_NOPTS_VALUE && t->last_dts != AV_NOPTS_VALUE && pkt->dts <= t->last_dts)
+		pkt->dts = t->last_dts + 1;
+	if (pkt->dts != AV_NOPTS_VALUE)
+		t->last_dts = pkt->dts;
+	pkt->stream_index = t->ovst->index;
+	av_packet_rescale_ts(pkt, t->enc->time_base, t->ovst->time_base);
+	return write_packet(t, pkt);
+}
+
+/* Stop keeping frames and packets: write the packets held, drop the frames. */
+static int stop_holding(struct tc *t)
+{
+	int rc = 0;
+	for (int i = 0; i < t->npend; i++) {
+		if (rc == 0 && !t->status)
+			rc = write_video(t, t->pend[i]);
+		av_packet_free(&t->pend[i]);
+	}
+	for (int i = 0; i < t->nheld; i++)
+		av_frame_free(&t->held[i]);
+	t->npend = t->nheld = 0;
+	t->holding = 0;
+	return rc;
+}
+
+/* Write the longest run of held packets that are, all together, those of
+ * the first frames kept (pts unique and rising in held[]: the first n
+ * packets are those of held[0..n) when the largest of their pts is
+ * held[n-1]'s), and drop those frames. */
+static int release_held(struct tc *t)
+{
+	int64_t top = INT64_MIN;
+	int n = 0;
+	for (int i = 0; i < t->npend && i < t->nheld; i++) {
+		if (t->pend[i]->pts > top)
+			top = t->pend[i]->pts;
+		if (top == t->held[i]->pts)
+			n = i + 1;
+	}
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = write_video(t, t->pend[i]);
+		av_packet_free(&t->pend[i]);
+		av_frame_free(&t->held[i]);
+	}
+	memmove(t->pend, t->pend + n, (size_t)(t->npend - n) * sizeof t->pend[0]);
+	memmove(t->held, t->held + n, (size_t)(t->nheld - n) * sizeof t->held[0]);
+	t->npend -= n;
+	t->nheld -= n;
+	return rc;
+}
+
+/* A packet from the encoder: written, or held (t->holding). A packet
+ * whose pts is no frame kept (an encoder that makes up timestamps) ends
+ * the holding. */
+static int video_out(struct tc *t, AVPacket *pkt)
+{
+	if (!t->holding)
+		return write_video(t, pkt);
+	int known = 0;
+	for (int i = 0; i < t->nheld && !known && pkt->pts != AV_NOPTS_VALUE; i++)
+		known = t->held[i]->pts == pkt->pts;
+	if (!known || t->npend == MAX_HELD) {
+		if (stop_holding(t) < 0)
+			return -1;
+		return write_video(t, pkt);
+	}
+	AVPacket *p = av_packet_alloc();
+	if (!p)
+		return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+	av_packet_move_ref(p, pkt);
+	t->pend[t->npend++] = p;
+	return release_held(t);
+}
+
+/* Take the packets the encoder has: 0, -1 on a write error, or 1 when the
+ * encoder failed (*err). */
+static int receive_packets(struct tc *t, int *err)
 {
 	int rc;
-	while ((rc = avcodec_receive_packet(t->enc, t->pkt)) >= 0) {
-		t->pkt->stream_index = t->ovst->index;
-		av_packet_rescale_ts(t->pkt, t->enc->time_base, t->ovst->time_base);
-		if (write_packet(t, t->pkt) < 0)
+	while ((rc = avcodec_receive_packet(t->enc, t->pkt)) >= 0)
+		if (video_out(t, t->pkt) < 0)
 			return -1;
-	}
 	if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF)
 		return 0;
-	char e[128];
-	return fail(t, ACCEL_EXIT_FAILURE, "%s failed: %s", t->enc->codec->name, averr(rc, e, sizeof e));
+	*err = rc;
+	return 1;
+}
+
+/* Frame f as the encoder takes it: f itself (the graph made it so), or,
+ * for an encoder that took over from one on a device or in another
+ * format, a new frame in *tmp (freed by the caller), downloaded and
+ * converted. */
+static AVFrame *for_encoder(struct tc *t, AVFrame *f, AVFrame **tmp)
+{
+	*tmp = NULL;
+	if (t->enc->hw_frames_ctx || (f->format == t->enc->pix_fmt && !f->hw_frames_ctx))
+		return f;
+	AVFrame *src = f, *down = NULL;
+	if (f->hw_frames_ctx) {
+		/* A software encoder after frames on a device: download. */
+		if (!(down = av_frame_alloc()) || av_hwframe_transfer_data(down, f, 0) < 0) {
+			av_frame_free(&down);
+			fail(t, ACCEL_EXIT_FAILURE, "cannot download a frame for %s", t->enc->codec->name);
+			return NULL;
+		}
+		av_frame_copy_props(down, f);
+		src = down;
+	}
+	if (src->format == t->enc->pix_fmt)
+		return *tmp = down;
+	/* To the pixel format of an encoder that took over. */
+	AVFrame *c = av_frame_alloc();
+	t->sws = sws_getCachedContext(t->sws, src->width, src->height, src->format, src->width, src->height,
+				      t->enc->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
+	if (c) {
+		c->format = t->enc->pix_fmt;
+		c->width = src->width;
+		c->height = src->height;
+	}
+	if (!c || !t->sws || av_frame_get_buffer(c, 0) < 0 || sws_scale_frame(t->sws, c, src) < 0) {
+		av_frame_free(&c);
+		av_frame_free(&down);
+		fail(t, ACCEL_EXIT_FAILURE, "cannot convert a frame to %s for %s", av_get_pix_fmt_name(t->enc->pix_fmt),
+		     t->enc->codec->name);
+		return NULL;
+	}
+	av_frame_copy_props(c, src);
+	av_frame_free(&down);
+	return *tmp = c;
+}
+
+/* Give frame f (NULL: the end) to the encoder and take its packets: 0,
+ * -1 on an error of ours (t->status), or 1 when the encoder failed (*err). */
+static int encoder_step(struct tc *t, AVFrame *f, int *err)
+{
+	AVFrame *tmp = NULL, *in = f ? for_encoder(t, f, &tmp) : NULL;
+	if (f && !in)
+		return -1;
+	int rc = avcodec_send_frame(t->enc, in);
+	av_frame_free(&tmp);
+	if (rc < 0 && rc != AVERROR_EOF) {
+		*err = rc;
+		return 1;
+	}
+	return receive_packets(t, err);
+}
+
+/* Whether the container's header lets a new encoder's stream follow: for
+ * H.264 and HEVC in a container with global headers (mkv, mp4, nut), its
+ * header holds the first encoder's parameter sets, and the new ones go in
+ * band; the muxer turns in-band start codes into its length prefixes only
+ * when that header is in Annex B form (as x264, x265, NVENC, VA-API and
+ * QSV give it). 0, or -1 with the reason in why. */
+static int takeover_fits(const struct tc *t, char *why, size_t len)
+{
+	const AVCodecParameters *par = t->ovst->codecpar;
+	const uint8_t *x = par->extradata;
+	if (!(t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) ||
+	    (par->codec_id != AV_CODEC_ID_H264 && par->codec_id != AV_CODEC_ID_HEVC))
+		return 0;
+	if (par->extradata_size >= 4 && !x[0] && !x[1] && (x[2] == 1 || (!x[2] && x[3] == 1)))
+		return 0;
+	snprintf(why, len, "the %s header holds %s parameter sets in a form new ones cannot follow in band",
+		 t->ofmt->oformat->name, avcodec_get_name(par->codec_id));
+	return -1;
+}
+
+/* The encoder failed on frame `at` (rc, or an injected fault when rc is
+ * 0): open a software encoder for the same --to, with parameter sets in
+ * band (takeover_fits), and give it the frames whose packets were not
+ * written (the held ones, the first as a keyframe), so that nothing is
+ * lost and what was written stays as it was. Once per run. */
+static int reopen_encoder(struct tc *t, uint64_t at, int rc)
+{
+	struct stage *s = &t->st[TC_ENCODE];
+	char e[100], why[100];
+	snprintf(why, sizeof why, "%s", rc ? averr(rc, e, sizeof e) : "injected fault, ACCEL_FAULT");
+	if (t->job->common.fallback == ACCEL_FALLBACK_NONE)
+		return fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed at frame %llu: %s (--fallback none)", s->engine,
+			    (unsigned long long)at, why);
+	if (t->enc_reopened || !t->holding)
+		return fail(t, ACCEL_EXIT_FAILURE, "encode on %s (%s) failed%s at frame %llu: %s", s->engine, s->what,
+			    t->enc_reopened ? " again" : "", (unsigned long long)at, why);
+	char nofit[200];
+	if (takeover_fits(t, nofit, sizeof nofit) < 0)
+		return fail(t, ACCEL_EXIT_FAILURE, "encode on %s (%s) failed at frame %llu: %s; cannot continue in "
+			    "software: %s", s->engine, s->what, (unsigned long long)at, why, nofit);
+	t->enc_reopened = 1;
+	snprintf(t->enc_note, sizeof t->enc_note, "encode on %.47s (%.63s) failed at frame %llu (%.99s)", s->engine,
+		 s->what, (unsigned long long)at, why);
+	snprintf(s->before, sizeof s->before, "%.47s (%.63s), which wrote %llu frames", s->engine, s->what,
+		 (unsigned long long)(at + 1 - (uint64_t)t->nheld));
+	AVRational tb = t->enc->time_base;
+	enum AVCodecID id = t->enc->codec_id;
+	for (int i = 0; i < t->npend; i++)
+		av_packet_free(&t->pend[i]);
+	t->npend = 0;
+	/* (an encoder that still works, as under ACCEL_FAULT, is told of the
+	 * end so that it winds down quietly) */
+	avcodec_send_frame(t->enc, NULL);
+	avcodec_free_context(&t->enc);
+	av_buffer_unref(&t->enc_hwdev);
+	const char *const *sws = sw_encoders(t->job->to);
+	rc = AVERROR_ENCODER_NOT_FOUND;
+	const AVCodec *c = NULL;
+	for (int k = 0; sws[k] && rc < 0 && !t->status; k++)
+		if ((c = avcodec_find_encoder_by_name(sws[k])))
+			rc = try_encoder(t, c, NULL, 1);
+	if (t->status)
+		return -1;
+	if (rc < 0)
+		return fail(t, ACCEL_EXIT_FAILURE, "%s; cannot open a software %s encoder: %s", t->enc_note, t->job->to,
+			    averr(rc, e, sizeof e));
+	if (av_cmp_q(tb, t->enc->time_base))
+		return fail(t, ACCEL_EXIT_FAILURE, "%s; the software encoder's time base differs", t->enc_note);
+	snprintf(s->engine, sizeof s->engine, "%s", t->sw_engine);
+	snprintf(s->what, sizeof s->what, "%s%s", c->name,
+		 (t->ofmt->oformat->flags & AVFMT_GLOBALHEADER) &&
+		 (id == AV_CODEC_ID_H264 || id == AV_CODEC_ID_HEVC || id == AV_CODEC_ID_AV1) ? ", headers in band" : "");
+	s->hw = 0;
+	t->enc_hw = NULL;
+	/* Once per run: what comes from now on is written as it comes. */
+	t->holding = 0;
+	t->enc_from = at + 1 - (uint64_t)t->nheld;
+	t->reencoded = (uint64_t)t->nheld;
+	int r = 0, err = 0;
+	for (int i = 0; i < t->nheld; i++) {
+		if (r == 0) {
+			t->held[i]->pict_type = i == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+			r = encoder_step(t, t->held[i], &err);
+		}
+		av_frame_free(&t->held[i]);
+	}
+	t->nheld = 0;
+	if (r > 0)
+		return fail(t, ACCEL_EXIT_FAILURE, "%s; %s failed too: %s", t->enc_note, c->name, averr(err, e, sizeof e));
+	return r;
 }
 
 /* Encode (or write) one filtered frame; NULL flushes the encoder. */
@@ -1084,7 +1395,7 @@ static int encode(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 	struct stage *s = &t->st[TC_ENCODE];
 	double t0 = accel_now();
 	int rc = 0;
-	if (f && !t->header && !t->raw && start_output(t, hw, nhw) < 0)
+	if (f && !t->header && !t->raw && start_output(t) < 0)
 		return -1;
 	if (f) {
 		AVRational tb = av_buffersink_get_time_base(t->vsink);
@@ -1095,32 +1406,34 @@ static int encode(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 	if (t->raw) {
 		rc = f ? write_npy(t, f) : 0;
 	} else if (t->header) {
-		AVFrame *in = f;
+		uint64_t at = t->enc_sent;
+		int injected = 0, err = 0;
 		if (f) {
 			f->pts = av_rescale_q(f->pts, av_buffersink_get_time_base(t->vsink), t->enc->time_base);
 			f->pict_type = AV_PICTURE_TYPE_NONE;
-			if (t->enc->hw_frames_ctx) {
-				/* Upload to the encoder's device. */
-				AVFrame *hwf = av_frame_alloc();
-				if (!hwf || av_hwframe_get_buffer(t->enc->hw_frames_ctx, hwf, 0) < 0 ||
-				    av_hwframe_transfer_data(hwf, f, 0) < 0) {
-					av_frame_free(&hwf);
-					return fail(t, ACCEL_EXIT_FAILURE, "cannot upload a frame to %s", s->engine);
-				}
-				av_frame_copy_props(hwf, f);
-				in = hwf;
+			t->enc_sent++;
+			if (t->holding && t->nheld == MAX_HELD)
+				rc = stop_holding(t);
+			if (t->holding && !(t->held[t->nheld] = av_frame_clone(f)))
+				return fail(t, ACCEL_EXIT_FAILURE, "out of memory");
+			if (t->holding)
+				t->nheld++;
+			injected = !t->enc_reopened && accel_fault_hit_stage(s->engine, "encode", at);
+		}
+		if (rc == 0 && !injected)
+			rc = encoder_step(t, f, &err);
+		if (injected || rc > 0) {
+			if (!f)
+				at = t->enc_sent ? t->enc_sent - 1 : 0;
+			rc = reopen_encoder(t, at, injected ? 0 : err);
+			if (rc == 0 && !f && encoder_step(t, NULL, &err) > 0) {
+				char e[128];
+				rc = fail(t, ACCEL_EXIT_FAILURE, "%s; %s failed too: %s", t->enc_note, t->enc->codec->name,
+					  averr(err, e, sizeof e));
 			}
-			rc = avcodec_send_frame(t->enc, in);
-			if (in != f)
-				av_frame_free(&in);
-		} else {
-			rc = avcodec_send_frame(t->enc, NULL);
 		}
-		if (rc < 0 && rc != AVERROR_EOF) {
-			char e[128];
-			return fail(t, ACCEL_EXIT_FAILURE, "%s failed: %s", t->enc->codec->name, averr(rc, e, sizeof e));
-		}
-		rc = drain_encoder(t);
+		if (rc == 0 && !f && t->holding)
+			rc = stop_holding(t);
 	}
 	s->seconds += accel_now() - t0;
 	if (f)
@@ -1150,20 +1463,26 @@ static int pull_filtered(struct tc *t, const struct tc_hw *hw, int nhw)
 /* A decoded frame (NULL: end of stream) into the filters. */
 static int video_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 {
-	if (f && f->format == t->hw_pix_fmt && t->hwdev) {
-		/* The filters run in software: download. */
-		av_frame_unref(t->sw);
-		if (av_hwframe_transfer_data(t->sw, f, 0) < 0)
-			return fail(t, ACCEL_EXIT_FAILURE, "cannot download a frame from %s", t->st[TC_DECODE].engine);
-		av_frame_copy_props(t->sw, f);
-		av_frame_unref(f);
-		av_frame_move_ref(f, t->sw);
-	}
 	if (!t->vgraph) {
 		if (!f)
 			return 0;
-		if (open_video_filters(t, f) < 0)
+		if (open_video(t, f, hw, nhw) < 0)
 			return -1;
+	}
+	if (f && !f->hw_frames_ctx != !t->src_frames) {
+		/* The graph takes frames where the first one was; a decoder
+		 * reopened elsewhere gives them in memory (uploaded) or on a
+		 * device (downloaded). */
+		av_frame_unref(t->sw);
+		int rc = t->src_frames ? av_hwframe_get_buffer(t->src_frames, t->sw, 0) : 0;
+		if (rc >= 0)
+			rc = av_hwframe_transfer_data(t->sw, f, 0);
+		if (rc < 0)
+			return fail(t, ACCEL_EXIT_FAILURE, "cannot %s a frame for the filters",
+				    t->src_frames ? "upload" : "download");
+		av_frame_copy_props(t->sw, f);
+		av_frame_unref(f);
+		av_frame_move_ref(f, t->sw);
 	}
 	if (f)
 		f->pts = f->best_effort_timestamp;
@@ -1277,6 +1596,8 @@ static int reopen_decoder(struct tc *t, uint64_t at, int rc, const struct tc_hw 
 	t->reopened = 1;
 	snprintf(t->reopen_note, sizeof t->reopen_note, "decode on %s failed at video packet %llu (%s)", s->engine,
 		 (unsigned long long)at, why);
+	snprintf(s->before, sizeof s->before, "%.47s (%.63s) to video packet %llu", s->engine, s->what,
+		 (unsigned long long)at);
 	avcodec_free_context(&t->dec);
 	av_buffer_unref(&t->hwdev);
 	t->hw_pix_fmt = AV_PIX_FMT_NONE;
@@ -1327,7 +1648,7 @@ static int video_packet(struct tc *t, AVPacket *pkt, const struct tc_hw *hw, int
 		t->vpackets++;
 		if (gop_keep(t, pkt) < 0)
 			return -1;
-		injected = !t->reopened && accel_fault_hit(s->engine, at);
+		injected = !t->reopened && accel_fault_hit_stage(s->engine, "decode", at);
 	}
 	if (!injected) {
 		double t0 = accel_now();
@@ -1407,7 +1728,10 @@ static void print_route(const struct tc *t, const struct tc_hw *hw, int nhw)
 			if (!hw[i].usable)
 				fprintf(stderr, "  -  %-18s left out: %s\n", name, hw[i].reason);
 			else if (s == TC_FILTER)
-				fprintf(stderr, "  -  %-18s left out: filters run in software (frames are downloaded)\n", name);
+				fprintf(stderr, "  %d. %-18s %s\n", rank++, name,
+					!strcmp(hw[i].type, "cuda") ? "yadif_cuda, scale_cuda, fps on frames decoded there"
+					: !strcmp(hw[i].type, "vaapi") ? "deinterlace_vaapi, scale_vaapi, fps on frames decoded there"
+					: "vpp_qsv, fps on frames decoded there");
 			else if (s == TC_ENCODE && frames_out)
 				fprintf(stderr, "  -  %-18s left out: --to %s is not encoded\n", name, job->to);
 			else
@@ -1424,8 +1748,9 @@ static void print_stages(const struct tc *t)
 		const struct stage *s = &t->st[i];
 		if (!s->engine[0])
 			continue;
-		fprintf(stderr, "%s: %-6s on %-18s %-28s %llu frames, %.3f s\n", "accel-transcode", stage_names[i],
-			s->engine, s->what, (unsigned long long)s->frames, s->seconds);
+		fprintf(stderr, "%s: %-6s on %-18s %-28s %llu frames, %.3f s%s%s%s\n", "accel-transcode", stage_names[i],
+			s->engine, s->what, (unsigned long long)s->frames, s->seconds, s->before[0] ? " (first on " : "",
+			s->before, s->before[0] ? ")" : "");
 	}
 }
 
@@ -1434,6 +1759,11 @@ static void cleanup(struct tc *t)
 	for (int i = 0; i < t->nqueue; i++)
 		av_packet_free(&t->queue[i]);
 	gop_clear(t);
+	for (int i = 0; i < t->npend; i++)
+		av_packet_free(&t->pend[i]);
+	for (int i = 0; i < t->nheld; i++)
+		av_frame_free(&t->held[i]);
+	sws_freeContext(t->sws);
 	av_free(t->queue);
 	avfilter_graph_free(&t->vgraph);
 	avfilter_graph_free(&t->agraph);
@@ -1442,6 +1772,7 @@ static void cleanup(struct tc *t)
 	avcodec_free_context(&t->adec);
 	avcodec_free_context(&t->aenc);
 	av_bsf_free(&t->adts);
+	av_buffer_unref(&t->src_frames);
 	av_buffer_unref(&t->hwdev);
 	av_buffer_unref(&t->enc_hwdev);
 	avformat_close_input(&t->ifmt);
@@ -1467,7 +1798,7 @@ static void cleanup(struct tc *t)
 int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output *out)
 {
 	struct tc t = { .job = job, .ctx = ctx, .out = out, .vidx = -1, .aidx = -1, .hw_pix_fmt = AV_PIX_FMT_NONE,
-			.last_pts = AV_NOPTS_VALUE, .skip_upto = AV_NOPTS_VALUE };
+			.last_pts = AV_NOPTS_VALUE, .skip_upto = AV_NOPTS_VALUE, .last_dts = AV_NOPTS_VALUE };
 	struct tc_hw hw[4];
 	int nhw = 0;
 	av_log_set_level(job->common.verbose > 1 ? AV_LOG_INFO : AV_LOG_QUIET);
@@ -1590,6 +1921,10 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 			accel_msg_warn("%s; reopened on %s at the next keyframe: %llu packets skipped", t.reopen_note,
 				       t.st[TC_DECODE].engine, (unsigned long long)t.skipped);
 	}
+	if (t.enc_reopened && !job->common.quiet && !t.status)
+		accel_msg_warn("%s; reopened on %s (%s) from frame %llu: %llu frames encoded "
+			       "again, none lost", t.enc_note, t.st[TC_ENCODE].engine, t.st[TC_ENCODE].what,
+			       (unsigned long long)t.enc_from, (unsigned long long)t.reencoded);
 	if (t.bad_packets && !job->common.quiet && !t.status)
 		accel_msg_warn("%s: %llu undecodable or damaged packets skipped", t.in.name,
 			       (unsigned long long)t.bad_packets);

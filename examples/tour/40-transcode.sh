@@ -20,3 +20,8 @@ f = open('$work/frames.npy', 'rb')
 a = [np.load(f) for _ in range(25)]
 assert not f.read(1) and all(x.shape == (48, 64, 3) and x.dtype == np.uint8 for x in a)
 print('numpy: 25 frames of', a[0].shape, a[0].dtype)"
+# an encoder failing at frame 10 (injected) is taken over in software: no frame lost
+ACCEL_FAULT='ffmpeg@encode:10' accel-transcode -q --audio none "$work/clip.ts" > "$work/takeover.mkv"
+n=$(ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$work/takeover.mkv")
+[ "$n" = 25 ] && [ -z "$(ffmpeg -v error -i "$work/takeover.mkv" -f null - 2>&1)" ]
+echo "encoder failing at frame 10 (ACCEL_FAULT): taken over in software, $n frames, ffmpeg decodes them without error"

@@ -540,7 +540,7 @@ const char *accel_api_backend(const struct accel_ctx *ctx, const char *name);
  * completions and messages. */
 size_t accel_backend_names(const struct accel_ctx *ctx, const char *sep, char *buf, size_t len);
 /* Check a --backend list ("auto", or items BACKEND[.VARIANT][:SELECTOR]
- * separated by commas) against the registry: 0, or ACCEL_EINVAL with one
+ * separated by commas or "+", as "cpu+cuda") against the registry: 0, or ACCEL_EINVAL with one
  * line in err[len] ("unknown backend 'foo'; backends here: cpu, cuda,
  * ...", "empty item in ','", "'auto' must stand alone"). Probes nothing. */
 int accel_backend_list_check(const struct accel_ctx *ctx, const char *list, char *err, size_t len);
@@ -643,8 +643,11 @@ struct accel_route_req {
 #define ACCEL_SHARE_MIN 0.25
 
 /*
- * Rank the engines for req->op: a forced backend list first, in its order;
- * else the profile's measured MB/s for the job's size class, else each
+ * Rank the engines for req->op: a forced backend list first, in its order
+ * (items joined by "," or "+"; all of a forced list's usable engines serve
+ * the stream together; "cpu" for an operation the built-in backend does
+ * not offer is accel_cpu_engine_for's engine, which the probes of the
+ * backends listing the operation find); else the profile's measured MB/s for the job's size class, else each
  * backend's static prior. Software-emulated devices are never ranked above
  * native CPU code unless named. Under auto, engines the profile measured
  * for this size class within ACCEL_SHARE_MIN of the best serve together
@@ -1261,7 +1264,7 @@ enum accel_common_opt {
 /* The common options, to splice into a program's table: a program lists
  * only those it acts on (an option in --help is an option that works). */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order: auto, cpu, vulkan, opencl:1, cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
@@ -1643,16 +1646,26 @@ struct accel_hash_files {
  * from any thread; a struct accel_fft is read-only once set up.
  */
 
-/* Sample types, SigMF names, little-endian. Integers are scaled to [-1, 1):
- * i16 / 32768, i8 / 128, (u8 - 128) / 128. Complex types hold I then Q. */
+/* Sample types, by SigMF names (SigMF Specification 1.x, core:datatype),
+ * little-endian unless named _be. Integers are scaled to [-1, 1): i8 and
+ * i16, i24, i32 by 2^7, 2^15, 2^23, 2^31; (u8 - 128) / 128. Complex types
+ * hold I then Q. i24 and ci24 (packed 3-byte little-endian integers, as
+ * 24-bit WAV and sox's -t s24 hold them) are not SigMF names. */
 enum accel_sample {
 	ACCEL_SAMPLE_CF32, ACCEL_SAMPLE_CI16, ACCEL_SAMPLE_CI8, ACCEL_SAMPLE_CU8,
 	ACCEL_SAMPLE_F32, ACCEL_SAMPLE_I16, ACCEL_SAMPLE_U8, ACCEL_SAMPLE_CF64,
-	ACCEL_SAMPLE_F64, ACCEL_SAMPLE_COUNT
+	ACCEL_SAMPLE_F64, ACCEL_SAMPLE_I8, ACCEL_SAMPLE_CI32, ACCEL_SAMPLE_I32,
+	ACCEL_SAMPLE_CI24, ACCEL_SAMPLE_I24,
+	ACCEL_SAMPLE_CF32_BE, ACCEL_SAMPLE_CI16_BE, ACCEL_SAMPLE_F32_BE, ACCEL_SAMPLE_I16_BE,
+	ACCEL_SAMPLE_CF64_BE, ACCEL_SAMPLE_F64_BE, ACCEL_SAMPLE_CI32_BE, ACCEL_SAMPLE_I32_BE,
+	ACCEL_SAMPLE_COUNT
 };
-/* Type by name ("cf32"): its value, or -1 for an unknown name. */
+/* Type by name: "cf32", "ci16_be"; an explicit "_le" names the plain
+ * type, and real types may carry SigMF's "r" ("rf32_le" is f32). Returns
+ * its value, -1 for an unknown name, or -2 for an 8-bit type with a byte
+ * order ("cu8_le": SigMF names 8-bit types without _le or _be). */
 int accel_sample_parse(const char *name);
-/* "cf32" ... for a type; "?" for a value out of range. */
+/* "cf32", "ci16_be" ... for a type; "?" for a value out of range. */
 const char *accel_sample_name(enum accel_sample t);
 /* Bytes of one sample (a complex sample: both parts); 0 out of range. */
 size_t accel_sample_bytes(enum accel_sample t);
@@ -1694,22 +1707,28 @@ struct accel_fft {
 	enum accel_fft_plan plan;
 	int pad;                      /* 1: zero-pad a partial sample and frames at the end */
 	size_t unit_frames;           /* frames per unit, 0: about 4 MiB of input */
+	int real;                     /* with inverse: half spectra to N real samples (fft.c2r) */
 	/* Set by accel_fft_setup. */
 	int r2c;                      /* 1: real-to-complex transform (fft.r2c) */
-	size_t bins;                  /* complex values per transformed frame: N/2+1 (r2c) or N */
+	size_t bins;                  /* values per transformed frame: complex, N/2+1 (r2c) or N;
+	                               * real, N (c2r) */
 	size_t sample_bytes;
 	float *win;                   /* N window coefficients (periodic) */
 	double scale;                 /* normalisation factor on each value */
+	int c2r;                      /* 1: complex-to-real inverse transform (fft.c2r) */
+	size_t frame;                 /* input samples per frame: N, or N/2+1 bins (c2r) */
 };
 
 /* Check the job and complete it: 0, or ACCEL_EINVAL with one line in
  * err[len] (N < 2, an unknown type, averaged complex output, a shift of
- * a half spectrum, a negative Kaiser beta), or ACCEL_ENOMEM. Sets
+ * a half spectrum, a negative Kaiser beta, `real` with a forward transform,
+ * real input, --full, a window, a hop or an output mode other than
+ * complex), or ACCEL_ENOMEM. Sets
  * f->unit_frames when 0: a multiple of f->average, about 4 MiB of input
  * and at most 16 MiB of transform buffer per unit (at least one row). Free with accel_fft_free. */
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
 void accel_fft_free(struct accel_fft *f);
-/* "fft.r2c" or "fft.c2c". */
+/* "fft.r2c", "fft.c2r" or "fft.c2c". */
 const char *accel_fft_op_name(const struct accel_fft *f);
 /* Parse a window name ("hann", "kaiser:8.6") into f->window and
  * f->kaiser_beta: 0 or ACCEL_EINVAL. */
@@ -1726,8 +1745,8 @@ size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len);
 size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames);
 /* Convert and window kept frames first .. first + count - 1 of unit `seq`
  * (raw samples at in[len] holding `frames` frames, frame i starting at
- * sample i * hop) into dst: N floats per frame for r2c, else N interleaved
- * complex floats. Returns the number of frames written (fewer than count
+ * sample i * hop) into dst: N floats per frame for r2c, else f->frame
+ * interleaved complex floats (N, or the N/2+1 bins of c2r). Returns the number of frames written (fewer than count
  * past the unit's kept frames). */
 size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in, size_t len, size_t frames,
 		      size_t first, size_t count, float *dst);
@@ -1736,8 +1755,8 @@ size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in
  * row at least), at most the kept frames of a whole unit. Give
  * accel_fft_emit whole batches: rows never straddle them. */
 size_t accel_fft_batch_frames(const struct accel_fft *f);
-/* Turn `kept` transformed frames (f->bins interleaved complex floats each)
- * into output rows appended to out: scaling, magnitude, power or dB,
+/* Turn `kept` transformed frames (f->bins interleaved complex floats each;
+ * N real floats for c2r) into output rows appended to out: scaling, magnitude, power or dB,
  * averaging of f->average frames per row (the last row of a stream may
  * average fewer), shift, and the format (binary, or CSV text). 0 or
  * ACCEL_ENOMEM. */
@@ -1778,7 +1797,7 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
 /* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
  * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE). */
 struct accel_wav {
-	enum accel_sample type;   /* mono: u8, i16, f32, f64; stereo: their complex (I/Q) types */
+	enum accel_sample type;   /* mono: u8, i16, i24, i32, f32, f64; stereo: their complex (I/Q) types */
 	unsigned channels, rate, bits;
 	uint64_t data_offset;     /* bytes before the samples */
 	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
@@ -1917,6 +1936,11 @@ struct accel_onnx_params {
  * $ACCEL_FAULT is read once per process, as accel_stream_run reads it.
  * Thread-safe. */
 int accel_fault_hit(const char *engine, uint64_t unit);
+/* accel_fault_hit for stage `stage` ("decode", "encode") of a program whose
+ * engine runs several stages on its own units: a rule ENGINE@STAGE:UNITS
+ * matches only that stage, a rule without @STAGE every stage (and
+ * accel_fault_hit, the stream engine's units). Thread-safe. */
+int accel_fault_hit_stage(const char *engine, const char *stage, uint64_t unit);
 
 #pragma GCC visibility pop
 

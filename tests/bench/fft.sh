@@ -24,7 +24,7 @@
 # job, in GFLOPS and input GB/s, with the bytes each unit moves to and from
 # the device: raw samples and frame numbers up, finished rows down (what
 # was moved before the chain ran on the device, complex floats of every
-# frame both ways, beside it).
+# frame both ways, beside it). Then CUDA (see below).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-fft"
@@ -86,6 +86,44 @@ for e in $engines; do
 		printf '%-8s %-22s %8s %8s %9.4f\n' "$n" "$e" "$(gflops "$n" "$frames" "$st")" "$(gbps "$used" "$st")" "$st"
 	done
 done
+
+# CUDA (cufft:gpuN): cuFFT alone on the same cf32 file (complex rows out),
+# then the fused chain as a waterfall would run it (cu8 in, averaged dB
+# out: -t cu8 -n 1024 --average 16 --out db), on the device and with
+# ACCEL_CUFFT_CHAIN=host, in input GB/s against the host-to-device
+# bandwidth tests/bench/fft-cuda-bw.c measures with cuMemcpyHtoDAsync from
+# pinned memory (the issue's aim: the fused chain at 70% of it or more).
+cuda=$("$B/accel-detect" --routes fft.c2c 2>/dev/null | sed -n 's/^  [-0-9.]* *\(cufft:gpu[0-9]*\) .*/\1/p' | head -n 1)
+if [ -z "$cuda" ]; then
+	echo "cuda: skipped: no CUDA device"
+else
+	${CC:-cc} -O2 -std=gnu11 -o "$work/fft-cuda-bw" tests/bench/fft-cuda-bw.c -ldl
+	bw=$("$work/fft-cuda-bw" 256)
+	h2d=${bw% *}
+	echo "cuda: $cuda, host to device $h2d GB/s, device to host ${bw#* } GB/s (pinned, cuMemcpy*Async)"
+	for n in 256 1024 4096 65536 1048576; do
+		frames=$((bytes / 8 / n))
+		used=$((frames * n * 8))
+		head -c $((n * 8 * 4)) "$work/x.cf32" > "$work/warm"
+		"$A" -b "$cuda" --fallback none -n "$n" -o /dev/null "$work/warm"
+		"$A" -v -b "$cuda" --fallback none -n "$n" -o /dev/null "$work/x.cf32" 2> "$work/log" || { echo "$cuda: N=$n failed"; continue; }
+		st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+		printf '%-8s %-22s %8s %8s %9.4f\n' "$n" "$cuda" "$(gflops "$n" "$frames" "$st")" "$(gbps "$used" "$st")" "$st"
+	done
+	head -c $((mb * 4 * 1048576)) /dev/urandom > "$work/x.cu8"
+	u8bytes=$(stat -c %s "$work/x.cu8")
+	for chain in device ACCEL_CUFFT_CHAIN=host; do
+		best=""
+		for i in $(seq "$runs"); do
+			env ${chain#device} "$A" -v -b "$cuda" --fallback none -t cu8 -n 1024 --average 16 --out db \
+				-o /dev/null "$work/x.cu8" 2> "$work/log"
+			st=$(sed -n 's/.* bytes out in \([0-9.]*\) s .*/\1/p' "$work/log")
+			best=$(awk -v a="$best" -v b="$st" 'BEGIN { print (a == "" || b < a) ? b : a }')
+		done
+		awk -v b="$u8bytes" -v s="$best" -v h="$h2d" -v c="${chain#ACCEL_CUFFT_CHAIN=}" -v e="$cuda" 'BEGIN {
+			printf "cu8 -n 1024 --average 16 --out db on %s, chain on the %s: %.2f GB/s of input, %.0f%% of host to device\n", e, c, b / s / 1e9, 100 * b / s / 1e9 / h }'
+	done
+fi
 
 echo
 cmb=${ACCEL_BENCH_CHAIN_MB:-16}

@@ -5,7 +5,8 @@
 # frames to /dev/null). Prints frames per second of each and ours/ffmpeg.
 # Settings: ACCEL_BENCH_SIZE (1920x1080), ACCEL_BENCH_SECONDS (2),
 # ACCEL_BENCH_CASES (all: "x264-veryfast x264-medium x265-ultrafast
-# svtav1-10 decode").
+# svtav1-10 decode"; also "cuda-x264": NVDEC decode, x264 veryfast encode,
+# against ffmpeg -hwaccel cuda, on a host with NVDEC, printing our route).
 set -eu
 B=${ACCEL_BUILD:-build}
 A="$B/accel-transcode"
@@ -38,9 +39,17 @@ for c in $cases; do
 	x265-ultrafast) ours="--to hevc --preset ultrafast"; peer="-c:v libx265 -preset ultrafast -x265-params log-level=error" ;;
 	svtav1-10) ours="--to av1 --preset 10"; peer="-c:v libsvtav1 -preset 10" ;;
 	decode) ours="--to rawvideo"; peer="-f rawvideo" ;;
+	cuda-x264) ours="--to h264 --preset veryfast"; peer="-c:v libx264 -preset veryfast" ;;
 	*) echo "unknown case $c"; exit 1 ;;
 	esac
-	if [ "$c" = decode ]; then
+	if [ "$c" = cuda-x264 ]; then
+		# shellcheck disable=SC2086
+		o=$(wall "$A" -v --hw cuda --fallback none --audio none $ours -o "$work/ours.mkv" -f "$clip" 2> "$work/log") ||
+			{ tail -n 1 "$work/log"; exit 1; }
+		grep -E '^accel-transcode: (filter graph|decode on|filter on|encode on)' "$work/log"
+		# shellcheck disable=SC2086
+		p=$(wall ffmpeg -v error -nostdin -hwaccel cuda -i "$clip" -an $peer -f matroska -y "$work/peer.mkv")
+	elif [ "$c" = decode ]; then
 		# shellcheck disable=SC2086
 		o=$(wall "$A" --hw none --audio none $ours -o /dev/null "$clip")
 		# shellcheck disable=SC2086

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Write the seed corpus of the wav fuzz target into tests/fuzz/corpus/wav:
 # headers from sox (mono, stereo, float with a fact chunk, extensible, to a
-# pipe), and crafted ones whose sizes lie (data size past the end, 0 and
+# pipe, 24- and 32-bit PCM), and crafted ones whose sizes lie (data size past the end, 0 and
 # 0xFFFFFFFF, a chunk size past 1 MiB, an odd chunk with its pad byte),
 # chunks in the wrong order, truncations and unsupported formats. Each file
 # is cut to its header and a few samples.
@@ -18,7 +18,10 @@ sox -n -r 8000 -b 64 -e floating-point -c 1 "$tmp/d.wav" synth 0.002 sine 440
 sox -n -r 8000 -b 16 -c 2 -t wavpcm "$tmp/e.wav" synth 0.002 sine 440
 sox -n -r 8000 -b 24 -c 4 "$tmp/f.wav" synth 0.002 sine 440
 sox -n -r 8000 -b 16 -c 1 -t wav - synth 0.002 sine 440 2>/dev/null > "$tmp/g.wav"
-for f in a b c d e f g; do head -c 200 "$tmp/$f.wav" > "$out/sox-$f.wav"; done
+sox -n -r 8000 -b 24 -c 1 "$tmp/h.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 24 -c 2 -t wavpcm "$tmp/i.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 32 -e signed-integer -c 2 "$tmp/j.wav" synth 0.002 sine 440
+for f in a b c d e f g h i j; do head -c 200 "$tmp/$f.wav" > "$out/sox-$f.wav"; done
 python3 - "$out" <<'PY'
 import struct, sys
 out = sys.argv[1]
@@ -51,6 +54,9 @@ files = {
     'extensible-pcm': wav(fmt(0xFFFE, 1, 16, ext=1), chunk(b'data', samples)),
     'extensible-bad-guid': wav(fmt(0xFFFE, 1, 16, ext=1)[:-1] + b'x', chunk(b'data', samples)),
     'pcm-24': wav(fmt(1, 1, 24), chunk(b'data', samples)),
+    'pcm-32-stereo': wav(fmt(1, 2, 32), chunk(b'data', samples)),
+    'extensible-24-in-32': wav(fmt(0xFFFE, 2, 32, ext=1)[:26] + b'\x18\0' + fmt(0xFFFE, 2, 32, ext=1)[28:], chunk(b'data', samples)),
+    'pcm-24-bad-align': wav(fmt(1, 1, 24)[:20] + b'\4\0' + fmt(1, 1, 24)[22:], chunk(b'data', samples)),
     'float-16': wav(fmt(3, 1, 16), chunk(b'data', samples)),
     'three-channels': wav(fmt(1, 3, 16), chunk(b'data', samples)),
     'bad-align': wav(fmt()[:20] + b'\3\0' + fmt()[22:], chunk(b'data', samples)),

@@ -30,6 +30,9 @@ static void messages(void **state)
 		{ "cpu:5-3", "range '5-3' ends before it starts in 'cpu:5-3'" },
 		{ "cpu:1;gpu", "'gpu' is not ENGINE:UNITS" },
 		{ "a-very-long-backend-name-for-a-test:gpu0:1", "engine name too long in 'a-very-long-backend-name-for-a-test:gpu0:1'" },
+		{ "cpu@:1", "empty stage name in 'cpu@:1'" },
+		{ "@encode:1", "empty engine name in '@encode:1'" },
+		{ "cpu@a-stage-name-too-long:1", "stage name too long in 'cpu@a-stage-name-too-long:1'" },
 		{ "cpu:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
 		  "more than 16 unit numbers and ranges in 'cpu:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17'" },
 		{ "a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1;a:1", "more than 16 rules" },
@@ -47,6 +50,17 @@ static void messages(void **state)
 	assert_true(core_fault_hit("cpu", 3));
 	assert_false(core_fault_hit("cpu", 1));
 	assert_true(core_fault_hit("cpu", 18446744073709551615ull));
+	/* A rule without a stage matches every stage; one with a stage only
+	 * that stage, never the stream engine's units (no stage). */
+	assert_true(core_fault_hit_stage("cpu", "encode", 3));
+	assert_int_equal(core_fault_parse("ffmpeg@encode:4;cpu@decode:1"), 0);
+	assert_true(core_fault_hit_stage("ffmpeg:cpu0", "encode", 4));
+	assert_true(core_fault_hit_stage("ffmpeg.cuda:gpu0", "encode", 4));
+	assert_false(core_fault_hit_stage("ffmpeg:cpu0", "decode", 4));
+	assert_false(core_fault_hit_stage("ffmpeg:cpu0", "encode", 3));
+	assert_false(core_fault_hit("ffmpeg:cpu0", 4));
+	assert_true(core_fault_hit_stage("cpu", "decode", 1));
+	assert_false(core_fault_hit_stage("cpu", NULL, 1));
 }
 
 static int fb_probe(struct accel_probe *p)
@@ -94,6 +108,9 @@ static void unknown_engines(void **state)
 	assert_string_equal(check(ctx, "cpu:1"), "");
 	assert_string_equal(check(ctx, "fb:1;fc:2"), "");
 	assert_string_equal(check(ctx, "fb:gpu0:1"), "");
+	assert_string_equal(check(ctx, "fb:gpu0@encode:1"), "");
+	assert_string_equal(check(ctx, "fb:gpu1@encode:1"),
+			    "ACCEL_FAULT: no engine or backend named 'fb:gpu1' (see accel(7), TESTING)");
 	/* fc is not probed yet: any device of it may appear */
 	assert_string_equal(check(ctx, "fc:gpu7:1"), "");
 	assert_string_equal(check(ctx, "fb:gpu1:1"),

@@ -32,9 +32,34 @@ static void sample_types(void **state)
 	assert_true(accel_sample_is_complex(ACCEL_SAMPLE_CI16));
 	assert_false(accel_sample_is_complex(ACCEL_SAMPLE_I16));
 	assert_string_equal(accel_sample_name(ACCEL_SAMPLE_CI8), "ci8");
-	char names[128];
+	char names[256];
 	accel_sample_names(" ", names, sizeof names);
-	assert_string_equal(names, "cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64");
+	assert_string_equal(names, "cf32 ci16 ci8 cu8 f32 i16 u8 cf64 f64 i8 ci32 i32 ci24 i24 cf32_be ci16_be f32_be "
+			    "i16_be cf64_be f64_be ci32_be i32_be");
+	/* SigMF's spellings: _le, _be, the r of real types; none for bytes. */
+	assert_int_equal(accel_sample_parse("cf32_le"), ACCEL_SAMPLE_CF32);
+	assert_int_equal(accel_sample_parse("cf32_be"), ACCEL_SAMPLE_CF32_BE);
+	assert_int_equal(accel_sample_parse("ci16_be"), ACCEL_SAMPLE_CI16_BE);
+	assert_int_equal(accel_sample_parse("rf32_le"), ACCEL_SAMPLE_F32);
+	assert_int_equal(accel_sample_parse("ri32_be"), ACCEL_SAMPLE_I32_BE);
+	assert_int_equal(accel_sample_parse("rf64"), ACCEL_SAMPLE_F64);
+	assert_int_equal(accel_sample_parse("ru8"), ACCEL_SAMPLE_U8);
+	assert_int_equal(accel_sample_parse("ri8"), ACCEL_SAMPLE_I8);
+	assert_int_equal(accel_sample_parse("i24"), ACCEL_SAMPLE_I24);
+	assert_int_equal(accel_sample_parse("i24_le"), ACCEL_SAMPLE_I24);
+	assert_int_equal(accel_sample_parse("cu8_le"), -2);
+	assert_int_equal(accel_sample_parse("ri8_be"), -2);
+	assert_int_equal(accel_sample_parse("i24_be"), -1);
+	assert_int_equal(accel_sample_parse("rcf32"), -1);
+	assert_int_equal(accel_sample_parse("cf32_be_le"), -1);
+	assert_int_equal(accel_sample_parse("_le"), -1);
+	assert_int_equal(accel_sample_parse(""), -1);
+	assert_int_equal(accel_sample_parse("cf32_be_and_more_than_16"), -1);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_CI24), 6);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_I24), 3);
+	assert_int_equal(accel_sample_bytes(ACCEL_SAMPLE_CF64_BE), 16);
+	assert_true(accel_sample_is_complex(ACCEL_SAMPLE_CI32_BE));
+	assert_false(accel_sample_is_complex(ACCEL_SAMPLE_I8));
 }
 
 static void setup_checks(void **state)
@@ -68,6 +93,45 @@ static void setup_checks(void **state)
 	assert_int_equal(f.bins, 9);
 	assert_true(fabs(f.scale - 1.0 / 9) < 1e-15);
 	accel_fft_free(&f);
+	/* The inverse real transform: frames of N/2+1 bins, rows of N reals. */
+	job(&f, 9);
+	f.inverse = 1;
+	f.real = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.c2r && !f.r2c);
+	assert_int_equal(f.frame, 5);
+	assert_int_equal(f.hop, 5);
+	assert_int_equal(f.bins, 9);
+	assert_int_equal(accel_fft_row_values(&f), 9);
+	assert_string_equal(accel_fft_op_name(&f), "fft.c2r");
+	assert_int_equal(accel_fft_unit_frames(&f, 5 * 8 * 3 + 8), 3);
+	assert_int_equal(accel_fft_stream_rows(&f, 5 * 8 * 3 + 8), 3);
+	/* Frame 1 of two is the second five cf32 bins. */
+	float half[20], row[10];
+	for (int i = 0; i < 20; i++)
+		half[i] = (float)i;
+	assert_int_equal(accel_fft_load(&f, 0, (const uint8_t *)half, sizeof half, 2, 1, 1, row), 1);
+	assert_true(row[0] == 10 && row[1] == 11 && row[9] == 19);
+	struct accel_buf b = { 0 };
+	const float spec[9] = { 9, -9, 18, 0, 0, 0, 0, 0, 4.5f };
+	f.format = ACCEL_FFT_TEXT;
+	assert_int_equal(accel_fft_emit(&f, spec, 1, &b), 0);
+	assert_int_equal(b.len, strlen("1,-1,2,0,0,0,0,0,0.5\n"));
+	assert_memory_equal(b.data, "1,-1,2,0,0,0,0,0,0.5\n", b.len);
+	accel_buf_free(&b);
+	accel_fft_free(&f);
+	job(&f, 9);
+	f.real = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "--real needs --inverse (a forward transform of real samples is -t f32)");
+	job(&f, 9);
+	f.inverse = f.real = 1;
+	f.hop = 9;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
+	job(&f, 9);
+	f.inverse = f.real = 1;
+	f.type = ACCEL_SAMPLE_I16;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EINVAL);
 	/* Units hold whole rows. */
 	job(&f, 1024);
 	f.out = ACCEL_FFT_POWER;
@@ -206,6 +270,45 @@ static void load_types(void **state)
 	assert_int_equal(accel_fft_load(&f, 0, i16, 4, 1, 0, 1, out), 1);
 	assert_true(out[0] == -1 && out[1] == 32767.0f / 32768);
 	accel_fft_free(&f);
+	/* Big-endian, 24- and 32-bit integers: full scale is 2^15, 2^23, 2^31. */
+	static const struct {
+		enum accel_sample t;
+		uint8_t raw[8];
+		float v[2];
+	} cases[] = {
+		{ ACCEL_SAMPLE_I16_BE, { 0x80, 0x00, 0x7f, 0xff }, { -1, 32767.0f / 32768 } },
+		{ ACCEL_SAMPLE_I24, { 0x00, 0x00, 0x80, 0xff, 0xff, 0x7f }, { -1, 8388607.0f / 8388608 } },
+		{ ACCEL_SAMPLE_I24, { 0x01, 0x00, 0x00, 0xff, 0xff, 0xff }, { 0x1p-23f, -0x1p-23f } },
+		{ ACCEL_SAMPLE_I32, { 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x40 }, { -1, 0.5f } },
+		{ ACCEL_SAMPLE_I32_BE, { 0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff }, { -1, -0x1p-31f } },
+		{ ACCEL_SAMPLE_F32_BE, { 0x3f, 0x80, 0x00, 0x00, 0xc0, 0x20, 0x00, 0x00 }, { 1, -2.5f } },
+		{ ACCEL_SAMPLE_I8, { 0x80, 0x7f }, { -1, 127.0f / 128 } },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		job(&f, 2);
+		f.type = cases[i].t;
+		f.full = 1;
+		assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+		assert_int_equal(accel_fft_load(&f, 0, cases[i].raw, 2 * f.sample_bytes, 1, 0, 1, out), 1);
+		assert_true(out[0] == cases[i].v[0] && out[1] == 0 && out[2] == cases[i].v[1] && out[3] == 0);
+		accel_fft_free(&f);
+	}
+	/* Complex: I then Q, both scaled. */
+	job(&f, 2);
+	f.type = ACCEL_SAMPLE_CI24;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	const uint8_t ci24[12] = { 0, 0, 0x40, 0, 0, 0xc0, 0xff, 0xff, 0x7f, 0, 0, 0x80 };
+	assert_int_equal(accel_fft_load(&f, 0, ci24, 12, 1, 0, 1, out), 1);
+	assert_true(out[0] == 0.5f && out[1] == -0.5f && out[2] == 8388607.0f / 8388608 && out[3] == -1);
+	accel_fft_free(&f);
+	job(&f, 2);
+	f.type = ACCEL_SAMPLE_CF64_BE;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	const uint8_t cf64be[32] = { 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0,
+				     0x3f, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	assert_int_equal(accel_fft_load(&f, 0, cf64be, 32, 1, 0, 1, out), 1);
+	assert_true(out[0] == 1 && out[1] == -2 && out[2] == 0.5f && out[3] == 0);
+	accel_fft_free(&f);
 }
 
 static void emit_modes(void **state)
@@ -275,9 +378,34 @@ static void wav_headers(void **state)
 	assert_int_equal(accel_wav_parse((const uint8_t *)"\x01\x02", 2, &w, &need, err, sizeof err), 0);
 	uint8_t bad[sizeof h];
 	memcpy(bad, h, sizeof h);
-	bad[34] = 24;  /* 24-bit */
+	bad[34] = 12;  /* 12-bit */
 	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
-	assert_string_equal(err, "WAV header: format 1 with 24-bit samples is not supported (8- or 16-bit PCM, 32- or 64-bit float)");
+	assert_string_equal(err, "WAV header: format 1 with 12-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)");
+	/* 24- and 32-bit PCM, mono and stereo (block align 3, 6; 4, 8). */
+	static const struct {
+		unsigned ch, bits;
+		enum accel_sample t;
+	} pcm[] = {
+		{ 1, 24, ACCEL_SAMPLE_I24 }, { 2, 24, ACCEL_SAMPLE_CI24 },
+		{ 1, 32, ACCEL_SAMPLE_I32 }, { 2, 32, ACCEL_SAMPLE_CI32 },
+	};
+	for (size_t i = 0; i < sizeof pcm / sizeof pcm[0]; i++) {
+		memcpy(bad, h, sizeof h);
+		bad[22] = (uint8_t)pcm[i].ch;
+		bad[32] = (uint8_t)(pcm[i].ch * pcm[i].bits / 8);
+		bad[34] = (uint8_t)pcm[i].bits;
+		assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), 1);
+		assert_int_equal(w.type, pcm[i].t);
+		assert_int_equal(w.bits, pcm[i].bits);
+	}
+	/* sox -b 24: WAVE_FORMAT_EXTENSIBLE, sub-format PCM, 24 valid bits. */
+	static const uint8_t ext[] = "RIFF\x38\x01\0\0WAVEfmt \x28\0\0\0\xfe\xff\x01\0\x40\x1f\0\0\xc0\x5d\0\0\x03\0\x18\0"
+				     "\x16\0\x18\0\x04\0\0\0\x01\0\0\0\0\0\x10\0\x80\0\0\xaa\0\x38\x9b\x71"
+				     "data\x06\0\0\0\x01\x02\x03\x04\x05\x06";
+	assert_int_equal(accel_wav_parse(ext, sizeof ext - 1, &w, &need, err, sizeof err), 1);
+	assert_int_equal(w.type, ACCEL_SAMPLE_I24);
+	assert_int_equal(w.data_offset, 68);
+	assert_int_equal(w.data_size, 6);
 	memcpy(bad, h, sizeof h);
 	memset(bad + 40, 0xff, 4);  /* data size 0xFFFFFFFF: to the end */
 	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), 1);

@@ -261,6 +261,100 @@ static void empty_list_elements(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* "+" separates items as "," does (the issue's "cpu+cuda"): the same
+ * route, the same errors for empty items; the list check agrees. */
+static void plus_separates_items(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	add_backend(ctx, &fast_backend);
+	add_backend(ctx, &slow_backend);
+	struct accel_route r;
+	assert_int_equal(route(ctx, "slow+cpu+fast", -1, NULL, &r), 0);
+	assert_true(r.forced);
+	assert_true(r.shared);
+	assert_ranked(&r, 3, "slow:gpu1", "cpu", "fast:gpu0");
+	assert_int_equal(route(ctx, "fast:gpu0+slow,cpu", -1, NULL, &r), 0);
+	assert_ranked(&r, 3, "fast:gpu0", "slow:gpu1", "cpu");
+	static const char *const bad[] = { "+", "+cpu", "cpu+", "cpu++fast", "cpu+,fast", "cpu+auto" };
+	char err[512];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(route(ctx, bad[i], -1, NULL, &r), ACCEL_EINVAL);
+		assert_int_equal(accel_backend_list_check(ctx, bad[i], err, sizeof err), ACCEL_EINVAL);
+	}
+	assert_int_equal(accel_backend_list_check(ctx, "cpu++fast", err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "empty item in 'cpu++fast'");
+	assert_int_equal(accel_backend_list_check(ctx, "fast+nosuch", err, sizeof err), ACCEL_EINVAL);
+	assert_non_null(strstr(err, "unknown backend 'nosuch'; backends here: auto, cpu, "));
+	assert_int_equal(accel_backend_list_check(ctx, "fast.x:gpu0+slow:1,cpu", err, sizeof err), 0);
+	accel_ctx_free(ctx);
+}
+
+/* Fake FFT backends: one on the CPU device (as the fftw plugin), one on a
+ * GPU; the built-in cpu backend offers no FFT. */
+static const char *const fft_only[] = { "fft.c2c", NULL };
+static int cpufft_probe(struct accel_probe *p)
+{
+	int cpu = accel_probe_cpu_device(p);
+	assert_true(cpu >= 0);
+	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+static int fft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior, char *reason,
+			size_t len)
+{
+	*prior = 500;
+	snprintf(reason, len, "fake fft");
+	return 0;
+}
+static const struct accel_backend cpufft_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "cpufft", .description = "fake", .ops = fft_only,
+	.probe = cpufft_probe, .supports = fft_supports,
+};
+static const struct accel_backend gpufft_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "gpufft", .description = "fake", .ops = fft_only,
+	.probe = fast_probe, .supports = fft_supports,
+};
+
+/* "cpu" names the CPU device's engine for an operation the built-in
+ * backend lacks (the engine --fallback cpu picks), so "cpu+gpufft" is the
+ * CPU and the GPU serving one stream. */
+static void cpu_means_the_cpu_engine_for_the_op(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	struct accel_op fft = { .name = "fft.c2c" };
+	struct accel_route r;
+	struct accel_route_req req = { &fft, "cpu", -1, NO_PROFILE };
+	/* No engine on the CPU device runs it yet. */
+	assert_int_equal(accel_route(ctx, &req, &r), ACCEL_ENOENGINE);
+	assert_string_equal(entry(&r, "cpu")->reason, "no engine on the CPU device runs this operation");
+	add_backend(ctx, &gpufft_backend);
+	add_backend(ctx, &cpufft_backend);
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_false(r.shared);
+	assert_ranked(&r, 1, "cpufft:cpu0");
+	assert_string_equal(r.entries[0].reason, "named by --backend (cpu: the CPU device's engine for fft.c2c)");
+	assert_true(r.entries[0].mbps == 500);
+	req.backend = "cpu+gpufft";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_true(r.shared);
+	assert_ranked(&r, 2, "cpufft:cpu0", "gpufft:gpu0");
+	req.backend = "gpufft,cpu:cpu0";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_ranked(&r, 2, "gpufft:gpu0", "cpufft:cpu0");
+	/* Named twice (as itself and as "cpu"): ranked once. */
+	req.backend = "cpufft+cpu";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_false(r.shared);
+	assert_ranked(&r, 1, "cpufft:cpu0");
+	req.backend = "cpu:gpu0";
+	assert_int_equal(accel_route(ctx, &req, &r), ACCEL_ENOENGINE);
+	assert_string_equal(entry(&r, "cpu:gpu0")->reason, "no engine on the CPU device matching gpu0 runs this operation");
+	/* An operation the built-in backend offers: "cpu" is still its engine. */
+	assert_int_equal(route(ctx, "cpu", -1, NULL, &r), 0);
+	assert_ranked(&r, 1, "cpu");
+	assert_string_equal(r.entries[0].reason, "named by --backend");
+	accel_ctx_free(ctx);
+}
+
 static void software_never_preferred(void **state)
 {
 	struct accel_ctx *ctx = new_ctx();
@@ -452,6 +546,8 @@ int main(void)
 		cmocka_unit_test(forced_unknown_backend),
 		cmocka_unit_test(malformed_lists),
 		cmocka_unit_test(empty_list_elements),
+		cmocka_unit_test(plus_separates_items),
+		cmocka_unit_test(cpu_means_the_cpu_engine_for_the_op),
 		cmocka_unit_test(software_never_preferred),
 		cmocka_unit_test(small_jobs_stay_on_cpu),
 		cmocka_unit_test(profile_changes_ranking),

@@ -2,7 +2,8 @@
  * test_transcode_fault.c - accel_fault_hit(), the fault injection hook of
  * programs that run units of their own (accel-transcode's video packets):
  * engine names match as in the stream engine ($ACCEL_FAULT rules name an
- * engine, a backend or BACKEND.VARIANT), and a malformed $ACCEL_FAULT
+ * engine, a backend or BACKEND.VARIANT, narrowed to one stage with
+ * @STAGE), and a malformed $ACCEL_FAULT
  * injects nothing.
  */
 #include <stdarg.h>
@@ -35,6 +36,17 @@ static int matches(void)
 		 accel_fault_hit("ffmpegx:cpu0", 3) == 0 && accel_fault_hit("cpu", 3) == 0);
 }
 
+/* "ffmpeg@encode:5": the encode stage on frame 5, not the decode stage
+ * nor a stream engine's unit 5; "ffmpeg:3" every stage. */
+static int stages(void)
+{
+	return !(accel_fault_hit_stage("ffmpeg:cpu0", "encode", 5) == 1 &&
+		 accel_fault_hit_stage("ffmpeg.vaapi:gpu0", "encode", 5) == 1 &&
+		 accel_fault_hit_stage("ffmpeg:cpu0", "decode", 5) == 0 && accel_fault_hit("ffmpeg:cpu0", 5) == 0 &&
+		 accel_fault_hit_stage("ffmpeg:cpu0", "decode", 3) == 1 &&
+		 accel_fault_hit_stage("ffmpeg:cpu0", "encode", 3) == 1 && accel_fault_hit("ffmpeg:cpu0", 3) == 1);
+}
+
 static int malformed(void)
 {
 	return accel_fault_hit("ffmpeg:cpu0", 3) != 0;
@@ -50,6 +62,7 @@ static void rules_match_engines(void **state)
 {
 	(void)state;
 	assert_int_equal(child("ffmpeg:3,10-12;demo.fast:0", matches), 0);
+	assert_int_equal(child("ffmpeg@encode:5;ffmpeg:3", stages), 0);
 }
 
 static void malformed_injects_nothing(void **state)

@@ -1,0 +1,609 @@
+/*
+ * cufft.c - the "cufft" backend: fft.c2c and fft.r2c with cuFFT on each
+ * CUDA GPU (engine cufft:gpuN). The driver (libcuda.so.1), cuFFT
+ * (libcufft.so) and NVRTC (libnvrtc.so) are dlopen'ed at probe time, so
+ * the plugin loads everywhere and a machine without them has no engine and
+ * a reason.
+ *
+ * With NVRTC the whole chain runs on the GPU: a unit's raw samples and the
+ * numbers of its kept frames go up, chain_load (chain.cu) converts and
+ * windows them, cuFFT transforms them in place (one C2C plan of the unit's
+ * kept frames; real input with a zero imaginary part), chain_reduce makes
+ * the finished rows, and only those come down. Without NVRTC (or with
+ * ACCEL_CUFFT_CHAIN=host) the host converts and reduces (accel_fft_load,
+ * accel_fft_emit) and the GPU only transforms.
+ *
+ * Each worker context retains the device's primary context, makes it
+ * current on its thread and owns a stream, pinned staging buffers, device
+ * buffers and a plan, reused for every unit; run() queues upload, kernels,
+ * transform and download on its stream and waits for it once. The stream
+ * engine keeps queue_depth units in flight per engine.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accel.h"
+#include "cufft_chain.h"
+
+#define MAX_GPUS 32
+#define BLOCK 256
+
+static const char *const cufft_ops[] = { "fft.c2c", "fft.r2c", NULL };
+
+/* The libraries, loaded by the first probe (under load_lock) and only read
+ * after. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int loaded;                    /* 1: cu and cf set; -1: failed (load_why) */
+static char load_why[160];
+static struct cu_driver cu;
+static struct cufft_lib cf;
+static struct nvrtc_lib nv;
+static int have_nvrtc;
+static char nvrtc_why[160];
+
+/* A GPU: found by the probe, the engine's data. The PTX of chain.cu for
+ * it is compiled by the first open that wants it, under `lock`. */
+struct cufft_gpu {
+	cu_device dev;
+	int cc_major, cc_minor, sms;
+	size_t mem;
+	char name[128], pci[16];
+	pthread_mutex_t lock;
+	int ptx_tried;
+	char *ptx;
+	char why[200];                /* why the chain is not on the device */
+};
+
+struct cufft_scan {
+	int n;
+	char err[160];
+	struct cufft_gpu gpu[MAX_GPUS];
+};
+
+static const char *cu_name(cu_result r)
+{
+	const char *s = NULL;
+	if (cu.error_name)
+		cu.error_name(r, &s);
+	return s ? s : "unknown CUDA error";
+}
+
+/* cufftResult names (cuFFT API reference, cufftResult_t; 0xA, 0xC and 0xF
+ * are of CUDA 11 and 12). */
+static const char *cufft_name(cufft_result r)
+{
+	static const char *const names[] = {
+		"CUFFT_SUCCESS", "CUFFT_INVALID_PLAN", "CUFFT_ALLOC_FAILED", "CUFFT_INVALID_TYPE",
+		"CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED", "CUFFT_SETUP_FAILED",
+		"CUFFT_INVALID_SIZE", "CUFFT_UNALIGNED_DATA", "CUFFT_INCOMPLETE_PARAMETER_LIST",
+		"CUFFT_INVALID_DEVICE", "CUFFT_PARSE_ERROR", "CUFFT_NO_WORKSPACE", "CUFFT_NOT_IMPLEMENTED",
+		"CUFFT_LICENSE_ERROR", "CUFFT_NOT_SUPPORTED", "CUFFT_MISSING_DEPENDENCY",
+		"CUFFT_NVRTC_FAILURE", "CUFFT_NVJITLINK_FAILURE", "CUFFT_NVSHMEM_FAILURE",
+	};
+	return r < sizeof names / sizeof *names ? names[r] : "unknown cuFFT error";
+}
+
+static void *open_first(const char *const *names, size_t count)
+{
+	static const char *const dirs[] = { "", "/usr/local/cuda/lib64/" };
+	for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+		for (size_t i = 0; i < count; i++) {
+			char path[128];
+			snprintf(path, sizeof path, "%s%s", dirs[d], names[i]);
+			void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (lib)
+				return lib;
+		}
+	}
+	return NULL;
+}
+
+/* dlopen the driver, cuFFT and NVRTC once: 0, or -1 with load_why set. */
+static int load_libraries(void)
+{
+	pthread_mutex_lock(&load_lock);
+	if (loaded) {
+		pthread_mutex_unlock(&load_lock);
+		return loaded > 0 ? 0 : -1;
+	}
+	loaded = -1;
+	/* The driver comes with the GPU's kernel module, never from the
+	 * toolkit (whose stubs/libcuda.so only links). */
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(load_why, sizeof load_why, "libcuda.so.1 not found");
+		goto out;
+	}
+	int missing = 0;
+#define SYM(field, type, name) (missing |= !(cu.field = (type)dlsym(lib, name)))
+	SYM(init, cu_init_fn, "cuInit");
+	SYM(driver_version, cu_driver_get_version_fn, "cuDriverGetVersion");
+	SYM(count, cu_device_get_count_fn, "cuDeviceGetCount");
+	SYM(get, cu_device_get_fn, "cuDeviceGet");
+	SYM(name, cu_device_get_name_fn, "cuDeviceGetName");
+	SYM(total_mem, cu_device_total_mem_fn, "cuDeviceTotalMem_v2");
+	SYM(attribute, cu_device_get_attribute_fn, "cuDeviceGetAttribute");
+	SYM(error_name, cu_get_error_name_fn, "cuGetErrorName");
+	SYM(primary_retain, cu_primary_ctx_retain_fn, "cuDevicePrimaryCtxRetain");
+	SYM(primary_release, cu_primary_ctx_release_fn, "cuDevicePrimaryCtxRelease_v2");
+	SYM(set_current, cu_ctx_set_current_fn, "cuCtxSetCurrent");
+	SYM(stream_create, cu_stream_create_fn, "cuStreamCreate");
+	SYM(stream_destroy, cu_stream_destroy_fn, "cuStreamDestroy_v2");
+	SYM(stream_sync, cu_stream_synchronize_fn, "cuStreamSynchronize");
+	SYM(mem_alloc, cu_mem_alloc_fn, "cuMemAlloc_v2");
+	SYM(mem_free, cu_mem_free_fn, "cuMemFree_v2");
+	SYM(host_alloc, cu_mem_host_alloc_fn, "cuMemHostAlloc");
+	SYM(free_host, cu_mem_free_host_fn, "cuMemFreeHost");
+	SYM(htod_async, cu_memcpy_htod_async_fn, "cuMemcpyHtoDAsync_v2");
+	SYM(dtoh_async, cu_memcpy_dtoh_async_fn, "cuMemcpyDtoHAsync_v2");
+	SYM(module_load, cu_module_load_data_fn, "cuModuleLoadData");
+	SYM(module_unload, cu_module_unload_fn, "cuModuleUnload");
+	SYM(module_function, cu_module_get_function_fn, "cuModuleGetFunction");
+	SYM(launch, cu_launch_kernel_fn, "cuLaunchKernel");
+#undef SYM
+	if (missing) {
+		snprintf(load_why, sizeof load_why, "libcuda.so.1 lacks the CUDA driver API this backend needs");
+		goto out;
+	}
+	static const char *const cufft_names[] = { "libcufft.so.12", "libcufft.so.11", "libcufft.so" };
+	lib = open_first(cufft_names, sizeof cufft_names / sizeof *cufft_names);
+	if (!lib) {
+		snprintf(load_why, sizeof load_why, "libcufft.so.12, libcufft.so.11 or libcufft.so not found");
+		goto out;
+	}
+	cf.plan_many = (cufft_plan_many_fn)dlsym(lib, "cufftPlanMany");
+	cf.exec_c2c = (cufft_exec_c2c_fn)dlsym(lib, "cufftExecC2C");
+	cf.set_stream = (cufft_set_stream_fn)dlsym(lib, "cufftSetStream");
+	cf.destroy = (cufft_destroy_fn)dlsym(lib, "cufftDestroy");
+	cf.version = (cufft_get_version_fn)dlsym(lib, "cufftGetVersion");
+	if (!cf.plan_many || !cf.exec_c2c || !cf.set_stream || !cf.destroy || !cf.version) {
+		snprintf(load_why, sizeof load_why, "the cuFFT library found lacks cufftPlanMany or its companions");
+		goto out;
+	}
+	have_nvrtc = cufft_nvrtc_load(&nv, nvrtc_why, sizeof nvrtc_why) == 0;
+	loaded = 1;
+out:
+	pthread_mutex_unlock(&load_lock);
+	return loaded > 0 ? 0 : -1;
+}
+
+/* cuInit and the devices (run bounded: a wedged GPU can hang cuInit). */
+static int scan(void *arg)
+{
+	struct cufft_scan *s = arg;
+	cu_result r = cu.init(0);
+	int n = 0;
+	if (r || (r = cu.count(&n))) {
+		snprintf(s->err, sizeof s->err, "%s failed: %s", n ? "cuDeviceGetCount" : "cuInit", cu_name(r));
+		return ACCEL_ENOTSUP;
+	}
+	for (int i = 0; i < n && s->n < MAX_GPUS; i++) {
+		struct cufft_gpu *g = &s->gpu[s->n];
+		int dom = 0, bus = 0, dev = 0;
+		if (cu.get(&g->dev, i) || cu.name(g->name, sizeof g->name, g->dev) ||
+		    cu.attribute(&g->cc_major, CUFFT_CU_ATTR_CC_MAJOR, g->dev) ||
+		    cu.attribute(&g->cc_minor, CUFFT_CU_ATTR_CC_MINOR, g->dev))
+			continue;
+		cu.total_mem(&g->mem, g->dev);
+		cu.attribute(&g->sms, CUFFT_CU_ATTR_MULTIPROCESSOR_COUNT, g->dev);
+		if (!cu.attribute(&bus, CUFFT_CU_ATTR_PCI_BUS_ID, g->dev) &&
+		    !cu.attribute(&dev, CUFFT_CU_ATTR_PCI_DEVICE_ID, g->dev)) {
+			cu.attribute(&dom, CUFFT_CU_ATTR_PCI_DOMAIN_ID, g->dev);
+			snprintf(g->pci, sizeof g->pci, "%04x:%02x:%02x.0", dom & 0xffff, bus & 0xff, dev & 0x1f);
+		}
+		s->n++;
+	}
+	return 0;
+}
+
+/* The device the cuda backend added for GPU g (the same PCI address), or
+ * the one this probe adds as that backend would. -1 on failure. */
+static int find_or_add(struct accel_probe *p, const struct cufft_gpu *g)
+{
+	const struct accel_device *d;
+	for (int i = 0; g->pci[0] && (d = accel_probe_device(p, i)) != NULL; i++)
+		if (d->cls == ACCEL_CLASS_GPU && !strcmp(d->pci_address, g->pci))
+			return i;
+	struct accel_device nd;
+	char buf[32];
+	memset(&nd, 0, sizeof nd);
+	nd.cls = ACCEL_CLASS_GPU;
+	nd.numa_node = -1;
+	snprintf(nd.vendor, sizeof nd.vendor, "NVIDIA");
+	snprintf(nd.model, sizeof nd.model, "%s", g->name);
+	snprintf(nd.driver, sizeof nd.driver, "nvidia");
+	snprintf(nd.pci_address, sizeof nd.pci_address, "%s", g->pci);
+	nd.memory_bytes = g->mem;
+	accel_device_add_api(&nd, "cuda", 1, NULL);
+	snprintf(buf, sizeof buf, "%d.%d", g->cc_major, g->cc_minor);
+	accel_device_set(&nd, "compute_capability", buf);
+	accel_device_set_num(&nd, "multiprocessors", g->sms);
+	accel_pci_locality(&nd, accel_probe_sysroot(p));
+	return accel_probe_add_device(p, &nd);
+}
+
+static int cufft_probe(struct accel_probe *p)
+{
+	/* The driver would see this host, not the recorded tree. */
+	if (accel_probe_sysroot(p)[0])
+		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
+	if (load_libraries() < 0)
+		return accel_probe_fail(p, "%s", load_why);
+	/* Never freed when abandoned: the scan may still write to it. */
+	struct cufft_scan *s = calloc(1, sizeof *s);
+	if (!s)
+		return ACCEL_ENOMEM;
+	int rc = accel_call_bounded(scan, s, 0);
+	if (rc == ACCEL_EDEVICE)
+		return accel_probe_fail(p, "cuInit did not return in time (ACCEL_PROBE_TIMEOUT)");
+	if (rc < 0 || !s->n) {
+		rc = accel_probe_fail(p, "%s", rc < 0 ? s->err : "no CUDA device");
+		free(s);
+		return rc;
+	}
+	int version = 0, added = 0;
+	cf.version(&version);
+	for (int j = 0; j < s->n; j++) {
+		struct cufft_gpu *g = malloc(sizeof *g);
+		int i = g ? find_or_add(p, &s->gpu[j]) : -1;
+		if (i < 0) {
+			free(g);
+			continue;
+		}
+		*g = s->gpu[j];
+		pthread_mutex_init(&g->lock, NULL);
+		if (!have_nvrtc)
+			snprintf(g->why, sizeof g->why, "%s", nvrtc_why);
+		if (accel_probe_add_engine(p, i, g) < 0) {
+			pthread_mutex_destroy(&g->lock);
+			free(g);
+			continue;
+		}
+		added++;
+		accel_probe_note(p, "cuda: %s (compute capability %d.%d), cuFFT %d%s%s", g->name, g->cc_major,
+				 g->cc_minor, version, have_nvrtc ? "" : "; the chain on the host: ",
+				 have_nvrtc ? "" : nvrtc_why);
+	}
+	free(s);
+	return added ? 0 : accel_probe_fail(p, "no CUDA device could be added");
+}
+
+/* ACCEL_CUFFT_CHAIN=host keeps conversion and reduction on the host. */
+static int host_chain_asked(void)
+{
+	const char *v = getenv("ACCEL_CUFFT_CHAIN");
+	return v && !strcmp(v, "host");
+}
+
+static int cufft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
+			  char *reason, size_t len)
+{
+	struct cufft_gpu *g = e->data;
+	if (strcmp(op->name, "fft.c2c") && strcmp(op->name, "fft.r2c")) {
+		snprintf(reason, len, "only fft.c2c and fft.r2c");
+		return ACCEL_ENOTSUP;
+	}
+	const struct accel_fft *f = op->ext;
+	/* cufftPlanMany takes int sizes: the unit's frames times N must fit. */
+	if (f && (double)accel_fft_kept_frames(f, 0, f->unit_frames) * (double)f->n > 2147483647.0) {
+		snprintf(reason, len, "a unit of %zu frames of %zu samples is beyond cufftPlanMany's int sizes",
+			 f->unit_frames, f->n);
+		return ACCEL_ENOTSUP;
+	}
+	/* NVRTC missing, or (seen by a later route of this process) the
+	 * kernels that did not compile or load. */
+	char why[sizeof g->why] = "";
+	if (host_chain_asked()) {
+		snprintf(why, sizeof why, "ACCEL_CUFFT_CHAIN=host");
+	} else {
+		pthread_mutex_lock(&g->lock);
+		if (!have_nvrtc || (g->ptx_tried && g->why[0]))
+			snprintf(why, sizeof why, "%s", g->why);
+		pthread_mutex_unlock(&g->lock);
+	}
+	if (why[0]) {
+		*prior_mbps = 2000;
+		snprintf(reason, len, "cuFFT, the chain on the host: %s", why);
+		return 0;
+	}
+	*prior_mbps = 6000;
+	snprintf(reason, len, "cuFFT, the chain on the device (NVRTC)");
+	return 0;
+}
+
+/* A worker's context. */
+struct cufft_ctx {
+	const struct cufft_gpu *g;
+	const struct accel_fft *f;
+	struct accel_fft lf;          /* host chain: the job, loaded as complex frames */
+	size_t batch;                 /* frames of one transform: a unit's kept frames */
+	int fused;                    /* 1: the whole chain on the device */
+	int retained;
+	cu_context context;
+	cu_stream stream;
+	cu_module module;
+	cu_function load, reduce;
+	cufft_handle plan;
+	int plan_ok;
+	cu_deviceptr d_spec, d_raw, d_idx, d_win, d_rows;
+	void *h_spec, *h_raw, *h_idx, *h_rows;   /* pinned */
+	size_t raw_cap, rows_bytes;
+	float *half;                  /* host chain, r2c: the half spectra, compacted */
+};
+
+static void cufft_close(void *ctx)
+{
+	struct cufft_ctx *c = ctx;
+	if (!c)
+		return;
+	if (c->retained) {
+		cu.set_current(c->context);
+		if (c->plan_ok)
+			cf.destroy(c->plan);
+		cu_deviceptr d[] = { c->d_spec, c->d_raw, c->d_idx, c->d_win, c->d_rows };
+		for (size_t i = 0; i < sizeof d / sizeof *d; i++)
+			if (d[i])
+				cu.mem_free(d[i]);
+		void *h[] = { c->h_spec, c->h_raw, c->h_idx, c->h_rows };
+		for (size_t i = 0; i < sizeof h / sizeof *h; i++)
+			if (h[i])
+				cu.free_host(h[i]);
+		if (c->module)
+			cu.module_unload(c->module);
+		if (c->stream)
+			cu.stream_destroy(c->stream);
+		cu.primary_release(c->g->dev);
+	}
+	free(c->half);
+	free(c);
+}
+
+/* The engine's PTX of chain.cu, compiled once: NULL with g->why set when
+ * NVRTC failed. */
+static const char *gpu_ptx(struct cufft_gpu *g)
+{
+	pthread_mutex_lock(&g->lock);
+	if (!g->ptx_tried) {
+		g->ptx_tried = 1;
+		char err[sizeof g->why];
+		if (cufft_nvrtc_compile(&nv, g->cc_major, g->cc_minor, &g->ptx, err, sizeof err) < 0)
+			snprintf(g->why, sizeof g->why, "%s", err);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return g->ptx;
+}
+
+/* Load the kernels into the context: 0, or -1 (the host chain then). */
+static int load_kernels(struct cufft_ctx *c, struct cufft_gpu *g)
+{
+	const char *ptx = gpu_ptx(g);
+	if (!ptx)
+		return -1;
+	cu_result r = cu.module_load(&c->module, ptx);
+	if (!r && !(r = cu.module_function(&c->load, c->module, "chain_load")))
+		r = cu.module_function(&c->reduce, c->module, "chain_reduce");
+	if (r) {
+		pthread_mutex_lock(&g->lock);
+		snprintf(g->why, sizeof g->why, "cuModuleLoadData failed: %s", cu_name(r));
+		pthread_mutex_unlock(&g->lock);
+		if (c->module)
+			cu.module_unload(c->module);
+		c->module = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int dev_alloc(cu_deviceptr *d, size_t bytes)
+{
+	return cu.mem_alloc(d, bytes ? bytes : 1) ? -1 : 0;
+}
+
+static int host_alloc(void **h, size_t bytes)
+{
+	return cu.host_alloc(h, bytes ? bytes : 1, 0) ? -1 : 0;
+}
+
+/* Raw input of one unit at most: frames overlap by N - hop samples. */
+static size_t unit_span(const struct accel_fft *f)
+{
+	return ((f->unit_frames - 1) * f->hop + f->n) * f->sample_bytes;
+}
+
+static int cufft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+{
+	const struct accel_fft *f = op->ext;
+	if (!f)
+		return ACCEL_ENOTSUP;
+	struct cufft_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return ACCEL_ENOMEM;
+	struct cufft_gpu *g = e->data;
+	c->g = g;
+	c->f = f;
+	c->lf = *f;
+	c->lf.r2c = 0;
+	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
+	if (cu.primary_retain(&c->context, g->dev)) {
+		free(c);
+		return ACCEL_EDEVICE;
+	}
+	c->retained = 1;
+	size_t spec = c->batch * f->n * 8;
+	int bad = cu.set_current(c->context) || cu.stream_create(&c->stream, CUFFT_CU_STREAM_NON_BLOCKING) ||
+		  dev_alloc(&c->d_spec, spec);
+	c->fused = !bad && have_nvrtc && !host_chain_asked() && load_kernels(c, g) == 0;
+	if (!bad && c->fused) {
+		size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+		c->raw_cap = unit_span(f);
+		c->rows_bytes = accel_fft_rows(f, c->batch) * vals * sizeof(float);
+		bad = dev_alloc(&c->d_raw, c->raw_cap) || host_alloc(&c->h_raw, c->raw_cap) ||
+		      dev_alloc(&c->d_idx, f->unit_frames * 4) || host_alloc(&c->h_idx, f->unit_frames * 4) ||
+		      dev_alloc(&c->d_rows, c->rows_bytes) || host_alloc(&c->h_rows, c->rows_bytes) ||
+		      dev_alloc(&c->d_win, f->n * sizeof(float)) ||
+		      cu.htod_async(c->d_win, f->win, f->n * sizeof(float), c->stream) ||
+		      cu.stream_sync(c->stream);
+	} else if (!bad) {
+		bad = host_alloc(&c->h_spec, spec);
+		if (!bad && f->r2c && !(c->half = malloc(c->batch * f->bins * 8)))
+			bad = 1;
+	}
+	if (!bad) {
+		int n = (int)f->n;
+		bad = cf.plan_many(&c->plan, 1, &n, NULL, 1, n, NULL, 1, n, CUFFT_API_C2C, (int)c->batch) != 0;
+		c->plan_ok = !bad;
+		bad = bad || cf.set_stream(c->plan, c->stream);
+	}
+	if (bad) {
+		cufft_close(c);
+		return ACCEL_EDEVICE;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static struct cufft_complex *as_complex(cu_deviceptr d)
+{
+	return (struct cufft_complex *)(uintptr_t)d;
+}
+
+static int cu_fail(char *err, size_t len, const char *call, cu_result r)
+{
+	snprintf(err, len, "%s failed: %s", call, cu_name(r));
+	return ACCEL_EDEVICE;
+}
+
+static int transform(struct cufft_ctx *c, char *err, size_t len)
+{
+	cufft_result r = cf.exec_c2c(c->plan, as_complex(c->d_spec), as_complex(c->d_spec),
+				     c->f->inverse ? CUFFT_API_INVERSE : CUFFT_API_FORWARD);
+	if (r) {
+		snprintf(err, len, "cufftExecC2C failed: %s", cufft_name(r));
+		return ACCEL_EDEVICE;
+	}
+	return 0;
+}
+
+static unsigned grid_for(unsigned long long total)
+{
+	unsigned long long b = (total + BLOCK - 1) / BLOCK;
+	return b == 0 ? 1 : b > (1u << 20) ? 1u << 20 : (unsigned)b;
+}
+
+/* The whole chain on the device: raw samples up, rows down. */
+static int run_fused(struct cufft_ctx *c, struct accel_unit *u, size_t frames, char *err, size_t len)
+{
+	const struct accel_fft *f = c->f;
+	size_t kept = accel_fft_kept_index(f, u->seq, frames, c->h_idx);
+	if (!kept)
+		return 0;
+	if (kept > c->batch) {
+		/* Unit 0 keeps the most frames (its first row is always kept). */
+		snprintf(err, len, "unit of %zu kept frames, planned for %zu", kept, c->batch);
+		return ACCEL_EDATA;
+	}
+	cu_result r;
+	if (u->in.len > c->raw_cap) {
+		/* Longer than any unit of this job should be: grown once. */
+		cu.mem_free(c->d_raw);
+		cu.free_host(c->h_raw);
+		c->d_raw = 0;
+		c->h_raw = NULL;
+		if (dev_alloc(&c->d_raw, u->in.len) || host_alloc(&c->h_raw, u->in.len)) {
+			snprintf(err, len, "cannot allocate %zu bytes of staging memory", u->in.len);
+			return ACCEL_EDEVICE;
+		}
+		c->raw_cap = u->in.len;
+	}
+	memcpy(c->h_raw, u->in.data, u->in.len);
+	if ((r = cu.htod_async(c->d_raw, c->h_raw, u->in.len, c->stream)) ||
+	    (r = cu.htod_async(c->d_idx, c->h_idx, kept * 4, c->stream)))
+		return cu_fail(err, len, "cuMemcpyHtoDAsync", r);
+	unsigned long long avail = u->in.len / f->sample_bytes, k = kept, n = f->n, hop = f->hop;
+	int type = (int)f->type;
+	void *lp[] = { &c->d_raw, &avail, &c->d_idx, &k, &n, &hop, &type, &c->d_win, &c->d_spec };
+	if ((r = cu.launch(c->load, grid_for(k * n), 1, 1, BLOCK, 1, 1, 0, c->stream, lp, NULL)))
+		return cu_fail(err, len, "cuLaunchKernel (chain_load)", r);
+	int rc = transform(c, err, len);
+	if (rc < 0)
+		return rc;
+	size_t nrows = accel_fft_rows(f, kept), vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	unsigned long long bins = f->bins, avg = f->average, rot = f->shift ? f->bins - f->bins / 2 : 0;
+	int kind = (int)f->out;
+	double s = f->scale, off = f->db_offset;
+	void *rp[] = { &c->d_spec, &k, &n, &bins, &avg, &rot, &kind, &s, &off, &c->d_rows };
+	if ((r = cu.launch(c->reduce, grid_for(nrows * bins), 1, 1, BLOCK, 1, 1, 0, c->stream, rp, NULL)))
+		return cu_fail(err, len, "cuLaunchKernel (chain_reduce)", r);
+	if ((r = cu.dtoh_async(c->h_rows, c->d_rows, nrows * vals * sizeof(float), c->stream)))
+		return cu_fail(err, len, "cuMemcpyDtoHAsync", r);
+	if ((r = cu.stream_sync(c->stream)))
+		return cu_fail(err, len, "cuStreamSynchronize", r);
+	return accel_fft_put_rows(f, c->h_rows, nrows, &u->out);
+}
+
+/* cuFFT only: frames converted and windowed on the host, spectra reduced
+ * there. */
+static int run_host(struct cufft_ctx *c, struct accel_unit *u, size_t frames, char *err, size_t len)
+{
+	const struct accel_fft *f = c->f;
+	size_t kept = accel_fft_load(&c->lf, u->seq, u->in.data, u->in.len, frames, 0, c->batch, c->h_spec);
+	if (!kept)
+		return 0;
+	size_t bytes = kept * f->n * 8;
+	cu_result r;
+	if ((r = cu.htod_async(c->d_spec, c->h_spec, bytes, c->stream)))
+		return cu_fail(err, len, "cuMemcpyHtoDAsync", r);
+	int rc = transform(c, err, len);
+	if (rc < 0)
+		return rc;
+	if ((r = cu.dtoh_async(c->h_spec, c->d_spec, bytes, c->stream)))
+		return cu_fail(err, len, "cuMemcpyDtoHAsync", r);
+	if ((r = cu.stream_sync(c->stream)))
+		return cu_fail(err, len, "cuStreamSynchronize", r);
+	const float *spec = c->h_spec;
+	if (f->r2c) {
+		for (size_t j = 0; j < kept; j++)
+			memcpy(c->half + j * f->bins * 2, spec + j * f->n * 2, f->bins * 8);
+		spec = c->half;
+	}
+	return accel_fft_emit(f, spec, kept, &u->out);
+}
+
+static int cufft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+{
+	struct cufft_ctx *c = ctx;
+	size_t frames = accel_fft_unit_frames(c->f, u->in.len);
+	if (frames > c->f->unit_frames) {
+		snprintf(err, len, "unit of %zu frames, planned for %zu", frames, c->f->unit_frames);
+		return ACCEL_EDATA;
+	}
+	cu_result r = cu.set_current(c->context);
+	if (r)
+		return cu_fail(err, len, "cuCtxSetCurrent", r);
+	return c->fused ? run_fused(c, u, frames, err, len) : run_host(c, u, frames, err, len);
+}
+
+static const struct accel_api_info cufft_apis[] = {
+	{ "cuda", ACCEL_API_COMPUTE },
+	{ NULL, 0 },
+};
+
+const struct accel_backend accel_backend_cufft = {
+	.abi = ACCEL_BACKEND_ABI,
+	.name = "cufft",
+	.description = "cuFFT on CUDA GPUs, the chain in kernels compiled by NVRTC (libcuda.so.1, libcufft, libnvrtc loaded at run time)",
+	.ops = cufft_ops,
+	.probe = cufft_probe,
+	.supports = cufft_supports,
+	.open = cufft_open,
+	.run = cufft_run,
+	.close = cufft_close,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+	/* After the cuda backend (10), so that it finds the GPUs that backend
+	 * added rather than adding them again. */
+	.priority = 15,
+	.apis = cufft_apis,
+	.queue_depth = 2,
+};

@@ -1,0 +1,63 @@
+/*
+ * plan.h - accel-transcode's choices that need no device to be made: the
+ * pixel format an encoder is given (software, or on a hardware device),
+ * and the filter graph for where frames are decoded and encoded, so that
+ * frames stay on a device when decode and encode are both there.
+ */
+#ifndef TRANSCODE_PLAN_H
+#define TRANSCODE_PLAN_H
+
+#include <stddef.h>
+#include <libavcodec/avcodec.h>
+#include "transcode.h"
+
+/* The pixel format software encoder c is given: `want` (--pix-fmt) when c
+ * takes it, else the decoded format `src` when c takes it, else the one
+ * of c's formats closest to src (avcodec_find_best_pix_fmt_of_list, as
+ * the ffmpeg program picks); c NULL or without a list: want, else src.
+ * AV_PIX_FMT_NONE with a line in why[len] when `want` is no pixel format
+ * or one c does not take. */
+enum AVPixelFormat tc_sw_format(const AVCodec *c, const char *want, enum AVPixelFormat src, char *why, size_t len);
+
+/* The formats of hardware encoder c on device type `type` ("cuda",
+ * "vaapi", "qsv"): *hw the frames' format on the device (AV_PIX_FMT_CUDA,
+ * VAAPI, QSV, from avcodec_get_hw_config), *sw the layout of their pixels
+ * there: `want`, else `src`, when c takes it, else the closest of c's
+ * software formats (NVENC: yuv420p, nv12, p010le, yuv444p ...; QSV: nv12,
+ * p010le); for an encoder that lists none (VA-API), of nv12 and p010le.
+ * 0, or -1 with a line in why[len] (c takes no frames of that type, or not
+ * in `want`). */
+int tc_hw_formats(const AVCodec *c, const char *type, enum AVPixelFormat src, const char *want,
+		  enum AVPixelFormat *hw, enum AVPixelFormat *sw, char *why, size_t len);
+
+/* What the filter graph is asked. */
+struct tc_plan_in {
+	const struct tc_job *job;   /* the filters: deinterlace, crop, scale, fps */
+	const char *dec;            /* device type the frames come on, NULL: memory */
+	const char *enc;            /* device type they go to the encoder on, NULL: memory */
+	enum AVPixelFormat src;     /* the pixels of decoded frames (sw_format on a device) */
+	enum AVPixelFormat out;     /* the pixels to give the encoder (sw_format on enc) */
+	int (*have)(const char *filter); /* whether FFmpeg has this filter */
+};
+
+/* The filter graph between the buffer source and sink. */
+struct tc_plan {
+	char chain[768];            /* libavfilter's description */
+	int on_device;              /* frames leave on enc's device (the encoder takes the sink's frames context) */
+	int hw_filters;             /* filters that ran on the device */
+	int download, upload;       /* 1: hwdownload / hwupload in the chain */
+	char note[320];             /* -v: where the filters run, and why frames move */
+};
+
+/* Plan the graph: each filter asked runs on the device the frames are on
+ * when it has a version there (cuda: yadif_cuda, scale_cuda; vaapi:
+ * deinterlace_vaapi, scale_vaapi; qsv: vpp_qsv; fps on any), else the
+ * frames are downloaded (hwdownload) and it and the rest run in software;
+ * the pixel format is converted where the frames are, and frames in
+ * memory for a hardware encoder are uploaded last (hwupload). Frames on
+ * one device for an encoder on another are downloaded and uploaded.
+ * Without a device at either end, the software chain the program always
+ * had: yadif, crop, scale (bicubic), fps, format. */
+void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * test_transcode_plan.c - accel-transcode's choices that need no device
+ * (cmd/transcode/plan.c, built in): the pixel format given to software
+ * encoders (what the ffmpeg program picks) and to hardware ones (their
+ * own frames: VAAPI/QSV surfaces of nv12, CUDA frames), and the filter
+ * graph for each place frames are decoded and encoded: on the device
+ * throughout when both are there, downloaded or uploaded only where a
+ * stage is in software or a filter has no device version.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "../../cmd/transcode/plan.c"
+
+static enum AVPixelFormat fmt(const char *name)
+{
+	return av_get_pix_fmt(name);
+}
+
+static const char *sw(const char *enc, const char *want, const char *src)
+{
+	static char why[400];
+	const AVCodec *c = avcodec_find_encoder_by_name(enc);
+	if (!c)
+		return NULL;
+	why[0] = 0;
+	enum AVPixelFormat f = tc_sw_format(c, want, fmt(src), why, sizeof why);
+	return f == AV_PIX_FMT_NONE ? why : av_get_pix_fmt_name(f);
+}
+
+static void software_formats(void **state)
+{
+	(void)state;
+	if (!avcodec_find_encoder_by_name("libx264") || !avcodec_find_encoder_by_name("libx265"))
+		skip();
+	/* libx264 keeps what it takes (4:4:4, 4:2:2, 10 bits, nv12), and
+	 * for RGB picks yuv444p, as `ffmpeg -c:v libx264` does */
+	assert_string_equal(sw("libx264", NULL, "yuv444p"), "yuv444p");
+	assert_string_equal(sw("libx264", NULL, "yuv422p"), "yuv422p");
+	assert_string_equal(sw("libx264", NULL, "yuv420p10le"), "yuv420p10le");
+	assert_string_equal(sw("libx264", NULL, "nv12"), "nv12");
+	assert_string_equal(sw("libx264", NULL, "rgb24"), "yuv444p");
+	assert_string_equal(sw("libx264", NULL, "bgra"), "yuv444p");
+	/* libx265 does not take nv12 */
+	assert_string_equal(sw("libx265", NULL, "nv12"), "yuv420p");
+	/* --pix-fmt wins when the encoder takes it, else a line says what it takes */
+	assert_string_equal(sw("libx264", "yuv444p", "yuv420p"), "yuv444p");
+	assert_string_equal(sw("libx264", "rgb24", "yuv420p"),
+			    "--pix-fmt rgb24: libx264 takes yuv420p, yuvj420p, yuv422p, yuvj422p, yuv444p, yuvj444p, "
+			    "nv12, nv16, nv21, yuv420p10le, yuv422p10le, yuv444p10le, nv20le, gray, gray10le");
+	assert_string_equal(sw("libx264", "yuv9000", "yuv420p"),
+			    "--pix-fmt: 'yuv9000' is not a pixel format FFmpeg knows");
+	/* the raw encoders take anything */
+	assert_string_equal(sw("rawvideo", NULL, "gbrp"), "gbrp");
+}
+
+/* "HW/SW" for encoder enc on device type type, or the reason. */
+static const char *hw(const char *enc, const char *type, const char *src, const char *want)
+{
+	static char buf[400];
+	const AVCodec *c = avcodec_find_encoder_by_name(enc);
+	enum AVPixelFormat h, s;
+	if (!c)
+		return "absent";
+	if (tc_hw_formats(c, type, fmt(src), want, &h, &s, buf, sizeof buf) < 0)
+		return buf;
+	snprintf(buf, sizeof buf, "%s/%s", av_get_pix_fmt_name(h), av_get_pix_fmt_name(s));
+	return buf;
+}
+
+static void hardware_formats(void **state)
+{
+	(void)state;
+	if (!avcodec_find_encoder_by_name("h264_vaapi") || !avcodec_find_encoder_by_name("h264_nvenc") ||
+	    !avcodec_find_encoder_by_name("h264_qsv"))
+		skip();
+	/* VA-API: surfaces of nv12 (p010 for 10 bits), never yuv420p */
+	assert_string_equal(hw("h264_vaapi", "vaapi", "yuv420p", NULL), "vaapi/nv12");
+	assert_string_equal(hw("hevc_vaapi", "vaapi", "yuv420p10le", NULL), "vaapi/p010le");
+	assert_string_equal(hw("h264_vaapi", "vaapi", "nv12", NULL), "vaapi/nv12");
+	assert_string_equal(hw("h264_vaapi", "vaapi", "yuv420p", "yuv444p"),
+			    "--pix-fmt yuv444p: h264_vaapi on vaapi takes nv12, p010le");
+	/* NVENC: CUDA frames of what it lists (yuv420p as decoded, nv12 from NVDEC) */
+	assert_string_equal(hw("h264_nvenc", "cuda", "yuv420p", NULL), "cuda/yuv420p");
+	assert_string_equal(hw("h264_nvenc", "cuda", "nv12", NULL), "cuda/nv12");
+	assert_string_equal(hw("hevc_nvenc", "cuda", "yuv444p", NULL), "cuda/yuv444p");
+	assert_string_equal(hw("h264_nvenc", "cuda", "yuv422p", NULL), "cuda/yuv444p");
+	/* QSV: its surfaces, nv12 */
+	assert_string_equal(hw("h264_qsv", "qsv", "yuv420p", NULL), "qsv/nv12");
+	/* an encoder of another device type */
+	assert_string_equal(hw("h264_nvenc", "vaapi", "yuv420p", NULL), "h264_nvenc takes no vaapi frames");
+	assert_string_equal(hw("libx264", "cuda", "yuv420p", NULL), "libx264 takes no cuda frames");
+}
+
+static int has_all(const char *f)
+{
+	(void)f;
+	return 1;
+}
+
+/* Debian's FFmpeg 5.1 without yadif_cuda and scale_vaapi, say. */
+static int has_some(const char *f)
+{
+	return strcmp(f, "yadif_cuda") && strcmp(f, "scale_vaapi");
+}
+
+static struct tc_plan plan;
+
+static const char *graph(const struct tc_job *job, const char *dec, const char *enc, const char *src, const char *out,
+			 int (*have)(const char *))
+{
+	struct tc_plan_in in = { job, dec, enc, fmt(src), fmt(out), have };
+	tc_plan_graph(&in, &plan);
+	return plan.chain;
+}
+
+static void graphs(void **state)
+{
+	(void)state;
+	struct tc_job none = { 0 }, scale = { .scale_w = 1280, .scale_h = -1 }, all = {
+		.deinterlace = 1, .crop = { 640, 360, 8, 4 }, .scale_w = -1, .scale_h = 240, .fps_num = 30000, .fps_den = 1001,
+	}, deint_scale = { .deinterlace = 1, .scale_w = 320, .scale_h = 240 };
+
+	/* software throughout: the chain the program always had */
+	assert_string_equal(graph(&none, NULL, NULL, "yuv420p", "yuv420p", has_all), "format=pix_fmts=yuv420p");
+	assert_string_equal(graph(&all, NULL, NULL, "yuv420p", "yuv420p", has_all),
+			    "yadif=deint=interlaced,crop=640:360:8:4,scale=-2:240:flags=bicubic,fps=30000/1001,"
+			    "format=pix_fmts=yuv420p");
+	assert_string_equal(plan.note, "in software: libavfilter, swscale");
+	assert_false(plan.on_device);
+	/* rgb24 is not subsampled: -1 stays -1 */
+	assert_string_equal(graph(&scale, NULL, NULL, "yuv420p", "rgb24", has_all),
+			    "scale=1280:-1:flags=bicubic,format=pix_fmts=rgb24");
+
+	/* NVDEC to NVENC: everything on the GPU, no copy */
+	assert_string_equal(graph(&scale, "cuda", "cuda", "nv12", "nv12", has_all),
+			    "scale_cuda=w=1280:h=-2:interp_algo=bicubic");
+	assert_true(plan.on_device);
+	assert_false(plan.download || plan.upload);
+	assert_string_equal(plan.note, "on cuda: scale_cuda; frames stay on cuda up to the encoder");
+	assert_string_equal(graph(&none, "cuda", "cuda", "nv12", "nv12", has_all), "null");
+	assert_true(plan.on_device);
+	/* a pixel format change on the device, in the scaler (4:4:4: any height) */
+	assert_string_equal(graph(&scale, "cuda", "cuda", "nv12", "yuv444p", has_all),
+			    "scale_cuda=w=1280:h=-1:interp_algo=bicubic:format=yuv444p");
+	assert_string_equal(graph(&none, "cuda", "cuda", "nv12", "yuv444p", has_all), "scale_cuda=format=yuv444p");
+	/* --crop has no CUDA version: downloaded before it, uploaded for NVENC */
+	assert_string_equal(graph(&all, "cuda", "cuda", "nv12", "nv12", has_all),
+			    "yadif_cuda=deint=interlaced,hwdownload,format=nv12,crop=640:360:8:4,scale=-2:240:flags=bicubic,"
+			    "fps=30000/1001,format=pix_fmts=nv12,hwupload");
+	assert_true(plan.download && plan.upload && plan.on_device);
+	assert_string_equal(plan.note, "on cuda: yadif_cuda; downloaded before --crop, which has no cuda version; "
+			    "uploaded to cuda for the encoder");
+	/* no yadif_cuda in this FFmpeg: yadif in software */
+	assert_string_equal(graph(&deint_scale, "cuda", NULL, "nv12", "yuv420p", has_some),
+			    "hwdownload,format=nv12,yadif=deint=interlaced,scale=320:240:flags=bicubic,format=pix_fmts=yuv420p");
+	assert_string_equal(plan.note, "frames come on cuda; downloaded before --deinterlace, which has no cuda version");
+	/* NVDEC, then x264 (an H100 has no NVENC): scaled on the GPU, then downloaded */
+	assert_string_equal(graph(&scale, "cuda", NULL, "nv12", "yuv420p", has_all),
+			    "scale_cuda=w=1280:h=-2:interp_algo=bicubic,hwdownload,format=nv12,format=pix_fmts=yuv420p");
+	assert_string_equal(plan.note, "on cuda: scale_cuda; downloaded for the software encoder");
+	assert_false(plan.on_device);
+
+	/* software decode, VA-API encode: nv12 uploaded at the end */
+	assert_string_equal(graph(&scale, NULL, "vaapi", "yuv420p", "nv12", has_all),
+			    "scale=1280:-2:flags=bicubic,format=pix_fmts=nv12,hwupload");
+	assert_string_equal(plan.note, "in software; uploaded to vaapi for the encoder");
+	/* VA-API throughout */
+	assert_string_equal(graph(&deint_scale, "vaapi", "vaapi", "nv12", "nv12", has_all),
+			    "deinterlace_vaapi=auto=1,scale_vaapi=w=320:h=240");
+	assert_string_equal(graph(&scale, "vaapi", "vaapi", "yuv420p", "nv12", has_all),
+			    "scale_vaapi=w=1280:h=-2:format=nv12");
+	/* fps runs wherever frames are */
+	struct tc_job fps = { .fps_num = 25, .fps_den = 1 };
+	assert_string_equal(graph(&fps, "vaapi", "vaapi", "nv12", "nv12", has_all), "fps=25/1");
+	/* QSV: vpp_qsv crops and scales on the device */
+	assert_string_equal(graph(&all, "qsv", "qsv", "nv12", "nv12", has_all),
+			    "vpp_qsv=deinterlace=2,vpp_qsv=cw=640:ch=360:cx=8:cy=4,vpp_qsv=w=oh*cw/ch:h=240,fps=30000/1001");
+	/* software to QSV: its upload wants frames in the pool */
+	assert_string_equal(graph(&none, NULL, "qsv", "yuv420p", "nv12", has_all),
+			    "format=pix_fmts=nv12,hwupload=extra_hw_frames=64");
+	/* decoded on one device, encoded on another: down, then up */
+	assert_string_equal(graph(&none, "cuda", "vaapi", "nv12", "nv12", has_all),
+			    "hwdownload,format=nv12,format=pix_fmts=nv12,hwupload");
+	assert_string_equal(plan.note, "frames come on cuda; downloaded to upload them to vaapi; uploaded to vaapi for "
+			    "the encoder");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(software_formats),
+		cmocka_unit_test(hardware_formats),
+		cmocka_unit_test(graphs),
+	};
+	return cmocka_run_group_tests_name("transcode_plan", tests, NULL, NULL);
+}
