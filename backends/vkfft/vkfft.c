@@ -18,9 +18,12 @@ int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host
 {
 	memset(ch, 0, sizeof *ch);
 	ch->type = f->type;
-	ch->host_f64 = host_f64 && (f->type == ACCEL_SAMPLE_CF64 || f->type == ACCEL_SAMPLE_F64);
+	/* Big-endian doubles are always converted here. */
+	ch->host_f64 = (host_f64 && (f->type == ACCEL_SAMPLE_CF64 || f->type == ACCEL_SAMPLE_F64)) ||
+		       f->type == ACCEL_SAMPLE_CF64_BE || f->type == ACCEL_SAMPLE_F64_BE;
+	ch->f64_be = f->type == ACCEL_SAMPLE_CF64_BE || f->type == ACCEL_SAMPLE_F64_BE;
 	if (ch->host_f64)
-		ch->type = f->type == ACCEL_SAMPLE_CF64 ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
+		ch->type = accel_sample_is_complex(f->type) ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
 	ch->sample_bytes = accel_sample_bytes(ch->type);
 	ch->frames = f->unit_frames;
 	ch->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
@@ -63,11 +66,14 @@ size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const
 	*bytes = samples * ch->sample_bytes;
 	*raw = u->in.data;
 	if (ch->host_f64) {
-		/* Doubles, little-endian, to floats: a value per 8 bytes. */
+		/* Doubles to floats: a value per 8 bytes. */
 		size_t vals = *bytes / 4;
 		for (size_t i = 0; i < vals; i++) {
+			uint8_t b[8];
 			double d;
-			memcpy(&d, u->in.data + 8 * i, 8);
+			for (int k = 0; k < 8; k++)
+				b[k] = u->in.data[8 * i + (ch->f64_be ? 7 - k : k)];
+			memcpy(&d, b, 8);
 			ch->stage[i] = (float)d;
 		}
 		*raw = ch->stage;

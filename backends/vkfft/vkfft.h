@@ -21,7 +21,8 @@
 struct vkfft_chain {
 	enum accel_sample type;       /* the type the device reads */
 	size_t sample_bytes;          /* its bytes */
-	int host_f64;                 /* 1: cf64/f64 converted to cf32/f32 on the host */
+	int host_f64;                 /* 1: cf64/f64 (_be) converted to cf32/f32 on the host */
+	int f64_be;                   /* 1: those doubles are big-endian */
 	size_t frames;                /* frames of a whole unit: index entries */
 	size_t batch;                 /* kept frames of the largest unit: VkFFT's numberBatches */
 	size_t rows;                  /* rows of the largest unit */
@@ -33,7 +34,8 @@ struct vkfft_chain {
 	uint32_t *idx;                /* kept frame numbers */
 	float *stage;                 /* host_f64: the unit's samples as floats */
 };
-/* Fill ch for job f; host_f64: the device reads no doubles. 0 or ACCEL_ENOMEM. */
+/* Fill ch for job f; host_f64: the device reads no doubles (big-endian
+ * ones it never reads). 0 or ACCEL_ENOMEM. */
 int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64);
 void vkfft_chain_free(struct vkfft_chain *ch);
 /* Unit u: ch->idx gets its kept frame numbers; *raw and *bytes what goes

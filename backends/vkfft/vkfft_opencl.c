@@ -137,41 +137,70 @@ int vkfft_cl_probe(struct accel_probe *p)
 
 /*
  * The kernels of the chain (vkfft.h), built per context with the job's
- * constants as -D options: SAMPLE (enum accel_sample), N, HOP, BINS, ROT,
- * AVG, OUT (enum accel_fft_out). Integers are scaled as accel.h says,
- * in the same float operations as the host's loader.
+ * constants as -D options: T_name (the sample type, accel_sample_name: T_cf32,
+ * T_ci16_be), SB (its bytes), CPLX, N, HOP, BINS, ROT, AVG, OUT (enum
+ * accel_fft_out). Integers are scaled as accel.h says, in the same float
+ * operations as the host's loader.
  */
 static const char cl_source[] =
-	"#if SAMPLE == 7 || SAMPLE == 8\n"
+	"#if defined(T_cf64) || defined(T_f64)\n"
 	"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
 	"#endif\n"
-	"#if SAMPLE == 0\n"
+	/* Types read as OpenCL vectors. */
+	"#if defined(T_cf32)\n"
 	"typedef float2 raw_t;\n"
-	"#define GET(x) (x)\n"
-	"#elif SAMPLE == 1\n"
+	"#define GET(r, s) (r[s])\n"
+	"#elif defined(T_ci16)\n"
 	"typedef short2 raw_t;\n"
-	"#define GET(x) (convert_float2(x) * (1.0f / 32768))\n"
-	"#elif SAMPLE == 2\n"
+	"#define GET(r, s) (convert_float2(r[s]) * (1.0f / 32768))\n"
+	"#elif defined(T_ci8)\n"
 	"typedef char2 raw_t;\n"
-	"#define GET(x) (convert_float2(x) * (1.0f / 128))\n"
-	"#elif SAMPLE == 3\n"
+	"#define GET(r, s) (convert_float2(r[s]) * (1.0f / 128))\n"
+	"#elif defined(T_cu8)\n"
 	"typedef uchar2 raw_t;\n"
-	"#define GET(x) ((convert_float2(x) - 128.0f) * (1.0f / 128))\n"
-	"#elif SAMPLE == 4\n"
+	"#define GET(r, s) ((convert_float2(r[s]) - 128.0f) * (1.0f / 128))\n"
+	"#elif defined(T_f32)\n"
 	"typedef float raw_t;\n"
-	"#define GET(x) ((float2)((x), 0.0f))\n"
-	"#elif SAMPLE == 5\n"
+	"#define GET(r, s) ((float2)(r[s], 0.0f))\n"
+	"#elif defined(T_i16)\n"
 	"typedef short raw_t;\n"
-	"#define GET(x) ((float2)((float)(x) * (1.0f / 32768), 0.0f))\n"
-	"#elif SAMPLE == 6\n"
+	"#define GET(r, s) ((float2)((float)r[s] * (1.0f / 32768), 0.0f))\n"
+	"#elif defined(T_u8)\n"
 	"typedef uchar raw_t;\n"
-	"#define GET(x) ((float2)(((float)(x) - 128.0f) * (1.0f / 128), 0.0f))\n"
-	"#elif SAMPLE == 7\n"
+	"#define GET(r, s) ((float2)(((float)r[s] - 128.0f) * (1.0f / 128), 0.0f))\n"
+	"#elif defined(T_i8)\n"
+	"typedef char raw_t;\n"
+	"#define GET(r, s) ((float2)((float)r[s] * (1.0f / 128), 0.0f))\n"
+	"#elif defined(T_cf64)\n"
 	"typedef double2 raw_t;\n"
-	"#define GET(x) convert_float2(x)\n"
-	"#else\n"
+	"#define GET(r, s) convert_float2(r[s])\n"
+	"#elif defined(T_f64)\n"
 	"typedef double raw_t;\n"
-	"#define GET(x) ((float2)((float)(x), 0.0f))\n"
+	"#define GET(r, s) ((float2)((float)r[s], 0.0f))\n"
+	"#else\n"
+	/* The others assembled from their bytes: SB bytes a sample, CPLX. */
+	"typedef uchar raw_t;\n"
+	"#define B(i) ((uint)p[i])\n"
+	"float val(__global const uchar *p)\n"
+	"{\n"
+	"#if defined(T_ci32) || defined(T_i32)\n"
+	"	return (float)as_int(B(0) | B(1) << 8 | B(2) << 16 | B(3) << 24) * (1.0f / 2147483648.0f);\n"
+	"#elif defined(T_ci24) || defined(T_i24)\n"
+	"	return (float)(as_int(B(0) << 8 | B(1) << 16 | B(2) << 24) >> 8) * (1.0f / 8388608.0f);\n"
+	"#elif defined(T_cf32_be) || defined(T_f32_be)\n"
+	"	return as_float(B(3) | B(2) << 8 | B(1) << 16 | B(0) << 24);\n"
+	"#elif defined(T_ci16_be) || defined(T_i16_be)\n"
+	"	return (float)as_short((ushort)(B(1) | B(0) << 8)) * (1.0f / 32768);\n"
+	"#else\n"
+	"	return (float)as_int(B(3) | B(2) << 8 | B(1) << 16 | B(0) << 24) * (1.0f / 2147483648.0f);\n"
+	"#endif\n"
+	"}\n"
+	"float2 get(__global const uchar *raw, ulong s)\n"
+	"{\n"
+	"	__global const uchar *p = raw + s * SB;\n"
+	"	return (float2)(val(p), CPLX ? val(p + SB / 2) : 0.0f);\n"
+	"}\n"
+	"#define GET(r, s) get(r, s)\n"
 	"#endif\n"
 	/* Element g of the kept frames: frame k = g / N, sample i = g % N. */
 	"__kernel void load(__global const raw_t *raw, __global const uint *idx, __global const float *win,\n"
@@ -179,7 +208,7 @@ static const char cl_source[] =
 	"{\n"
 	"	size_t g = get_global_id(0), k = g / N, i = g % N;\n"
 	"	ulong s = (ulong)idx[k] * HOP + i;\n"
-	"	float2 v = s < avail ? GET(raw[s]) : (float2)(0.0f, 0.0f);\n"
+	"	float2 v = s < avail ? GET(raw, s) : (float2)(0.0f, 0.0f);\n"
 	"	spec[g] = v * win[i];\n"
 	"}\n"
 	/* Value j of row r. */
@@ -275,8 +304,8 @@ static int cl_chain_open(struct cl_ctx *c, const struct accel_fft *f)
 	if (!c->program)
 		return ACCEL_EDEVICE;
 	char opts[256];
-	snprintf(opts, sizeof opts, "-DSAMPLE=%d -DN=%zu -DHOP=%zu -DBINS=%zu -DROT=%zu -DAVG=%u -DOUT=%d",
-		 (int)c->ch.type, f->n, f->hop, f->bins, c->ch.rot, f->average, (int)f->out);
+	snprintf(opts, sizeof opts, "-DT_%s -DSB=%zu -DCPLX=%d -DN=%zu -DHOP=%zu -DBINS=%zu -DROT=%zu -DAVG=%u -DOUT=%d",
+		 accel_sample_name(c->ch.type), c->ch.sample_bytes, accel_sample_is_complex(c->ch.type), f->n, f->hop, f->bins, c->ch.rot, f->average, (int)f->out);
 	if (clBuildProgram(c->program, 1, &c->device, opts, NULL, NULL) != CL_SUCCESS)
 		return ACCEL_EDEVICE;
 	c->load = clCreateKernel(c->program, "load", &err);

@@ -126,8 +126,9 @@ int vkfft_vk_probe(struct accel_probe *p)
 /*
  * The kernels of the chain (vkfft.h) as one GLSL compute shader, compiled
  * at open with glslang twice (LOAD, then REDUCE) after #define lines of the
- * job's constants: SAMPLE (enum accel_sample; doubles are converted to
- * floats on the host), N, HOP, BINS, ROT, AVG, OUT (enum accel_fft_out).
+ * job's constants: T_name (the sample type, accel_sample_name: T_cf32,
+ * T_ci16_be; doubles are converted to floats on the host), SB (its bytes),
+ * CPLX, N, HOP, BINS, ROT, AVG, OUT (enum accel_fft_out).
  * The samples are read from a buffer of 32-bit words, bytes and halves by
  * shifting, so no 8- or 16-bit storage feature is needed. Integers are
  * scaled as accel.h says, in the same float operations as the host's
@@ -146,26 +147,45 @@ static const char vk_source[] =
 	"uint byte_at(uint b) { return (raw[b >> 2] >> ((b & 3u) * 8u)) & 0xffu; }\n"
 	"float s8(uint v) { return float(int(v << 24) >> 24); }\n"
 	"float s16(uint v) { return float(int(v << 16) >> 16); }\n"
+	"#if defined(T_cf32)\n"
+	"vec2 get(uint s) { return vec2(uintBitsToFloat(raw[2u * s]), uintBitsToFloat(raw[2u * s + 1u])); }\n"
+	"#elif defined(T_ci16)\n"
+	"vec2 get(uint s) { uint w = raw[s]; return vec2(s16(w & 0xffffu), s16(w >> 16)) * (1.0 / 32768.0); }\n"
+	"#elif defined(T_ci8)\n"
+	"vec2 get(uint s) { return vec2(s8(byte_at(2u * s)), s8(byte_at(2u * s + 1u))) * (1.0 / 128.0); }\n"
+	"#elif defined(T_cu8)\n"
 	"vec2 get(uint s)\n"
 	"{\n"
-	"#if SAMPLE == 0\n"
-	"	return vec2(uintBitsToFloat(raw[2u * s]), uintBitsToFloat(raw[2u * s + 1u]));\n"
-	"#elif SAMPLE == 1\n"
-	"	uint w = raw[s];\n"
-	"	return vec2(s16(w & 0xffffu) * (1.0 / 32768.0), s16(w >> 16) * (1.0 / 32768.0));\n"
-	"#elif SAMPLE == 2\n"
-	"	return vec2(s8(byte_at(2u * s)) * (1.0 / 128.0), s8(byte_at(2u * s + 1u)) * (1.0 / 128.0));\n"
-	"#elif SAMPLE == 3\n"
-	"	return vec2((float(byte_at(2u * s)) - 128.0) * (1.0 / 128.0),\n"
-	"		    (float(byte_at(2u * s + 1u)) - 128.0) * (1.0 / 128.0));\n"
-	"#elif SAMPLE == 4\n"
-	"	return vec2(uintBitsToFloat(raw[s]), 0.0);\n"
-	"#elif SAMPLE == 5\n"
-	"	return vec2(s16((raw[s >> 1] >> ((s & 1u) * 16u)) & 0xffffu) * (1.0 / 32768.0), 0.0);\n"
+	"	return (vec2(float(byte_at(2u * s)), float(byte_at(2u * s + 1u))) - 128.0) * (1.0 / 128.0);\n"
+	"}\n"
+	"#elif defined(T_f32)\n"
+	"vec2 get(uint s) { return vec2(uintBitsToFloat(raw[s]), 0.0); }\n"
+	"#elif defined(T_i16)\n"
+	"vec2 get(uint s) { return vec2(s16((raw[s >> 1] >> ((s & 1u) * 16u)) & 0xffffu) * (1.0 / 32768.0), 0.0); }\n"
+	"#elif defined(T_u8)\n"
+	"vec2 get(uint s) { return vec2((float(byte_at(s)) - 128.0) * (1.0 / 128.0), 0.0); }\n"
+	"#elif defined(T_i8)\n"
+	"vec2 get(uint s) { return vec2(s8(byte_at(s)) * (1.0 / 128.0), 0.0); }\n"
 	"#else\n"
-	"	return vec2((float(byte_at(s)) - 128.0) * (1.0 / 128.0), 0.0);\n"
+	/* The others assembled from their bytes: SB bytes a sample, CPLX. */
+	"uint word(uint b) { return byte_at(b) | byte_at(b + 1u) << 8 | byte_at(b + 2u) << 16 | byte_at(b + 3u) << 24; }\n"
+	"uint word_be(uint b) { return byte_at(b + 3u) | byte_at(b + 2u) << 8 | byte_at(b + 1u) << 16 | byte_at(b) << 24; }\n"
+	"float val(uint b)\n"
+	"{\n"
+	"#if defined(T_ci32) || defined(T_i32)\n"
+	"	return float(int(word(b))) * (1.0 / 2147483648.0);\n"
+	"#elif defined(T_ci24) || defined(T_i24)\n"
+	"	return float(int(byte_at(b) << 8 | byte_at(b + 1u) << 16 | byte_at(b + 2u) << 24) >> 8) * (1.0 / 8388608.0);\n"
+	"#elif defined(T_cf32_be) || defined(T_f32_be)\n"
+	"	return uintBitsToFloat(word_be(b));\n"
+	"#elif defined(T_ci16_be) || defined(T_i16_be)\n"
+	"	return s16(byte_at(b + 1u) | byte_at(b) << 8) * (1.0 / 32768.0);\n"
+	"#else\n"
+	"	return float(int(word_be(b))) * (1.0 / 2147483648.0);\n"
 	"#endif\n"
 	"}\n"
+	"vec2 get(uint s) { uint b = s * SB; return vec2(val(b), CPLX != 0 ? val(b + SB / 2u) : 0.0); }\n"
+	"#endif\n"
 	"void main()\n"
 	"{\n"
 	"	for (uint g = gl_GlobalInvocationID.x; g < pc.total; g += gl_NumWorkGroups.x * 64u) {\n"
@@ -321,9 +341,9 @@ static int vk_module(struct vk_ctx *c, const struct accel_fft *f, const char *st
 	if (!src)
 		return ACCEL_ENOMEM;
 	snprintf(src, len,
-		 "#version 450\n#define %s 1\n#define SAMPLE %d\n#define N %zuu\n#define HOP %zuu\n#define BINS %zuu\n"
-		 "#define ROT %zuu\n#define AVG %uu\n#define OUT %d\n%s",
-		 stage, (int)c->ch.type, f->n, f->hop, f->bins, c->ch.rot, f->average, (int)f->out, vk_source);
+		 "#version 450\n#define %s 1\n#define T_%s 1\n#define SB %zuu\n#define CPLX %d\n#define N %zuu\n"
+		 "#define HOP %zuu\n#define BINS %zuu\n#define ROT %zuu\n#define AVG %uu\n#define OUT %d\n%s",
+		 stage, accel_sample_name(c->ch.type), c->ch.sample_bytes, accel_sample_is_complex(c->ch.type), f->n, f->hop, f->bins, c->ch.rot, f->average, (int)f->out, vk_source);
 	glslang_input_t in = {
 		.language = GLSLANG_SOURCE_GLSL,
 		.stage = GLSLANG_STAGE_COMPUTE,
