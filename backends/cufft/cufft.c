@@ -173,10 +173,11 @@ out:
 static int scan(void *arg)
 {
 	struct cufft_scan *s = arg;
+	const char *call = "cuInit";
 	cu_result r = cu.init(0);
 	int n = 0;
-	if (r || (r = cu.count(&n))) {
-		snprintf(s->err, sizeof s->err, "%s failed: %s", n ? "cuDeviceGetCount" : "cuInit", cu_name(r));
+	if (r || (call = "cuDeviceGetCount", r = cu.count(&n))) {
+		snprintf(s->err, sizeof s->err, "%s failed: %s", call, cu_name(r));
 		return ACCEL_ENOTSUP;
 	}
 	for (int i = 0; i < n && s->n < MAX_GPUS; i++) {
