@@ -128,6 +128,18 @@ verify() {
 	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
 }
 
+@test "cufft: the host chain (ACCEL_CUFFT_CHAIN=host): real input's half spectrum, decimation, shift, inverse, within 1e-5 of numpy" {
+	need_gpu
+	export ACCEL_CUFFT_CHAIN=host
+	$REF gen f32 30000 5 "$T/r"
+	add -t f32 -n 1000 -w hann --out db "$T/r"
+	add -t f32 -n 999 --out power --average 3 --decimate 2 "$T/r"
+	$REF gen ci8 30000 6 "$T/c"
+	add -t ci8 -n 512 --overlap 0.5 --out mag --shift "$T/c"
+	add -t ci8 -n 97 --inverse --norm ortho "$T/c"
+	verify
+}
+
 @test "cufft and fftw serve one stream (-b fftw,cufft): both run units, rows in order, within 1e-5 of numpy" {
 	need_gpu
 	$REF gen cf32 $((1 << 23)) 12 "$T/x"

@@ -73,6 +73,12 @@ VALUE(CUFFT_SUCCESS, 0);
 VALUE(CUFFT_C2C, CUFFT_API_C2C);
 VALUE(CUFFT_FORWARD, CUFFT_API_FORWARD);
 VALUE(CUFFT_INVERSE, CUFFT_API_INVERSE);
+/* cufft_name() in cufft.c names results by their value. */
+VALUE(CUFFT_EXEC_FAILED, 6);
+VALUE(CUFFT_INVALID_SIZE, 8);
+VALUE(CUFFT_INVALID_DEVICE, 11);
+VALUE(CUFFT_NOT_SUPPORTED, 16);
+VALUE(CUFFT_NVSHMEM_FAILURE, 20);
 /* cufftComplex is CUDA's float2 (a struct of another tag): the same
  * layout as struct cufft_complex, and cufftExecC2C's type with it. */
 _Static_assert(sizeof(cufftComplex) == sizeof(struct cufft_complex), "cufftComplex's size");

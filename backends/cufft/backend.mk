@@ -43,6 +43,7 @@ tests: $(B)/tests/fakecuda/libcuda.so.1 $(B)/tests/fakecuda/libcufft.so.12
 endif
 $(B)/tests/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c backends/cufft/chain.cu backends/cufft/cufft_api.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden -shared -o $@ $< $$(pkg-config --cflags --libs fftw3f) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden -shared -o $@ $< $$(pkg-config --cflags --libs fftw3f) \
+		-lfftw3f_threads -lm
 $(B)/tests/fakecuda/libcufft.so.12: $(B)/tests/fakecuda/libcuda.so.1
 	ln -sf libcuda.so.1 $@

@@ -33,9 +33,9 @@
 static const char *const cufft_ops[] = { "fft.c2c", "fft.r2c", NULL };
 
 /* The libraries, loaded by the first probe (under load_lock) and only read
- * after. */
+ * after: the driver, then (once it has found a GPU) cuFFT and NVRTC. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded;                    /* 1: cu and cf set; -1: failed (load_why) */
+static int driver_loaded, cufft_loaded;   /* 1: loaded; -1: failed (load_why) */
 static char load_why[160];
 static struct cu_driver cu;
 static struct cufft_lib cf;
@@ -100,15 +100,15 @@ static void *open_first(const char *const *names, size_t count)
 	return NULL;
 }
 
-/* dlopen the driver, cuFFT and NVRTC once: 0, or -1 with load_why set. */
-static int load_libraries(void)
+/* dlopen the driver once: 0, or -1 with load_why set. */
+static int load_driver(void)
 {
 	pthread_mutex_lock(&load_lock);
-	if (loaded) {
+	if (driver_loaded) {
 		pthread_mutex_unlock(&load_lock);
-		return loaded > 0 ? 0 : -1;
+		return driver_loaded > 0 ? 0 : -1;
 	}
-	loaded = -1;
+	driver_loaded = -1;
 	/* The driver comes with the GPU's kernel module, never from the
 	 * toolkit (whose stubs/libcuda.so only links). */
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -143,12 +143,27 @@ static int load_libraries(void)
 	SYM(module_function, cu_module_get_function_fn, "cuModuleGetFunction");
 	SYM(launch, cu_launch_kernel_fn, "cuLaunchKernel");
 #undef SYM
-	if (missing) {
+	if (missing)
 		snprintf(load_why, sizeof load_why, "libcuda.so.1 lacks the CUDA driver API this backend needs");
-		goto out;
+	else
+		driver_loaded = 1;
+out:
+	pthread_mutex_unlock(&load_lock);
+	return driver_loaded > 0 ? 0 : -1;
+}
+
+/* dlopen cuFFT (needed) and NVRTC (optional) once: 0, or -1 with
+ * load_why set. They are large (0.1 s each): loaded only for a GPU. */
+static int load_cufft(void)
+{
+	pthread_mutex_lock(&load_lock);
+	if (cufft_loaded) {
+		pthread_mutex_unlock(&load_lock);
+		return cufft_loaded > 0 ? 0 : -1;
 	}
+	cufft_loaded = -1;
 	static const char *const cufft_names[] = { "libcufft.so.12", "libcufft.so.11", "libcufft.so" };
-	lib = open_first(cufft_names, sizeof cufft_names / sizeof *cufft_names);
+	void *lib = open_first(cufft_names, sizeof cufft_names / sizeof *cufft_names);
 	if (!lib) {
 		snprintf(load_why, sizeof load_why, "libcufft.so.12, libcufft.so.11 or libcufft.so not found");
 		goto out;
@@ -163,20 +178,21 @@ static int load_libraries(void)
 		goto out;
 	}
 	have_nvrtc = cufft_nvrtc_load(&nv, nvrtc_why, sizeof nvrtc_why) == 0;
-	loaded = 1;
+	cufft_loaded = 1;
 out:
 	pthread_mutex_unlock(&load_lock);
-	return loaded > 0 ? 0 : -1;
+	return cufft_loaded > 0 ? 0 : -1;
 }
 
 /* cuInit and the devices (run bounded: a wedged GPU can hang cuInit). */
 static int scan(void *arg)
 {
 	struct cufft_scan *s = arg;
+	const char *call = "cuInit";
 	cu_result r = cu.init(0);
 	int n = 0;
-	if (r || (r = cu.count(&n))) {
-		snprintf(s->err, sizeof s->err, "%s failed: %s", n ? "cuDeviceGetCount" : "cuInit", cu_name(r));
+	if (r || (call = "cuDeviceGetCount", r = cu.count(&n))) {
+		snprintf(s->err, sizeof s->err, "%s failed: %s", call, cu_name(r));
 		return ACCEL_ENOTSUP;
 	}
 	for (int i = 0; i < n && s->n < MAX_GPUS; i++) {
@@ -229,7 +245,7 @@ static int cufft_probe(struct accel_probe *p)
 	/* The driver would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	if (load_libraries() < 0)
+	if (load_driver() < 0)
 		return accel_probe_fail(p, "%s", load_why);
 	/* Never freed when abandoned: the scan may still write to it. */
 	struct cufft_scan *s = calloc(1, sizeof *s);
@@ -242,6 +258,10 @@ static int cufft_probe(struct accel_probe *p)
 		rc = accel_probe_fail(p, "%s", rc < 0 ? s->err : "no CUDA device");
 		free(s);
 		return rc;
+	}
+	if (load_cufft() < 0) {
+		free(s);
+		return accel_probe_fail(p, "%s", load_why);
 	}
 	int version = 0, added = 0;
 	cf.version(&version);

@@ -98,7 +98,7 @@ if [ -z "$cuda" ]; then
 	echo "cuda: skipped: no CUDA device"
 else
 	${CC:-cc} -O2 -std=gnu11 -o "$work/fft-cuda-bw" tests/bench/fft-cuda-bw.c -ldl
-	bw=$("$work/fft-cuda-bw" 256)
+	bw=$("$work/fft-cuda-bw" 256) || bw="0 0"
 	h2d=${bw% *}
 	echo "cuda: $cuda, host to device $h2d GB/s, device to host ${bw#* } GB/s (pinned, cuMemcpy*Async)"
 	for n in 256 1024 4096 65536 1048576; do
@@ -121,7 +121,7 @@ else
 			best=$(awk -v a="$best" -v b="$st" 'BEGIN { print (a == "" || b < a) ? b : a }')
 		done
 		awk -v b="$u8bytes" -v s="$best" -v h="$h2d" -v c="${chain#ACCEL_CUFFT_CHAIN=}" -v e="$cuda" 'BEGIN {
-			printf "cu8 -n 1024 --average 16 --out db on %s, chain on the %s: %.2f GB/s of input, %.0f%% of host to device\n", e, c, b / s / 1e9, 100 * b / s / 1e9 / h }'
+			printf "cu8 -n 1024 --average 16 --out db on %s, chain on the %s: %.2f GB/s of input, %s of host to device\n", e, c, b / s / 1e9, (h > 0 ? sprintf("%.0f%%", 100 * b / s / 1e9 / h) : "? (not measured)") }'
 	done
 fi
 

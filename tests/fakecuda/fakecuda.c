@@ -180,16 +180,19 @@ EXPORT cufft_result cufftExecC2C(cufft_handle h, struct cufft_complex *in, struc
 	pthread_mutex_unlock(&lock);
 	if (v && atoi(v) == k)
 		return 6;
-	/* FFTW's planner is not thread-safe; execution is. */
-	pthread_mutex_lock(&lock);
 	fftwf_plan fp = fftwf_plan_many_dft(1, &pl.n, pl.batch, (fftwf_complex *)in, NULL, 1, pl.n,
 					    (fftwf_complex *)out, NULL, 1, pl.n, dir, FFTW_ESTIMATE);
-	pthread_mutex_unlock(&lock);
 	if (!fp)
 		return 5;
 	fftwf_execute(fp);
-	pthread_mutex_lock(&lock);
 	fftwf_destroy_plan(fp);
-	pthread_mutex_unlock(&lock);
 	return 0;
+}
+
+/* FFTW's planner is not thread-safe, and the fftw plugin plans in the same
+ * process (with a lock of its own) while this double does: FFTW's own
+ * lock around every planner call, for the whole process. */
+__attribute__((constructor)) static void planner_lock(void)
+{
+	fftwf_make_planner_thread_safe();
 }
