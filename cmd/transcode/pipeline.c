@@ -1174,20 +1174,15 @@ static int stop_holding(struct tc *t)
 }
 
 /* Write the longest run of held packets that are, all together, those of
- * the first frames kept (pts unique and rising in held[]: the first n
- * packets are those of held[0..n) when the largest of their pts is
- * held[n-1]'s), and drop those frames. */
+ * the first frames kept (tc_written_prefix), and drop those frames. */
 static int release_held(struct tc *t)
 {
-	int64_t top = INT64_MIN;
-	int n = 0;
-	for (int i = 0; i < t->npend && i < t->nheld; i++) {
-		if (t->pend[i]->pts > top)
-			top = t->pend[i]->pts;
-		if (top == t->held[i]->pts)
-			n = i + 1;
-	}
-	int rc = 0;
+	int64_t pp[MAX_HELD], fp[MAX_HELD];
+	for (int i = 0; i < t->npend; i++)
+		pp[i] = t->pend[i]->pts;
+	for (int i = 0; i < t->nheld; i++)
+		fp[i] = t->held[i]->pts;
+	int n = tc_written_prefix(pp, t->npend, fp, t->nheld), rc = 0;
 	for (int i = 0; i < n; i++) {
 		if (rc == 0)
 			rc = write_video(t, t->pend[i]);

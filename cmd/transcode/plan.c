@@ -1,6 +1,7 @@
 /*
- * plan.c - the pixel format each encoder is given, and the filter graph
- * for where the frames are decoded and encoded (plan.h). Pure choices on
+ * plan.c - the pixel format each encoder is given, the filter graph for
+ * where the frames are decoded and encoded, and which encoded packets can
+ * be written without a hole (plan.h). Pure choices on
  * FFmpeg's tables: no device is opened here, so that they can be tested
  * on a machine without one.
  */
@@ -44,6 +45,19 @@ enum AVPixelFormat tc_sw_format(const AVCodec *c, const char *want, enum AVPixel
 		return AV_PIX_FMT_NONE;
 	}
 	return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, src, 0, NULL);
+}
+
+int tc_written_prefix(const int64_t *pkt_pts, int npkt, const int64_t *frame_pts, int nframes)
+{
+	int64_t top = INT64_MIN;
+	int n = 0;
+	for (int i = 0; i < npkt && i < nframes; i++) {
+		if (pkt_pts[i] > top)
+			top = pkt_pts[i];
+		if (top == frame_pts[i])
+			n = i + 1;
+	}
+	return n;
 }
 
 int tc_hw_formats(const AVCodec *c, const char *type, enum AVPixelFormat src, const char *want,
@@ -155,6 +169,9 @@ static int add_device(struct chain *c, const struct tc_plan_in *in, const char *
 		f = cuda ? "yadif_cuda" : vaapi ? "deinterlace_vaapi" : NULL;
 	else if (op == OP_SCALE)
 		f = cuda ? "scale_cuda" : vaapi ? "scale_vaapi" : NULL;
+	/* an FFmpeg built with NPP but not scale_cuda */
+	if (f && op == OP_SCALE && cuda && !in->have(f))
+		f = "scale_npp";
 	if (!f || !in->have(f))
 		return -1;
 	int w = side(job->scale_w, in->out), h = side(job->scale_h, in->out);
@@ -167,7 +184,7 @@ static int add_device(struct chain *c, const struct tc_plan_in *in, const char *
 		break;
 	case OP_SCALE:
 		if (cuda)
-			add(c, "scale_cuda=w=%d:h=%d:interp_algo=bicubic", w, h);
+			add(c, "%s=w=%d:h=%d:interp_algo=%s", f, w, h, strcmp(f, "scale_npp") ? "bicubic" : "cubic");
 		else if (vaapi)
 			add(c, "scale_vaapi=w=%d:h=%d", w, h);
 		else if (w < 0)
@@ -240,10 +257,12 @@ void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p)
 		 * pixels there, in the scaler that ends the chain if one does. */
 		if (in->src != in->out) {
 			int cuda = !strcmp(dev, "cuda"), vaapi = !strcmp(dev, "vaapi");
+			const char *conv = cuda ? (in->have("scale_cuda") ? "scale_cuda" : "scale_npp")
+					   : vaapi ? "scale_vaapi" : "vpp_qsv";
 			if (c.last_scale && c.last_scale == c.n && c.n < c.len)
 				c.n += (size_t)snprintf(c.buf + c.n, c.len - c.n, ":format=%s", out);
 			else
-				add(&c, "%s=format=%s", cuda ? "scale_cuda" : vaapi ? "scale_vaapi" : "vpp_qsv", out);
+				add(&c, "%s=format=%s", conv, out);
 		}
 		if (c.n == 0)
 			add(&c, "null");

@@ -1,13 +1,15 @@
 /*
  * plan.h - accel-transcode's choices that need no device to be made: the
  * pixel format an encoder is given (software, or on a hardware device),
- * and the filter graph for where frames are decoded and encoded, so that
- * frames stay on a device when decode and encode are both there.
+ * the filter graph for where frames are decoded and encoded, so that
+ * frames stay on a device when decode and encode are both there, and
+ * which of an encoder's packets can be written without a hole.
  */
 #ifndef TRANSCODE_PLAN_H
 #define TRANSCODE_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <libavcodec/avcodec.h>
 #include "transcode.h"
 
@@ -29,6 +31,15 @@ enum AVPixelFormat tc_sw_format(const AVCodec *c, const char *want, enum AVPixel
  * in `want`). */
 int tc_hw_formats(const AVCodec *c, const char *type, enum AVPixelFormat src, const char *want,
 		  enum AVPixelFormat *hw, enum AVPixelFormat *sw, char *why, size_t len);
+
+/* How many of an encoder's packets not written yet (pkt_pts[0..npkt),
+ * decode order) can be written so that what is written holds every frame
+ * up to some point: the longest run of them that are, all together, the
+ * packets of frames frame_pts[0..n) (the frames given to the encoder whose
+ * packets are not written yet, in order: pts unique and rising). With
+ * B-frames a reference frame comes out before the frames it is shown
+ * after, and waits for them. Returns n, 0 to npkt. */
+int tc_written_prefix(const int64_t *pkt_pts, int npkt, const int64_t *frame_pts, int nframes);
 
 /* What the filter graph is asked. */
 struct tc_plan_in {

@@ -5,7 +5,9 @@
  * own frames: VAAPI/QSV surfaces of nv12, CUDA frames), and the filter
  * graph for each place frames are decoded and encoded: on the device
  * throughout when both are there, downloaded or uploaded only where a
- * stage is in software or a filter has no device version.
+ * stage is in software or a filter has no device version; and which
+ * packets of an encoder can be written so that a new encoder can take
+ * over without a hole (B-frames out of order).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +102,11 @@ static int has_all(const char *f)
 	return 1;
 }
 
+static int no_scale_cuda(const char *f)
+{
+	return strcmp(f, "scale_cuda") != 0;
+}
+
 /* Debian's FFmpeg 5.1 without yadif_cuda and scale_vaapi, say. */
 static int has_some(const char *f)
 {
@@ -163,6 +170,11 @@ static void graphs(void **state)
 	assert_string_equal(plan.note, "on cuda: scale_cuda; downloaded for the software encoder");
 	assert_false(plan.on_device);
 
+	/* an FFmpeg with scale_npp but no scale_cuda */
+	assert_string_equal(graph(&scale, "cuda", "cuda", "nv12", "yuv444p", no_scale_cuda),
+			    "scale_npp=w=1280:h=-1:interp_algo=cubic:format=yuv444p");
+	assert_string_equal(graph(&none, "cuda", "cuda", "nv12", "yuv444p", no_scale_cuda), "scale_npp=format=yuv444p");
+
 	/* software decode, VA-API encode: nv12 uploaded at the end */
 	assert_string_equal(graph(&scale, NULL, "vaapi", "yuv420p", "nv12", has_all),
 			    "scale=1280:-2:flags=bicubic,format=pix_fmts=nv12,hwupload");
@@ -188,12 +200,43 @@ static void graphs(void **state)
 			    "the encoder");
 }
 
+#define N(a) ((int)(sizeof a / sizeof a[0]))
+
+static void written_prefix(void **state)
+{
+	(void)state;
+	static const int64_t frames[] = { 0, 1, 2, 3, 4, 5 }, gaps[] = { 0, 2, 4 };
+	/* no reordering: every packet as it comes */
+	static const int64_t in_order[] = { 0, 1, 2 };
+	assert_int_equal(tc_written_prefix(in_order, 3, frames, 6), 3);
+	assert_int_equal(tc_written_prefix(in_order, 0, frames, 6), 0);
+	/* I0 P3 B1 B2: P3 waits for B1 and B2 */
+	static const int64_t b[] = { 0, 3, 1, 2 };
+	assert_int_equal(tc_written_prefix(b, 1, frames, 6), 1);
+	assert_int_equal(tc_written_prefix(b, 2, frames, 6), 1);
+	assert_int_equal(tc_written_prefix(b, 3, frames, 6), 1);
+	assert_int_equal(tc_written_prefix(b, 4, frames, 6), 4);
+	/* pyramid: I0 P4 B2 b1 b3 */
+	static const int64_t pyr[] = { 0, 4, 2, 1, 3 };
+	assert_int_equal(tc_written_prefix(pyr, 4, frames, 6), 1);
+	assert_int_equal(tc_written_prefix(pyr, 5, frames, 6), 5);
+	/* the first frames already written: the rest start later */
+	static const int64_t later[] = { 3, 5, 4 };
+	assert_int_equal(tc_written_prefix(later, 3, frames + 3, 3), 3);
+	assert_int_equal(tc_written_prefix(later, 2, frames + 3, 3), 1);
+	/* timestamps with gaps */
+	static const int64_t g[] = { 0, 4, 2 };
+	assert_int_equal(tc_written_prefix(g, 3, gaps, N(gaps)), 3);
+	assert_int_equal(tc_written_prefix(g, 2, gaps, N(gaps)), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(software_formats),
 		cmocka_unit_test(hardware_formats),
 		cmocka_unit_test(graphs),
+		cmocka_unit_test(written_prefix),
 	};
 	return cmocka_run_group_tests_name("transcode_plan", tests, NULL, NULL);
 }
