@@ -15,6 +15,7 @@
  */
 #ifdef __CUDACC__
 #define CHAIN_KERNEL extern "C" __global__ void
+#define CHAIN_FN static __device__ __forceinline__
 #define CHAIN_FIRST ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x)
 #define CHAIN_STRIDE ((unsigned long long)gridDim.x * blockDim.x)
 #else
@@ -25,7 +26,9 @@ static inline float2 make_float2(float x, float y)
 	float2 v = { x, y };
 	return v;
 }
+#include <string.h>
 #define CHAIN_KERNEL static void
+#define CHAIN_FN static inline
 #define CHAIN_FIRST 0ULL
 #define CHAIN_STRIDE 1ULL
 #endif
@@ -40,6 +43,86 @@ static inline float2 make_float2(float x, float y)
 #define CHAIN_U8 6
 #define CHAIN_CF64 7
 #define CHAIN_F64 8
+#define CHAIN_I8 9
+#define CHAIN_CI32 10
+#define CHAIN_I32 11
+#define CHAIN_CI24 12
+#define CHAIN_I24 13
+#define CHAIN_CF32_BE 14
+#define CHAIN_CI16_BE 15
+#define CHAIN_F32_BE 16
+#define CHAIN_I16_BE 17
+#define CHAIN_CF64_BE 18
+#define CHAIN_F64_BE 19
+#define CHAIN_CI32_BE 20
+#define CHAIN_I32_BE 21
+
+/* The bytes of one value at p, `nb` of them (1 to 8), little- or
+ * big-endian, as an unsigned integer: for the packed 24-bit types and the
+ * big-endian ones, whose values need not be aligned. */
+CHAIN_FN unsigned long long chain_bytes(const unsigned char *p, int nb, int be)
+{
+	unsigned long long u = 0;
+	for (int b = 0; b < nb; b++)
+		u |= (unsigned long long)p[be ? nb - 1 - b : b] << (8 * b);
+	return u;
+}
+
+/* A signed integer of nb bytes, scaled to [-1, 1) (divided by 2^(8 nb - 1)). */
+CHAIN_FN float chain_int(const unsigned char *p, int nb, int be)
+{
+	int sh = 64 - 8 * nb;
+	long long v = (long long)(chain_bytes(p, nb, be) << sh) >> sh;
+	return (float)v * (1.0f / (float)(1ULL << (8 * nb - 1)));
+}
+
+/* An IEEE 754 binary32 (nb 4) or binary64 (nb 8) value, as float. */
+CHAIN_FN float chain_real(const unsigned char *p, int nb, int be)
+{
+	unsigned long long u = chain_bytes(p, nb, be);
+#ifdef __CUDACC__
+	return nb == 4 ? __int_as_float((int)(unsigned int)u) : (float)__longlong_as_double((long long)u);
+#else
+	if (nb == 4) {
+		unsigned int w = (unsigned int)u;
+		float f;
+		memcpy(&f, &w, 4);
+		return f;
+	}
+	double d;
+	memcpy(&d, &u, 8);
+	return (float)d;
+#endif
+}
+
+/*
+ * The types read byte by byte: bytes per part (nb), complex or not,
+ * integer or floating point, byte order. Returns 0 for the types read as
+ * typed values in chain_load's switch.
+ */
+CHAIN_FN int chain_layout(int type, int *nb, int *cplx, int *is_int, int *be)
+{
+	*cplx = 0;
+	*is_int = 1;
+	*be = 0;
+	switch (type) {
+	case CHAIN_I8: *nb = 1; break;
+	case CHAIN_CI32: *nb = 4; *cplx = 1; break;
+	case CHAIN_I32: *nb = 4; break;
+	case CHAIN_CI24: *nb = 3; *cplx = 1; break;
+	case CHAIN_I24: *nb = 3; break;
+	case CHAIN_CF32_BE: *nb = 4; *cplx = 1; *is_int = 0; *be = 1; break;
+	case CHAIN_CI16_BE: *nb = 2; *cplx = 1; *be = 1; break;
+	case CHAIN_F32_BE: *nb = 4; *is_int = 0; *be = 1; break;
+	case CHAIN_I16_BE: *nb = 2; *be = 1; break;
+	case CHAIN_CF64_BE: *nb = 8; *cplx = 1; *is_int = 0; *be = 1; break;
+	case CHAIN_F64_BE: *nb = 8; *is_int = 0; *be = 1; break;
+	case CHAIN_CI32_BE: *nb = 4; *cplx = 1; *be = 1; break;
+	case CHAIN_I32_BE: *nb = 4; *be = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
 
 /* Output kinds: the values of enum accel_fft_out. */
 #define CHAIN_COMPLEX 0
@@ -96,6 +179,16 @@ CHAIN_KERNEL chain_load(const unsigned char *in, unsigned long long avail, const
 			case CHAIN_F64:
 				re = (float)((const double *)in)[s];
 				break;
+			default: {
+				int nb, cplx, is_int, be;
+				if (!chain_layout(type, &nb, &cplx, &is_int, &be))
+					break;
+				const unsigned char *p = in + s * (unsigned long long)(cplx ? 2 * nb : nb);
+				re = is_int ? chain_int(p, nb, be) : chain_real(p, nb, be);
+				if (cplx)
+					im = is_int ? chain_int(p + nb, nb, be) : chain_real(p + nb, nb, be);
+				break;
+			}
 			}
 		}
 		out[t] = make_float2(re * win[i], im * win[i]);

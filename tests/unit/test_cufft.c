@@ -2,7 +2,8 @@
  * test_cufft.c - the cufft backend's device chain without a GPU:
  * chain.cu's kernels compiled as C for the host (one thread running each
  * grid-stride loop) against libcore's host chain (accel_fft_load,
- * accel_fft_emit) on the same transformed frames, for every sample type,
+ * accel_fft_emit) on the same transformed frames, for every sample type
+ * (all 22 of enum accel_sample),
  * window, output kind, averaging, decimation, shift and padding; and
  * chain.cu compiled by NVRTC (the toolkit's, when installed) for
  * compute_80, its PTX checked by ptxas when there is one. What cannot run
@@ -56,13 +57,18 @@ static uint8_t *make_input(enum accel_sample t, size_t len, unsigned seed)
 	assert_non_null(in);
 	srand(seed);
 	size_t sb = accel_sample_bytes(t), half = accel_sample_is_complex(t) ? sb / 2 : sb;
+	int be = strstr(accel_sample_name(t), "_be") != NULL;
+	int fl = accel_sample_name(t)[accel_sample_is_complex(t)] == 'f';
 	for (size_t i = 0; i + half <= len; i += half) {
 		double v = (double)rand() / RAND_MAX * 2 - 1;
-		if (half == 4 && (t == ACCEL_SAMPLE_CF32 || t == ACCEL_SAMPLE_F32)) {
+		if (fl) {
 			float fv = (float)v;
-			memcpy(in + i, &fv, 4);
-		} else if (half == 8) {
-			memcpy(in + i, &v, 8);
+			memcpy(in + i, half == 4 ? (void *)&fv : (void *)&v, half);
+			for (size_t b = 0; be && b < half / 2; b++) {
+				uint8_t x = in[i + b];
+				in[i + b] = in[i + half - 1 - b];
+				in[i + half - 1 - b] = x;
+			}
 		} else {
 			for (size_t b = 0; b < half; b++)
 				in[i + b] = (uint8_t)rand();
@@ -176,6 +182,19 @@ static void chain_matches_host(void **state)
 		{ "f64 r2c complex", ACCEL_SAMPLE_F64, 7, 7, 3, 0, 0, 1, 1, ACCEL_WINDOW_HANN, ACCEL_FFT_COMPLEX, ACCEL_NORM_ORTHO, 0, 0, 0, 0 },
 		{ "cf32 padded frames past the end", ACCEL_SAMPLE_CF32, 16, 6, 3, 2, 0, 1, 1, ACCEL_WINDOW_HANN, ACCEL_FFT_POWER, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
 		{ "ci16 decimate 3 text", ACCEL_SAMPLE_CI16, 8, 8, 10, 0, 2, 1, 3, ACCEL_WINDOW_RECT, ACCEL_FFT_DB, ACCEL_NORM_BACKWARD, 0, 0, 0, 1 },
+		{ "i8 hann power", ACCEL_SAMPLE_I8, 10, 10, 3, 0, 0, 1, 1, ACCEL_WINDOW_HANN, ACCEL_FFT_POWER, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "ci32 db", ACCEL_SAMPLE_CI32, 16, 8, 4, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_DB, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "i32 r2c mag", ACCEL_SAMPLE_I32, 9, 9, 3, 0, 0, 1, 1, ACCEL_WINDOW_HAMMING, ACCEL_FFT_MAG, ACCEL_NORM_ORTHO, 0, 0, 0, 0 },
+		{ "ci24 complex", ACCEL_SAMPLE_CI24, 12, 6, 4, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_COMPLEX, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "i24 r2c db average 2", ACCEL_SAMPLE_I24, 8, 8, 6, 0, 0, 2, 1, ACCEL_WINDOW_HANN, ACCEL_FFT_DB, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "cf32_be power", ACCEL_SAMPLE_CF32_BE, 16, 16, 3, 0, 0, 1, 1, ACCEL_WINDOW_BLACKMAN, ACCEL_FFT_POWER, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "ci16_be mag", ACCEL_SAMPLE_CI16_BE, 10, 10, 3, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_MAG, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "f32_be r2c complex", ACCEL_SAMPLE_F32_BE, 12, 12, 3, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_COMPLEX, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "i16_be r2c power", ACCEL_SAMPLE_I16_BE, 8, 8, 3, 0, 0, 1, 1, ACCEL_WINDOW_FLATTOP, ACCEL_FFT_POWER, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "cf64_be complex", ACCEL_SAMPLE_CF64_BE, 8, 8, 3, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_COMPLEX, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "f64_be r2c db", ACCEL_SAMPLE_F64_BE, 8, 8, 3, 0, 0, 1, 1, ACCEL_WINDOW_HANN, ACCEL_FFT_DB, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "ci32_be mag", ACCEL_SAMPLE_CI32_BE, 8, 8, 3, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_MAG, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
+		{ "i32_be r2c power", ACCEL_SAMPLE_I32_BE, 8, 8, 3, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_POWER, ACCEL_NORM_BACKWARD, 0, 0, 0, 0 },
 		{ "cf32 complex text", ACCEL_SAMPLE_CF32, 6, 6, 2, 0, 0, 1, 1, ACCEL_WINDOW_RECT, ACCEL_FFT_COMPLEX, ACCEL_NORM_NONE, 0, 0, 0, 1 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
