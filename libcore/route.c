@@ -178,6 +178,8 @@ static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
 	}
 }
 
+static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small);
+
 int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r)
 {
 	const struct accel_op *op = req->op;
@@ -220,7 +222,35 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 		return r->nranked ? 0 : ACCEL_ENOENGINE;
 	}
 
-	accel_discover(ctx, op->name);
+	/* A small job stays on the CPU under auto: backends that only find
+	 * GPUs and NPUs would rank after it, so their drivers are not started
+	 * for it (that costs more than the job), unless no other engine can
+	 * run it. */
+	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES;
+	if (!small || rank_auto(ctx, req, r, 1) == ACCEL_ENOENGINE) {
+		memset(r, 0, sizeof *r);
+		core_strlcpy(r->op, op->name, sizeof r->op);
+		accel_discover(ctx, op->name);
+		return rank_auto(ctx, req, r, 0);
+	}
+	return 0;
+}
+
+/* Whether backend b only finds GPUs and NPUs (so runs no CPU engine). */
+static int device_only(const struct accel_backend *b)
+{
+	unsigned dev = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_NPU);
+	return b->classes && !(b->classes & ~dev);
+}
+
+static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small)
+{
+	const struct accel_op *op = req->op;
+	for (int b = 0; b < ctx->nbackends; b++) {
+		const struct accel_backend *be = ctx->backends[b].backend;
+		if (be && core_backend_offers(be, op->name) && !(small && device_only(be)))
+			accel_probe_backend(ctx, ctx->backends[b].name);
+	}
 	struct accel_profile_entry *prof = NULL;
 	int nprof = load_profile(ctx, req, r, &prof);
 	const char *cls = accel_size_class(req->size_hint);
@@ -234,6 +264,13 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 			if ((x = add_entry(r, NULL, s->name)))
 				snprintf(x->reason, sizeof x->reason, "%s",
 					 !s->backend ? s->reason : "does not offer this operation");
+			continue;
+		}
+		if (!s->probed) {
+			if ((x = add_entry(r, NULL, s->name)))
+				snprintf(x->reason, sizeof x->reason,
+					 "not probed: a job of %lld bytes stays on the CPU (name it with --backend to use it)",
+					 (long long)req->size_hint);
 			continue;
 		}
 		if (s->rc < 0) {

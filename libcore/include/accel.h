@@ -635,7 +635,10 @@ struct accel_route_req {
 };
 
 /* Below this many bytes a job stays on the CPU unless forced: a device's
- * start-up and transfer cost would dominate. */
+ * start-up and transfer cost would dominate. Under auto, backends whose
+ * classes are only GPU and NPU (they run no CPU engine) are not probed for
+ * such a job unless no other engine can run it; their route entry says
+ * "not probed". */
 #define ACCEL_SMALL_JOB_BYTES (1u << 20)
 /* Under auto, the leading engines on different devices whose measured
  * MB/s for the job's size class (profile) is at least this fraction of the

@@ -65,6 +65,13 @@ FAKE(slow_backend, "slow", slow_probe);
 FAKE(soft_backend, "soft", soft_probe);
 FAKE(broken_backend, "broken", broken_probe);
 
+/* A backend that only finds GPUs: not probed for a small job under auto. */
+static int gpuonly_probe(struct accel_probe *p) { return fake_probe_dev(p, "gpu3", 0); }
+static const struct accel_backend gpuonly_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "gpuonly", .description = "fake", .ops = zstd_only,
+	.probe = gpuonly_probe, .supports = fake_supports, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+};
+
 static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
 	assert_true(ctx->nbackends < CORE_MAX_BACKENDS);
@@ -407,6 +414,38 @@ static void small_jobs_stay_on_cpu(void **state)
 	accel_ctx_free(ctx);
 }
 
+static void small_jobs_leave_gpu_backends_unprobed(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	add_backend(ctx, &gpuonly_backend);
+	add_backend(ctx, &fast_backend);
+	struct accel_route r;
+	/* The drivers of a backend that only finds GPUs are not started for
+	 * a small job: the CPU would run it anyway. Others are probed. */
+	assert_int_equal(route(ctx, "auto", 1000, NULL, &r), 0);
+	assert_ranked(&r, 2, "cpu", "fast:gpu0");
+	assert_string_equal(entry(&r, "gpuonly")->reason,
+			    "not probed: a job of 1000 bytes stays on the CPU (name it with --backend to use it)");
+	assert_false(ctx->backends[1].probed);
+	assert_true(ctx->backends[2].probed);
+	/* A large job probes it. */
+	assert_int_equal(route(ctx, "auto", ACCEL_SMALL_JOB_BYTES, NULL, &r), 0);
+	assert_true(ctx->backends[1].probed);
+	assert_int_equal(r.nranked, 3);
+	assert_string_equal(r.entries[2].name, "cpu");
+	accel_ctx_free(ctx);
+	/* With no other engine for the job, it is probed after all. */
+	ctx = new_ctx();
+	ctx->backends[0].backend = NULL;
+	strcpy(ctx->backends[0].reason, "left out for this test");
+	add_backend(ctx, &gpuonly_backend);
+	assert_int_equal(route(ctx, "auto", 1000, NULL, &r), 0);
+	assert_ranked(&r, 1, "gpuonly:gpu3");
+	assert_true(ctx->backends[1].probed);
+	ctx->backends[0].backend = &accel_backend_cpu;
+	accel_ctx_free(ctx);
+}
+
 static char *write_profile(const char *json)
 {
 	static char path[64];
@@ -550,6 +589,7 @@ int main(void)
 		cmocka_unit_test(cpu_means_the_cpu_engine_for_the_op),
 		cmocka_unit_test(software_never_preferred),
 		cmocka_unit_test(small_jobs_stay_on_cpu),
+		cmocka_unit_test(small_jobs_leave_gpu_backends_unprobed),
 		cmocka_unit_test(profile_changes_ranking),
 		cmocka_unit_test(profile_load),
 		cmocka_unit_test(plugins_load_with_reasons),
