@@ -7,6 +7,8 @@
 # that change what the device kernels do. Small N and few frames: the
 # software devices are slow.
 
+load fft_jobs
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"
@@ -21,22 +23,6 @@ setup() {
 # need ENGINE: skip when accel-detect routes fft.c2c to no such engine.
 need() {
 	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q "$1:" || skip "no device for $1"
-}
-
-# add OPTIONS... IN: run accel-fft on $ENGINE into a file of its own and
-# list the job for verify (one numpy process checks them all).
-add() {
-	local in="${!#}" opts=("${@:1:$#-1}")
-	jobs=$((${jobs:-0} + 1))
-	"$F" -b "$ENGINE" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
-	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
-}
-
-verify() {
-	run $REF checks "$T/list"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
 }
 
 # Every sample type of each way the kernels read them (1297 samples: a

@@ -9,6 +9,8 @@
 # cuFFT), which checks the plugin's own code but not the GPU; else they
 # are skipped ("no CUDA device").
 
+load fft_jobs
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"
@@ -18,6 +20,7 @@ setup() {
 	export XDG_CACHE_HOME="$T/cache"
 	[ -f "$ROOT/build/plugins/accel_cufft.so" ] || skip "the cufft plugin is not built"
 	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	ENGINE=cufft
 }
 
 no_driver() {
@@ -42,22 +45,6 @@ for n in ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"] + glob.glob("/usr/l
     except OSError:
         pass
 sys.exit(1)'
-}
-
-# add OPTIONS... IN: run accel-fft on the cufft engine into a file of its
-# own and list the job for verify (one numpy process checks them all).
-add() {
-	local in="${@: -1}" opts=("${@:1:$#-1}")
-	jobs=$((${jobs:-0} + 1))
-	"$F" -b cufft --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
-	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
-}
-
-verify() {
-	run $REF checks "$T/list"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
 }
 
 @test "without the CUDA driver: the plugin loads, no engine, the reason in accel-detect -v" {

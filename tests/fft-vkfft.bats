@@ -5,6 +5,8 @@
 # engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
 # and caches them.
 
+load fft_jobs
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"
@@ -15,22 +17,7 @@ setup() {
 	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' ||
 		skip "no OpenCL device for VkFFT"
 	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-}
-
-# add OPTIONS... IN: run accel-fft on VkFFT's OpenCL engine into a file of
-# its own and list the job for verify (one numpy process checks them all).
-add() {
-	local in="${@: -1}" opts=("${@:1:$#-1}")
-	jobs=$((${jobs:-0} + 1))
-	"$F" -b "${ENGINE:-vkfft.opencl}" --fallback none "${opts[@]}" -o "$T/o$jobs" "$in"
-	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
-}
-
-verify() {
-	run $REF checks "$T/list"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
+	ENGINE=vkfft.opencl
 }
 
 @test "vkfft.opencl: complex sizes (a prime through Bluestein, 1000, 2^16), forward and inverse, within 1e-5 of numpy" {

@@ -3,6 +3,8 @@
 # known answers, the output formats and bad input. The reference is
 # tests/fixtures/fft/ref.py (numpy from /usr/bin/python3).
 
+load fft_jobs
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"
@@ -18,22 +20,6 @@ check() {
 	local in="${@: -1}" opts=("${@:1:$#-1}")
 	"$F" --plan estimate "${opts[@]}" -o "$T/out" -f "$in"
 	$REF check "${opts[@]}" "$in" "$T/out"
-}
-
-# add OPTIONS... IN: run accel-fft on IN into a file of its own and list
-# the job for verify, which checks every listed job in one numpy process.
-add() {
-	local in="${@: -1}" opts=("${@:1:$#-1}")
-	jobs=$((${jobs:-0} + 1))
-	"$F" --plan estimate "${opts[@]}" -o "$T/o$jobs" "$in"
-	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
-}
-
-verify() {
-	run $REF checks "$T/list"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
 }
 
 @test "complex input, every size class: 2, primes, odd, powers of two up to 2^20" {

@@ -1,0 +1,24 @@
+# fft_jobs.bash - what the accel-fft bats files share (loaded with `load
+# fft_jobs`): jobs run one by one and checked against numpy in one process.
+# The file's setup sets F (accel-fft), REF (tests/fixtures/fft/ref.py) and
+# T; ENGINE, when set, names the engine (-b ENGINE --fallback none), else
+# FFTW plans with --plan estimate.
+
+# add OPTIONS... IN: run accel-fft on IN into a file of its own and list
+# the job for verify.
+add() {
+	local in="${!#}" opts=("${@:1:$#-1}") how=(--plan estimate)
+	[ -z "${ENGINE:-}" ] || how=(-b "$ENGINE" --fallback none)
+	jobs=$((${jobs:-0} + 1))
+	"$F" "${how[@]}" "${opts[@]}" -o "$T/o$jobs" "$in"
+	echo "${opts[*]} $in $T/o$jobs" >> "$T/list"
+}
+
+# verify: numpy checks every job add listed (relative L2 within 1e-5),
+# and each was checked.
+verify() {
+	run $REF checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq "$jobs" ]
+}
