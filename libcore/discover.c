@@ -389,7 +389,16 @@ const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx)
 const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const struct accel_op *op)
 {
 	accel_probe_backend(ctx, "cpu");
-	accel_discover(ctx, op->name);
+	/* A backend that only finds GPUs and NPUs has no engine on the CPU
+	 * device: its drivers are not started for --backend cpu. */
+	unsigned dev = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU) | ACCEL_CLASS_BIT(ACCEL_CLASS_NPU);
+	pthread_mutex_lock(&ctx->lock);
+	for (int i = 0; i < ctx->nbackends; i++) {
+		const struct accel_backend *b = ctx->backends[i].backend;
+		if (core_backend_offers(b, op->name) && !(b->classes && !(b->classes & ~dev)))
+			probe_index(ctx, i);
+	}
+	pthread_mutex_unlock(&ctx->lock);
 	const struct accel_engine *best = NULL;
 	double best_mbps = 0;
 	for (int i = 0; i < ctx->nengines; i++) {

@@ -35,16 +35,18 @@
 
 static const char *const ort_ops[] = { "onnx.run", "onnx.info", NULL };
 
-/* The library, loaded once per process. */
+/* The library, loaded once per process; its environment is created only
+ * when a model is first loaded (probing creates none). */
 static struct {
-	pthread_once_t once;
+	pthread_once_t once, env_once;
 	void *handle;
 	const OrtApi *api;
 	OrtEnv *env;
 	char path[512];
 	char version[32];
 	char reason[768];
-} lib = { .once = PTHREAD_ONCE_INIT };
+	char env_reason[240];
+} lib = { .once = PTHREAD_ONCE_INIT, .env_once = PTHREAD_ONCE_INIT };
 
 /* A model loaded (or not) on an engine, under one set of session options. */
 struct model {
@@ -77,6 +79,15 @@ struct ort_ctx {
 
 static void load_lib(void)
 {
+	/* The library's telemetry (the 1DS SDK of its builds) opens
+	 * /tmp/mat-debug-PID.log and /tmp/.ses, following links, and a cache
+	 * under $HOME in every process that creates an environment, unless
+	 * this is set when the environment is created. Set here, in the
+	 * probe, under the context's lock: no other probe (the threads that
+	 * call into drivers) reads the environment meanwhile. */
+	const char *off = getenv("ORT_DISABLE_TELEMETRY");
+	if (!off || strcmp(off, "1"))
+		setenv("ORT_DISABLE_TELEMETRY", "1", 1);
 	const char *env = getenv("ACCEL_ONNXRUNTIME_LIB");
 	char local[512];
 	snprintf(local, sizeof local, "%s%slibonnxruntime.so.1", ORT_LIBDIR, ORT_LIBDIR[0] ? "/" : "");
@@ -111,11 +122,18 @@ static void load_lib(void)
 			 lib.path, lib.version, ORT_API_VERSION);
 		return;
 	}
+}
+
+/* The environment, created when the first model is loaded. */
+static void create_env(void)
+{
 	OrtStatus *st = lib.api->CreateEnv(ORT_LOGGING_LEVEL_FATAL, "accel", &lib.env);
+	if (!st)
+		st = lib.api->DisableTelemetryEvents(lib.env);
 	if (st) {
-		snprintf(lib.reason, sizeof lib.reason, "CreateEnv: %s", lib.api->GetErrorMessage(st));
+		snprintf(lib.env_reason, sizeof lib.env_reason, "CreateEnv: %.200s", lib.api->GetErrorMessage(st));
 		lib.api->ReleaseStatus(st);
-		lib.api = NULL;
+		accel_text_sanitize(lib.env_reason);
 	}
 }
 
@@ -215,6 +233,11 @@ static int new_session(const struct ort_engine *eng, const struct accel_onnx_par
 		       char *reason, size_t len)
 {
 	const OrtApi *a = lib.api;
+	pthread_once(&lib.env_once, create_env);
+	if (!lib.env || lib.env_reason[0]) {
+		snprintf(reason, len, "%s", lib.env_reason);
+		return ACCEL_ENOTSUP;
+	}
 	OrtSessionOptions *so = NULL;
 	OrtStatus *st = a->CreateSessionOptions(&so);
 	if (!st && p->intra_threads > 0)

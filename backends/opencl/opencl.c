@@ -83,7 +83,7 @@ static void read_device(device_info_fn info, cl_device_id id, struct cl_dev *d)
 	}
 }
 
-/* Enumerate platforms and devices (runs bounded: ICDs may hang). */
+/* Enumerate platforms and devices (runs in a child: ICDs may hang or abort). */
 static int scan(void *arg)
 {
 	struct cl_scan *s = arg;
@@ -168,14 +168,23 @@ static int opencl_probe(struct accel_probe *p)
 	void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return accel_probe_fail(p, "libOpenCL.so.1 not found");
-	/* Never freed when abandoned: the scan may still write to it. */
 	struct cl_scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;
 	s->lib = lib;
-	int rc = accel_call_bounded(scan, s, 0);
-	if (rc == ACCEL_EDEVICE)
-		return accel_probe_fail(p, "an OpenCL driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
+	/* In a child process: an ICD may abort (PoCL does when /sys is
+	 * masked) or hang; what it found is plain data. The driver is then
+	 * never started in this process. */
+	char why[96], said[160];
+	int rc;
+	if (accel_call_isolated("opencl", scan, s, sizeof *s, &rc, why, sizeof why, said, sizeof said) < 0) {
+		if (said[0])
+			accel_probe_note(p, "the child process said: %s", said);
+		free(s);
+		if (strstr(why, "in time"))
+			return accel_probe_fail(p, "an OpenCL driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
+		return accel_probe_fail(p, "the OpenCL probe %s in a child process; left out", why);
+	}
 	for (int i = 0; i < s->nplat; i++)
 		accel_probe_note(p, "%s", s->plat[i]);
 	if (rc == 0 && !s->n)

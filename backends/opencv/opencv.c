@@ -195,7 +195,9 @@ static struct model *find_model(struct ocv_engine *eng, const struct accel_onnx_
 	return m;
 }
 
-/* The OpenCL scan, run bounded (a driver may hang). */
+/* The OpenCL scan, run in a child process (a driver may hang or abort):
+ * the devices are plain data, and OpenCL starts in this process only when
+ * an engine of them loads a model. */
 struct cl_scan {
 	int n;
 	struct ocv_cl_device d[OCV_MAX_CL];
@@ -227,16 +229,14 @@ static void add_cl_engines(struct accel_probe *p)
 		accel_probe_note(p, "opencv: no OpenCL engines: ACCEL_SYSROOT is set");
 		return;
 	}
-	if (accel_abandoned_calls() > 0) {
-		accel_probe_note(p, "opencv: no OpenCL engines: an earlier driver call did not return in time");
-		return;
-	}
-	/* Left to the process when abandoned: the scan may still write it. */
 	struct cl_scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return;
-	if (accel_call_bounded(cl_scan, s, 0) < 0) {
-		accel_probe_note(p, "opencv: no OpenCL engines: the OpenCL driver did not answer in time");
+	char why[96];
+	int rc;
+	if (accel_call_isolated("opencl", cl_scan, s, sizeof *s, &rc, why, sizeof why, NULL, 0) < 0) {
+		accel_probe_note(p, "opencv: no OpenCL engines: the OpenCL driver %s in a child process", why);
+		free(s);
 		return;
 	}
 	if (s->n < 0)

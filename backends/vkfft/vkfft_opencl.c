@@ -97,6 +97,14 @@ int vkfft_cl_probe(struct accel_probe *p)
 	struct cl_found *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;
+	/* The driver may abort the process (PoCL does when /sys is masked):
+	 * it starts here only where it survived in a child process. */
+	char why[96];
+	if (accel_api_survives("opencl", scan, s, why, sizeof why) < 0) {
+		accel_probe_note(p, "opencl: not run: the OpenCL driver %s in a child process", why);
+		free(s);
+		return ACCEL_ENOTSUP;
+	}
 	if (accel_call_bounded(scan, s, 0) == ACCEL_EDEVICE) {
 		accel_probe_note(p, "opencl: the driver did not answer in time (ACCEL_PROBE_TIMEOUT)");
 		return ACCEL_ENOTSUP;

@@ -486,6 +486,26 @@ int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double s
  * must then not run: end the program with accel_exit(). An atomic read:
  * safe from any thread. */
 int accel_abandoned_calls(void);
+/* Run fn(arg) in a child process (fork) and wait for it at most
+ * $ACCEL_PROBE_TIMEOUT seconds, for a probe whose driver may abort or crash
+ * the process (PoCL calls abort() when /sys is masked). The child runs only
+ * this thread, with stdin from /dev/null and its stdout and stderr into a
+ * pipe: the last line it printed goes to said[said_len] (may be NULL with
+ * said_len 0). Returns 0 when the child finished: *rc is fn's result and
+ * the `size` bytes at arg are as the child left them (plain data only: no
+ * pointer made in the child is valid here). ACCEL_EDEVICE when it did not,
+ * why[len] saying how: "aborted (SIGABRT)", "was killed by SIGSEGV", "did
+ * not answer in time (ACCEL_PROBE_TIMEOUT)" (it is killed), "cannot start a
+ * child process: ...". With api non-NULL the outcome is kept for
+ * accel_api_survives. Costs a fork; safe from any thread. */
+int accel_call_isolated(const char *api, int (*fn)(void *), void *arg, size_t size, int *rc, char *why, size_t len,
+			char *said, size_t said_len);
+/* Whether starting the driver of `api` ("opencl", "vulkan") survives in
+ * this process, before a probe starts it in-process: the first call in the
+ * process (unless accel_call_isolated ran for api) runs trial(arg) in a
+ * child; later calls return what that child did. 0 when it survived, else
+ * ACCEL_EDEVICE with why[len] as accel_call_isolated says it. */
+int accel_api_survives(const char *api, int (*trial)(void *), void *arg, char *why, size_t len);
 
 /* ------------------------------------------------------- context, discovery */
 
