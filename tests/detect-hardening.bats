@@ -58,11 +58,11 @@ controls() {
 	printf '%s\n' "$output" > d.json
 	iconv -f UTF-8 -t UTF-8 d.json > /dev/null
 	jq -e . d.json > /dev/null
-	! controls d.json
+	run -1 controls d.json
 	# cJSON would escape a control character as \u00XX: none may be there.
-	! grep -q '\\u00' d.json
+	run -1 grep -q '\\u00' d.json
 	jq -r '.. | strings' d.json > strings.txt
-	! controls strings.txt
+	run -1 controls strings.txt
 	# What became of each hostile text, byte for byte.
 	[ "$(jq -r '.host.hostname' d.json)" = 'evil?]0;owned???host' ]
 	[ "$(jq -r '.host.kernel' d.json)" = '6.1??[2Jcleared' ]
@@ -86,7 +86,7 @@ controls() {
 	"$D" -F gres > gres.conf
 	"$D" -F nfd > nfd.txt
 	grep -q 'H100 ?\[31mRED' table.txt
-	! controls table.txt verbose.txt gres.conf nfd.txt
+	run -1 controls table.txt verbose.txt gres.conf nfd.txt
 	[ "$(sed -n 2,3p gres.conf)" = "Name=gpu Type=h100 File=/dev/nvidia0
 Name=gpu Type=h100 File=/dev/nvidia1" ]
 	run -4 "$D" --require 'gpu.numa_node>=0,gpu.numa_node<1'
