@@ -314,12 +314,15 @@ static int detect(int argc, char **argv)
 		rc = why ? accel_require_eval(req, ctx, why, len) : ACCEL_ENOMEM;
 		if (rc == ACCEL_EUNMET && !job.common.quiet)
 			accel_msg_error("requirement not met: %s", why);
+		else if (rc == ACCEL_EINVAL)
+			accel_msg_usage("--require: %s", why);
 		else if (rc < 0 && rc != ACCEL_EUNMET)
 			accel_msg_error("%s", accel_strerror(rc));
 		free(why);
 		accel_require_free(req);
 		accel_ctx_free(ctx);
-		return rc == ACCEL_EUNMET ? ACCEL_EXIT_UNMET : rc < 0 ? ACCEL_EXIT_FAILURE : 0;
+		return rc == ACCEL_EUNMET ? ACCEL_EXIT_UNMET : rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE :
+		       rc < 0 ? ACCEL_EXIT_FAILURE : 0;
 	}
 
 	char *text = NULL;

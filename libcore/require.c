@@ -454,6 +454,114 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 	return 0;
 }
 
+/* The keys a device may have whatever the machine: its own, the CPU's,
+ * the properties the bundled backends report and the APIs they name. A
+ * plugin's other keys count once a device has them. */
+static const char *const known_fields[] = {
+	"id", "class", "vendor", "model", "driver", "pci_address", "software", "numa_node", "memory",
+	"memory_bytes", "count", "packages", "cores", "threads", "numa_nodes", "l1d_bytes", "l2_bytes",
+	"l3_bytes", "l4_bytes",
+	"active", "buildinfo", "cgroup_cpus", "combined_channels", "compute_capability", "compute_units",
+	"cuda_driver_version", "device_file", "device_type", "firmware", "fp16", "fp64", "interface",
+	"local_cpulist", "mac_address", "max_alloc_bytes", "mig_mode", "mtu", "multiprocessors", "nvdec", "nvenc",
+	"offloads", "opencl_driver_version", "opencl_platform", "opencl_version", "operstate", "pci_id",
+	"power_watts", "provider", "render_node", "rx_queues", "services", "speed_mbps", "sriov_numvfs",
+	"sriov_totalvfs", "state", "subgroup_size", "temperature_celsius", "tx_queues", "utilization_percent",
+	"uuid", "version", "video_device_file", "virtual", "vulkan_api_version", "vulkan_compute_queues",
+	"vulkan_driver_info", "vulkan_memory_heaps",
+	"cuda", "d3d11va", "drm", "dxva2", "host", "mediacodec", "netdev", "nvml", "opencl", "openssl", "pci",
+	"qat", "qsv", "vaapi", "vdpau", "videotoolbox", "vulkan",
+	NULL
+};
+
+/* Families of keys: FFmpeg's per type ("vaapi_device", "nvdec_decoders")
+ * and sizes ("numa0_memory_bytes"). */
+static const char *const known_suffixes[] = { "_device", "_decoders", "_encoders", "_bytes", NULL };
+
+/* FIELD without its JSON path ("properties.fp64" is "fp64"). */
+static const char *field_key(const char *f)
+{
+	static const char *const paths[] = { "properties.", "cpu.cache.", "cpu.", "cache.", "apis.", NULL };
+	for (int i = 0; paths[i]; i++)
+		if (!strncmp(f, paths[i], strlen(paths[i])))
+			return f + strlen(paths[i]);
+	return f;
+}
+
+/* Whether a device of this machine or any backend can have key f. */
+static int field_known(struct accel_ctx *ctx, const char *f)
+{
+	size_t n = strlen(f);
+	for (int i = 0; known_fields[i]; i++)
+		if (!strcmp(f, known_fields[i]))
+			return 1;
+	for (int i = 0; known_suffixes[i]; i++) {
+		size_t k = strlen(known_suffixes[i]);
+		if (n > k && !strcmp(f + n - k, known_suffixes[i]))
+			return 1;
+	}
+	uint64_t flag = accel_cpu_flags_parse(f);
+	if ((flag && accel_cpu_flag_name(flag)) || accel_api_kinds(ctx, f))
+		return 1;
+	for (int i = 0; i < accel_device_count(ctx); i++) {
+		const struct accel_device *d = accel_device_at(ctx, i);
+		for (int k = 0; k < d->nprops; k++)
+			if (!strcmp(d->props[k].key, f))
+				return 1;
+		for (int k = 0; k < d->napis; k++)
+			if (!strcmp(d->apis[k].name, f))
+				return 1;
+	}
+	return 0;
+}
+
+/* Edit distance of a and b, a swap of neighbours counting 1 (at most 47
+ * characters each). */
+static int distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), d[48][48];
+	if (la > 47 || lb > 47)
+		return 99;
+	for (int i = 0; i <= la; i++)
+		for (int j = 0; j <= lb; j++) {
+			if (!i || !j) {
+				d[i][j] = i + j;
+				continue;
+			}
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+/* The known key closest to f, within 2 edits and under half its length;
+ * NULL when none is. */
+static const char *closest_field(struct accel_ctx *ctx, const char *f)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (int i = 0; known_fields[i]; i++) {
+		int k = distance(f, known_fields[i]);
+		if (k < bd && 2 * k < (int)strlen(f))
+			best = known_fields[i], bd = k;
+	}
+	for (int i = 0; i < accel_device_count(ctx); i++) {
+		const struct accel_device *d = accel_device_at(ctx, i);
+		for (int k = 0; k < d->nprops; k++) {
+			int e = distance(f, d->props[k].key);
+			if (e < bd && 2 * e < (int)strlen(f))
+				best = d->props[k].key, bd = e;
+		}
+	}
+	return best;
+}
+
 struct accel_require {
 	char *copy;              /* the expression; the terms' texts point into it */
 	int nterms;
@@ -517,8 +625,34 @@ unsigned accel_require_classes(const struct accel_require *req, const struct acc
 	return need;
 }
 
+/* 0 when each CLASS.FIELD term names a key a device can have; else
+ * ACCEL_EINVAL, why naming the first that does not and the closest key. */
+static int check_fields(const struct accel_require *req, struct accel_ctx *ctx, char *why, size_t len)
+{
+	for (int i = 0; i < req->nterms; i++) {
+		const struct term *t = &req->terms[i];
+		if (!t->field[0] || accel_class_parse(t->name) < 0)
+			continue;
+		const char *f = field_key(t->field);
+		if (field_known(ctx, f))
+			continue;
+		const char *near = closest_field(ctx, f);
+		if (near)
+			snprintf(why, len, "'%s': unknown field '%s'; did you mean '%s'?", t->text, t->field, near);
+		else
+			snprintf(why, len, "'%s': unknown field '%s' (fields: id, class, vendor, model, driver, "
+				 "pci_address, software, numa_node, memory, count, the keys of cpu and properties in "
+				 "--json, API names, CPU flags)", t->text, t->field);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
 int accel_require_eval(const struct accel_require *req, struct accel_ctx *ctx, char *why, size_t len)
 {
+	int rc = check_fields(req, ctx, why, len);
+	if (rc < 0)
+		return rc;
 	for (int i = 0; i < req->nterms; i++) {
 		char reason[512];
 		if (!eval_term(ctx, &req->terms[i], reason, sizeof reason)) {

@@ -122,6 +122,25 @@ Name=gpu Type=h100 File=/dev/nvidia1" ]
 	run -2 "$D" --require "$(printf 'x%.0s' $(seq 48))"
 }
 
+@test "--require: a FIELD no device can have is a usage error naming it and the closest key" {
+	run -2 --separate-stderr "$D" --require 'gpu.memroy>=40G'
+	[ "${stderr_lines[0]}" = "accel-detect: --require: 'gpu.memroy>=40G': unknown field 'memroy'; did you mean 'memory'?" ]
+	[ "${stderr_lines[1]}" = "Try 'accel-detect --help' for more information." ]
+	[ -z "$output" ]
+	run -2 --separate-stderr "$D" --require 'cpu.cors>=2'
+	[ "${stderr_lines[0]}" = "accel-detect: --require: 'cpu.cors>=2': unknown field 'cors'; did you mean 'cores'?" ]
+	# Checked before any term is decided: an unmet one first is no excuse.
+	run -2 --separate-stderr "$D" --require 'gpu>=99,nic.properties.sped_mbps>1'
+	[ "${stderr_lines[0]}" = "accel-detect: --require: 'nic.properties.sped_mbps>1': unknown field 'properties.sped_mbps'; did you mean 'speed_mbps'?" ]
+	run -2 --separate-stderr "$D" --require 'gpu.zzz'
+	[ "${stderr_lines[0]}" = "accel-detect: --require: 'gpu.zzz': unknown field 'zzz' (fields: id, class, vendor, model, driver, pci_address, software, numa_node, memory, count, the keys of cpu and properties in --json, API names, CPU flags)" ]
+	# Keys of devices this machine lacks are known: unmet, not misspelt.
+	mkdir empty
+	export ACCEL_SYSROOT="$PWD/empty"
+	run -4 "$D" --require 'gpu.compute_capability>=8.0'
+	run -4 "$D" --require 'gpu.mig_mode,gpu.nvenc_encoders==h264_nvenc,npu.apis.cuda,cpu.avx512f,nic.speed_mbps>=1'
+}
+
 @test "--require reaches every key of a device in the JSON" {
 	export ACCEL_SYSROOT="$FX/sysroot-gpu"
 	"$D" --class gpu --json > d.json

@@ -70,3 +70,13 @@ plugins() {
 	grep -qF "compgen -W 'auto cpu $(plugins ' ')'" "$ROOT/build/completions/bash/accel-detect"
 }
 
+
+@test "--require knows every key and API the bundled backends report, found here or not" {
+	keys=$(grep -rhoE 'accel_device_set(_num)?\([^,]+, *"[a-z0-9_]+"|accel_device_add_api\([^,]+, *"[a-z0-9_]+"|\{ *"[a-z0-9_]+", *ACCEL_API_' \
+		"$ROOT/backends" | sed -E 's/.*"([a-z0-9_]+)".*/\1/' | sort -u)
+	[ "$(echo "$keys" | wc -l)" -gt 40 ]
+	for k in $keys; do
+		run --separate-stderr "$D" --require "gpu.$k"
+		[ "$status" -ne 2 ] || { echo "gpu.$k: $stderr"; false; }
+	done
+}

@@ -1475,7 +1475,10 @@ unsigned accel_require_classes(const struct accel_require *req, const struct acc
  * by term in their order, probing nothing itself. Returns 0 when every
  * term holds, ACCEL_EUNMET with the first unmet term and why in why[len]
  * as one line ("gpu>=3: found 2 gpu devices"). Software devices do not
- * count as devices of a class, but their APIs do. */
+ * count as devices of a class, but their APIs do. ACCEL_EINVAL, before any
+ * term is decided, for a CLASS.FIELD whose FIELD no device can have (not a
+ * key of the JSON of a device here or of the bundled backends, an API or a
+ * CPU flag), why naming it and the closest key: a usage error. */
 int accel_require_eval(const struct accel_require *req, struct accel_ctx *ctx, char *why, size_t len);
 
 /* Free a compiled expression (NULL: nothing). */
