@@ -199,7 +199,9 @@ static int route_for(struct accel_ctx *ctx, const struct job *job, const char *n
 		accel_msg_usage("--backend: malformed list '%s'", job->common.backend);
 		return ACCEL_EXIT_USAGE;
 	}
-	/* Reasons may quote a library's own message. */
+	/* Reasons may quote a library's own message, and the operation is
+	 * what the user typed. */
+	accel_text_sanitize(r->op);
 	for (int i = 0; i < r->n; i++) {
 		accel_text_sanitize(r->entries[i].name);
 		accel_text_sanitize(r->entries[i].reason);

@@ -177,11 +177,47 @@ void accel_msg_prog(const char *prog)
 	prog_name = prog;
 }
 
+/* Copy s into out[len] with what a terminal would act on written as \xHH,
+ * byte by byte (as ls quotes names): C0 controls and DEL, C1 controls,
+ * U+2028, U+2029, the direction overrides and bytes of no valid UTF-8
+ * sequence. Other UTF-8 is kept. */
+static void escape_text(const char *s, char *out, size_t len)
+{
+	const unsigned char *r = (const unsigned char *)s;
+	size_t w = 0;
+	while (*r && w + 5 < len) {
+		unsigned c = *r;
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+			   c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+		size_t i = 1;
+		for (; i < n && (r[i] & 0xc0) == 0x80; i++)
+			cp = cp << 6 | (r[i] & 0x3f);
+		int bad = !n || i < n || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+			  (cp >= 0xd800 && cp <= 0xdfff);
+		if (bad)
+			n = 1;
+		if (bad || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029 ||
+		    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+			for (size_t k = 0; k < n && w + 5 < len; k++)
+				w += (size_t)snprintf(out + w, len - w, "\\x%02x", r[k]);
+		} else if (w + n < len) {
+			memcpy(out + w, r, n);
+			w += n;
+		} else {
+			break;
+		}
+		r += n;
+	}
+	out[w] = 0;
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	char line[1024];
+	char line[1024], safe[1024];
 	vsnprintf(line, sizeof line, fmt, ap);
-	fprintf(stderr, "%s: %s%s\n", prog_name, kind, line);
+	escape_text(line, safe, sizeof safe);
+	fprintf(stderr, "%s: %s%s\n", prog_name, kind, safe);
 }
 
 void accel_msg_error(const char *fmt, ...)

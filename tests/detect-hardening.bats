@@ -141,6 +141,22 @@ Name=gpu Type=h100 File=/dev/nvidia1" ]
 	run -4 "$D" --require 'gpu.mig_mode,gpu.nvenc_encoders==h264_nvenc,npu.apis.cuda,cpu.avx512f,nic.speed_mbps>=1'
 }
 
+@test "control characters the user typed are escaped in messages (\\x1b) and the report (?)" {
+	run -2 --separate-stderr "$D" --require $'gpu\e[31m'
+	[ "${stderr_lines[0]}" = "accel-detect: --require: 'gpu\\x1b[31m': NAME holds letters, digits, '_' and '-' only (NAME[.FIELD][OP VALUE], as gpu>=2, gpu.memory>=40G)" ]
+	run -2 --separate-stderr "$D" --class $'x\e\xc2\x9b\xff\tcafé'
+	[ "${stderr_lines[0]}" = "accel-detect: --class: 'x\\x1b\\xc2\\x9b\\xff\\x09café' is not a class; classes are cpu, gpu, crypto, video, nic, npu, other" ]
+	run -2 --separate-stderr "$D" -b $'cp\eu' --routes zstd.compress
+	[[ "${stderr_lines[0]}" == "accel-detect: --backend: unknown backend 'cp\\x1bu'; backends here: "* ]]
+	run -4 --separate-stderr "$D" --require $'gpu.vendor==a\e[2Jb'
+	[[ "$stderr" == *"gpu.vendor==a\\x1b[2Jb"* ]]
+	run -0 --separate-stderr "$D" --routes $'zz\e[2J'
+	[ "${lines[0]}" = "route for zz?[2J (auto):" ]
+	"$D" --routes --json $'zz\e[2J' > r.json
+	[ "$(jq -r '.routes[0].operation' r.json)" = 'zz?[2J' ]
+	run -1 controls r.json
+}
+
 @test "--require reaches every key of a device in the JSON" {
 	export ACCEL_SYSROOT="$FX/sysroot-gpu"
 	"$D" --class gpu --json > d.json
