@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "core.h"
 
@@ -656,4 +657,33 @@ void accel_probe_note(struct accel_probe *p, const char *fmt, ...)
 const char *accel_probe_sysroot(const struct accel_probe *p)
 {
 	return p->ctx->sysroot;
+}
+
+const char *accel_address_limit(char *buf, size_t len)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_AS, &r) < 0 || r.rlim_cur == RLIM_INFINITY) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	char size[32];
+	core_human_bytes(size, sizeof size, (double)r.rlim_cur);
+	snprintf(buf, len, "; the address space is limited to %s (ulimit -v)", size);
+	return buf;
+}
+
+void *accel_dlopen(const char *name, char *why, size_t len)
+{
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		return h;
+	const char *e = dlerror();
+	char limit[80];
+	/* "No such file" is the one error that means it is not installed;
+	 * "failed to map segment" is memory, a missing symbol a mismatch. */
+	if (!e || strstr(e, "No such file or directory"))
+		snprintf(why, len, "%s not found", name);
+	else
+		snprintf(why, len, "cannot load %s: %s%s", name, e, accel_address_limit(limit, sizeof limit));
+	return NULL;
 }

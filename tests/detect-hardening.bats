@@ -157,6 +157,27 @@ Name=gpu Type=h100 File=/dev/nvidia1" ]
 	run -1 controls r.json
 }
 
+@test "under ulimit -v, a driver that cannot start says why, not that it is missing" {
+	seen=0
+	for kb in 150000 250000 400000; do
+		run -0 --separate-stderr sh -c 'ulimit -v "$1" && exec "$0" --json' "$D" "$kb"
+		printf '%s\n' "$output" > d.json
+		jq -r '.probes[] | select(.reason != null) | "\(.name): \(.reason)"' d.json > reasons.txt
+		for lib in libOpenCL.so.1 libvulkan.so.1 libavutil.so.57 libavcodec.so.59 libcuda.so.1; do
+			if ldconfig -p | grep -q " $lib "; then
+				run -1 grep -F "$lib not found" reasons.txt
+			fi
+		done
+		if ls /etc/OpenCL/vendors/*.icd > /dev/null 2>&1; then
+			run -1 grep -F 'no ICD installed' reasons.txt
+		fi
+		run -1 grep -F 'needs a writable' reasons.txt
+		run -1 grep -E 'VkResult -?[0-9]|failed \(-?[0-9]+\)' reasons.txt
+		grep -q 'the address space is limited to [0-9.]* MiB (ulimit -v)' reasons.txt && seen=1
+	done
+	[ "$seen" = 1 ]
+}
+
 @test "--require reaches every key of a device in the JSON" {
 	export ACCEL_SYSROOT="$FX/sysroot-gpu"
 	"$D" --class gpu --json > d.json

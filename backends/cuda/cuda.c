@@ -153,9 +153,10 @@ static int cuda_probe(struct accel_probe *p)
 	/* The driver would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	char why[300];
+	void *lib = accel_dlopen("libcuda.so.1", why, sizeof why);
 	if (!lib)
-		return accel_probe_fail(p, "libcuda.so.1 not found");
+		return accel_probe_fail(p, "%s", why);
 	struct cu_scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;

@@ -287,15 +287,13 @@ static void drm_pci(const char *node, char *buf, size_t len)
 
 /* libavcodec, loaded by the first try that created its device. */
 static pthread_once_t codec_once = PTHREAD_ONCE_INIT;
-static char codec_err[96];
+static char codec_err[240];
 
 static void load_codec_api(void)
 {
-	void *c = dlopen(AVCODEC_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!c) {
-		snprintf(codec_err, sizeof codec_err, "%s not found", AVCODEC_SONAME);
+	void *c = accel_dlopen(AVCODEC_SONAME, codec_err, sizeof codec_err);
+	if (!c)
 		return;
-	}
 #define C(f, n) (*(void **)&av.f = dlsym(c, n))
 	int ok = C(codec_iterate, "av_codec_iterate") && C(is_encoder, "av_codec_is_encoder") &&
 		 C(hw_config, "avcodec_get_hw_config") &&
@@ -324,7 +322,7 @@ static int try_run(void *arg)
 			drm_pci(t->device, t->pci, sizeof t->pci);
 		pthread_once(&codec_once, load_codec_api);
 		if (codec_err[0])
-			snprintf(t->dec_error, sizeof t->dec_error, "%s", codec_err);
+			snprintf(t->dec_error, sizeof t->dec_error, "%.150s", codec_err);
 		else
 			try_codecs(t, dev);
 		av.buffer_unref(&dev);
@@ -337,11 +335,9 @@ static int try_run(void *arg)
 
 static int load_api(char *err, size_t len)
 {
-	void *u = dlopen(AVUTIL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!u) {
-		snprintf(err, len, "%s not found", AVUTIL_SONAME);
+	void *u = accel_dlopen(AVUTIL_SONAME, err, len);
+	if (!u)
 		return -1;
-	}
 #define U(f, n) (*(void **)&av.f = dlsym(u, n))
 	int ok = U(iterate_types, "av_hwdevice_iterate_types") && U(type_name, "av_hwdevice_get_type_name") &&
 		 U(device_create, "av_hwdevice_ctx_create") && U(frames_alloc, "av_hwframe_ctx_alloc") &&
@@ -511,7 +507,7 @@ static int ffmpeg_probe(struct accel_probe *p)
 	/* FFmpeg would open this host's devices, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	char err[128];
+	char err[300];
 	if (load_api(err, sizeof err) < 0)
 		return accel_probe_fail(p, "%s", err);
 	/* FFmpeg's software decoders, filters and encoders: ffmpeg:cpu0. */

@@ -103,7 +103,10 @@ static void load_lib(void)
 			snprintf(first, sizeof first, "%s", dlerror());
 	}
 	if (!lib.handle) {
-		snprintf(lib.reason, sizeof lib.reason, "cannot load libonnxruntime.so.1: %s", first);
+		char limit[80] = "";
+		if (!strstr(first, "No such file or directory"))
+			accel_address_limit(limit, sizeof limit);
+		snprintf(lib.reason, sizeof lib.reason, "cannot load libonnxruntime.so.1: %s%s", first, limit);
 		return;
 	}
 	const OrtApiBase *(*get_base)(void) = (const OrtApiBase *(*)(void))dlsym(lib.handle, "OrtGetApiBase");

@@ -4,7 +4,9 @@
  * max-alloc memory, fp16/fp64, and the PCI address where the platform tells
  * it (cl_khr_pci_bus_info, cl_nv_device_attribute_query).
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <CL/cl.h>
@@ -33,11 +35,11 @@ struct cl_dev {
 
 struct cl_scan {
 	void *lib;
-	char err[128];
+	char err[320];
 	int n;
 	struct cl_dev dev[MAX_DEVICES];
 	int nplat;
-	char plat[16][160];   /* per platform: its name and what it gave */
+	char plat[16][240];   /* per platform: its name and what it gave */
 };
 
 static int has_word(const char *list, const char *word)
@@ -83,6 +85,64 @@ static void read_device(device_info_fn info, cl_device_id id, struct cl_dev *d)
 	}
 }
 
+/* "CL_OUT_OF_HOST_MEMORY (-6)" for rc, in buf, with the address space
+ * limit for the errors of memory. */
+static const char *cl_error(cl_int rc, char *buf, size_t len)
+{
+	static const struct { cl_int rc; const char *name; } names[] = {
+		{ CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND" },
+		{ CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE" },
+		{ CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES" },
+		{ CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY" },
+		{ CL_INVALID_VALUE, "CL_INVALID_VALUE" },
+		{ CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM" },
+		{ CL_PLATFORM_NOT_FOUND_KHR, "CL_PLATFORM_NOT_FOUND_KHR" },
+	};
+	const char *name = "OpenCL error";
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].rc == rc)
+			name = names[i].name;
+	char limit[80] = "";
+	if (rc == CL_OUT_OF_RESOURCES || rc == CL_OUT_OF_HOST_MEMORY)
+		accel_address_limit(limit, sizeof limit);
+	snprintf(buf, len, "%s (%d)%s", name, (int)rc, limit);
+	return buf;
+}
+
+/* Why the ICD loader found no platform, in s->err: no ICD installed, or
+ * the first one installed that does not load (its library cannot be
+ * mapped under ulimit -v, say). In the child: loading one is harmless. */
+static void why_no_platform(struct cl_scan *s)
+{
+	const char *env = getenv("OCL_ICD_VENDORS");
+	const char *dir = env && *env ? env : "/etc/OpenCL/vendors";
+	snprintf(s->err, sizeof s->err, "no OpenCL platform (no ICD installed in %s)", dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".icd"))
+			continue;
+		char path[512], name[256] = "", why[240];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "re");
+		if (f && fgets(name, sizeof name, f))
+			name[strcspn(name, "\r\n")] = 0;
+		if (f)
+			fclose(f);
+		void *h = name[0] ? accel_dlopen(name, why, sizeof why) : NULL;
+		if (h) {
+			snprintf(s->err, sizeof s->err, "no OpenCL platform (the ICDs in %s load, but offer none)", dir);
+			continue;
+		}
+		snprintf(s->err, sizeof s->err, "no OpenCL platform: the ICD of %.100s: %.180s", path,
+			 name[0] ? why : "names no library");
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Enumerate platforms and devices (runs in a child: ICDs may hang or abort). */
 static int scan(void *arg)
 {
@@ -98,12 +158,13 @@ static int scan(void *arg)
 	cl_platform_id plat[16];
 	cl_uint np = 0;
 	cl_int rc = get_platforms(16, plat, &np);
+	char name[120];
 	if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && !np)) {
-		snprintf(s->err, sizeof s->err, "no OpenCL platform (no ICD installed in /etc/OpenCL/vendors)");
+		why_no_platform(s);
 		return ACCEL_ENOTSUP;
 	}
 	if (rc != CL_SUCCESS) {
-		snprintf(s->err, sizeof s->err, "clGetPlatformIDs failed (%d)", (int)rc);
+		snprintf(s->err, sizeof s->err, "clGetPlatformIDs failed: %s", cl_error(rc, name, sizeof name));
 		return ACCEL_ENOTSUP;
 	}
 	for (cl_uint i = 0; i < np && i < 16; i++) {
@@ -115,8 +176,9 @@ static int scan(void *arg)
 		char *note = s->plat[s->nplat++];
 		if (drc != CL_SUCCESS) {
 			/* PoCL gives no device when it cannot create its kernel cache. */
-			snprintf(note, sizeof s->plat[0], "%s: clGetDeviceIDs failed (%d)%s", pname, (int)drc,
-				 strstr(pname, "Portable Computing Language") ?
+			snprintf(note, sizeof s->plat[0], "%s: clGetDeviceIDs failed: %s%s", pname,
+				 cl_error(drc, name, sizeof name),
+				 drc == CL_DEVICE_NOT_FOUND && strstr(pname, "Portable Computing Language") ?
 				 ", PoCL needs a writable $HOME/.cache or $POCL_CACHE_DIR" : "");
 			continue;
 		}
@@ -165,9 +227,10 @@ static int opencl_probe(struct accel_probe *p)
 	/* The driver would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+	char loaded[300];
+	void *lib = accel_dlopen("libOpenCL.so.1", loaded, sizeof loaded);
 	if (!lib)
-		return accel_probe_fail(p, "libOpenCL.so.1 not found");
+		return accel_probe_fail(p, "%s", loaded);
 	struct cl_scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return ACCEL_ENOMEM;

@@ -26,7 +26,7 @@ struct vk_gpu {
 
 struct vk_scan {
 	void *lib;
-	char err[128];
+	char err[200];
 	int n;
 	uint32_t instance_version;
 	struct vk_gpu gpu[MAX_GPUS];
@@ -45,6 +45,25 @@ static int has_extension(PFN_vkEnumerateDeviceExtensionProperties enum_ext, VkPh
 			found = !strcmp(e[i].extensionName, name);
 	free(e);
 	return found;
+}
+
+/* "VK_ERROR_OUT_OF_HOST_MEMORY (-1)" for r, in buf. */
+static const char *vk_result(VkResult r, char *buf, size_t len)
+{
+	static const struct { VkResult r; const char *name; } names[] = {
+		{ VK_ERROR_OUT_OF_HOST_MEMORY, "VK_ERROR_OUT_OF_HOST_MEMORY" },
+		{ VK_ERROR_OUT_OF_DEVICE_MEMORY, "VK_ERROR_OUT_OF_DEVICE_MEMORY" },
+		{ VK_ERROR_INITIALIZATION_FAILED, "VK_ERROR_INITIALIZATION_FAILED" },
+		{ VK_ERROR_LAYER_NOT_PRESENT, "VK_ERROR_LAYER_NOT_PRESENT" },
+		{ VK_ERROR_EXTENSION_NOT_PRESENT, "VK_ERROR_EXTENSION_NOT_PRESENT" },
+		{ VK_ERROR_INCOMPATIBLE_DRIVER, "VK_ERROR_INCOMPATIBLE_DRIVER" },
+	};
+	const char *name = "VkResult";
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].r == r)
+			name = names[i].name;
+	snprintf(buf, len, "%s (%d)", name, (int)r);
+	return buf;
 }
 
 /* Create an instance and read every physical device (runs bounded). */
@@ -74,7 +93,11 @@ static int scan(void *arg)
 	VkInstance inst;
 	VkResult r = create(&ci, NULL, &inst);
 	if (r != VK_SUCCESS) {
-		snprintf(s->err, sizeof s->err, "vkCreateInstance failed (VkResult %d)", (int)r);
+		/* No driver that loads (lavapipe under ulimit -v) is no
+		 * missing driver: the address space limit is named. */
+		char name[64], limit[80];
+		snprintf(s->err, sizeof s->err, "vkCreateInstance failed: %s%s", vk_result(r, name, sizeof name),
+			 accel_address_limit(limit, sizeof limit));
 		return ACCEL_ENOTSUP;
 	}
 #define GET(T, name) PFN_##T name = (PFN_##T)gipa(inst, #T)
@@ -89,7 +112,9 @@ static int scan(void *arg)
 	VkPhysicalDevice pd[MAX_GPUS];
 	r = enum_pd ? enum_pd(inst, &n, pd) : VK_ERROR_INITIALIZATION_FAILED;
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-		snprintf(s->err, sizeof s->err, "vkEnumeratePhysicalDevices failed (VkResult %d)", (int)r);
+		char name[64], limit[80];
+		snprintf(s->err, sizeof s->err, "vkEnumeratePhysicalDevices failed: %s%s",
+			 vk_result(r, name, sizeof name), accel_address_limit(limit, sizeof limit));
 		if (destroy)
 			destroy(inst, NULL);
 		return ACCEL_ENOTSUP;
@@ -211,9 +236,10 @@ static int vulkan_probe(struct accel_probe *p)
 	/* The driver would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	void *lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+	char why[300];
+	void *lib = accel_dlopen("libvulkan.so.1", why, sizeof why);
 	if (!lib)
-		return accel_probe_fail(p, "libvulkan.so.1 not found");
+		return accel_probe_fail(p, "%s", why);
 	/* Kept on the heap and never freed: an abandoned scan still owns it. */
 	struct vk_scan *s = calloc(1, sizeof *s);
 	if (!s)

@@ -506,6 +506,15 @@ int accel_call_isolated(const char *api, int (*fn)(void *), void *arg, size_t si
  * child; later calls return what that child did. 0 when it survived, else
  * ACCEL_EDEVICE with why[len] as accel_call_isolated says it. */
 int accel_api_survives(const char *api, int (*trial)(void *), void *arg, char *why, size_t len);
+/* dlopen(name, RTLD_NOW | RTLD_LOCAL) for a probe; NULL with why[len]:
+ * "NAME not found" when it is not installed, else "cannot load NAME:
+ * <dlerror>" and accel_address_limit's words (a library that cannot be
+ * mapped under ulimit -v is no missing library). */
+void *accel_dlopen(const char *name, char *why, size_t len);
+/* "; the address space is limited to 390.6 MiB (ulimit -v)" in buf when
+ * RLIMIT_AS is set, else "": appended to a driver's out-of-memory or
+ * start-up failure, whose true cause it often is. Returns buf. */
+const char *accel_address_limit(char *buf, size_t len);
 
 /* ------------------------------------------------------- context, discovery */
 
