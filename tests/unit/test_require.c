@@ -69,7 +69,8 @@ static void test_parse_errors(void **state)
 	accel_require_free(NULL);
 }
 
-/* The outcome of expr on the fake devices: "" when met, else why. */
+/* The outcome of expr on the fake devices: "" when met, else why, after
+ * "usage: " for a usage error. */
 static const char *eval(void **state, const char *expr)
 {
 	static char why[1024];
@@ -83,6 +84,11 @@ static const char *eval(void **state, const char *expr)
 	accel_require_free(req);
 	if (rc == 0)
 		return "";
+	if (rc == ACCEL_EINVAL) {
+		static char usage[1100];
+		snprintf(usage, sizeof usage, "usage: %s", why);
+		return usage;
+	}
 	assert_int_equal(rc, ACCEL_EUNMET);
 	return why;
 }
@@ -148,8 +154,13 @@ static void test_words(void **state)
 	assert_string_equal(eval(state, "gpu.class==gpu"), "");
 	assert_string_equal(eval(state, "gpu.id==gpu1"), "");
 	assert_string_equal(eval(state, "gpu.pci_address==0000:17:00.0"), "");
-	assert_string_equal(eval(state, "gpu.nosuch"), "gpu.nosuch: no gpu device reports nosuch (software devices do not count)");
-	assert_string_equal(eval(state, "gpu.nosuch==x"), "gpu.nosuch==x: no gpu device reports nosuch (software devices do not count)");
+	/* A key no device can have is a usage error; a known one that no
+	 * device here reports does not hold. */
+	assert_string_equal(eval(state, "gpu.nosuch"), "usage: 'gpu.nosuch': unknown field 'nosuch' (fields: id, class, "
+			    "vendor, model, driver, pci_address, software, numa_node, memory, count, the keys of cpu and "
+			    "properties in --json, API names, CPU flags)");
+	assert_string_equal(eval(state, "gpu.vendr==x"), "usage: 'gpu.vendr==x': unknown field 'vendr'; did you mean 'vendor'?");
+	assert_string_equal(eval(state, "gpu.mig_mode==x"), "gpu.mig_mode==x: no gpu device reports mig_mode (software devices do not count)");
 	assert_string_equal(eval(state, "vendor==Mesa"), "");
 	assert_string_equal(eval(state, "driver==kernel"), "");
 }
