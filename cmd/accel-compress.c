@@ -82,7 +82,7 @@ static int report(int rc, const char *msg)
 static int open_input(const struct job *job, const char *path, struct accel_input *in)
 {
 	if (accel_input_open(in, path) < 0) {
-		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		accel_msg_error("cannot read %s: %s", strcmp(path, "-") ? path : "stdin", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
 	if (in->fd == 0 && isatty(0) && !job->force) {

@@ -27,6 +27,13 @@ int accel_input_open(struct accel_input *in, const char *path)
 	if (!path || !strcmp(path, "-")) {
 		in->fd = 0;
 		in->name = "stdin";
+		/* A stdin that was closed (held on /dev/null, write-only, by
+		 * the start-up) cannot be read. */
+		int fl = fcntl(0, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY) {
+			errno = EBADF;
+			return ACCEL_EIO;
+		}
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0)
@@ -342,6 +349,25 @@ static void install_handlers(void)
 
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
 
+/* Open /dev/null on each of fds 0, 1 and 2 that is closed, so that no
+ * descriptor opened later (a pipe, a temporary, a library's file) takes its
+ * number. Opened in the mode opposite to the fd's use (stdin write-only,
+ * stdout and stderr read-only), as gnulib's stdopen does: reading stdin or
+ * writing stdout still fails with EBADF, as on the closed fd. The lowest
+ * free number is the one open() returns, so each lands on its own fd. */
+static void guard_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+}
+
+void core_io_startup(void)
+{
+	guard_std_fds();
+	pthread_once(&handlers_once, install_handlers);
+}
+
 /* Writes to a reader that went away fail with EPIPE (accel_output_write
  * returns ACCEL_EPIPE) instead of killing the process. */
 static void ignore_sigpipe(void)
@@ -412,6 +438,13 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 	out->fd = -1;
 	ignore_sigpipe();
 	if (!path || !strcmp(path, "-")) {
+		/* A stdout that was closed (held on /dev/null, read-only, by
+		 * the start-up) cannot be written. */
+		int fl = fcntl(1, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			errno = EBADF;
+			return ACCEL_EIO;
+		}
 		out->fd = 1;
 		if (binary && !force && isatty(1))
 			return ACCEL_EINVAL;

@@ -796,7 +796,8 @@ struct accel_input {
 };
 /* Open FILE ("-" or NULL: stdin) with a 1 MiB buffer; in->size is the
  * bytes left in a regular file, else -1. Returns 0; ACCEL_EIO with errno
- * set (EISDIR for a folder); ACCEL_ENOMEM. */
+ * set (EISDIR for a folder; EBADF for a stdin that is closed or open only
+ * for writing, as accel_common_init leaves a closed one); ACCEL_ENOMEM. */
 int accel_input_open(struct accel_input *in, const char *path);
 /* An input over the caller's `len` bytes at `data` (no fd), named `name`
  * in messages (NULL: "memory"): it reads as a regular file of that size
@@ -838,8 +839,10 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
  * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
  * SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGPWR, the real-time signals) removes
  * it before the process dies of that signal. The handlers are installed once,
- * on the first FILE opened, and only for signals whose disposition is still
- * the default: a signal the parent ignored (nohup) stays ignored. The fault
+ * by accel_common_init (at start-up, before any library a program loads
+ * installs handlers of its own, which then hand the signal on to ours) or
+ * else on the first FILE opened, and only for signals whose disposition is
+ * still the default: a signal the parent ignored (nohup) stays ignored. The fault
  * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught. The name of the
  * temporary is kept in one process-wide slot (the handler is
  * async-signal-safe): only the FILE output opened last is covered, and
@@ -871,7 +874,8 @@ struct accel_output {
  * = 1) to a terminal. Returns 0; ACCEL_EEXIST (FILE exists and is not a
  * character device or FIFO, without force); ACCEL_EINVAL (binary to a terminal
  * refused); ACCEL_EIO with errno set (EISDIR for a folder, ENAMETOOLONG
- * for a name over PATH_MAX - 16); ACCEL_ENOMEM. */
+ * for a name over PATH_MAX - 16, EBADF for a stdout that is closed or open
+ * only for reading, as accel_common_init leaves a closed one); ACCEL_ENOMEM. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
 /* Write all `len` bytes of data (retrying short writes and EINTR).
  * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
@@ -1330,7 +1334,12 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
 /* Set defaults for the common options from the environment (ACCEL_BACKEND,
  * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
  * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout);
- * also accel_msg_prog(cli->prog). Returns 0, or ACCEL_EINVAL with a
+ * also accel_msg_prog(cli->prog). The start-up of every program: call it
+ * first, before any other thread, file or library. It opens /dev/null on
+ * each of fds 0, 1 and 2 that is closed (stdin write-only, stdout and
+ * stderr read-only, so that using them still fails with EBADF), so no
+ * descriptor opened later takes their place, and installs the signal
+ * handlers of accel_output_open. Returns 0, or ACCEL_EINVAL with a
  * message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* Handle a common option: returns 1 handled, 0 not a common option,
