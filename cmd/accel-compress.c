@@ -591,6 +591,15 @@ static int compress(int argc, char **argv)
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
+	/* One FILE in: the output gets its permissions, as zstd gives it. */
+	struct stat st;
+	if (nfiles == 1 && strcmp(files[0], "-") && stat(files[0], &st) == 0 && S_ISREG(st.st_mode) &&
+	    accel_output_mode(&out, st.st_mode) < 0) {
+		accel_msg_error("cannot write %s: %s", job.output, strerror(out.error));
+		accel_output_abort(&out);
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
 	double t0 = accel_now(), bytes = 0;
 	if (job.common.json) {
 		struct accel_report_opts ro = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = t0,

@@ -418,6 +418,45 @@ static int open_special(struct accel_output *out, const char *path)
 	return 0;
 }
 
+/* The file that the chain of symlinks at `path` ends on (a copy of path
+ * when it is no link, or names nothing yet): a relative link is read from
+ * the link's folder, as the kernel does. malloc'd; NULL with errno set
+ * (ELOOP past 40 links, ENAMETOOLONG, ENOMEM). */
+static char *follow_links(const char *path)
+{
+	char *cur = strdup(path);
+	for (int hops = 0; cur; hops++) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		if (hops == 40) {
+			errno = ELOOP;
+			break;
+		}
+		ssize_t n = readlink(cur, target, sizeof target);
+		if (n < 0 || (size_t)n == sizeof target) {
+			if (n >= 0)
+				errno = ENAMETOOLONG;
+			break;
+		}
+		const char *slash = strrchr(cur, '/');
+		size_t dirlen = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur + 1);
+		char *next = malloc(dirlen + (size_t)n + 1);
+		if (next) {
+			memcpy(next, cur, dirlen);
+			memcpy(next + dirlen, target, (size_t)n);
+			next[dirlen + (size_t)n] = 0;
+		}
+		free(cur);
+		cur = next;
+	}
+	int e = cur ? errno : ENOMEM;
+	free(cur);
+	errno = e;
+	return NULL;
+}
+
 /* Undo a failed accel_output_open, keeping errno; returns rc. */
 static int open_failed(struct accel_output *out, int rc)
 {
@@ -459,10 +498,14 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}
-	out->path = strdup(path);
+	/* A symlink stays: its target is what is replaced (or made), as age,
+	 * lz4 and a shell's > do. */
+	out->path = follow_links(path);
 	if (!out->path)
-		return open_failed(out, ACCEL_ENOMEM);
+		return open_failed(out, errno == ENOMEM ? ACCEL_ENOMEM : ACCEL_EIO);
+	path = out->path;
 	/* A device or FIFO (or a link to one) is written into, never replaced. */
+	mode_t mode = 0666 & ~current_umask();
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
@@ -473,6 +516,10 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 			return open_failed(out, rc);
 		if (rc == 0)
 			return 0;
+	} else if (stat(path, &st) == 0) {
+		/* The file replaced keeps its permissions, as one opened with
+		 * O_TRUNC does: what was private stays so. */
+		mode = st.st_mode & 0777;
 	}
 	size_t n = strlen(path) + 16;
 	out->tmp = malloc(n);
@@ -503,7 +550,18 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = e;
 		return open_failed(out, ACCEL_EIO);
 	}
-	fchmod(out->fd, 0666 & ~current_umask());
+	fchmod(out->fd, mode);
+	return 0;
+}
+
+int accel_output_mode(struct accel_output *out, unsigned mode)
+{
+	if (!out->tmp || out->fd < 0)
+		return 0;
+	if (fchmod(out->fd, (mode_t)(mode & 0777)) < 0) {
+		out->error = errno;
+		return ACCEL_EIO;
+	}
 	return 0;
 }
 

@@ -30,14 +30,134 @@ no_temp() {
 
 @test "output files honour the umask" {
 	umask 027
-	"$A" a -o a.zst
+	"$A" -o a.zst < a
 	[ "$(stat -c %a a.zst)" = 640 ]
 	"$D" -o inventory
 	[ "$(stat -c %a inventory)" = 640 ]
 	umask 077
-	"$A" -d a.zst -o a.out
+	"$A" -d -o a.out < a.zst
 	[ "$(stat -c %a a.out)" = 600 ]
 	cmp a a.out
+}
+
+@test "accel-compress FILE -o: the output has FILE's permissions, as zstd, gzip and lz4 give it" {
+	umask 022
+	chmod 600 a
+	"$A" a -o a.zst
+	zstd -q a -o z.zst
+	"$A" -F lz4 a -o a.lz4
+	lz4 -q a l.lz4
+	"$A" -F gzip a -o a.gz
+	mkdir g && cp -p a g/a && gzip g/a
+	[ "$(stat -c %a a.zst z.zst a.lz4 l.lz4 a.gz g/a.gz | tr '\n' ' ')" = "600 600 600 600 600 600 " ]
+	# the mode is FILE's whatever the umask, decompressing too
+	umask 077
+	chmod 644 a
+	"$A" -f a -o a.zst
+	zstd -q -f a -o z.zst
+	[ "$(stat -c %a a.zst z.zst | tr '\n' ' ')" = "644 644 " ]
+	"$A" -d a.zst -o a.out
+	zstd -q -d z.zst -o z.out
+	[ "$(stat -c %a a.out z.out | tr '\n' ' ')" = "644 644 " ]
+	# over an existing file: FILE's mode, as zstd -f
+	echo old > e1
+	echo old > e2
+	chmod 600 e1 e2
+	"$A" -f a -o e1
+	zstd -q -f a -o e2
+	[ "$(stat -c %a e1 e2 | tr '\n' ' ')" = "644 644 " ]
+	# from stdin over an existing file: that file's mode, as lz4 keeps it
+	# (never more open than the file replaced)
+	"$A" -f -o e1 < a
+	lz4 -q -f - e2 < a
+	[ "$(stat -c %a e1 e2 | tr '\n' ' ')" = "644 644 " ]
+	chmod 600 e1 e2
+	"$A" -f -o e1 < a
+	lz4 -q -f - e2 < a
+	[ "$(stat -c %a e1 e2 | tr '\n' ' ')" = "600 600 " ]
+	# several FILEs, as zstd: 0666 less the umask
+	"$A" a a.out -o both.zst
+	[ "$(stat -c %a both.zst)" = 600 ]
+	"$A" -d both.zst | cmp - <(cat a a)
+}
+
+@test "accel-crypt -f -o over an existing file keeps its permissions, as age does" {
+	umask 022
+	age-keygen -o key 2> /dev/null
+	age -r "$(age-keygen -y key)" -o a.age a
+	echo secret > mine
+	echo secret > theirs
+	chmod 600 mine theirs
+	"$ROOT/build/accel-crypt" -d -f -i key -o mine a.age
+	age -d -i key -o theirs a.age
+	[ "$(stat -c %a mine theirs | tr '\n' ' ')" = "600 600 " ]
+	cmp a mine
+	# a new file: 0666 less the umask, as age
+	"$ROOT/build/accel-crypt" -d -i key -o new a.age
+	age -d -i key -o new2 a.age
+	[ "$(stat -c %a new new2 | tr '\n' ' ')" = "644 644 " ]
+	# encryption over an existing file too
+	chmod 640 mine theirs
+	"$ROOT/build/accel-crypt" -f -r "$(age-keygen -y key)" -o mine a
+	age -r "$(age-keygen -y key)" -o theirs a
+	[ "$(stat -c %a mine theirs | tr '\n' ' ')" = "640 640 " ]
+	no_temp
+}
+
+@test "-f -o on a symlink writes the file it leads to; the link stays, as age and lz4 do" {
+	umask 022
+	chmod 600 a
+	mkdir sub
+	echo old > sub/t1
+	echo old > sub/t2
+	chmod 640 sub/t1 sub/t2
+	# relative links are read from the link's folder
+	ln -s sub/t1 l1
+	ln -s t2 sub/l2
+	"$A" -f a -o l1
+	lz4 -q -f a sub/l2
+	[ -L l1 ] && [ -L sub/l2 ]
+	[ "$("$A" -d < sub/t1 | cmp - a && echo same)" = same ]
+	lz4 -dc sub/t2 | cmp - a
+	# the target gets the source's mode, as lz4 gives it
+	[ "$(stat -c %a sub/t1 sub/t2 | tr '\n' ' ')" = "600 600 " ]
+	# the temporary was beside the target, and is gone
+	no_temp
+	[ -z "$(find sub -name '.*' -print)" ]
+	# a chain of links, and one that leads nowhere yet
+	ln -s l1 l0
+	ln -s sub/new l3
+	"$A" -f -d -o l0 < <("$A" < a)
+	cmp sub/t1 a
+	[ -L l0 ] && [ -L l1 ]
+	"$A" -f -o l3 < a
+	[ -L l3 ]
+	"$A" -d < sub/new | cmp - a
+	# accel-crypt -d as age -d
+	age-keygen -o key 2> /dev/null
+	age -r "$(age-keygen -y key)" -o a.age a
+	echo old > sub/t4
+	echo old > sub/t5
+	chmod 600 sub/t4 sub/t5
+	ln -s sub/t4 l4
+	ln -s sub/t5 l5
+	"$ROOT/build/accel-crypt" -d -f -i key -o l4 a.age
+	age -d -i key -o l5 a.age
+	[ -L l4 ] && [ -L l5 ]
+	cmp sub/t4 a
+	cmp sub/t5 a
+	[ "$(stat -c %a sub/t4 sub/t5 | tr '\n' ' ')" = "600 600 " ]
+	# without -f an existing link is not written through
+	run --separate-stderr "$A" a -o l4
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: l4 already exists; use -f to overwrite it" ]
+	cmp sub/t4 a
+	# a loop of links is named
+	ln -s loop2 loop1
+	ln -s loop1 loop2
+	run --separate-stderr "$A" -f a -o loop1
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot write loop1: Too many levels of symbolic links" ]
 }
 
 @test "-o on a FIFO writes into it and leaves the FIFO; -o /dev/null needs no -f" {

@@ -829,11 +829,15 @@ void accel_input_consume(struct accel_input *in, size_t n);
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
- * written as a temporary beside it (mode 0666 less the umask) and renamed on
- * accel_output_commit(); accel_output_abort() removes it, so a failed run
- * leaves no partial file. An existing FILE that is not a regular file (a
- * device such as /dev/null, a FIFO) is written into in place, never
- * replaced (when force allows an existing FILE at all).
+ * written as a temporary beside it and renamed on accel_output_commit();
+ * accel_output_abort() removes it, so a failed run leaves no partial file.
+ * The temporary has its final permissions from the start: those of the
+ * existing FILE it replaces, else 0666 less the umask (or what
+ * accel_output_mode sets). A FILE that is a symlink stays one: the file it
+ * leads to is what is replaced (or made, for a link that leads nowhere
+ * yet), the temporary beside that file. An existing FILE that is not a
+ * regular file (a device such as /dev/null, a FIFO) is written into in
+ * place, never replaced (when force allows an existing FILE at all).
  *
  * Signals: while a temporary exists, a signal that would end the process
  * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
@@ -857,7 +861,7 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
  * output (the stream engine's writer, then the caller after the run). */
 struct accel_output {
 	int fd;
-	char *path;          /* final path, NULL for stdout */
+	char *path;          /* final path (where FILE's symlinks lead), NULL for stdout */
 	char *tmp;           /* temporary path while writing, NULL for stdout
 	                      * and for a device or FIFO written in place */
 	uint64_t written;    /* bytes written (bytes written again after a seek count again) */
@@ -877,6 +881,13 @@ struct accel_output {
  * for a name over PATH_MAX - 16, EBADF for a stdout that is closed or open
  * only for reading, as accel_common_init leaves a closed one); ACCEL_ENOMEM. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
+/* Give the FILE being written the permission bits mode & 0777 instead of
+ * those accel_output_open chose (as zstd and lz4 give their output the
+ * mode of the file they read): set on the temporary now, so the file never
+ * appears with other bits. Nothing to do (0) for stdout, a device or FIFO
+ * written in place, null and fd outputs. Returns 0, or ACCEL_EIO
+ * (out->error). */
+int accel_output_mode(struct accel_output *out, unsigned mode);
 /* Write all `len` bytes of data (retrying short writes and EINTR).
  * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
  * call); ACCEL_EIO (out->error holds the errno: ENOSPC for a full disk). */
