@@ -57,6 +57,9 @@ struct job {
 	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 };
 
+/* gzip's status for data decoded whole but followed by trailing garbage. */
+#define EXIT_WARNING 2
+
 /* A malformed --backend list (an option: "Try --help" follows) or
  * ACCEL_FAULT (the environment: one line); exit status 2 either way. */
 static int usage_error(const char *err)
@@ -122,6 +125,11 @@ static int input_done(const struct job *job, struct accel_input *in, int rc, con
 	accel_input_close(in);
 	if (rc == ACCEL_EINVAL)
 		return usage_error(err);
+	if (rc == ACCEL_DECOMPRESS_GARBAGE) {
+		if (!job->common.quiet)
+			accel_msg_error("%s: %s", in->name, err);
+		return EXIT_WARNING;
+	}
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does,
 		 * and a write error is about the output. */
@@ -612,12 +620,17 @@ static int compress(int argc, char **argv)
 			return ACCEL_EXIT_FAILURE;
 		}
 	}
-	if (job.decompress)
-		for (int i = 0; i < nfiles && !status; i++)
-			status = decompress_one(ctx, &job, files[i], &out, &bytes);
-	else
+	if (job.decompress) {
+		/* Trailing garbage is a warning, as gzip's: the next FILE is
+		 * decoded and the output kept. */
+		for (int i = 0; i < nfiles && (!status || status == EXIT_WARNING); i++) {
+			int one = decompress_one(ctx, &job, files[i], &out, &bytes);
+			status = one ? one : status;
+		}
+	} else {
 		status = compress_files(ctx, &job, files, nfiles, &out, &bytes);
-	if (status || out.broken) {
+	}
+	if ((status && status != EXIT_WARNING) || out.broken) {
 		accel_output_abort(&out);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
 		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
@@ -630,7 +643,7 @@ static int compress(int argc, char **argv)
 			accel_msg_error("out of memory");
 			status = status ? status : ACCEL_EXIT_FAILURE;
 		}
-	} else if (!status && job.common.verbose) {
+	} else if ((!status || status == EXIT_WARNING) && job.common.verbose) {
 		double dt = accel_now() - t0;
 		fprintf(stderr, "%s: %.0f bytes in %.3f s, %.1f MB/s\n", cli.prog, bytes, dt,
 			dt > 0 ? bytes / dt / 1e6 : 0.0);

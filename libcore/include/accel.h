@@ -1100,6 +1100,12 @@ enum accel_format {
 
 /* "zstd", "gzip", "lz4", "skippable", "unknown" (static strings). */
 const char *accel_format_name(enum accel_format f);
+/* lz4's legacy frame (magic 0x184C2102, written by lz4 -l; ACCEL_FORMAT_LZ4):
+ * blocks decode to at most ACCEL_LZ4_LEGACY_BLOCK bytes each, and a block
+ * size over ACCEL_LZ4_LEGACY_BOUND (LZ4_compressBound of that) is the magic
+ * of the next frame, ending the legacy one, as lz4 -d reads it. */
+#define ACCEL_LZ4_LEGACY_BLOCK ((size_t)8 << 20)
+#define ACCEL_LZ4_LEGACY_BOUND (ACCEL_LZ4_LEGACY_BLOCK + ACCEL_LZ4_LEGACY_BLOCK / 255 + 16)
 /* Format named by its magic bytes at p[0..n): 2 bytes for gzip, 4 for
  * the others; UNKNOWN when n is too short or nothing matches. */
 enum accel_format accel_format_detect(const uint8_t *p, size_t n);
@@ -1122,7 +1128,8 @@ struct accel_frame {
  * when the frame or its stated content is longer than `max` bytes, or its
  * end cannot be found without inflating (a gzip member of another tool, or
  * one whose 'A','C' sizes do not match its trailer's ISIZE and the start of
- * the next member); the frame is then
+ * the next member, or an lz4 legacy frame, whose content size is never
+ * stated); the frame is then
  * whole at the input's peek pointer. consume = 1: consume the frame while
  * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
  * end of input), ACCEL_ENOTSUP, ACCEL_EDATA (an unknown format included)
@@ -1172,13 +1179,19 @@ struct accel_decompress_cfg {
  * Memory: at most 2 * workers + 2 units in flight, each at most
  * parallel_max bytes of input and as much output, plus one sequential
  * decoder (its window, within the limit above).
- * Returns 0; ACCEL_EDATA (corrupt, truncated, empty, not a known format
- * or failed a check: err names the byte offset); ACCEL_ENOMEM (out of
- * memory, or a window over the limit); ACCEL_EIO; ACCEL_EPIPE;
- * ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE;
- * ACCEL_EDEVICE. One line in err[len]; stats may be NULL. Threads as
- * accel_stream_run (it routes, so it may probe ctx).
+ * After gzip members only members may follow, as gzip -d takes them: zero
+ * bytes are ignored; other bytes (two or more) end the decoding with
+ * ACCEL_DECOMPRESS_GARBAGE (everything before them written). After zstd and
+ * lz4 frames anything but a frame is corrupt input, as zstd and lz4 say.
+ * Returns 0; ACCEL_DECOMPRESS_GARBAGE (err: "decompression OK, trailing
+ * garbage ignored", gzip's words); ACCEL_EDATA (corrupt, truncated, empty,
+ * not a known format or failed a check: err names the byte offset);
+ * ACCEL_ENOMEM (out of memory, or a window over the limit); ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT);
+ * ACCEL_ENOENGINE; ACCEL_EDEVICE. One line in err[len]; stats may be NULL.
+ * Threads as accel_stream_run (it routes, so it may probe ctx).
  */
+#define ACCEL_DECOMPRESS_GARBAGE 1
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
 
