@@ -55,10 +55,8 @@ struct job {
 	uint64_t memory;     /* --memory or $ACCEL_MEMORY, 0: the library's default */
 	struct accel_common common;
 	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
+	int garbage;         /* a FILE's gzip data ended in trailing garbage */
 };
-
-/* gzip's status for data decoded whole but followed by trailing garbage. */
-#define EXIT_WARNING 2
 
 /* A malformed --backend list (an option: "Try --help" follows) or
  * ACCEL_FAULT (the environment: one line); exit status 2 either way. */
@@ -112,7 +110,7 @@ static struct accel_stream_config stream_config(const struct job *job, int64_t t
 
 /* The end of one input's run: -v statistics, then the error line (the
  * exit status), naming the input unless the message does. */
-static int input_done(const struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
+static int input_done(struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
 		      const char *err, double *in_bytes)
 {
 	if (job->report) {
@@ -128,7 +126,8 @@ static int input_done(const struct job *job, struct accel_input *in, int rc, con
 	if (rc == ACCEL_DECOMPRESS_GARBAGE) {
 		if (!job->common.quiet)
 			accel_msg_error("%s: %s", in->name, err);
-		return EXIT_WARNING;
+		job->garbage = 1;
+		return 0;
 	}
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does,
@@ -620,17 +619,12 @@ static int compress(int argc, char **argv)
 			return ACCEL_EXIT_FAILURE;
 		}
 	}
-	if (job.decompress) {
-		/* Trailing garbage is a warning, as gzip's: the next FILE is
-		 * decoded and the output kept. */
-		for (int i = 0; i < nfiles && (!status || status == EXIT_WARNING); i++) {
-			int one = decompress_one(ctx, &job, files[i], &out, &bytes);
-			status = one ? one : status;
-		}
-	} else {
+	if (job.decompress)
+		for (int i = 0; i < nfiles && !status; i++)
+			status = decompress_one(ctx, &job, files[i], &out, &bytes);
+	else
 		status = compress_files(ctx, &job, files, nfiles, &out, &bytes);
-	}
-	if ((status && status != EXIT_WARNING) || out.broken) {
+	if (status || out.broken) {
 		accel_output_abort(&out);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
 		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
@@ -643,13 +637,15 @@ static int compress(int argc, char **argv)
 			accel_msg_error("out of memory");
 			status = status ? status : ACCEL_EXIT_FAILURE;
 		}
-	} else if ((!status || status == EXIT_WARNING) && job.common.verbose) {
+	} else if (!status && job.common.verbose) {
 		double dt = accel_now() - t0;
 		fprintf(stderr, "%s: %.0f bytes in %.3f s, %.1f MB/s\n", cli.prog, bytes, dt,
 			dt > 0 ? bytes / dt / 1e6 : 0.0);
 	}
 	accel_ctx_free(ctx);
-	return status;
+	/* Trailing garbage is a warning, as gzip's: the output is kept, and
+	 * the status is 2 when nothing failed. */
+	return !status && job.garbage ? ACCEL_EXIT_USAGE : status;
 }
 
 /* A probe that timed out may have left a thread in a driver: accel_exit
