@@ -55,6 +55,7 @@ struct job {
 	uint64_t memory;     /* --memory or $ACCEL_MEMORY, 0: the library's default */
 	struct accel_common common;
 	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
+	int garbage;         /* a FILE's gzip data ended in trailing garbage */
 };
 
 /* A malformed --backend list (an option: "Try --help" follows) or
@@ -82,7 +83,7 @@ static int report(int rc, const char *msg)
 static int open_input(const struct job *job, const char *path, struct accel_input *in)
 {
 	if (accel_input_open(in, path) < 0) {
-		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		accel_msg_error("cannot read %s: %s", strcmp(path, "-") ? path : "stdin", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
 	if (in->fd == 0 && isatty(0) && !job->force) {
@@ -109,7 +110,7 @@ static struct accel_stream_config stream_config(const struct job *job, int64_t t
 
 /* The end of one input's run: -v statistics, then the error line (the
  * exit status), naming the input unless the message does. */
-static int input_done(const struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
+static int input_done(struct job *job, struct accel_input *in, int rc, const struct accel_stream_stats *stats,
 		      const char *err, double *in_bytes)
 {
 	if (job->report) {
@@ -122,6 +123,12 @@ static int input_done(const struct job *job, struct accel_input *in, int rc, con
 	accel_input_close(in);
 	if (rc == ACCEL_EINVAL)
 		return usage_error(err);
+	if (rc == ACCEL_DECOMPRESS_GARBAGE) {
+		if (!job->common.quiet)
+			accel_msg_error("%s: %s", in->name, err);
+		job->garbage = 1;
+		return 0;
+	}
 	if (rc < 0) {
 		/* A stream error names the input; the reader's already does,
 		 * and a write error is about the output. */
@@ -591,6 +598,15 @@ static int compress(int argc, char **argv)
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
+	/* One FILE in: the output gets its permissions, as zstd gives it. */
+	struct stat st;
+	if (nfiles == 1 && strcmp(files[0], "-") && stat(files[0], &st) == 0 && S_ISREG(st.st_mode) &&
+	    accel_output_mode(&out, st.st_mode) < 0) {
+		accel_msg_error("cannot write %s: %s", job.output, strerror(out.error));
+		accel_output_abort(&out);
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
 	double t0 = accel_now(), bytes = 0;
 	if (job.common.json) {
 		struct accel_report_opts ro = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = t0,
@@ -627,7 +643,9 @@ static int compress(int argc, char **argv)
 			dt > 0 ? bytes / dt / 1e6 : 0.0);
 	}
 	accel_ctx_free(ctx);
-	return status;
+	/* Trailing garbage is a warning, as gzip's: the output is kept, and
+	 * the status is 2 when nothing failed. */
+	return !status && job.garbage ? ACCEL_EXIT_USAGE : status;
 }
 
 /* A probe that timed out may have left a thread in a driver: accel_exit

@@ -648,12 +648,13 @@ static int infer(int argc, char **argv)
 	struct accel_output out;
 	int json_out = job.topk || job.ctc;
 	if (!st && accel_output_open(&out, job.outfile, job.force, !json_out) < 0) {
-		if (errno == EEXIST || (job.outfile && !access(job.outfile, F_OK) && !job.force))
+		int e = errno;
+		if (e == EEXIST || (job.outfile && !access(job.outfile, F_OK) && !job.force))
 			accel_msg_error("%s already exists; use -f to overwrite it", job.outfile);
 		else if (!job.outfile && isatty(1))
 			accel_msg_error("refusing to write .npy arrays to a terminal; use -o FILE, a pipe or -f");
 		else
-			accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout", strerror(errno));
+			accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout", strerror(e));
 		st = ACCEL_EXIT_FAILURE;
 	}
 	if (st) {

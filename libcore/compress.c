@@ -18,7 +18,32 @@
 struct dec {
 	enum accel_format format;
 	uint64_t max;
+	int garbage;         /* gzip data ended by trailing garbage */
 };
+
+/* What follows the last gzip member, as gzip -d takes it: zero bytes (a
+ * tape block's padding) end the input quietly; a single other byte is a
+ * member cut short; anything else is trailing garbage, ignored with a
+ * warning (d->garbage). 0 (end of the stream) or ACCEL_EDATA / EIO. */
+static int gzip_trailer(struct dec *d, struct accel_input *in, char *err, size_t len)
+{
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(in, 2, &p);
+	if (n == 1 && p[0]) {
+		snprintf(err, len, "unexpected end of input at byte offset %llu", (unsigned long long)in->offset + 1);
+		return ACCEL_EDATA;
+	}
+	while (n > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (p[i]) {
+				d->garbage = 1;
+				return 0;
+			}
+		accel_input_consume(in, (size_t)n);
+		n = accel_input_peek(in, 1u << 16, &p);
+	}
+	return n < 0 ? (int)n : 0;
+}
 
 /* Next frame of the input: a unit when its end is known and it fits the
  * parallel limit, else a region for the sequential decoder (nothing of it
@@ -35,6 +60,9 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 		if (n == 0)
 			return 0;
 		enum accel_format fmt = accel_format_detect(p, (size_t)n);
+		/* Between gzip members only members: no skippable frames. */
+		if (d->format == ACCEL_FORMAT_GZIP && fmt != ACCEL_FORMAT_GZIP)
+			return gzip_trailer(d, in, err, len);
 		if (fmt == ACCEL_FORMAT_SKIPPABLE) {
 			int rc = accel_frame_scan(in, 0, 1, &f, err, len);
 			if (rc < 0)
@@ -140,9 +168,14 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 	int rc = route_op(ctx, cfg->backend, cfg->verbose, cfg->report, &op, in->size, &route, err, len);
 	if (rc < 0)
 		return rc;
-	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX };
+	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX, 0 };
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
-	return accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
+	rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
+	if (rc == 0 && d.garbage) {
+		snprintf(err, len, "decompression OK, trailing garbage ignored");
+		return ACCEL_DECOMPRESS_GARBAGE;
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------ compression */

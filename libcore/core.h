@@ -47,6 +47,11 @@ struct accel_ctx {
 	const char *sysroot;
 };
 
+/* Start-up of every program (accel_common_init): fds 0, 1 and 2 held open
+ * (on /dev/null where closed) and the handlers that remove a pending
+ * temporary output installed before any library is loaded (io.c). */
+void core_io_startup(void);
+
 /* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 
 /* Whether `op` is listed in b->ops. */

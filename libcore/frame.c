@@ -1,14 +1,16 @@
 /*
  * frame.c - finding frame boundaries in compressed streams without decoding
  * them, so decompression can run frames in parallel. Layouts: zstd, RFC 8878
- * section 3.1; lz4, "LZ4 Frame Format Description" 1.6.x; gzip, RFC 1952
- * with our 'A','C' FEXTRA subfield (backends/cpu/gzip.c).
+ * section 3.1; lz4, "LZ4 Frame Format Description" 1.6.x, and its "Legacy
+ * frame" (lz4 -l); gzip, RFC 1952 with our 'A','C' FEXTRA subfield
+ * (backends/cpu/gzip.c).
  */
 #include <string.h>
 #include "core.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define LZ4_MAGIC 0x184D2204u
+#define LZ4_LEGACY_MAGIC 0x184C2102u
 #define SKIP_MAGIC_MASK 0xFFFFFFF0u
 #define SKIP_MAGIC 0x184D2A50u
 
@@ -43,7 +45,7 @@ enum accel_format accel_format_detect(const uint8_t *p, size_t n)
 	uint32_t m = le32(p);
 	if (m == ZSTD_MAGIC)
 		return ACCEL_FORMAT_ZSTD;
-	if (m == LZ4_MAGIC)
+	if (m == LZ4_MAGIC || m == LZ4_LEGACY_MAGIC)
 		return ACCEL_FORMAT_LZ4;
 	if ((m & SKIP_MAGIC_MASK) == SKIP_MAGIC)
 		return ACCEL_FORMAT_SKIPPABLE;
@@ -221,11 +223,39 @@ static int scan_zstd(struct cursor *c, struct accel_frame *f)
 	return 0;
 }
 
+/* The legacy frame: the magic, then blocks of a 4-byte little-endian
+ * compressed size and that many bytes, until the input ends or a size over
+ * ACCEL_LZ4_LEGACY_BOUND, which is the next frame's magic (as lz4 -d reads
+ * it). No content size, no checksum: decoded sequentially. */
+static int scan_lz4_legacy(struct cursor *c, struct accel_frame *f)
+{
+	if (!c->consume)
+		return ACCEL_ENOTSUP;
+	int rc = skip(c, 4);
+	while (rc == 0) {
+		const uint8_t *p;
+		ssize_t n = accel_input_peek(c->in, 4, &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0 || (n == 4 && le32(p) > ACCEL_LZ4_LEGACY_BOUND))
+			return 0;
+		if (n < 4)
+			return bad(c, "lz4 legacy frame: truncated block size");
+		rc = skip(c, 4 + (uint64_t)le32(p));
+		f->blocks++;
+	}
+	return rc;
+}
+
 static int scan_lz4(struct cursor *c, struct accel_frame *f)
 {
 	const uint8_t *p;
-	int rc = need(c, 7, &p);
+	int rc = need(c, 4, &p);
 	if (rc < 0)
+		return rc;
+	if (le32(p) == LZ4_LEGACY_MAGIC)
+		return scan_lz4_legacy(c, f);
+	if ((rc = need(c, 7, &p)) < 0)
 		return rc;
 	uint8_t flg = p[4], bd = p[5];
 	if ((flg >> 6) != 1)

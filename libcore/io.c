@@ -27,6 +27,13 @@ int accel_input_open(struct accel_input *in, const char *path)
 	if (!path || !strcmp(path, "-")) {
 		in->fd = 0;
 		in->name = "stdin";
+		/* A stdin that was closed (held on /dev/null, write-only, by
+		 * the start-up) cannot be read. */
+		int fl = fcntl(0, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY) {
+			errno = EBADF;
+			return ACCEL_EIO;
+		}
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0)
@@ -342,6 +349,25 @@ static void install_handlers(void)
 
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
 
+/* Open /dev/null on each of fds 0, 1 and 2 that is closed, so that no
+ * descriptor opened later (a pipe, a temporary, a library's file) takes its
+ * number. Opened in the mode opposite to the fd's use (stdin write-only,
+ * stdout and stderr read-only), as gnulib's stdopen does: reading stdin or
+ * writing stdout still fails with EBADF, as on the closed fd. The lowest
+ * free number is the one open() returns, so each lands on its own fd. */
+static void guard_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+}
+
+void core_io_startup(void)
+{
+	guard_std_fds();
+	pthread_once(&handlers_once, install_handlers);
+}
+
 /* Writes to a reader that went away fail with EPIPE (accel_output_write
  * returns ACCEL_EPIPE) instead of killing the process. */
 static void ignore_sigpipe(void)
@@ -392,6 +418,45 @@ static int open_special(struct accel_output *out, const char *path)
 	return 0;
 }
 
+/* The file that the chain of symlinks at `path` ends on (a copy of path
+ * when it is no link, or names nothing yet): a relative link is read from
+ * the link's folder, as the kernel does. malloc'd; NULL with errno set
+ * (ELOOP past 40 links, ENAMETOOLONG, ENOMEM). */
+static char *follow_links(const char *path)
+{
+	char *cur = strdup(path);
+	for (int hops = 0; cur; hops++) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		if (hops == 40) {
+			errno = ELOOP;
+			break;
+		}
+		ssize_t n = readlink(cur, target, sizeof target);
+		if (n < 0 || (size_t)n == sizeof target) {
+			if (n >= 0)
+				errno = ENAMETOOLONG;
+			break;
+		}
+		const char *slash = strrchr(cur, '/');
+		size_t dirlen = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur + 1);
+		char *next = malloc(dirlen + (size_t)n + 1);
+		if (next) {
+			memcpy(next, cur, dirlen);
+			memcpy(next + dirlen, target, (size_t)n);
+			next[dirlen + (size_t)n] = 0;
+		}
+		free(cur);
+		cur = next;
+	}
+	int e = cur ? errno : ENOMEM;
+	free(cur);
+	errno = e;
+	return NULL;
+}
+
 /* Undo a failed accel_output_open, keeping errno; returns rc. */
 static int open_failed(struct accel_output *out, int rc)
 {
@@ -412,6 +477,13 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 	out->fd = -1;
 	ignore_sigpipe();
 	if (!path || !strcmp(path, "-")) {
+		/* A stdout that was closed (held on /dev/null, read-only, by
+		 * the start-up) cannot be written. */
+		int fl = fcntl(1, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			errno = EBADF;
+			return ACCEL_EIO;
+		}
 		out->fd = 1;
 		if (binary && !force && isatty(1))
 			return ACCEL_EINVAL;
@@ -426,10 +498,14 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}
-	out->path = strdup(path);
+	/* A symlink stays: its target is what is replaced (or made), as age,
+	 * lz4 and a shell's > do. */
+	out->path = follow_links(path);
 	if (!out->path)
-		return open_failed(out, ACCEL_ENOMEM);
+		return open_failed(out, errno == ENOMEM ? ACCEL_ENOMEM : ACCEL_EIO);
+	path = out->path;
 	/* A device or FIFO (or a link to one) is written into, never replaced. */
+	mode_t mode = 0666 & ~current_umask();
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
@@ -440,6 +516,10 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 			return open_failed(out, rc);
 		if (rc == 0)
 			return 0;
+	} else if (stat(path, &st) == 0) {
+		/* The file replaced keeps its permissions, as one opened with
+		 * O_TRUNC does: what was private stays so. */
+		mode = st.st_mode & 0777;
 	}
 	size_t n = strlen(path) + 16;
 	out->tmp = malloc(n);
@@ -470,7 +550,18 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = e;
 		return open_failed(out, ACCEL_EIO);
 	}
-	fchmod(out->fd, 0666 & ~current_umask());
+	fchmod(out->fd, mode);
+	return 0;
+}
+
+int accel_output_mode(struct accel_output *out, unsigned mode)
+{
+	if (!out->tmp || out->fd < 0)
+		return 0;
+	if (fchmod(out->fd, (mode_t)(mode & 0777)) < 0) {
+		out->error = errno;
+		return ACCEL_EIO;
+	}
 	return 0;
 }
 

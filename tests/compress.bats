@@ -241,6 +241,114 @@ flip_middle() {
 	damaged g.zst
 }
 
+# garbage_as_gzip FILE: accel-compress -d and gzip -d on FILE give the same
+# output (ours.out) and status, and the same line on stderr but the program
+# name; $status and $stderr are ours.
+garbage_as_gzip() {
+	local theirs
+	run --separate-stderr gzip -d -c "$1"
+	# (gzip starts its warning with an empty line)
+	theirs="$status:$(grep -v '^$' <<< "$stderr" | sed 's/^gzip: /accel-compress: /')"
+	gzip -d -c "$1" > theirs.out || true
+	"$A" -d -c "$1" > ours.out || true
+	run --separate-stderr "$A" -d -c "$1"
+	echo "$1: ours $status:$stderr, gzip's $theirs"
+	[ "$status:$stderr" = "$theirs" ]
+	cmp ours.out theirs.out
+}
+
+@test "gzip data then trailing garbage: decoded, a warning, status 2, as gzip -d" {
+	gen 100000 a
+	gzip -c a > a.gz
+	"$A" -F gzip a > ours.gz
+	for g in a.gz ours.gz; do
+		cat "$g" > g1.gz; printf 'garbage!' >> g1.gz
+		cat "$g" > g2.gz; head -c 5000 /dev/zero >> g2.gz; printf 'x' >> g2.gz
+		# a zstd skippable frame is no gzip member
+		cat "$g" > g3.gz; printf '\x50\x2a\x4d\x18\0\0\0\0' >> g3.gz
+		for f in g1.gz g2.gz g3.gz; do
+			garbage_as_gzip "$f"
+			[ "$status" -eq 2 ]
+			[ "$stderr" = "accel-compress: $f: decompression OK, trailing garbage ignored" ]
+			cmp ours.out a
+		done
+		# zeros alone are padding: nothing said, status 0
+		cat "$g" > z.gz; head -c 700 /dev/zero >> z.gz
+		garbage_as_gzip z.gz
+		[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	done
+	# -o FILE is kept, -q says nothing, -t tests, the next FILE is decoded
+	run --separate-stderr "$A" -d g1.gz -o out
+	[ "$status" -eq 2 ]
+	cmp out a
+	run --separate-stderr "$A" -q -d g1.gz z.gz -o both
+	[ "$status" -eq 2 ] && [ -z "$stderr" ]
+	cmp both <(cat a a)
+	run --separate-stderr "$A" -t g1.gz
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "accel-compress: g1.gz: decompression OK, trailing garbage ignored" ]
+	# a lone byte after a member is one cut short (gzip: "unexpected end
+	# of file", status 1): an error, in a later FILE too, that leaves no -o FILE
+	{ cat ours.gz; printf 'x'; } > x.gz
+	run gzip -d -c x.gz
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$A" -d g1.gz x.gz -o bad
+	[ "$status" -eq 3 ]
+	[ "${stderr_lines[1]}" = "accel-compress: x.gz: unexpected end of input at byte offset $(stat -c %s x.gz)" ]
+	[ ! -e bad ]
+}
+
+@test "zstd and lz4 data then trailing garbage: an error, as zstd -d and lz4 -d say" {
+	gen 100000 a
+	for fmt in zstd lz4; do
+		"$fmt" -q -c a > "g.$fmt"
+		printf 'garbage!' >> "g.$fmt"
+		run ref_decompress "$fmt" "g.$fmt"
+		[ "$status" -ne 0 ]
+		run --separate-stderr "$A" -d "g.$fmt" -o out
+		[ "$status" -eq 3 ]
+		[ "$stderr" = "accel-compress: g.$fmt: trailing data is not in $fmt format at byte offset $(( $(stat -c %s "g.$fmt") - 8 ))" ]
+		[ ! -e out ]
+	done
+}
+
+@test "lz4 legacy frames (lz4 -l) decode as lz4 -d decodes them" {
+	gen 100000 a
+	# over 8 MiB: a legacy frame of several blocks
+	{ seq 1 1500000; head -c 1000000 /dev/urandom | base64; } > big
+	: > empty
+	for f in a big empty; do
+		lz4 -q -l -c "$f" > "$f.lz4"
+		"$A" -d "$f.lz4" | cmp - "$f"
+		"$A" -d < "$f.lz4" | cmp - "$f"
+		lz4 -q -d -c "$f.lz4" | cmp - "$f"
+	done
+	# legacy frames among frames and skippable frames, in one stream
+	lz4 -q -c a > a.frame.lz4
+	printf '\x50\x2a\x4d\x18\x02\0\0\0hi' > skip
+	cat a.lz4 a.frame.lz4 skip big.lz4 a.lz4 > mixed.lz4
+	lz4 -q -d -c mixed.lz4 | cmp - <(cat a a big a)
+	"$A" -d mixed.lz4 | cmp - <(cat a a big a)
+	"$A" -t mixed.lz4
+	# listed: one frame each, its content size unknown (never stated)
+	run --separate-stderr "$A" -l a.lz4
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" =~ ^\ +1\ +0\ +$(stat -c %s a.lz4)\ +unknown\ .*\ none\ +lz4\ +a.lz4$ ]]
+	# truncated in a block, and in a block size: corrupt input, as lz4 -d says
+	head -c 2000 a.lz4 > cut.lz4
+	run lz4 -q -d -c cut.lz4
+	[ "$status" -ne 0 ]
+	run --separate-stderr "$A" -d cut.lz4
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "accel-compress: cut.lz4: lz4 legacy block at byte offset 4 is truncated at byte offset 2000" ]
+	{ cat a.lz4; printf '\x10\0'; } > cut2.lz4
+	run lz4 -q -d -c cut2.lz4
+	[ "$status" -ne 0 ]
+	run --separate-stderr "$A" -d cut2.lz4 -o out
+	[ "$status" -eq 3 ]
+	[ ! -e out ]
+}
+
 @test "an existing -o FILE is kept without -f and replaced with -f" {
 	gen 100000 a
 	echo precious > out

@@ -1,10 +1,12 @@
 /*
  * lz4.c - LZ4 frames (the LZ4 Frame Format Description, v1.6.x) with liblz4:
  * one frame per unit with content size and content checksum, independent
- * 4 MiB blocks; decompression one frame per unit or sequentially.
+ * 4 MiB blocks; decompression one frame per unit or sequentially, and of
+ * the legacy frame of lz4 -l (its "Legacy frame" section) sequentially.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <lz4.h>
 #include <lz4frame.h>
 #include "cpu.h"
 
@@ -103,14 +105,75 @@ static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return 0;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The output buffer of a sequential decode: at least `cap` bytes. */
+static int ld_buffer(struct ld *l, size_t cap)
+{
+	if (l->cap >= cap)
+		return 0;
+	free(l->buf);
+	l->cap = 0;
+	if (!(l->buf = malloc(cap)))
+		return ACCEL_ENOMEM;
+	l->cap = cap;
+	return 0;
+}
+
+/* A legacy frame, magic first: each block decoded on its own (at most
+ * ACCEL_LZ4_LEGACY_BLOCK bytes) until the input ends or a block size over
+ * ACCEL_LZ4_LEGACY_BOUND, the next frame's magic, which is left unread. */
+static int ld_legacy(struct ld *l, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	int rc = ld_buffer(l, ACCEL_LZ4_LEGACY_BLOCK);
+	if (rc < 0)
+		return rc;
+	accel_input_consume(in, 4);
+	for (;;) {
+		const uint8_t *p;
+		uint64_t at = in->offset;
+		ssize_t n = accel_input_peek(in, 4, &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0 || (n == 4 && le32(p) > ACCEL_LZ4_LEGACY_BOUND))
+			return 0;
+		size_t size = n == 4 ? le32(p) : 0;
+		if (n == 4)
+			n = accel_input_peek(in, 4 + size, &p);
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n < 4 + size) {
+			snprintf(err, len, "lz4 legacy block at byte offset %llu is truncated at byte offset %llu",
+				 (unsigned long long)at, (unsigned long long)(at + (uint64_t)n));
+			return ACCEL_EDATA;
+		}
+		int got = LZ4_decompress_safe((const char *)p + 4, (char *)l->buf, (int)size,
+					      (int)ACCEL_LZ4_LEGACY_BLOCK);
+		if (got < 0) {
+			snprintf(err, len, "lz4 legacy block at byte offset %llu: corrupt", (unsigned long long)at);
+			return ACCEL_EDATA;
+		}
+		accel_input_consume(in, 4 + size);
+		if ((rc = accel_output_write(out, l->buf, (size_t)got)) < 0)
+			return rc;
+	}
+}
+
 static int ld_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
 	struct ld *l = ctx;
-	if (!l->buf) {
-		l->cap = 4u << 20;
-		if (!(l->buf = malloc(l->cap)))
-			return ACCEL_ENOMEM;
-	}
+	const uint8_t *magic;
+	ssize_t have = accel_input_peek(in, 4, &magic);
+	if (have < 0)
+		return (int)have;
+	if (have == 4 && le32(magic) == 0x184C2102u)
+		return ld_legacy(l, in, out, err, len);
+	int rc = ld_buffer(l, 4u << 20);
+	if (rc < 0)
+		return rc;
 	LZ4F_resetDecompressionContext(l->dctx);
 	uint64_t start = in->offset;
 	size_t hint = 4;

@@ -825,7 +825,8 @@ struct accel_input {
 };
 /* Open FILE ("-" or NULL: stdin) with a 1 MiB buffer; in->size is the
  * bytes left in a regular file, else -1. Returns 0; ACCEL_EIO with errno
- * set (EISDIR for a folder); ACCEL_ENOMEM. */
+ * set (EISDIR for a folder; EBADF for a stdin that is closed or open only
+ * for writing, as accel_common_init leaves a closed one); ACCEL_ENOMEM. */
 int accel_input_open(struct accel_input *in, const char *path);
 /* An input over the caller's `len` bytes at `data` (no fd), named `name`
  * in messages (NULL: "memory"): it reads as a regular file of that size
@@ -857,18 +858,24 @@ void accel_input_consume(struct accel_input *in, size_t n);
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
- * written as a temporary beside it (mode 0666 less the umask) and renamed on
- * accel_output_commit(); accel_output_abort() removes it, so a failed run
- * leaves no partial file. An existing FILE that is not a regular file (a
- * device such as /dev/null, a FIFO) is written into in place, never
- * replaced (when force allows an existing FILE at all).
+ * written as a temporary beside it and renamed on accel_output_commit();
+ * accel_output_abort() removes it, so a failed run leaves no partial file.
+ * The temporary has its final permissions from the start: those of the
+ * existing FILE it replaces, else 0666 less the umask (or what
+ * accel_output_mode sets). A FILE that is a symlink stays one: the file it
+ * leads to is what is replaced (or made, for a link that leads nowhere
+ * yet), the temporary beside that file. An existing FILE that is not a
+ * regular file (a device such as /dev/null, a FIFO) is written into in
+ * place, never replaced (when force allows an existing FILE at all).
  *
  * Signals: while a temporary exists, a signal that would end the process
  * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
  * SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGPWR, the real-time signals) removes
  * it before the process dies of that signal. The handlers are installed once,
- * on the first FILE opened, and only for signals whose disposition is still
- * the default: a signal the parent ignored (nohup) stays ignored. The fault
+ * by accel_common_init (at start-up, before any library a program loads
+ * installs handlers of its own, which then hand the signal on to ours) or
+ * else on the first FILE opened, and only for signals whose disposition is
+ * still the default: a signal the parent ignored (nohup) stays ignored. The fault
  * signals (SIGSEGV, SIGBUS, SIGABRT ...) are not caught. The name of the
  * temporary is kept in one process-wide slot (the handler is
  * async-signal-safe): only the FILE output opened last is covered, and
@@ -883,7 +890,7 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
  * output (the stream engine's writer, then the caller after the run). */
 struct accel_output {
 	int fd;
-	char *path;          /* final path, NULL for stdout */
+	char *path;          /* final path (where FILE's symlinks lead), NULL for stdout */
 	char *tmp;           /* temporary path while writing, NULL for stdout
 	                      * and for a device or FIFO written in place */
 	uint64_t written;    /* bytes written (bytes written again after a seek count again) */
@@ -900,8 +907,16 @@ struct accel_output {
  * = 1) to a terminal. Returns 0; ACCEL_EEXIST (FILE exists and is not a
  * character device or FIFO, without force); ACCEL_EINVAL (binary to a terminal
  * refused); ACCEL_EIO with errno set (EISDIR for a folder, ENAMETOOLONG
- * for a name over PATH_MAX - 16); ACCEL_ENOMEM. */
+ * for a name over PATH_MAX - 16, EBADF for a stdout that is closed or open
+ * only for reading, as accel_common_init leaves a closed one); ACCEL_ENOMEM. */
 int accel_output_open(struct accel_output *out, const char *path, int force, int binary);
+/* Give the FILE being written the permission bits mode & 0777 instead of
+ * those accel_output_open chose (as zstd and lz4 give their output the
+ * mode of the file they read): set on the temporary now, so the file never
+ * appears with other bits. Nothing to do (0) for stdout, a device or FIFO
+ * written in place, null and fd outputs. Returns 0, or ACCEL_EIO
+ * (out->error). */
+int accel_output_mode(struct accel_output *out, unsigned mode);
 /* Write all `len` bytes of data (retrying short writes and EINTR).
  * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
  * call); ACCEL_EIO (out->error holds the errno: ENOSPC for a full disk). */
@@ -1114,6 +1129,12 @@ enum accel_format {
 
 /* "zstd", "gzip", "lz4", "skippable", "unknown" (static strings). */
 const char *accel_format_name(enum accel_format f);
+/* lz4's legacy frame (magic 0x184C2102, written by lz4 -l; ACCEL_FORMAT_LZ4):
+ * blocks decode to at most ACCEL_LZ4_LEGACY_BLOCK bytes each, and a block
+ * size over ACCEL_LZ4_LEGACY_BOUND (LZ4_compressBound of that) is the magic
+ * of the next frame, ending the legacy one, as lz4 -d reads it. */
+#define ACCEL_LZ4_LEGACY_BLOCK ((size_t)8 << 20)
+#define ACCEL_LZ4_LEGACY_BOUND (ACCEL_LZ4_LEGACY_BLOCK + ACCEL_LZ4_LEGACY_BLOCK / 255 + 16)
 /* Format named by its magic bytes at p[0..n): 2 bytes for gzip, 4 for
  * the others; UNKNOWN when n is too short or nothing matches. */
 enum accel_format accel_format_detect(const uint8_t *p, size_t n);
@@ -1136,7 +1157,8 @@ struct accel_frame {
  * when the frame or its stated content is longer than `max` bytes, or its
  * end cannot be found without inflating (a gzip member of another tool, or
  * one whose 'A','C' sizes do not match its trailer's ISIZE and the start of
- * the next member); the frame is then
+ * the next member, or an lz4 legacy frame, whose content size is never
+ * stated); the frame is then
  * whole at the input's peek pointer. consume = 1: consume the frame while
  * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
  * end of input), ACCEL_ENOTSUP, ACCEL_EDATA (an unknown format included)
@@ -1186,13 +1208,19 @@ struct accel_decompress_cfg {
  * Memory: at most 2 * workers + 2 units in flight, each at most
  * parallel_max bytes of input and as much output, plus one sequential
  * decoder (its window, within the limit above).
- * Returns 0; ACCEL_EDATA (corrupt, truncated, empty, not a known format
- * or failed a check: err names the byte offset); ACCEL_ENOMEM (out of
- * memory, or a window over the limit); ACCEL_EIO; ACCEL_EPIPE;
- * ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE;
- * ACCEL_EDEVICE. One line in err[len]; stats may be NULL. Threads as
- * accel_stream_run (it routes, so it may probe ctx).
+ * After gzip members only members may follow, as gzip -d takes them: zero
+ * bytes are ignored; other bytes (two or more) end the decoding with
+ * ACCEL_DECOMPRESS_GARBAGE (everything before them written). After zstd and
+ * lz4 frames anything but a frame is corrupt input, as zstd and lz4 say.
+ * Returns 0; ACCEL_DECOMPRESS_GARBAGE (err: "decompression OK, trailing
+ * garbage ignored", gzip's words); ACCEL_EDATA (corrupt, truncated, empty,
+ * not a known format or failed a check: err names the byte offset);
+ * ACCEL_ENOMEM (out of memory, or a window over the limit); ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT);
+ * ACCEL_ENOENGINE; ACCEL_EDEVICE. One line in err[len]; stats may be NULL.
+ * Threads as accel_stream_run (it routes, so it may probe ctx).
  */
+#define ACCEL_DECOMPRESS_GARBAGE 1
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
 
@@ -1359,7 +1387,12 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
 /* Set defaults for the common options from the environment (ACCEL_BACKEND,
  * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
  * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout);
- * also accel_msg_prog(cli->prog). Returns 0, or ACCEL_EINVAL with a
+ * also accel_msg_prog(cli->prog). The start-up of every program: call it
+ * first, before any other thread, file or library. It opens /dev/null on
+ * each of fds 0, 1 and 2 that is closed (stdin write-only, stdout and
+ * stderr read-only, so that using them still fails with EBADF), so no
+ * descriptor opened later takes their place, and installs the signal
+ * handlers of accel_output_open. Returns 0, or ACCEL_EINVAL with a
  * message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* Handle a common option: returns 1 handled, 0 not a common option,

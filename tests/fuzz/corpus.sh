@@ -2,7 +2,8 @@
 # Write the seed corpus of the fuzz targets into tests/fuzz/corpus: small
 # files from zstd, gzip, lz4 and accel-compress, and crafted ones (sizes
 # that lie, frames across the targets' 2 KiB parallel limit, skippable
-# frames, empty frames and members, truncations, trailing bytes).
+# frames, empty frames and members, truncations, trailing bytes, lz4's
+# legacy frames).
 # Usage: tests/fuzz/corpus.sh [ACCEL_COMPRESS]  (default build/accel-compress)
 set -eu
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,7 @@ for f in text rand small empty; do
 	"$ac" -q -c -B 1K < "$tmp/$f" > "$out/zstd/$f-accel.zst"
 	"$ac" -q -c -B 1K -F gzip < "$tmp/$f" > "$out/gzip/$f-accel.gz"
 	"$ac" -q -c -B 1K -F lz4 < "$tmp/$f" > "$out/lz4/$f-accel.lz4"
+	lz4 -q -c -l "$tmp/$f" > "$out/lz4/legacy-$f.lz4"
 done
 touch -t 202001010000 "$tmp/text"
 gzip -c -N "$tmp/text" > "$out/gzip/fname.gz"
@@ -81,6 +83,22 @@ g = rd(out + '/gzip/small.gz')
 wr('gzip/truncated.gz', g[:-4])
 wr('gzip/trailing-zeros.gz', g + b'\0' * 8)
 wr('gzip/trailing-junk.gz', g + b'junk')
+# gzip -d: zeros then junk, and a skippable frame, are trailing garbage; a
+# lone byte is a member cut short.
+wr('gzip/trailing-zeros-junk.gz', g + b'\0' * 8 + b'junk')
+wr('gzip/trailing-skippable.gz', g + skip)
+wr('gzip/trailing-byte.gz', g + b'j')
+# lz4 legacy frames: two blocks after one magic (each block of lz4 -l alone
+# is at most 8 MiB), before and after a frame, followed by junk, truncated
+# in a block and in a block size.
+lt, ls = rd(out + '/lz4/legacy-text.lz4'), rd(out + '/lz4/legacy-small.lz4')
+lsmall = rd(out + '/lz4/small.lz4')
+wr('lz4/legacy-two-blocks.lz4', lt + ls[4:])
+wr('lz4/legacy-then-frame.lz4', ls + lsmall + lt)
+wr('lz4/frame-then-legacy.lz4', lsmall + ls + skip + ls)
+wr('lz4/legacy-trailing.lz4', ls + b'junk')
+wr('lz4/legacy-truncated.lz4', lt[:-3])
+wr('lz4/legacy-cut-size.lz4', ls + b'\x10\x00')
 # gzip with a header CRC (FHCRC) and a comment (FCOMMENT).
 body = zlib.compressobj(6, zlib.DEFLATED, -15)
 data = b'header crc and comment\n'

@@ -17,6 +17,8 @@ struct fuzz_out {
 	uint8_t *data;
 	size_t len, cap;
 	int ok;          /* 1: the whole input decoded without error */
+	int garbage;     /* 1: gzip: members decoded, then trailing garbage
+	                  * ignored (gzip -d's warning; ok is 0) */
 	int too_big;     /* 1: output passed FUZZ_OUT_MAX; not compared */
 };
 
@@ -30,7 +32,8 @@ void fuzz_slurp(int fd, struct fuzz_out *o);
 void fuzz_out_free(struct fuzz_out *o);
 
 /* Reference decoders: the whole input, frame after frame, as `zstd -d`,
- * `gzip -d` and `lz4 -d` read it, strict about trailing bytes. */
+ * `gzip -d` and `lz4 -d` read it (lz4's legacy frames too), strict about
+ * trailing bytes but as gzip -d is about those after a member. */
 void fuzz_ref_zstd(const uint8_t *p, size_t n, struct fuzz_out *o);
 void fuzz_ref_gzip(const uint8_t *p, size_t n, struct fuzz_out *o);
 void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o);

@@ -1,7 +1,8 @@
 /*
  * ref.c - memory files and the reference decoders for the fuzz targets:
  * libzstd's streaming decoder, zlib's gzip inflate member by member, and
- * liblz4's frame decoder, each over the whole input.
+ * liblz4's frame decoder (and its block decoder for legacy frames), each
+ * over the whole input.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <lz4.h>
 #include <lz4frame.h>
 #include "fuzz.h"
 
@@ -128,8 +130,20 @@ void fuzz_ref_gzip(const uint8_t *p, size_t n, struct fuzz_out *o)
 		return;
 	size_t pos = 0;
 	for (;;) {
-		/* Each member starts with the gzip magic: anything else after a
-		 * member is an error here (gzip -d warns of "trailing garbage"). */
+		/* Each member starts with the gzip magic. After a member, gzip
+		 * -d ignores zero bytes, says a lone other byte ends a member
+		 * short, and ignores two or more with a warning ("trailing
+		 * garbage", status 2). */
+		if (pos && (n - pos < 2 || p[pos] != 0x1f || p[pos + 1] != 0x8b)) {
+			size_t z0 = pos;
+			while (z0 < n && !p[z0])
+				z0++;
+			if (z0 == n)
+				o->ok = 1;
+			else if (n - pos >= 2)
+				o->garbage = 1;
+			break;
+		}
 		if (n - pos < 2 || p[pos] != 0x1f || p[pos + 1] != 0x8b)
 			break;
 		z.next_in = (Bytef *)(p + pos);
@@ -153,6 +167,40 @@ void fuzz_ref_gzip(const uint8_t *p, size_t n, struct fuzz_out *o)
 	inflateEnd(&z);
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* lz4 -d's legacy frame at p[*pos] (lz4io.c, LZ4IO_decodeLegacyStream):
+ * after the magic, a 4-byte size and a block, each decoded alone into at
+ * most 8 MiB, until the input ends or a size over LZ4_COMPRESSBOUND(8 MiB),
+ * the next frame's magic. 1 with *pos after the frame, or 0 (corrupt or
+ * truncated). */
+static int ref_lz4_legacy(const uint8_t *p, size_t n, size_t *pos, struct fuzz_out *o)
+{
+	static char *block;
+	if (!block && !(block = malloc(8u << 20)))
+		fuzz_fail("out of memory");
+	size_t at = *pos + 4;
+	while (at < n && !o->too_big) {
+		if (n - at < 4)
+			return 0;
+		uint32_t size = le32(p + at);
+		if (size > LZ4_COMPRESSBOUND(8 << 20))
+			break;
+		if (n - at - 4 < size)
+			return 0;
+		int got = LZ4_decompress_safe((const char *)p + at + 4, block, (int)size, 8 << 20);
+		if (got < 0)
+			return 0;
+		put(o, block, (size_t)got);
+		at += 4 + size;
+	}
+	*pos = at;
+	return 1;
+}
+
 void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o)
 {
 	static uint8_t *buf;  /* one 4 MiB block buffer for the process */
@@ -164,6 +212,13 @@ void fuzz_ref_lz4(const uint8_t *p, size_t n, struct fuzz_out *o)
 		fuzz_fail("out of memory");
 	size_t pos = 0, hint = 1;
 	while (pos < n && !o->too_big) {
+		/* Between frames (and first) a legacy frame may start. */
+		if ((hint == 0 || pos == 0) && n - pos >= 4 && le32(p + pos) == 0x184C2102u) {
+			if (!ref_lz4_legacy(p, n, &pos, o))
+				goto out;
+			hint = 0;
+			continue;
+		}
 		size_t src = n - pos, dst = 4u << 20;
 		hint = LZ4F_decompress(d, buf, &dst, p + pos, &src, NULL);
 		if (LZ4F_isError(hint))

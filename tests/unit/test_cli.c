@@ -1,7 +1,8 @@
 /*
  * test_cli.c - the option parser (clusters, attached and separate
  * arguments, numeric options, "--", operands, error texts), size and
- * integer parsing, and the ACCEL_FAULT specification parser.
+ * integer parsing, the ACCEL_FAULT specification parser, and the start-up
+ * that holds fds 0, 1 and 2 open.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "core.h"
 
 enum { O_DEC = 1, O_OUT, O_LEVEL, O_CHECK, O_CHECKSUM, O_FORCE };
@@ -167,6 +172,53 @@ static void common_options(void **state)
 	assert_int_equal(accel_fallback_parse("", &f), ACCEL_EINVAL);
 }
 
+/* In a child with fds 0, 1 and 2 closed: the bits of what went wrong after
+ * accel_common_init (0: nothing). */
+static int closed_std_child(void)
+{
+	struct accel_common c;
+	struct accel_input in;
+	struct accel_output out;
+	int bad = 0, fds[2];
+	char byte = 'x';
+	close(0);
+	close(1);
+	close(2);
+	if (accel_common_init(&c, &cli) != 0)
+		bad |= 1;
+	if ((fcntl(0, F_GETFL) & O_ACCMODE) != O_WRONLY || (fcntl(1, F_GETFL) & O_ACCMODE) != O_RDONLY ||
+	    (fcntl(2, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		bad |= 2;
+	/* What the program opens next never takes a standard number. */
+	if (pipe(fds) < 0 || fds[0] < 3 || fds[1] < 3)
+		bad |= 4;
+	/* Using them fails as on a closed fd (not tried where fd 0 may be
+	 * the pipe: the read would wait). */
+	if (bad || read(0, &byte, 1) != -1 || errno != EBADF || write(1, &byte, 1) != -1 || errno != EBADF)
+		bad |= 8;
+	if (accel_input_open(&in, NULL) != ACCEL_EIO || errno != EBADF)
+		bad |= 16;
+	if (accel_output_open(&out, NULL, 0, 0) != ACCEL_EIO || errno != EBADF)
+		bad |= 32;
+	/* A second start-up leaves them as they are. */
+	if (accel_common_init(&c, &cli) != 0 || (fcntl(1, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		bad |= 64;
+	return bad;
+}
+
+static void closed_std_fds(void **state)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(closed_std_child());
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void completion_shells(void **state)
 {
 	char *text = NULL;
@@ -287,6 +339,7 @@ int main(void)
 		cmocka_unit_test(operands),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(common_options),
+		cmocka_unit_test(closed_std_fds),
 		cmocka_unit_test(completion_shells),
 		cmocka_unit_test(parse_size),
 		cmocka_unit_test(parse_int),

@@ -2,8 +2,9 @@
  * test_io.c - inputs and outputs of the core: memory input, null and fd
  * outputs, several inputs as jobs of one run through the same engine
  * contexts, reads with a deadline and the timed flush of a partial unit,
- * progress in the operation's unit, overlapping units counted once, and an
- * -o file that can seek and is still complete or absent.
+ * progress in the operation's unit, overlapping units counted once, an
+ * -o file that can seek and is still complete or absent, and one that keeps
+ * the permissions of the file it replaces and the symlinks that lead to it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -666,6 +667,85 @@ static void test_output_seek_complete_or_absent(void **state)
 	close(pfd[1]);
 }
 
+/* ------------------------------------- permissions and symlinks of -o */
+
+/* Write "data" to path through an output (force): the mode the temporary
+ * had before commit (from its fd), or -1. */
+static int write_file(const char *path, int set_mode)
+{
+	struct accel_output out;
+	struct stat st;
+	if (accel_output_open(&out, path, 1, 1) < 0)
+		return -1;
+	if (set_mode >= 0)
+		assert_int_equal(accel_output_mode(&out, (unsigned)set_mode), 0);
+	assert_int_equal(fstat(out.fd, &st), 0);
+	assert_int_equal(accel_output_write(&out, "data", 4), 0);
+	assert_int_equal(accel_output_commit(&out), 0);
+	return (int)(st.st_mode & 07777);
+}
+
+static int mode_of(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+static void test_output_keeps_mode_and_links(void **state)
+{
+	char dir[] = "/tmp/test_io.XXXXXX", file[64], link[64], sub[64], rel[64], dangling[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/file", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	snprintf(rel, sizeof rel, "%s/sub/rel", dir);
+	snprintf(dangling, sizeof dangling, "%s/dangling", dir);
+	mode_t old = umask(022);
+	/* New: 0666 less the umask, from the start. */
+	assert_int_equal(write_file(file, -1), 0644);
+	assert_int_equal(mode_of(file), 0644);
+	/* Replaced: the old file's mode, never more open. */
+	assert_int_equal(chmod(file, 0600), 0);
+	assert_int_equal(write_file(file, -1), 0600);
+	assert_int_equal(mode_of(file), 0600);
+	/* accel_output_mode: the bits asked for (0777 of them), at once. */
+	assert_int_equal(write_file(file, 04640), 0640);
+	assert_int_equal(mode_of(file), 0640);
+	/* A symlink (relative, from another folder) stays; its target is
+	 * replaced and keeps its mode. */
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(symlink("../file", rel), 0);
+	assert_int_equal(symlink("sub/rel", link), 0);
+	assert_int_equal(write_file(link, -1), 0640);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(rel, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(file, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	/* A link to nothing yet makes its target. */
+	assert_int_equal(symlink("made", dangling), 0);
+	assert_int_equal(write_file(dangling, -1), 0644);
+	snprintf(file, sizeof file, "%s/made", dir);
+	assert_int_equal(mode_of(file), 0644);
+	/* A loop of links is ELOOP. */
+	struct accel_output out;
+	unlink(dangling);
+	assert_int_equal(symlink("dangling", dangling), 0);
+	assert_int_equal(accel_output_open(&out, dangling, 1, 1), ACCEL_EIO);
+	assert_int_equal(errno, ELOOP);
+	umask(old);
+	unlink(dangling);
+	unlink(file);
+	snprintf(file, sizeof file, "%s/file", dir);
+	unlink(file);
+	unlink(link);
+	unlink(rel);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_peek_until_returns_at_the_deadline),
 		cmocka_unit_test(test_timed_flush_emits_a_partial_unit),
 		cmocka_unit_test(test_output_seek_complete_or_absent),
+		cmocka_unit_test(test_output_keeps_mode_and_links),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
