@@ -52,6 +52,12 @@ struct accel_ctx {
  * temporary output installed before any library is loaded (io.c). */
 void core_io_startup(void);
 
+/* Open /dev/null on each closed fd 0, 1 and 2 (the other way: reading a
+ * closed stdin or writing a closed stdout still fails with EBADF), so no
+ * descriptor opened later (a pipe, a temporary, a library's log) takes its
+ * number. Called by core_io_startup and accel_ctx_new (io.c). */
+void core_guard_std_fds(void);
+
 /* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 
 /* Whether `op` is listed in b->ops. */

@@ -137,25 +137,9 @@ static void scan_dir(struct accel_ctx *ctx, const char *dir)
 		free(list);
 }
 
-/* Fill a closed stdin, stdout or stderr with /dev/null opened the other
- * way (reading a closed stdin or writing a closed stdout still fails with
- * EBADF), so that no file a library opens later (a log) takes its number
- * and receives what the program writes there. */
-static void hold_std_fds(void)
-{
-	for (int fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-			int k = open("/dev/null", fd ? O_RDONLY : O_WRONLY);
-			if (k >= 0 && k != fd) {
-				dup2(k, fd);
-				close(k);
-			}
-		}
-}
-
 struct accel_ctx *accel_ctx_new(void)
 {
-	hold_std_fds();
+	core_guard_std_fds();
 	struct accel_ctx *ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return NULL;

@@ -355,7 +355,7 @@ static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
  * stdout and stderr read-only), as gnulib's stdopen does: reading stdin or
  * writing stdout still fails with EBADF, as on the closed fd. The lowest
  * free number is the one open() returns, so each lands on its own fd. */
-static void guard_std_fds(void)
+void core_guard_std_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
@@ -364,7 +364,7 @@ static void guard_std_fds(void)
 
 void core_io_startup(void)
 {
-	guard_std_fds();
+	core_guard_std_fds();
 	pthread_once(&handlers_once, install_handlers);
 }
 
