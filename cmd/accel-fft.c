@@ -251,8 +251,10 @@ static int read_wav(struct job *job, struct accel_input *in, int64_t *data_size)
 		*data_size = w.data_size;
 		accel_input_consume(in, (size_t)w.data_offset);
 		if (job->common.verbose)
-			fprintf(stderr, "%s: %s: WAV, %u channel%s, %u Hz, %u-bit, read as %s\n", cli.prog, in->name,
-				w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits, accel_sample_name(w.type));
+			fprintf(stderr, "%s: %s: WAV%s%s%s, %u channel%s, %u Hz, %u-bit, read as %s\n", cli.prog, in->name,
+				strcmp(w.form, "RIFF") ? " (" : "", strcmp(w.form, "RIFF") ? w.form : "",
+				strcmp(w.form, "RIFF") ? ")" : "", w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits,
+				accel_sample_name(w.type));
 		return 0;
 	}
 }

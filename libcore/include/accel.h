@@ -1798,19 +1798,23 @@ int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrow
 int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
 
 /* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
- * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE). */
+ * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE), also as
+ * RF64 (EBU Tech 3306) or BW64 (ITU-R BS.2088): 64-bit sizes in "ds64". */
 struct accel_wav {
+	char form[5];             /* "RIFF", "RF64" or "BW64" */
 	enum accel_sample type;   /* mono: u8, i16, i24, i32, f32, f64; stereo: their complex (I/Q) types */
 	unsigned channels, rate, bits;
 	uint64_t data_offset;     /* bytes before the samples */
 	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
 };
 /* Parse the header at p[0..n). Returns 1 with *w set, 0 when p does not
- * start with a RIFF WAVE header, ACCEL_ENOTSUP with *need set to the
+ * start with a RIFF-like header, ACCEL_ENOTSUP with *need set to the
  * bytes it must see when n is too short (need <= 1 MiB), or ACCEL_EDATA
- * with one line in err[len] (unsupported encoding, malformed chunk). A
- * data size of 0 or 0xFFFFFFFF (a writer that streamed) means to the end
- * of input. Never reads past p[n). */
+ * with one line in err[len] (unsupported encoding, malformed chunk, an
+ * RF64 or BW64 file without ds64 first, RIFX, Sony Wave64). The data
+ * size is the data chunk's, or ds64's where that holds 0xFFFFFFFF; 0, or
+ * 0xFFFFFFFF without ds64 (a writer that streamed), means to the end of
+ * input. Never reads past p[n). */
 int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *need, char *err, size_t len);
 
 /* How accel_fft_run runs. */
