@@ -374,7 +374,11 @@ static void wav_headers(void **state)
 	assert_int_equal(need, 36);
 	assert_int_equal(accel_wav_parse(h, 3, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
 	assert_int_equal(need, 12);
-	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX", 4, &w, &need, err, sizeof err), 0);
+	/* RIFX is refused, not read as samples, once 12 bytes are there. */
+	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX", 4, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 12);
+	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX\0\0\0\x26WAVE", 12, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: RIFX (big-endian RIFF) is not supported (RIFF, RF64 and BW64 are)");
 	assert_int_equal(accel_wav_parse((const uint8_t *)"\x01\x02", 2, &w, &need, err, sizeof err), 0);
 	uint8_t bad[sizeof h];
 	memcpy(bad, h, sizeof h);
@@ -414,6 +418,28 @@ static void wav_headers(void **state)
 	memcpy(bad + 12, "junk", 4);  /* fmt skipped as another chunk: data first */
 	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
 	assert_string_equal(err, "WAV header: data chunk before the fmt chunk");
+	/* RF64: ds64 (28 bytes: RIFF size, data size 2^32 + 2, sample
+	 * count, table length 0), then h's chunks with the data size
+	 * 0xFFFFFFFF; the data chunk's own size when it is not. */
+	uint8_t rf[sizeof h + 36];
+	memcpy(rf, "RF64\xff\xff\xff\xffWAVEds64\x1c\0\0\0", 20);
+	memset(rf + 20, 0, 28);
+	rf[28] = 2;
+	rf[32] = 1;
+	memcpy(rf + 48, h + 12, sizeof h - 12);
+	memset(rf + 76, 0xff, 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), 1);
+	assert_string_equal(w.form, "RF64");
+	assert_int_equal(w.data_offset, 80);
+	assert_int_equal(w.data_size, ((int64_t)1 << 32) + 2);
+	assert_int_equal(accel_wav_parse(rf, 40, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 48);
+	memcpy(rf + 76, "\x02\0\0\0", 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), 1);
+	assert_int_equal(w.data_size, 2);
+	memcpy(rf + 12, "junk", 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: an RF64 or BW64 file without a ds64 chunk first");
 }
 
 int main(void)
