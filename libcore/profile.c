@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -120,6 +121,13 @@ static const char *str_item(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Whether s is a string that is not empty and fits a field of `size`
+ * bytes. */
+static int fits(const char *s, size_t size)
+{
+	return s && s[0] && strlen(s) < size;
+}
+
 /* Parse the text of a profile: its entries into *out (malloc'd) and its
  * schema version into *version. Returns the number of entries or
  * ACCEL_EDATA / ACCEL_ENOMEM, with the reason in why[len]. */
@@ -170,15 +178,18 @@ static int parse(const char *text, cJSON **rootp, int *version, struct accel_pro
 		snprintf(why, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
-	/* An entry lacking a field, or with no positive speed, is skipped. */
+	/* An entry lacking a field (or holding it empty, or longer than this
+	 * build's names), or with no positive, finite speed, is skipped. */
 	const cJSON *it;
 	cJSON_ArrayForEach(it, entries) {
 		const char *op = str_item(it, "operation"), *en = str_item(it, "engine");
 		const char *key = str_item(it, "engine_key"), *sc = str_item(it, "size_class");
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "mb_per_s");
-		if (!op || !cJSON_IsNumber(v) || !(v->valuedouble > 0))
+		if (!fits(op, sizeof e[k].op) || !cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
 			continue;
-		if (*version >= 2 ? !key : !en)
+		if (*version >= 2 ? !fits(key, sizeof e[k].key) : !fits(en, sizeof e[k].engine))
+			continue;
+		if ((en && strlen(en) >= sizeof e[k].engine) || (sc && !fits(sc, sizeof e[k].size_class)))
 			continue;
 		core_strlcpy(e[k].op, op, sizeof e[k].op);
 		core_strlcpy(e[k].engine, en ? en : "", sizeof e[k].engine);
@@ -239,10 +250,11 @@ static int same_machine(struct accel_ctx *ctx, const cJSON *m, char *why, size_t
 					 id_here ? id_here : accel_class_name(d->cls), d->model);
 				return ACCEL_ENOTSUP;
 			}
+			/* Members of an object, named: an array's have no name. */
 			const cJSON *v;
 			cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(dev, "driver_versions")) {
-				const char *now = accel_device_get(d, v->string);
-				if (cJSON_IsString(v) && now && strcmp(now, v->valuestring)) {
+				const char *now = v->string && cJSON_IsString(v) ? accel_device_get(d, v->string) : NULL;
+				if (now && strcmp(now, v->valuestring)) {
 					snprintf(why, len, "measured with another driver on %s (%s %s, now %s)", pci,
 						 v->string, v->valuestring, now);
 					return ACCEL_ENOTSUP;
