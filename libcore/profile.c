@@ -95,22 +95,43 @@ static int is_driver_version(const char *key)
 	       (n >= 11 && !strcmp(key + n - 11, "driver_info"));
 }
 
+/* The text of file `path`, NUL-terminated (malloc'd), and its size in
+ * *got: max + 1 when it holds more than max bytes (the text is cut to
+ * max). The buffer grows with what is read, so a small file costs little.
+ * NULL with errno set when it cannot be opened, read or held. */
 static char *slurp(const char *path, size_t max, size_t *got)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	char *buf = malloc(max + 1);
-	size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-	int e = ferror(f) ? errno : 0;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int e = 0;
+	while (n <= max) {
+		if (n == cap) {
+			size_t grow = cap ? 2 * cap : 4096;
+			char *nb = realloc(buf, (grow < max + 1 ? grow : max + 1) + 1);
+			if (!nb) {
+				e = ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = grow < max + 1 ? grow : max + 1;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			e = ferror(f) ? (errno ? errno : EIO) : 0;
+			break;
+		}
+	}
 	fclose(f);
-	if (buf)
-		buf[n > max ? max : n] = 0;
 	if (e) {
 		free(buf);
 		errno = e;
 		return NULL;
 	}
+	buf[n > max ? max : n] = 0;
 	*got = n;
 	return buf;
 }
@@ -289,6 +310,12 @@ int accel_profile_load_for(struct accel_ctx *ctx, const char *path, struct accel
 	free(text);
 	if (rc >= 0 && version >= 2) {
 		int same = same_machine(ctx, cJSON_GetObjectItemCaseSensitive(root, "machine"), why, len);
+		/* The reason quotes the file's strings: control characters
+		 * (a newline, a terminal escape) become '?', so it stays one
+		 * line of text. */
+		for (char *c = why; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		if (same < 0) {
 			free(*out);
 			*out = NULL;

@@ -293,6 +293,22 @@ static void schema_version_by_value(void **state)
 	assert_string_equal(why, "not valid JSON");
 	assert_int_equal(load_text(ctx, "[1, 2]", why, sizeof why), ACCEL_EDATA);
 	assert_string_equal(why, "not a JSON object");
+	/* Sizes: 2000 entries (a buffer grown from 4 KiB) read whole; a file
+	 * over 8 MiB is refused. */
+	size_t cap = (9u << 20) + 64, used = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	used += (size_t)snprintf(big, cap, "{\"schema_version\": 1, \"entries\": [");
+	for (int i = 0; i < 2000; i++)
+		used += (size_t)snprintf(big + used, cap - used, "%s{\"operation\": \"zstd.compress\", \"engine\": \"cpu\", \"mb_per_s\": %d}",
+					 i ? ", " : "", i + 1);
+	used += (size_t)snprintf(big + used, cap - used, "]}");
+	assert_int_equal(load_text(ctx, big, why, sizeof why), 2000);
+	memset(big + used, ' ', cap - 1 - used);
+	big[cap - 1] = 0;
+	assert_int_equal(load_text(ctx, big, why, sizeof why), ACCEL_EDATA);
+	assert_string_equal(why, "larger than 8 MiB");
+	free(big);
 	/* No file: no profile, nothing to say. */
 	struct accel_profile_entry *e = (void *)1;
 	char path[128];
