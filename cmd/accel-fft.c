@@ -13,7 +13,7 @@
 enum {
 	OPT_TYPE = 1, OPT_SIZE, OPT_WINDOW, OPT_HOP, OPT_OVERLAP, OPT_GAPS, OPT_INVERSE, OPT_FULL,
 	OPT_OUT, OPT_DB_OFFSET, OPT_SHIFT, OPT_NORM, OPT_AVERAGE, OPT_DECIMATE, OPT_TEXT, OPT_NPY,
-	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE, OPT_REAL,
+	OPT_PAD, OPT_PLAN, OPT_OUTPUT, OPT_FORCE, OPT_REAL, OPT_MEMORY,
 };
 
 static const struct accel_option options[] = {
@@ -37,9 +37,10 @@ static const struct accel_option options[] = {
 	{ OPT_DECIMATE, 0, "decimate", "D", "write one row in D (the frames of the others are not transformed)", NULL, 0 },
 	{ OPT_TEXT, 0, "text", NULL, "write CSV text, one row per line (complex values as re,im pairs)", NULL, 0 },
 	{ OPT_NPY, 0, "npy", NULL, "write a NumPy .npy array of shape (rows, bins)", NULL, 0 },
-	{ OPT_PAD, 0, "pad", NULL, "at the end, complete a partial sample with zero bytes (else exit 3) and zero-pad the frames of the samples after the last whole frame (else dropped)", NULL, 0 },
+	{ OPT_PAD, 0, "pad", NULL, "at the end, complete a partial sample and the frames of the samples after the last whole frame (else exit 3, and dropped) with zero-valued samples (0x80 bytes for u8 and cu8, else zero bytes); also a FILE shorter than one frame (else exit 2)", NULL, 0 },
 	{ OPT_PLAN, 0, "plan", "RIGOR", "planning effort: estimate, measure (default) or patient; plans are cached as wisdom",
 	  "estimate measure patient", 0 },
+	{ OPT_MEMORY, 0, "memory", "SIZE", "cap on memory (K, M, G suffixes; default: the memory available): units shrink to fit it, a job whose one frame does not fit is refused before it starts (exit 1), and units in flight stay under it (default: a quarter of the memory available)", NULL, 0 },
 	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
 	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
 	ACCEL_COMMON_OPTIONS,
@@ -60,6 +61,7 @@ struct job {
 	struct accel_fft f;
 	int type_given, gaps, force;
 	double overlap;          /* -1: not given */
+	uint64_t memory;         /* --memory or $ACCEL_MEMORY, 0: not given */
 	const char *output;
 	struct accel_common common;
 };
@@ -80,6 +82,12 @@ static int parse_count(const char *s, int max, size_t *out)
 	return 0;
 }
 
+/* A --memory value: 1 MiB or more. */
+static int parse_memory(const char *s, uint64_t *out)
+{
+	return accel_parse_size(s, out) < 0 || *out < (1u << 20) ? ACCEL_EINVAL : 0;
+}
+
 static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
 {
 	memset(job, 0, sizeof *job);
@@ -87,6 +95,11 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 	job->overlap = -1;
 	if (accel_common_init(&job->common, &cli) < 0)
 		return ACCEL_EXIT_USAGE;
+	const char *env = getenv("ACCEL_MEMORY");
+	if (env && *env && parse_memory(env, &job->memory) < 0) {
+		accel_msg_error("ACCEL_MEMORY: '%s' is not a size of 1M or more", env);
+		return ACCEL_EXIT_USAGE;
+	}
 	accel_optparse_init(p, &cli, argc, argv);
 	int id, rc;
 	const char *arg;
@@ -188,6 +201,10 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 			else if (!strcmp(arg, "patient")) job->f.plan = ACCEL_PLAN_PATIENT;
 			else return usage("--plan: '%s' is not one of estimate, measure, patient", arg);
 			break;
+		case OPT_MEMORY:
+			if (parse_memory(arg, &job->memory) < 0)
+				return usage("--memory: '%s' is not a size of 1M or more", arg);
+			break;
 		case OPT_OUTPUT: job->output = arg; break;
 		case OPT_FORCE: job->force = 1; break;
 		}
@@ -251,8 +268,10 @@ static int read_wav(struct job *job, struct accel_input *in, int64_t *data_size)
 		*data_size = w.data_size;
 		accel_input_consume(in, (size_t)w.data_offset);
 		if (job->common.verbose)
-			fprintf(stderr, "%s: %s: WAV, %u channel%s, %u Hz, %u-bit, read as %s\n", cli.prog, in->name,
-				w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits, accel_sample_name(w.type));
+			fprintf(stderr, "%s: %s: WAV%s%s%s, %u channel%s, %u Hz, %u-bit, read as %s\n", cli.prog, in->name,
+				strcmp(w.form, "RIFF") ? " (" : "", strcmp(w.form, "RIFF") ? w.form : "",
+				strcmp(w.form, "RIFF") ? ")" : "", w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits,
+				accel_sample_name(w.type));
 		return 0;
 	}
 }
@@ -275,15 +294,41 @@ static int run(struct job *job, const char *path)
 		accel_input_close(&in);
 		return status;
 	}
-	char err[512] = "";
-	if (accel_fft_setup(&job->f, err, sizeof err) < 0) {
-		accel_input_close(&in);
-		accel_msg_usage("%s", err);
-		return ACCEL_EXIT_USAGE;
-	}
+	/* The bytes of samples, when known: checked against one frame and
+	 * the memory cap before anything of the job's size is made. */
+	int64_t avail = in.size >= 0 ? in.size - (int64_t)in.offset : -1;
+	job->f.input_bytes = data_size >= 0 && (avail < 0 || data_size < avail) ? data_size : avail;
 	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx) {
+		accel_msg_error("out of memory");
+		accel_input_close(&in);
+		return ACCEL_EXIT_FAILURE;
+	}
+	job->f.memory_limit = job->memory ? job->memory : accel_memory_available(ctx);
+	char err[512] = "";
+	int rc = accel_fft_setup(&job->f, err, sizeof err);
+	if (rc < 0) {
+		if (rc == ACCEL_EDATA) {
+			/* -n asks for more than FILE holds: a usage error. */
+			accel_msg_error("%s: %s", in.name, err);
+			status = ACCEL_EXIT_USAGE;
+		} else if (rc == ACCEL_EINVAL) {
+			accel_msg_usage("%s", err);
+			status = ACCEL_EXIT_USAGE;
+		} else if (err[0]) {
+			accel_msg_error("%s (%s)", err, job->memory ? "--memory or ACCEL_MEMORY" :
+					"the memory available; --memory sets another");
+			status = ACCEL_EXIT_FAILURE;
+		} else {
+			accel_msg_error("out of memory");
+			status = ACCEL_EXIT_FAILURE;
+		}
+		accel_ctx_free(ctx);
+		accel_input_close(&in);
+		return status;
+	}
 	struct accel_output out;
-	int rc = ctx ? accel_output_open(&out, job->output, job->force, job->f.format != ACCEL_FFT_TEXT) : ACCEL_ENOMEM;
+	rc = accel_output_open(&out, job->output, job->force, job->f.format != ACCEL_FFT_TEXT);
 	if (rc < 0) {
 		if (rc == ACCEL_EEXIST)
 			accel_msg_error("%s already exists; use -f to overwrite it", job->output);
@@ -309,6 +354,7 @@ static int run(struct job *job, const char *path)
 			.verbose = job->common.quiet ? -1 : job->common.verbose,
 			.progress_unit = "samples",
 			.progress_scale = 1.0 / (double)job->f.sample_bytes,
+			.memory_limit = job->memory,
 		},
 		.verbose = job->common.verbose,
 		.data_size = data_size,

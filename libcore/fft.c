@@ -177,6 +177,43 @@ static void make_window(const struct accel_fft *f, float *w)
 	}
 }
 
+/* Frames an engine transforms at once: rows of `avg` frames making about
+ * 256 KiB of complex floats (one row at least), at most `unit`. */
+static size_t batch_of(const struct accel_fft *f, size_t avg, size_t unit)
+{
+	size_t row = avg * f->n * 8, rows = ((size_t)256 << 10) / row;
+	size_t b = (rows ? rows : 1) * avg;
+	return b < unit ? b : unit;
+}
+
+/* Whether rows hold complex values (else float32 values). */
+static int complex_rows(const struct accel_fft *f)
+{
+	return f->out == ACCEL_FFT_COMPLEX && !f->c2r;
+}
+
+/* Floats of one output row. */
+static size_t row_floats(const struct accel_fft *f)
+{
+	return complex_rows(f) ? 2 * f->bins : f->bins;
+}
+
+/* f->memory, in bytes: the window (N floats); one unit's samples (its
+ * frames' span) and rows (binary, or CSV at 17 bytes a value; one row of
+ * floats when split); one engine's batch of frames in and transformed;
+ * the reader's overlap; when split, the writer's sum of a row (doubles). */
+static uint64_t job_memory(const struct accel_fft *f)
+{
+	uint64_t fu = f->unit_frames, avg = f->split ? fu : f->average, ss = f->sample_bytes;
+	uint64_t span = ((fu - 1) * f->hop + f->frame) * ss;
+	uint64_t rows = f->split ? 1 : fu / avg;
+	uint64_t out = (rows + 1) * row_floats(f) * (f->format == ACCEL_FFT_TEXT && !f->split ? 17 : 4);
+	uint64_t per_in = f->r2c ? f->n : 2 * f->frame, per_out = f->c2r ? f->n : 2 * f->bins;
+	uint64_t buffers = (uint64_t)batch_of(f, (size_t)avg, (size_t)fu) * (per_in + per_out) * 4;
+	uint64_t tail = f->frame > f->hop ? (f->frame - f->hop) * ss : 0;
+	return (uint64_t)f->n * 4 + span + out + buffers + tail + (f->split ? f->bins * 8 : 0);
+}
+
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 {
 	f->win = NULL;
@@ -242,15 +279,44 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 	case ACCEL_NORM_ORTHO: f->scale = 1 / sqrt(n); break;
 	default: f->scale = 1; break;
 	}
+	size_t fr = 0;  /* frames per unit to try, 0: given */
 	if (!f->unit_frames) {
 		size_t by_input = ((size_t)4 << 20) / (f->hop * f->sample_bytes);
 		size_t by_buffer = ((size_t)16 << 20) / (f->n * 8);
-		size_t fr = by_input < by_buffer ? by_input : by_buffer;
-		fr -= fr % f->average;
-		f->unit_frames = fr ? fr : f->average;
-	} else if (f->unit_frames % f->average) {
+		fr = by_input < by_buffer ? by_input : by_buffer;
+		if (fr == 0)
+			fr = 1;
+	} else if (f->unit_frames > f->average && f->unit_frames % f->average) {
 		snprintf(err, len, "frames per unit must be a multiple of the frames averaged");
 		return ACCEL_EINVAL;
+	}
+	/* Units chosen here shrink (by halves) until the job fits the memory
+	 * limit, or hold one frame. */
+	for (;;) {
+		if (fr)
+			f->unit_frames = fr >= f->average ? fr - fr % f->average : fr;
+		f->split = f->unit_frames < f->average;
+		f->memory = job_memory(f);
+		if (fr <= 1 || !f->memory_limit || f->memory <= f->memory_limit)
+			break;
+		fr /= 2;
+	}
+	if (f->input_bytes > 0 && !f->pad && (uint64_t)f->input_bytes / f->sample_bytes < f->frame) {
+		unsigned long long have = (unsigned long long)f->input_bytes / f->sample_bytes;
+		if (f->c2r)
+			snprintf(err, len, "%llu bins, fewer than the %zu of one half spectrum of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=%zu) does)",
+				 have, f->frame, f->n, f->n);
+		else
+			snprintf(err, len, "%llu samples, fewer than one frame of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=%zu) does)",
+				 have, f->n, f->n);
+		return ACCEL_EDATA;
+	}
+	if (f->memory_limit && f->memory > f->memory_limit) {
+		int gib = f->memory_limit >= ((uint64_t)1 << 30);
+		double unit = gib ? 1073741824.0 : 1048576.0;
+		snprintf(err, len, "N = %zu needs %.1f %s (the window, one unit's samples and rows, an engine's transform buffers), more than the limit of %.1f %s",
+			 f->n, (double)f->memory / unit, gib ? "GiB" : "MiB", (double)f->memory_limit / unit, gib ? "GiB" : "MiB");
+		return ACCEL_ENOMEM;
 	}
 	f->win = malloc(f->n * sizeof *f->win);
 	if (!f->win)
@@ -273,18 +339,6 @@ const char *accel_fft_op_name(const struct accel_fft *f)
 size_t accel_fft_row_values(const struct accel_fft *f)
 {
 	return f->bins;
-}
-
-/* Whether rows hold complex values (else float32 values). */
-static int complex_rows(const struct accel_fft *f)
-{
-	return f->out == ACCEL_FFT_COMPLEX && !f->c2r;
-}
-
-/* Floats of one output row. */
-static size_t row_floats(const struct accel_fft *f)
-{
-	return complex_rows(f) ? 2 * f->bins : f->bins;
 }
 
 size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len)
@@ -473,9 +527,7 @@ size_t accel_fft_rows(const struct accel_fft *f, size_t kept)
 
 size_t accel_fft_batch_frames(const struct accel_fft *f)
 {
-	size_t row = (size_t)f->average * f->n * 8, rows = ((size_t)256 << 10) / row;
-	size_t b = (rows ? rows : 1) * f->average, unit = accel_fft_kept_frames(f, 0, f->unit_frames);
-	return b < unit ? b : unit;
+	return batch_of(f, f->average, accel_fft_kept_frames(f, 0, f->unit_frames));
 }
 
 /* Append `v` values (floats) of one row to out: binary, or a CSV line. */
@@ -634,15 +686,24 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes)
 struct fft_run {
 	struct accel_fft *f;
 	int64_t left;            /* sample bytes left to read (WAV data), -1: to the end */
+	uint64_t start;          /* the input's offset at the first sample */
 	int started;             /* a unit was made */
 	uint64_t rows;           /* rows the units made so far hold */
 	int64_t header_rows;     /* rows the .npy header says, -1: none written */
 	size_t header_len;
 	const char *name;
 	struct accel_buf tail;   /* bytes read that start the next unit (its overlap) */
+	/* f->split: the reader's place in the rows, and the writer's sum of
+	 * the row being written. */
+	uint64_t row;            /* the row the next frame is in */
+	size_t row_frames;       /* frames of that row read so far */
+	double *acc;             /* f->bins sums of unit means times their frames */
+	size_t acc_frames;       /* frames summed in acc */
+	struct accel_buf text;   /* a finished row in f's format */
 };
 
-/* The sample value zero in a type's encoding, for padding. */
+/* The sample value zero in a type's encoding, for padding: 0x80 for the
+ * offset-binary u8 and cu8, else zero bytes. */
 static uint8_t zero_byte(const struct accel_fft *f)
 {
 	return f->type == ACCEL_SAMPLE_U8 || f->type == ACCEL_SAMPLE_CU8 ? 0x80 : 0;
@@ -660,12 +721,17 @@ static ssize_t read_samples(struct fft_run *r, struct accel_input *in, uint8_t *
 	return got;
 }
 
-/* Pass over n bytes between frames (--allow-gaps). 0 or ACCEL_EIO. */
-static int skip_samples(struct fft_run *r, struct accel_input *in, size_t n)
+/* Pass over n bytes (samples between frames with --allow-gaps, the frames
+ * of rows --decimate drops): those kept in r->tail first. 0 or ACCEL_EIO. */
+static int skip_samples(struct fft_run *r, struct accel_input *in, uint64_t n)
 {
+	size_t t = n < r->tail.len ? (size_t)n : r->tail.len;
+	memmove(r->tail.data, r->tail.data + t, r->tail.len - t);
+	r->tail.len -= t;
+	n -= t;
 	while (n) {
 		const uint8_t *p;
-		size_t ask = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+		size_t ask = n < ((uint64_t)1 << 20) ? (size_t)n : (size_t)1 << 20;
 		if (r->left >= 0 && (uint64_t)r->left < ask)
 			ask = (size_t)r->left;
 		ssize_t got = ask ? accel_input_peek(in, ask, &p) : 0;
@@ -674,18 +740,22 @@ static int skip_samples(struct fft_run *r, struct accel_input *in, size_t n)
 		accel_input_consume(in, (size_t)got);
 		if (r->left >= 0)
 			r->left -= got;
-		n -= (size_t)got;
+		n -= (uint64_t)got;
 	}
 	return 0;
 }
 
 /* The next unit: the bytes its frames span, read straight into the unit
- * after the part the previous unit read already (r->tail). */
+ * after the part the previous unit read already (r->tail). Split, a unit
+ * holds frames of one row only, and the frames of rows not written are
+ * skipped after it. */
 static int next_frames(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
 	size_t ss = f->sample_bytes, fu = f->unit_frames;
+	if (f->split && f->average - r->row_frames < fu)
+		fu = f->average - r->row_frames;
 	size_t span = ((fu - 1) * f->hop + f->frame) * ss, adv = fu * f->hop * ss, have = r->tail.len;
 	if (accel_buf_reserve(&u->in, span) < 0)
 		return ACCEL_ENOMEM;
@@ -711,14 +781,15 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 		}
 	} else {
 		/* The end of the input: fewer frames than a unit holds (see
-		 * final_frames: never more), padded with --pad. */
-		size_t part = total % ss;
+		 * final_frames: never more), padded with --pad. A partial
+		 * sample is counted from the first sample: skipped bytes too. */
+		size_t part = (size_t)((in->offset - r->start) % ss);
 		if (part && !f->pad) {
 			snprintf(err, len, "partial sample at the end of input: %zu of the %zu bytes of a %s sample at byte offset %llu (--pad completes it with zeros)",
 				 part, ss, accel_sample_name(f->type), (unsigned long long)(in->offset - part));
 			return ACCEL_EDATA;
 		}
-		frames = (size_t)final_frames(f, total / ss + (part != 0), !r->started);
+		frames = (size_t)final_frames(f, total / ss + (total % ss != 0), !r->started);
 		if (frames == 0)
 			return 0;
 		size_t copy = ((frames - 1) * f->hop + f->frame) * ss;
@@ -727,17 +798,75 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 		u->in.len = copy;
 		u->last = 1;
 	}
-	if (r->started && f->hop < f->frame) {
-		size_t ov = (f->frame - f->hop) * ss;
-		u->in_overlap = ov < u->in.len ? ov : u->in.len;
-	}
+	u->in_overlap = have < u->in.len ? have : u->in.len;
 	r->started = 1;
+	size_t vals = row_floats(f);
+	if (f->split) {
+		/* One row of floats out (the inner job's); a row is counted
+		 * when its first frames are read. */
+		if (r->row_frames == 0)
+			r->rows++;
+		r->row_frames += frames;
+		u->out_hint = vals * 4;
+		if (r->row_frames == f->average && !u->last) {
+			/* The next row written, and the bytes of the rows
+			 * before it (all that is left when that overflows). */
+			uint64_t next = (r->row + f->decimate) / f->decimate * f->decimate, gap;
+			if (__builtin_mul_overflow((next - r->row - 1) * f->average, (uint64_t)f->hop * ss, &gap))
+				gap = UINT64_MAX;
+			r->row_frames = 0;
+			r->row = next;
+			if (gap && skip_samples(r, in, gap) < 0) {
+				snprintf(err, len, "cannot read: %s", strerror(errno));
+				return ACCEL_EIO;
+			}
+		}
+		return 1;
+	}
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
 	r->rows = rows_of(f, (uint64_t)u->seq * fu + frames);
-	size_t vals = row_floats(f);
 	u->out_hint = (size_t)(rows_of(f, frames) + 1) * vals * (f->format == ACCEL_FFT_TEXT ? 17 : 4);
 	return 1;
+}
+
+/* Write the split row summed in r->acc: its mean, in dB when asked, in
+ * f's format. 0 or an error of the output. */
+static int split_flush(struct fft_run *r, struct accel_output *out)
+{
+	const struct accel_fft *f = r->f;
+	if (!r->acc_frames)
+		return 0;
+	r->text.len = 0;
+	float *row = malloc(f->bins * sizeof *row);
+	if (!row)
+		return ACCEL_ENOMEM;
+	for (size_t b = 0; b < f->bins; b++) {
+		double v = r->acc[b] / (double)r->acc_frames;
+		row[b] = (float)(f->out == ACCEL_FFT_DB ? 10 * log10(v) + f->db_offset : v);
+		r->acc[b] = 0;
+	}
+	r->acc_frames = 0;
+	int rc = put_row(f, row, f->bins, &r->text);
+	free(row);
+	return rc < 0 ? rc : accel_output_write(out, r->text.data, r->text.len);
+}
+
+/* The writer's side of a split run (accel_stream_config.write): a unit's
+ * row is the mean of its frames (scaled; power for dB): summed, weighted
+ * by its frames, until the row's f->average frames are in. */
+static int split_write(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	struct fft_run *r = user;
+	const struct accel_fft *f = r->f;
+	size_t frames = accel_fft_unit_frames(f, u->in.len);
+	if (u->out.len != f->bins * sizeof(float))
+		return ACCEL_EINVAL;
+	const float *v = (const float *)u->out.data;
+	for (size_t b = 0; b < f->bins; b++)
+		r->acc[b] += (double)v[b] * (double)frames;
+	r->acc_frames += frames;
+	return r->acc_frames >= f->average ? split_flush(r, out) : 0;
 }
 
 /* The .npy header (NumPy format version 1.0: magic, version, header
@@ -790,6 +919,15 @@ static int npy_end(void *user, struct accel_output *out)
 	return rc;
 }
 
+/* The end of a split run: the last row, however few its frames, then the
+ * .npy header's row count. */
+static int split_end(void *user, struct accel_output *out)
+{
+	struct fft_run *r = user;
+	int rc = split_flush(r, out);
+	return rc < 0 || r->f->format != ACCEL_FFT_NPY ? rc : npy_end(user, out);
+}
+
 int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct accel_fft *f,
 		  struct accel_input *in, struct accel_output *out, struct accel_stream_stats *stats,
 		  char *err, size_t len)
@@ -804,11 +942,26 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	int64_t size = cfg->data_size >= 0 ? cfg->data_size : avail;
 	if (cfg->data_size >= 0 && avail >= 0 && avail < size)
 		size = avail;
-	struct fft_run r = { .f = f, .left = cfg->data_size, .name = in->name };
+	struct fft_run r = { .f = f, .left = cfg->data_size, .start = in->offset, .name = in->name };
 	r.header_rows = accel_fft_stream_rows(f, size);
 	if (f->format == ACCEL_FFT_NPY && r.header_rows < 0 && accel_output_seek(out, 0, SEEK_CUR) < 0) {
 		snprintf(err, len, "--npy needs an input of known size or an output file (the row count goes in the header)");
 		return ACCEL_EINVAL;
+	}
+	/* Split, engines run a job whose rows are the means of a unit's
+	 * frames: every frame kept, binary, power for dB. */
+	struct accel_fft inner = *f;
+	if (f->split) {
+		inner.average = (unsigned)f->unit_frames;
+		inner.decimate = 1;
+		inner.split = 0;
+		inner.format = ACCEL_FFT_BINARY;
+		if (f->out == ACCEL_FFT_DB)
+			inner.out = ACCEL_FFT_POWER;
+		op.ext = &inner;
+		r.acc = calloc(f->bins, sizeof *r.acc);
+		if (!r.acc)
+			return ACCEL_ENOMEM;
 	}
 	struct accel_route route;
 	struct accel_route_req req = { &op, cfg->backend, size, NULL };
@@ -818,10 +971,12 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	if (rc == ACCEL_EINVAL) {
 		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
 		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+		free(r.acc);
 		return rc;
 	}
 	if (rc < 0) {
 		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
+		free(r.acc);
 		return rc;
 	}
 	struct accel_stream_ops ops = { next_frames, NULL, NULL };
@@ -832,8 +987,14 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	struct accel_stream_config sc = cfg->stream;
 	if (sc.total_size < 0 || cfg->data_size >= 0)
 		sc.total_size = size;
+	if (f->split) {
+		sc.write = split_write;
+		ops.end = split_end;
+	}
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
+	accel_buf_free(&r.text);
+	free(r.acc);
 	if (rc == ACCEL_EINVAL && !err[0])
 		snprintf(err, len, "cannot rewrite the .npy header: the output is not seekable");
 	return rc;

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,22 +95,43 @@ static int is_driver_version(const char *key)
 	       (n >= 11 && !strcmp(key + n - 11, "driver_info"));
 }
 
+/* The text of file `path`, NUL-terminated (malloc'd), and its size in
+ * *got: max + 1 when it holds more than max bytes (the text is cut to
+ * max). The buffer grows with what is read, so a small file costs little.
+ * NULL with errno set when it cannot be opened, read or held. */
 static char *slurp(const char *path, size_t max, size_t *got)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	char *buf = malloc(max + 1);
-	size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-	int e = ferror(f) ? errno : 0;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int e = 0;
+	while (n <= max) {
+		if (n == cap) {
+			size_t grow = cap ? 2 * cap : 4096;
+			char *nb = realloc(buf, (grow < max + 1 ? grow : max + 1) + 1);
+			if (!nb) {
+				e = ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = grow < max + 1 ? grow : max + 1;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			e = ferror(f) ? (errno ? errno : EIO) : 0;
+			break;
+		}
+	}
 	fclose(f);
-	if (buf)
-		buf[n > max ? max : n] = 0;
 	if (e) {
 		free(buf);
 		errno = e;
 		return NULL;
 	}
+	buf[n > max ? max : n] = 0;
 	*got = n;
 	return buf;
 }
@@ -118,6 +140,13 @@ static const char *str_item(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Whether s is a string that is not empty and fits a field of `size`
+ * bytes. */
+static int fits(const char *s, size_t size)
+{
+	return s && s[0] && strlen(s) < size;
 }
 
 /* Parse the text of a profile: its entries into *out (malloc'd) and its
@@ -170,15 +199,18 @@ static int parse(const char *text, cJSON **rootp, int *version, struct accel_pro
 		snprintf(why, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
-	/* An entry lacking a field, or with no positive speed, is skipped. */
+	/* An entry lacking a field (or holding it empty, or longer than this
+	 * build's names), or with no positive, finite speed, is skipped. */
 	const cJSON *it;
 	cJSON_ArrayForEach(it, entries) {
 		const char *op = str_item(it, "operation"), *en = str_item(it, "engine");
 		const char *key = str_item(it, "engine_key"), *sc = str_item(it, "size_class");
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "mb_per_s");
-		if (!op || !cJSON_IsNumber(v) || !(v->valuedouble > 0))
+		if (!fits(op, sizeof e[k].op) || !cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
 			continue;
-		if (*version >= 2 ? !key : !en)
+		if (*version >= 2 ? !fits(key, sizeof e[k].key) : !fits(en, sizeof e[k].engine))
+			continue;
+		if ((en && strlen(en) >= sizeof e[k].engine) || (sc && !fits(sc, sizeof e[k].size_class)))
 			continue;
 		core_strlcpy(e[k].op, op, sizeof e[k].op);
 		core_strlcpy(e[k].engine, en ? en : "", sizeof e[k].engine);
@@ -239,10 +271,11 @@ static int same_machine(struct accel_ctx *ctx, const cJSON *m, char *why, size_t
 					 id_here ? id_here : accel_class_name(d->cls), d->model);
 				return ACCEL_ENOTSUP;
 			}
+			/* Members of an object, named: an array's have no name. */
 			const cJSON *v;
 			cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(dev, "driver_versions")) {
-				const char *now = accel_device_get(d, v->string);
-				if (cJSON_IsString(v) && now && strcmp(now, v->valuestring)) {
+				const char *now = v->string && cJSON_IsString(v) ? accel_device_get(d, v->string) : NULL;
+				if (now && strcmp(now, v->valuestring)) {
 					snprintf(why, len, "measured with another driver on %s (%s %s, now %s)", pci,
 						 v->string, v->valuestring, now);
 					return ACCEL_ENOTSUP;
@@ -277,6 +310,12 @@ int accel_profile_load_for(struct accel_ctx *ctx, const char *path, struct accel
 	free(text);
 	if (rc >= 0 && version >= 2) {
 		int same = same_machine(ctx, cJSON_GetObjectItemCaseSensitive(root, "machine"), why, len);
+		/* The reason quotes the file's strings: control characters
+		 * (a newline, a terminal escape) become '?', so it stays one
+		 * line of text. */
+		for (char *c = why; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		if (same < 0) {
 			free(*out);
 			*out = NULL;

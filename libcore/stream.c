@@ -37,6 +37,7 @@ struct stream {
 	const struct accel_stream_config *cfg;
 	const struct accel_op *op;
 	struct accel_output *out;
+	void *user;                    /* the job's, for cfg->write */
 	struct slot slots[ACCEL_ROUTE_MAX + 1];
 	int nslots, cpu_slot;
 	int cpus;                      /* workers of the CPU engine */
@@ -380,7 +381,8 @@ static void *writer_main(void *arg)
 		struct accel_unit *u = s->stop ? NULL : core_reorder_take(&s->reorder);
 		if (u) {
 			pthread_mutex_unlock(&s->lock);
-			int rc = accel_output_write(s->out, u->out.data, u->out.len);
+			int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) :
+				 accel_output_write(s->out, u->out.data, u->out.len);
 			pthread_mutex_lock(&s->lock);
 			if (rc < 0) {
 				fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
@@ -593,18 +595,16 @@ static uint64_t cgroup_memory(const char *root)
 	return best;
 }
 
-/* The default cap on the bytes of units in flight: a quarter of the memory
- * this process can have, the smaller of MemAvailable and the cgroup's
- * limit; 0 (no cap) when neither can be read. */
-static uint64_t default_memory(const char *root)
+uint64_t accel_memory_available(const struct accel_ctx *ctx)
 {
+	const char *root = ctx->sysroot;
 	uint64_t ram = read_number(root, "/proc/meminfo", "MemAvailable:", 1024);
 	if (!ram)
 		ram = read_number(root, "/proc/meminfo", "MemTotal:", 1024);
 	uint64_t cg = cgroup_memory(root);
 	if (cg && (!ram || cg < ram))
 		ram = cg;
-	return ram / 4;
+	return ram;
 }
 
 /* The reader's side of one job: units from `in` until its end, an error or
@@ -754,7 +754,9 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	 * at the start may take over from a dropped one. */
 	for (int i = 0; i < s->nslots; i++)
 		s->maxworkers += engine_workers(s, s->slots[i].engine);
-	s->mem_limit = cfg->memory_limit ? cfg->memory_limit : default_memory(ctx->sysroot);
+	/* The default cap: a quarter of the memory this process can have
+	 * (none when that is not known). */
+	s->mem_limit = cfg->memory_limit ? cfg->memory_limit : accel_memory_available(ctx) / 4;
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);
@@ -811,6 +813,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		/* The writer is idle between jobs: all of the last job is
 		 * written. */
 		s->out = out;
+		s->user = user;
 		s->issued = s->written = 0;
 		s->reorder.next = 0;
 		s->bytes_in = s->bytes_out = s->serial_regions = 0;

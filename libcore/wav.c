@@ -6,9 +6,14 @@
  * of its SubFormat GUID), then "data". Source: Microsoft, "Multimedia
  * Programming Interface and Data Specifications 1.0" (1991) and
  * "Multiple Channel Audio Data and WAVE Files" (WAVEFORMATEXTENSIBLE).
+ * RF64 (EBU Tech 3306) and BW64 (ITU-R BS.2088) are the same chunks under
+ * "RF64" or "BW64", with a "ds64" chunk first whose 64-bit sizes stand for
+ * the 32-bit fields that hold 0xFFFFFFFF. RIFX (big-endian RIFF) and Sony
+ * Wave64 are recognised and refused.
  * No size read here is trusted: every chunk is checked against the bytes
  * given, and the RIFF size is ignored (streamed files lie in it).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "core.h"
@@ -84,19 +89,55 @@ static int parse_fmt(const uint8_t *c, uint32_t size, struct accel_wav *w, char 
 	return 0;
 }
 
+/* What the first bytes p[0..n) may be: the 4-byte form of a RIFF-like
+ * file, matched on as many bytes as there are. */
+enum form { FORM_NONE, FORM_RIFF, FORM_RF64, FORM_BW64, FORM_RIFX, FORM_W64 };
+
+static enum form form_of(const uint8_t *p, size_t n)
+{
+	static const char *const ids[] = { [FORM_RIFF] = "RIFF", [FORM_RF64] = "RF64", [FORM_BW64] = "BW64",
+					   [FORM_RIFX] = "RIFX", [FORM_W64] = "riff" };
+	for (int f = FORM_RIFF; f <= FORM_W64; f++)
+		if (!memcmp(p, ids[f], n < 4 ? n : 4))
+			return (enum form)f;
+	return FORM_NONE;
+}
+
+/* Sony Wave64: the "riff" GUID (its 12 bytes after "riff"). */
+static const uint8_t w64_riff_tail[12] = {
+	0x2e, 0x91, 0xcf, 0x11, 0xa5, 0xd6, 0x28, 0xdb, 0x04, 0xc1, 0x00, 0x00,
+};
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
 int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *need, char *err, size_t len)
 {
 	*need = 0;
-	if (memcmp(p, "RIFF", n < 4 ? n : 4))
+	enum form form = form_of(p, n);
+	if (form == FORM_NONE)
 		return 0;
-	if (n < 12) {
-		*need = 12;
+	size_t want = form == FORM_W64 ? 16 : 12;
+	if (n < want) {
+		/* Three bytes may still be any form: each is told apart once
+		 * its bytes are there. */
+		*need = want;
 		return ACCEL_ENOTSUP;
 	}
+	if (form == FORM_W64)
+		return memcmp(p + 4, w64_riff_tail, sizeof w64_riff_tail) ? 0 :
+			bad(err, len, "Sony Wave64 (.w64) is not supported (RIFF, RF64 and BW64 are)");
+	if (form == FORM_RIFX)
+		return bad(err, len, "RIFX (big-endian RIFF) is not supported (RIFF, RF64 and BW64 are)");
 	if (memcmp(p + 8, "WAVE", 4))
-		return bad(err, len, "a RIFF file that is not WAVE");
+		return bad(err, len, form == FORM_RIFF ? "a RIFF file that is not WAVE" : "an RF64 or BW64 file that is not WAVE");
+	memcpy(w->form, p, 4);
+	w->form[4] = 0;
 	int have_fmt = 0;
 	size_t off = 12;
+	int64_t ds64_data = -1;  /* the ds64 chunk's data size, -1: no ds64 */
 	for (;;) {
 		if (off + 8 > WAV_HEADER_MAX)
 			return bad(err, len, "no data chunk in the first 1 MiB");
@@ -105,11 +146,28 @@ int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *nee
 			return ACCEL_ENOTSUP;
 		}
 		uint32_t size = le32(p + off + 4);
+		if (off == 12 && form != FORM_RIFF) {
+			/* ds64: RIFF size, data size, sample count (64 bits
+			 * each), then a table of other chunks' sizes. */
+			if (memcmp(p + off, "ds64", 4))
+				return bad(err, len, "an RF64 or BW64 file without a ds64 chunk first");
+			if (size < 28)
+				return bad(err, len, "ds64 chunk shorter than 28 bytes");
+			if (off + 8 + 28 > n) {
+				*need = off + 8 + 28;
+				return ACCEL_ENOTSUP;
+			}
+			uint64_t d = le64(p + off + 16);
+			if (d > INT64_MAX)
+				return bad(err, len, "ds64 data size over 2^63 bytes");
+			ds64_data = (int64_t)d;
+		}
 		if (!memcmp(p + off, "data", 4)) {
 			if (!have_fmt)
 				return bad(err, len, "data chunk before the fmt chunk");
 			w->data_offset = off + 8;
-			w->data_size = size == 0 || size == 0xFFFFFFFFu ? -1 : (int64_t)size;
+			int64_t d = size == 0xFFFFFFFFu && ds64_data >= 0 ? ds64_data : size == 0xFFFFFFFFu ? 0 : (int64_t)size;
+			w->data_size = d ? d : -1;
 			return 1;
 		}
 		/* Every other chunk is skipped; "fmt " is read. The chunk and

@@ -98,3 +98,26 @@ units() {
 	need $ENGINE
 	units
 }
+
+# --average K beyond a unit (--memory 1M: units of fewer frames than K):
+# the device chain makes each unit's mean, the host sums them into rows;
+# with hop < N, gaps, --decimate (rows skipped unread), --shift, --pad.
+split() {
+	$REF gen cf32 200000 5 "$T/x"
+	add -n 4096 --overlap 0.5 -w hann --out db --average 30 --memory 1M "$T/x"
+	add -n 4096 --out power --average 25 --decimate 3 --shift --memory 1M "$T/x"
+	add -t cu8 -n 4096 --hop 5000 --allow-gaps --out mag --average 13 --decimate 2 --pad --memory 1M "$T/x"
+	verify
+}
+
+@test "vkfft.opencl chain: --average K over more frames than a unit holds, against numpy" {
+	ENGINE=vkfft.opencl
+	need $ENGINE
+	split
+}
+
+@test "vkfft.vulkan chain: --average K over more frames than a unit holds, against numpy" {
+	ENGINE=vkfft.vulkan
+	need $ENGINE
+	split
+}

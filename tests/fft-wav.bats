@@ -139,6 +139,82 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	[ "$(stat -c %s "$T/o")" -eq $((11 * 6 * 8)) ]
 }
 
+@test "RF64 and BW64 (ffmpeg -rf64 always, to a file and to a pipe) are read as their samples, against numpy" {
+	command -v ffmpeg > /dev/null || skip "ffmpeg is not installed"
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	sox -n -r 8000 -b 16 -c 1 "$T/m.wav" synth 1 sine 440 gain -3
+	sox -n -r 8000 -e floating-point -b 32 -c 2 "$T/s.wav" synth 1 sine 440 sine 445
+	sox "$T/m.wav" -t s16 "$T/m.i16"
+	sox "$T/s.wav" -t f32 "$T/s.cf32"
+	ffmpeg -loglevel error -i "$T/m.wav" -rf64 always "$T/m.rf64.wav"
+	ffmpeg -loglevel error -i "$T/s.wav" -rf64 always -c:a pcm_f32le "$T/s.rf64.wav"
+	[ "$(head -c 4 "$T/m.rf64.wav")" = RF64 ] && [ "$(head -c 4 "$T/s.rf64.wav")" = RF64 ]
+	# BW64 is RF64 under another name.
+	{ printf BW64; tail -c +5 "$T/m.rf64.wav"; } > "$T/m.bw64.wav"
+	: > "$T/list"
+	for w in m.rf64 m.bw64 s.rf64; do
+		"$F" --plan estimate -n 800 -w hann --out power "$T/$w.wav" > "$T/$w.out"
+	done
+	cmp "$T/m.rf64.out" <("$F" --plan estimate -t i16 -n 800 -w hann --out power "$T/m.i16")
+	cmp "$T/m.bw64.out" "$T/m.rf64.out"
+	cmp "$T/s.rf64.out" <("$F" --plan estimate -t cf32 -n 800 -w hann --out power "$T/s.cf32")
+	# Streamed, ffmpeg leaves ds64's sizes 0 and the data size 0xFFFFFFFF:
+	# read to the end.
+	ffmpeg -loglevel error -i "$T/m.wav" -rf64 always -f wav - | "$F" --plan estimate -n 800 -w hann --out power > "$T/p.out"
+	cmp "$T/p.out" "$T/m.rf64.out"
+	echo "-t i16 -n 800 -w hann --out power $T/m.i16 $T/m.rf64.out" >> "$T/list"
+	echo "-t cf32 -n 800 -w hann --out power $T/s.cf32 $T/s.rf64.out" >> "$T/list"
+	run /usr/bin/python3 "$ROOT/tests/fixtures/fft/ref.py" checks "$T/list"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' rel_l2 ' <<< "$output")" -eq 2 ]
+	[[ "$output" == *"rows 10 bins 401 "* ]]
+	run "$F" -v --plan estimate -n 800 -o /dev/null "$T/m.bw64.wav"
+	[[ "$output" == *"accel-fft: $T/m.bw64.wav: WAV (BW64), 1 channel, 8000 Hz, 16-bit, read as i16"* ]]
+}
+
+@test "RF64: ds64's data size bounds the samples (a chunk after them is not read); an odd chunk before them is padded" {
+	# ds64's data size 2000 bytes (1000 i16 samples), the data chunk's
+	# 0xFFFFFFFF; an odd LIST chunk with its pad byte before the data and
+	# a trailing chunk after it.
+	/usr/bin/python3 -c "
+import struct
+fmt = struct.pack('<HHIIHH', 1, 1, 8000, 16000, 2, 16)
+data = bytes((i * 37 + 11) % 256 for i in range(2000))
+body = (b'WAVE' + b'ds64' + struct.pack('<IQQQI', 28, 0, len(data), 1000, 0) + b'LIST' + struct.pack('<I', 7) + b'INFOodd\0' +
+        b'fmt ' + struct.pack('<I', 16) + fmt + b'data' + struct.pack('<I', 0xFFFFFFFF) + data + b'junk' + struct.pack('<I', 4) + b'tail')
+open('$T/r.wav', 'wb').write(b'RF64' + struct.pack('<I', 0xFFFFFFFF) + body)
+open('$T/r.i16', 'wb').write(data)
+"
+	"$F" --plan estimate -n 100 "$T/r.wav" > "$T/a"
+	"$F" --plan estimate -t i16 -n 100 "$T/r.i16" > "$T/b"
+	cmp "$T/a" "$T/b"
+	[ "$(stat -c %s "$T/a")" -eq $((10 * 51 * 8)) ]
+}
+
+@test "RIFF-like headers that are not read (RIFX, Sony Wave64, RF64 without ds64) are exit 3, not samples" {
+	sox -n -r 8000 -b 16 -c 1 -B "$T/x.wav" synth 0.1 sine 440
+	[ "$(head -c 4 "$T/x.wav")" = RIFX ]
+	run "$F" -o "$T/o" "$T/x.wav"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/x.wav: WAV header: RIFX (big-endian RIFF) is not supported (RIFF, RF64 and BW64 are)" ]
+	[ ! -e "$T/o" ]
+	sox -n -r 8000 -b 16 -c 1 "$T/x.w64" synth 0.1 sine 440
+	run "$F" "$T/x.w64"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/x.w64: WAV header: Sony Wave64 (.w64) is not supported (RIFF, RF64 and BW64 are)" ]
+	mkwav "$T/a.wav" 1 16 1 2000 1000
+	{ printf RF64; tail -c +5 "$T/a.wav"; } > "$T/n.wav"
+	run "$F" "$T/n.wav"
+	[ "$status" -eq 3 ]
+	[ "$output" = "accel-fft: $T/n.wav: WAV header: an RF64 or BW64 file without a ds64 chunk first" ]
+	# Raw samples that merely start with "riff" are samples.
+	{ printf riff; head -c 8188 /dev/zero; } > "$T/raw"
+	run "$F" --plan estimate -n 1024 -o "$T/o" "$T/raw"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$T/o")" -eq 8192 ]
+}
+
 @test "-t reads a file as raw samples, WAV header or not" {
 	mkwav "$T/a.wav" 1 16 1 2000 1000
 	run "$F" --plan estimate -t i16 -n 1022 -o "$T/o" "$T/a.wav"

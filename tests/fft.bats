@@ -293,6 +293,42 @@ n = 400; j = np.arange(n)
 	[[ "$output" == "rows 417 "* ]]
 }
 
+@test "--average K over more frames than a unit holds: rows are summed across units, against numpy" {
+	$REF gen cf32 200000 40 "$T/x"
+	# Under --memory 1M a unit holds fewer than K frames of N = 4096.
+	run "$F" -b fftw -v --plan estimate -n 4096 --overlap 0.5 -w hann --out db --average 30 --memory 1M -o "$T/o" "$T/x"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accel-fft: $T/x: 13 units, "* ]]
+	add -n 4096 --overlap 0.5 -w hann --out db --average 30 --memory 1M "$T/x"
+	add -n 4096 --overlap 0.5 --out power --average 30 --decimate 2 --memory 1M "$T/x"
+	add -n 4096 --out mag --average 25 --decimate 3 --memory 1M "$T/x"
+	add -n 4096 --out power --average 40 --npy --memory 1M "$T/x"
+	add -n 4096 --hop 1000 --out db --db-offset 3 --average 45 --decimate 2 --text --pad --memory 1M "$T/x"
+	add -n 4096 --hop 5000 --allow-gaps --out db --average 11 --decimate 2 --memory 1M "$T/x"
+	add -t cu8 -n 4096 --hop 3000 --out power --average 13 --decimate 3 --shift --pad --memory 1M "$T/x"
+	cat "$T/x" | "$F" --plan estimate -n 4096 --overlap 0.5 --out power --average 30 --decimate 2 --npy --memory 1M -o "$T/p.npy"
+	echo "-n 4096 --overlap 0.5 --out power --average 30 --decimate 2 --npy $T/x $T/p.npy" >> "$T/list"
+	jobs=$((jobs + 1))
+	verify
+	# A partial sample in the frames a --decimate skips is still one.
+	head -c 3 /dev/urandom >> "$T/x"
+	run "$F" --plan estimate -n 4096 --out power --average 30 --decimate 2 --memory 1M -o "$T/partial" "$T/x"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"partial sample at the end of input: 3 of the 8 bytes of a cf32 sample at byte offset 1600000 "* ]]
+}
+
+@test "--average 1048576 holds one unit's frames, not K: it runs in 500 MB of address space" {
+	$REF gen ci16 2560000 41 "$T/x"
+	run bash -c "ulimit -v 500000; '$F' -b fftw -T 2 --plan estimate -t ci16 -n 1024 --out db --average 1048576 -o '$T/o' '$T/x'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$T/o")" -eq 4096 ]
+	run $REF check -t ci16 -n 1024 --out db --average 1048576 "$T/x" "$T/o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rows 1 bins 1024 "* ]]
+}
+
 @test "--text is CSV numpy reads; --npy is an array numpy.load reads, from a file or a pipe" {
 	$REF gen cf32 3000 25 "$T/x"
 	run check -n 300 --text "$T/x"
@@ -341,6 +377,25 @@ n = 400; j = np.arange(n)
 	[[ "$output" == "rows 12 "* ]]
 }
 
+@test "--pad fills with zero-valued samples (0x80 for u8 and cu8), as --help and the man page say: numpy with zeros appended" {
+	# One cu8 sample (I = 255, Q = 128): padded to N = 4 with the sample
+	# zero, every bin of the spectrum is the sample, 127/128.
+	printf '\377\200' > "$T/one"
+	"$F" --plan estimate -t cu8 -n 4 --pad --text "$T/one" > "$T/o"
+	[ "$(cat "$T/o")" = "0.9921875,0,0.9921875,0,0.9921875,0,0.9921875,0" ]
+	# A partial cu8 sample (its I only) and a partial frame, against
+	# numpy on the centred values with zeros appended; u8 too.
+	$REF gen cu8 1000 32 "$T/c"
+	printf '\007' >> "$T/c"
+	add -t cu8 -n 300 --hop 200 -w hann --pad "$T/c"
+	$REF gen u8 999 33 "$T/u"
+	add -t u8 -n 128 --pad --out power "$T/u"
+	verify
+	[[ "$output" == *"/o1: rows 5 "* ]]
+	"$F" --help | grep -q -- "--pad .*with zero-valued samples (0x80 bytes for u8 and cu8, else zero bytes)"
+	grep -q 'filled with zero\\-valued$' "$ROOT/man/accel-fft.1.in"
+}
+
 @test "bad options: unknown type, N < 2, bad window, exit 2 with one line and the help hint" {
 	run "$F" -t cf16 /dev/null
 	[ "$status" -eq 2 ]
@@ -379,16 +434,68 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ "$status" -eq 0 ]
 }
 
-@test "empty input and input shorter than a frame write nothing (with --pad: one frame)" {
+@test "empty input writes nothing; a FILE shorter than a frame is exit 2 (a pipe writes nothing); with --pad: one frame" {
 	run "$F" -n 64 -o "$T/e" /dev/null
 	[ "$status" -eq 0 ]
 	[ -f "$T/e" ] && [ ! -s "$T/e" ]
+	: > "$T/empty"
+	run "$F" -n 64 -o "$T/e2" "$T/empty"
+	[ "$status" -eq 0 ]
+	[ -f "$T/e2" ] && [ ! -s "$T/e2" ]
 	$REF gen cf32 10 29 "$T/x"
-	"$F" -n 64 "$T/x" > "$T/o"
+	run "$F" -n 64 -o "$T/o" "$T/x"
+	[ "$status" -eq 2 ]
+	[ "$output" = "accel-fft: $T/x: 10 samples, fewer than one frame of N = 64: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=64) does)" ]
+	[ ! -e "$T/o" ]
+	# From a pipe the size is not known before the end.
+	cat "$T/x" | "$F" -n 64 > "$T/o"
 	[ ! -s "$T/o" ]
 	run check -n 64 --pad "$T/x"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "rows 1 "* ]]
+	# A WAV's data size counts, not the file's.
+	sox -n -r 8000 -b 16 -c 1 "$T/a.wav" synth 0.01 sine 440
+	run "$F" -n 100 "$T/a.wav"
+	[ "$status" -eq 2 ]
+	[ "$output" = "accel-fft: $T/a.wav: 80 samples, fewer than one frame of N = 100: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=100) does)" ]
+	# --inverse --real counts bins of half spectra.
+	run "$F" -i --real -n 64 "$T/x"
+	[ "$status" -eq 2 ]
+	[ "$output" = "accel-fft: $T/x: 10 bins, fewer than the 33 of one half spectrum of N = 64: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=64) does)" ]
+}
+
+@test "-n 2^30 on an 80 KB file is exit 2 at once, before the window or a plan of that size is made; with --pad, over the memory limit is exit 1" {
+	head -c 80000 /dev/urandom > "$T/x"
+	# Under 1 GB of address space: a 4 GiB window cannot be made.
+	run bash -c "ulimit -v 1000000; '$F' -n 1073741824 -o '$T/o' '$T/x'"
+	[ "$status" -eq 2 ]
+	[ "$output" = "accel-fft: $T/x: 10000 samples, fewer than one frame of N = 1073741824: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=1073741824) does)" ]
+	[ ! -e "$T/o" ]
+	run bash -c "ulimit -v 1000000; '$F' -n 1073741824 --pad --memory 1G -o '$T/o' '$T/x'"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: N = 1073741824 needs 44.0 GiB (the window, one unit's samples and rows, an engine's transform buffers), more than the limit of 1.0 GiB (--memory or ACCEL_MEMORY)" ]
+	ACCEL_MEMORY=2G run bash -c "ulimit -v 1000000; '$F' -t f32 -n 1073741824 --pad -o '$T/o' '$T/x'"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: N = 1073741824 needs 24.0 GiB (the window, one unit's samples and rows, an engine's transform buffers), more than the limit of 2.0 GiB (--memory or ACCEL_MEMORY)" ]
+	[ ! -e "$T/o" ]
+	run "$F" --memory 1000K "$T/x"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "accel-fft: --memory: '1000K' is not a size of 1M or more" ]
+}
+
+@test "--memory shrinks units to fit, and refuses a job whose one frame does not fit" {
+	$REF gen cf32 100000 31 "$T/x"
+	add -n 1024 -w hann --overlap 0.5 --out db --average 3 --memory 1M "$T/x"
+	add -n 4096 --out power --average 100 --memory 1M "$T/x"
+	verify
+	# Units of at most 1 MiB: more of them than the 4 MiB a unit holds
+	# without the cap.
+	run "$F" -v --plan estimate -n 1024 --memory 1M -o /dev/null "$T/x"
+	[[ "$output" == *"memory cap 1.0 MiB"* ]]
+	[[ "$output" == *"accel-fft: $T/x: "[3-9]" units, "* ]]
+	run "$F" --plan estimate -n 65536 --memory 1M "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "accel-fft: N = 65536 needs 2."*" MiB "*"more than the limit of 1.0 MiB (--memory or ACCEL_MEMORY)" ]]
 }
 
 @test "-o FILE is complete or absent; an existing FILE needs -f; binary is not written to a terminal" {

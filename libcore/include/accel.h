@@ -1006,6 +1006,10 @@ struct accel_stream_config {
 	 * total is total_size times the scale. */
 	const char *progress_unit;
 	double progress_scale;
+	/* Optional: write unit u's output to out in place of u->out as it is
+	 * (units in input order, on the writer thread; `user` the job's, as
+	 * ops have it). 0 or a negative ACCEL_E* code, which ends the run. */
+	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u);
 };
 
 /*
@@ -1026,7 +1030,9 @@ struct accel_stream_config {
  * input size + 1/8 before it runs; the output buffer after). In all,
  * memory in use ~ units_in_flight * (in + out per unit) + the input buffer
  * + each engine context's own state. A cap that holds no whole unit still
- * runs one unit at a time.
+ * runs one unit at a time. accel_memory_available() is the smaller of
+ * MemAvailable and the cgroup's limit (under ctx's sysroot), 0 when
+ * neither can be read.
  *
  * A worker or writer thread that cannot be created ends the run with
  * ACCEL_ENOMEM. Fault injection: $ACCEL_FAULT (see accel(7)). Returns 0 or
@@ -1043,6 +1049,7 @@ struct accel_stream_config {
  * it returns. Several runs may share ctx and route at once on other
  * threads (the engines are only read), as long as no thread probes ctx.
  */
+uint64_t accel_memory_available(const struct accel_ctx *ctx);
 int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
 		     const struct accel_route *route, const struct accel_op *op,
 		     const struct accel_stream_ops *ops, void *user,
@@ -1776,6 +1783,9 @@ struct accel_fft {
 	int pad;                      /* 1: zero-pad a partial sample and frames at the end */
 	size_t unit_frames;           /* frames per unit, 0: about 4 MiB of input */
 	int real;                     /* with inverse: half spectra to N real samples (fft.c2r) */
+	int64_t input_bytes;          /* bytes of samples in the input when known (a regular
+	                               * file, a WAV data size); 0 or -1: unknown */
+	uint64_t memory_limit;        /* bytes f->memory may reach, 0: not checked */
 	/* Set by accel_fft_setup. */
 	int r2c;                      /* 1: real-to-complex transform (fft.r2c) */
 	size_t bins;                  /* values per transformed frame: complex, N/2+1 (r2c) or N;
@@ -1785,15 +1795,24 @@ struct accel_fft {
 	double scale;                 /* normalisation factor on each value */
 	int c2r;                      /* 1: complex-to-real inverse transform (fft.c2r) */
 	size_t frame;                 /* input samples per frame: N, or N/2+1 bins (c2r) */
+	int split;                    /* 1: a row's frames span several units (see accel_fft_run) */
+	uint64_t memory;              /* bytes of the window, one unit in flight (its samples and
+	                               * rows), one engine's transform buffers and the reader's
+	                               * overlap: what the job needs at the least */
 };
 
 /* Check the job and complete it: 0, or ACCEL_EINVAL with one line in
  * err[len] (N < 2, an unknown type, averaged complex output, a shift of
  * a half spectrum, a negative Kaiser beta, `real` with a forward transform,
  * real input, --full, a window, a hop or an output mode other than
- * complex), or ACCEL_ENOMEM. Sets
- * f->unit_frames when 0: a multiple of f->average, about 4 MiB of input
- * and at most 16 MiB of transform buffer per unit (at least one row). Free with accel_fft_free. */
+ * complex), ACCEL_EDATA with a line (f->input_bytes of samples hold no
+ * whole frame, without f->pad), ACCEL_ENOMEM with a line (f->memory over
+ * f->memory_limit), or ACCEL_ENOMEM with none. Both checks come before anything of the
+ * job's size is made (the window is N floats). Sets f->unit_frames when
+ * 0: about 4 MiB of input and at most 16 MiB of transform buffer per
+ * unit, at least one frame; a multiple of f->average when a row fits,
+ * else f->split (a unit_frames given below f->average splits too). Free
+ * with accel_fft_free. */
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
 void accel_fft_free(struct accel_fft *f);
 /* "fft.r2c", "fft.c2r" or "fft.c2c". */
@@ -1863,19 +1882,23 @@ int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrow
 int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
 
 /* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
- * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE). */
+ * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE), also as
+ * RF64 (EBU Tech 3306) or BW64 (ITU-R BS.2088): 64-bit sizes in "ds64". */
 struct accel_wav {
+	char form[5];             /* "RIFF", "RF64" or "BW64" */
 	enum accel_sample type;   /* mono: u8, i16, i24, i32, f32, f64; stereo: their complex (I/Q) types */
 	unsigned channels, rate, bits;
 	uint64_t data_offset;     /* bytes before the samples */
 	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
 };
 /* Parse the header at p[0..n). Returns 1 with *w set, 0 when p does not
- * start with a RIFF WAVE header, ACCEL_ENOTSUP with *need set to the
+ * start with a RIFF-like header, ACCEL_ENOTSUP with *need set to the
  * bytes it must see when n is too short (need <= 1 MiB), or ACCEL_EDATA
- * with one line in err[len] (unsupported encoding, malformed chunk). A
- * data size of 0 or 0xFFFFFFFF (a writer that streamed) means to the end
- * of input. Never reads past p[n). */
+ * with one line in err[len] (unsupported encoding, malformed chunk, an
+ * RF64 or BW64 file without ds64 first, RIFX, Sony Wave64). The data
+ * size is the data chunk's, or ds64's where that holds 0xFFFFFFFF; 0, or
+ * 0xFFFFFFFF without ds64 (a writer that streamed), means to the end of
+ * input. Never reads past p[n). */
 int accel_wav_parse(const uint8_t *p, size_t n, struct accel_wav *w, size_t *need, char *err, size_t len);
 
 /* How accel_fft_run runs. */
@@ -1891,7 +1914,11 @@ struct accel_fft_cfg {
  * sample) to `out`: frames batched into units, in parallel on the route's
  * engines, rows in input order; --npy writes its header first (rows from
  * the input's size, else a header rewritten at the end, which needs a
- * seekable output). Returns 0; ACCEL_EDATA (a partial sample at the end
+ * seekable output). With f->split (--average K of more frames than a
+ * unit holds) a unit holds part of one row: engines make its mean (power
+ * for dB) as a row of its own, and the writer sums them, weighted by their
+ * frames, into the row; the frames of rows --decimate drops are skipped
+ * unread. Memory does not grow with K. Returns 0; ACCEL_EDATA (a partial sample at the end
  * without f->pad; err names the byte offset); ACCEL_EINVAL (malformed
  * backend list or $ACCEL_FAULT, --npy to a pipe from an input of unknown
  * size); ACCEL_ENOENGINE; ACCEL_EIO; ACCEL_EPIPE; ACCEL_ENOMEM;

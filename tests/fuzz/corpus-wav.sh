@@ -1,10 +1,13 @@
 #!/bin/sh
 # Write the seed corpus of the wav fuzz target into tests/fuzz/corpus/wav:
 # headers from sox (mono, stereo, float with a fact chunk, extensible, to a
-# pipe, 24- and 32-bit PCM), and crafted ones whose sizes lie (data size past the end, 0 and
+# pipe, 24- and 32-bit PCM, RIFX, Wave64), RF64 from ffmpeg -rf64 always
+# (to a file and to a pipe), and crafted ones whose sizes lie (data size past the end, 0 and
 # 0xFFFFFFFF, a chunk size past 1 MiB, an odd chunk with its pad byte),
-# chunks in the wrong order, truncations and unsupported formats. Each file
-# is cut to its header and a few samples.
+# chunks in the wrong order, truncations and unsupported formats, and RF64
+# and BW64 ones (ds64 missing, short, with a table, a data size past
+# 2^63, a data chunk's own size). Each file is cut to its header and a few
+# samples.
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/fuzz/corpus/wav
@@ -21,7 +24,14 @@ sox -n -r 8000 -b 16 -c 1 -t wav - synth 0.002 sine 440 2>/dev/null > "$tmp/g.wa
 sox -n -r 8000 -b 24 -c 1 "$tmp/h.wav" synth 0.002 sine 440
 sox -n -r 8000 -b 24 -c 2 -t wavpcm "$tmp/i.wav" synth 0.002 sine 440
 sox -n -r 8000 -b 32 -e signed-integer -c 2 "$tmp/j.wav" synth 0.002 sine 440
-for f in a b c d e f g h i j; do head -c 200 "$tmp/$f.wav" > "$out/sox-$f.wav"; done
+sox -n -r 8000 -b 16 -c 1 -B "$tmp/k.wav" synth 0.002 sine 440
+sox -n -r 8000 -b 16 -c 1 "$tmp/l.w64" synth 0.002 sine 440
+mv "$tmp/l.w64" "$tmp/l.wav"
+for f in a b c d e f g h i j k l; do head -c 200 "$tmp/$f.wav" > "$out/sox-$f.wav"; done
+ffmpeg -loglevel error -i "$tmp/a.wav" -rf64 always "$tmp/r.wav"
+ffmpeg -loglevel error -i "$tmp/c.wav" -rf64 always -c:a pcm_f32le -f wav - > "$tmp/p.wav"
+head -c 200 "$tmp/r.wav" > "$out/ffmpeg-rf64.wav"
+head -c 200 "$tmp/p.wav" > "$out/ffmpeg-rf64-pipe.wav"
 python3 - "$out" <<'PY'
 import struct, sys
 out = sys.argv[1]
@@ -36,6 +46,11 @@ def chunk(cid, body, size=None):
 def wav(*chunks, riff=None):
     body = b'WAVE' + b''.join(chunks)
     return b'RIFF' + struct.pack('<I', len(body) if riff is None else riff) + body
+def ds64(data, table=b'', size=None):
+    body = struct.pack('<QQQI', 1000, data, 32, len(table) // 12) + table
+    return chunk(b'ds64', body, size)
+def rf64(*chunks, form=b'RF64'):
+    return form + struct.pack('<I', 0xFFFFFFFF) + b'WAVE' + b''.join(chunks)
 samples = bytes(range(64))
 files = {
     'plain': wav(fmt(), chunk(b'data', samples)),
@@ -65,6 +80,20 @@ files = {
     'truncated': wav(fmt(), chunk(b'data', samples))[:30],
     'riff-only': b'RIFF',
     'empty': b'',
+    'rf64': rf64(ds64(64), fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'bw64': rf64(ds64(64), fmt(), chunk(b'data', samples, 0xFFFFFFFF), form=b'BW64'),
+    'rf64-ds64-table': rf64(ds64(64, b'LIST' + struct.pack('<Q', 7)), chunk(b'LIST', b'INFOodd'), fmt(),
+                            chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-data-own-size': rf64(ds64(1 << 40), fmt(), chunk(b'data', samples)),
+    'rf64-ds64-zero': rf64(ds64(0), fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-ds64-past-2-63': rf64(ds64(1 << 63), fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-ds64-short': rf64(chunk(b'ds64', b'\0' * 20), fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-no-ds64': rf64(fmt(), chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-ds64-second': rf64(fmt(), ds64(64), chunk(b'data', samples, 0xFFFFFFFF)),
+    'rf64-truncated': rf64(ds64(64), fmt(), chunk(b'data', samples, 0xFFFFFFFF))[:40],
+    'rf64-not-wave': b'RF64\xff\xff\xff\xffAVI ds64',
+    'rifx': b'RIFX' + wav(fmt(), chunk(b'data', samples))[4:],
+    'riff-not-w64': b'riff' + bytes(60),
 }
 for name, data in files.items():
     open('%s/%s.wav' % (out, name), 'wb').write(data)

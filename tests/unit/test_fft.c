@@ -142,6 +142,74 @@ static void setup_checks(void **state)
 	accel_fft_free(&f);
 }
 
+/* --average K beyond what a unit holds splits rows across units: the
+ * units, and the memory the job needs, stay those of a bounded unit
+ * whatever K is. The input's size and the memory limit are checked
+ * before the window (N floats) is made. */
+static void split_and_limits(void **state)
+{
+	struct accel_fft f;
+	char err[200];
+	job(&f, 1024);
+	f.out = ACCEL_FFT_DB;
+	f.average = 4096;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.split);
+	size_t fu = f.unit_frames;
+	uint64_t mem = f.memory;
+	assert_true(fu < 4096 && fu * 1024 * 8 <= (16u << 20));
+	assert_true(mem < (64u << 20));
+	accel_fft_free(&f);
+	job(&f, 1024);
+	f.out = ACCEL_FFT_DB;
+	f.average = 1 << 20;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.split);
+	assert_int_equal(f.unit_frames, fu);
+	assert_int_equal(f.memory, mem);
+	accel_fft_free(&f);
+	/* A row that fits is not split: units of whole rows. */
+	job(&f, 1024);
+	f.out = ACCEL_FFT_DB;
+	f.average = 100;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_false(f.split);
+	assert_int_equal(f.unit_frames % 100, 0);
+	accel_fft_free(&f);
+	/* A unit size given below K splits. */
+	job(&f, 16);
+	f.out = ACCEL_FFT_POWER;
+	f.average = 10;
+	f.unit_frames = 4;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.split);
+	assert_int_equal(f.unit_frames, 4);
+	accel_fft_free(&f);
+	/* Ten samples hold no frame of 64: without --pad, no window made. */
+	job(&f, 64);
+	f.input_bytes = 80;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "10 samples, fewer than one frame of N = 64: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=64) does)");
+	assert_null(f.win);
+	f.pad = 1;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	accel_fft_free(&f);
+	/* N = 2^30 over 1 GiB: refused before its 4 GiB window. */
+	job(&f, (size_t)1 << 30);
+	f.pad = 1;
+	f.memory_limit = (uint64_t)1 << 30;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), ACCEL_ENOMEM);
+	assert_string_equal(err, "N = 1073741824 needs 44.0 GiB (the window, one unit's samples and rows, an engine's transform buffers), more than the limit of 1.0 GiB");
+	assert_null(f.win);
+	/* Units shrink to fit a limit. */
+	job(&f, 1024);
+	f.memory_limit = 2u << 20;
+	assert_int_equal(accel_fft_setup(&f, err, sizeof err), 0);
+	assert_true(f.memory <= (2u << 20));
+	assert_true(f.unit_frames >= 1 && f.unit_frames < 512);
+	accel_fft_free(&f);
+}
+
 static void windows(void **state)
 {
 	struct accel_fft f;
@@ -374,7 +442,11 @@ static void wav_headers(void **state)
 	assert_int_equal(need, 36);
 	assert_int_equal(accel_wav_parse(h, 3, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
 	assert_int_equal(need, 12);
-	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX", 4, &w, &need, err, sizeof err), 0);
+	/* RIFX is refused, not read as samples, once 12 bytes are there. */
+	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX", 4, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 12);
+	assert_int_equal(accel_wav_parse((const uint8_t *)"RIFX\0\0\0\x26WAVE", 12, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: RIFX (big-endian RIFF) is not supported (RIFF, RF64 and BW64 are)");
 	assert_int_equal(accel_wav_parse((const uint8_t *)"\x01\x02", 2, &w, &need, err, sizeof err), 0);
 	uint8_t bad[sizeof h];
 	memcpy(bad, h, sizeof h);
@@ -414,6 +486,28 @@ static void wav_headers(void **state)
 	memcpy(bad + 12, "junk", 4);  /* fmt skipped as another chunk: data first */
 	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
 	assert_string_equal(err, "WAV header: data chunk before the fmt chunk");
+	/* RF64: ds64 (28 bytes: RIFF size, data size 2^32 + 2, sample
+	 * count, table length 0), then h's chunks with the data size
+	 * 0xFFFFFFFF; the data chunk's own size when it is not. */
+	uint8_t rf[sizeof h + 36];
+	memcpy(rf, "RF64\xff\xff\xff\xffWAVEds64\x1c\0\0\0", 20);
+	memset(rf + 20, 0, 28);
+	rf[28] = 2;
+	rf[32] = 1;
+	memcpy(rf + 48, h + 12, sizeof h - 12);
+	memset(rf + 76, 0xff, 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), 1);
+	assert_string_equal(w.form, "RF64");
+	assert_int_equal(w.data_offset, 80);
+	assert_int_equal(w.data_size, ((int64_t)1 << 32) + 2);
+	assert_int_equal(accel_wav_parse(rf, 40, &w, &need, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(need, 48);
+	memcpy(rf + 76, "\x02\0\0\0", 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), 1);
+	assert_int_equal(w.data_size, 2);
+	memcpy(rf + 12, "junk", 4);
+	assert_int_equal(accel_wav_parse(rf, sizeof rf - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "WAV header: an RF64 or BW64 file without a ds64 chunk first");
 }
 
 int main(void)
@@ -426,6 +520,7 @@ int main(void)
 		cmocka_unit_test(load_types),
 		cmocka_unit_test(emit_modes),
 		cmocka_unit_test(wav_headers),
+		cmocka_unit_test(split_and_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,10 +280,35 @@ static void schema_version_by_value(void **state)
 	assert_int_equal(load_text(ctx, "{\"schema_version\": 1, \"entries\": [{\"operation\": \"zstd.compress\","
 				   " \"engine\": \"cpu\", \"mb_per_s\": 7}]}", why, sizeof why), 1);
 	assert_string_equal(why, "");
+	/* Entries with an empty or overlong name, or a speed past a double,
+	 * are skipped. */
+	assert_int_equal(load_text(ctx, "{\"schema_version\": 1, \"entries\": ["
+				   "{\"operation\": \"\", \"engine\": \"cpu\", \"mb_per_s\": 7},"
+				   "{\"operation\": \"zstd.compress\", \"engine\": \"\", \"mb_per_s\": 7},"
+				   "{\"operation\": \"zstd.compress.0123456789012345678901\", \"engine\": \"cpu\", \"mb_per_s\": 7},"
+				   "{\"operation\": \"zstd.compress\", \"engine\": \"cpu\", \"size_class\": \"\", \"mb_per_s\": 7},"
+				   "{\"operation\": \"zstd.compress\", \"engine\": \"cpu\", \"mb_per_s\": 1e999},"
+				   "{\"operation\": \"zstd.compress\", \"engine\": \"cpu\", \"mb_per_s\": 8}]}", why, sizeof why), 1);
 	assert_int_equal(load_text(ctx, "{\"schema_version\": 1, \"entries\": [", why, sizeof why), ACCEL_EDATA);
 	assert_string_equal(why, "not valid JSON");
 	assert_int_equal(load_text(ctx, "[1, 2]", why, sizeof why), ACCEL_EDATA);
 	assert_string_equal(why, "not a JSON object");
+	/* Sizes: 2000 entries (a buffer grown from 4 KiB) read whole; a file
+	 * over 8 MiB is refused. */
+	size_t cap = (9u << 20) + 64, used = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	used += (size_t)snprintf(big, cap, "{\"schema_version\": 1, \"entries\": [");
+	for (int i = 0; i < 2000; i++)
+		used += (size_t)snprintf(big + used, cap - used, "%s{\"operation\": \"zstd.compress\", \"engine\": \"cpu\", \"mb_per_s\": %d}",
+					 i ? ", " : "", i + 1);
+	used += (size_t)snprintf(big + used, cap - used, "]}");
+	assert_int_equal(load_text(ctx, big, why, sizeof why), 2000);
+	memset(big + used, ' ', cap - 1 - used);
+	big[cap - 1] = 0;
+	assert_int_equal(load_text(ctx, big, why, sizeof why), ACCEL_EDATA);
+	assert_string_equal(why, "larger than 8 MiB");
+	free(big);
 	/* No file: no profile, nothing to say. */
 	struct accel_profile_entry *e = (void *)1;
 	char path[128];
@@ -341,6 +366,13 @@ static void another_machine_ignored(void **state)
 	edit(path, "\"cuda_driver_version\":\t\"12.4\"", "\"cuda_driver_version\":\t\"11.8\"");
 	assert_int_equal(accel_profile_load_for(ctx, path, &e, why, sizeof why), ACCEL_ENOTSUP);
 	assert_string_equal(why, "measured with another driver on 0000:98:00.0 (cuda_driver_version 11.8, now 12.4)");
+	/* driver_versions as an array names nothing to compare (it crashed
+	 * the reader: an array's members have no name). */
+	path = save_profile(ctx, "m.json");
+	edit(path, "\"driver_versions\":\t{\n\t\t\t\t\t\"cuda_driver_version\":\t\"12.4\"\n\t\t\t\t}",
+	     "\"driver_versions\": [\"11.8\", 7]");
+	assert_int_equal(accel_profile_load_for(ctx, path, &e, why, sizeof why), 3);
+	free(e);
 	/* A device the profile has but this run did not find is no reason. */
 	path = save_profile(ctx, "m.json");
 	edit(path, "\"pci_address\":\t\"0000:99:00.0\"", "\"pci_address\":\t\"0000:42:00.0\"");

@@ -239,6 +239,38 @@ static void header_trailer_and_empty_input(void **state)
 	teardown_run(&f);
 }
 
+/* cfg.write: each unit's output through the hook, in input order, with
+ * the job's user pointer (accel-fft's split rows). */
+static void *hook_user;
+
+static int bracket_write(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	if (user != hook_user)
+		return ACCEL_EINVAL;
+	char head[32];
+	int n = snprintf(head, sizeof head, "[%llu:", (unsigned long long)u->seq);
+	int rc = accel_output_write(out, head, (size_t)n);
+	if (!rc)
+		rc = accel_output_write(out, u->out.data, u->out.len);
+	if (!rc)
+		rc = accel_output_write(out, "]", 1);
+	return rc;
+}
+
+static void write_hook_sees_units_in_order(void **state)
+{
+	struct fixture f;
+	setup_run(&f, "abcdefghijklmnopqrstuvwxyz", 1);
+	hook_user = &f.reader;
+	struct accel_stream_config cfg = { .threads = 1, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
+					   .prog = "test_stream", .verbose = -1, .write = bracket_write };
+	struct accel_stream_ops ops = { next_unit, begin, end };
+	assert_int_equal(accel_stream_run(f.ctx, &cfg, &f.route, &upper_op, &ops, &f.reader, &f.in, &f.out,
+					  &f.stats, f.err, sizeof f.err), 0);
+	assert_string_equal(output(&f), "<[0:ABCDEFGHIJ][1:KLMNOPQRST][2:UVWXYZ]>");
+	teardown_run(&f);
+}
+
 static void fallback_next_retries_one_unit(void **state)
 {
 	struct fixture f;
@@ -341,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(output_in_input_order),
 		cmocka_unit_test(header_trailer_and_empty_input),
+		cmocka_unit_test(write_hook_sees_units_in_order),
 		cmocka_unit_test(fallback_next_retries_one_unit),
 		cmocka_unit_test(failing_engine_is_dropped),
 		cmocka_unit_test(fallback_none_fails_the_run),
