@@ -203,7 +203,7 @@ flip_middle() {
 	for fmt in zstd gzip lz4; do
 		"$A" -F "$fmt" -B 64K a > "bad.$fmt"
 		flip_middle "bad.$fmt"
-		! cmp -s <("$A" -F "$fmt" -B 64K a) "bad.$fmt"
+		run ! cmp -s <("$A" -F "$fmt" -B 64K a) "bad.$fmt"
 		damaged "bad.$fmt"
 	done
 	# streams of the other tools go through the sequential decoders
@@ -540,7 +540,7 @@ garbage_as_gzip() {
 		"--progress" "--no-progress" "-h, --help" "-V, --version"; do
 		grep -qF -- "  $o " <<< "$output" || { echo "--help lacks '$o'"; false; }
 	done
-	! grep -q -- '--help-man\|--completion' <<< "$output"
+	run ! grep -q -- '--help-man\|--completion' <<< "$output"
 	run "$A" -V
 	[ "$output" = "accel-compress 0.1.0" ]
 }

@@ -174,14 +174,14 @@ EOF
 	"$A" -F lz4 -B 64K a > a.lz4
 	for delta in 1 -1; do
 		zstd_content a.zst "z$delta.zst" "$delta"
-		! zstd -q -d -c "z$delta.zst" > /dev/null
+		run ! zstd -q -d -c "z$delta.zst" > /dev/null
 		run --separate-stderr "$A" -d "z$delta.zst" -o out
 		echo "zstd $delta: $status $stderr"
 		[ "$status" -eq 3 ]
 		[[ "$stderr" == "accel-compress: z$delta.zst: zstd frame: "*" at byte offset 0 (unit 0)" ]]
 		no_output_file
 		lz4_content a.lz4 "l$delta.lz4" "$delta"
-		! lz4 -q -d -c "l$delta.lz4" > /dev/null
+		run ! lz4 -q -d -c "l$delta.lz4" > /dev/null
 		run --separate-stderr "$A" -d "l$delta.lz4" -o out
 		echo "lz4 $delta: $status $stderr"
 		[ "$status" -eq 3 ]
@@ -294,7 +294,7 @@ EOF
 @test "a zstd window over the limit is refused with zstd -d's words, exit 1, no file" {
 	zstd_bomb 28 10 > seq.zst
 	zstd_bomb 28 10 fcs > par.zst
-	! zstd -q -d -c seq.zst > /dev/null
+	run ! zstd -q -d -c seq.zst > /dev/null
 	run --separate-stderr "$A" -d seq.zst -o out
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: seq.zst: zstd frame at byte offset 0: Frame requires too much memory for decoding (a window of 256 MiB, limit 128 MiB; use --long=28 or --memory=256M)" ]

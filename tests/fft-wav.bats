@@ -2,6 +2,8 @@
 # accel-fft: WAV input (detected by its header, sizes that lie) and the
 # FFTW wisdom cache.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"
@@ -249,7 +251,7 @@ print(a.argmax(), '%.2f' % a.max())"
 	cmp "$w" "$T/w1"
 	# Another size adds to it.
 	"$F" --plan measure -n 1000 "$T/a.wav" > /dev/null
-	! cmp -s "$w" "$T/w1"
+	run ! cmp -s "$w" "$T/w1"
 	ls "$XDG_CACHE_HOME/accel" | grep -v -q tmp || true
 	[ "$(ls "$XDG_CACHE_HOME/accel")" = "fftw3f.wisdom" ]
 	# A cache that cannot be written is not an error.

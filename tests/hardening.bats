@@ -498,7 +498,7 @@ closed_std() {
 	run timeout 60 bash -c '"$1" -v -o inv 2>&-' _ "$D"
 	[ "$status" -eq 0 ]
 	grep -q '^  cpu0 ' inv
-	! grep -q 'accel-detect:' inv
+	run ! grep -q 'accel-detect:' inv
 }
 
 @test "fds 0, 1, 2 closed: accel-transcode" {

@@ -71,7 +71,7 @@ format() {
 	"$T" "$CLIPS/clip.ts" --to av1 --quality 45 --preset fast -o out.mp4
 	[ "$(vprobe out.mp4 codec_name,width,height,nb_read_frames)" = "av1,160,120,50" ]
 	[ "$(aprobe out.mp4)" = "aac" ]
-	! grep -q moof out.mp4
+	run ! grep -q moof out.mp4
 	"$T" "$CLIPS/clip.ts" --container mp4 | cat > pipe.mp4
 	grep -q moof pipe.mp4
 	[ "$(vprobe pipe.mp4 codec_name,nb_read_frames)" = "h264,50" ]
