@@ -226,6 +226,20 @@ struct minisig {
  * one. */
 int minisign_sig_parse(char *text, size_t n, struct minisig *sig);
 
+/* ---- checksum lists (sums.c): the lines sha256sum -c reads */
+struct sum_reader {
+	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
+	size_t dlen;           /* digest bytes */
+	int from_stdin;        /* the list is stdin: a "-" NAME is improper */
+	int reversed;          /* -1 at first; then 0 after a "DIGEST  NAME" line,
+				  1 after a "DIGEST NAME" one (for the whole run) */
+};
+/* Parse one line of a list, s[0..n) as read (its LF included), s[n]
+ * writable. Returns 1 with the digest in digest[dlen] and *name pointing
+ * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
+ * skip ('#' comment, empty), or -1 for an improperly formatted line. */
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
+
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
