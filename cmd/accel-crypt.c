@@ -287,13 +287,14 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 	}
 	text_add(&head.text, "age-encryption.org/v1\n", 22);
 	if (job->passphrase) {
-		char *pass = passphrase_get(job->passfile, job->passfd, 1);
+		size_t plen;
+		char *pass = passphrase_get(job->passfile, job->passfd, 1, &plen);
 		if (!pass) {
 			status = ACCEL_EXIT_FAILURE;
 			goto out;
 		}
-		int rc = scrypt_wrap(pass, strlen(pass), SCRYPT_LOG_N, fk, &head.text);
-		wipe(pass, strlen(pass));
+		int rc = scrypt_wrap(pass, plen, SCRYPT_LOG_N, fk, &head.text);
+		wipe(pass, plen);
 		free(pass);
 		if (rc < 0) {
 			accel_msg_error("cannot wrap the file key with scrypt");
@@ -412,11 +413,12 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 					name);
 			return ACCEL_EXIT_FAILURE;
 		}
-		char *pass = passphrase_get(job->passfile, job->passfd, 0);
+		size_t plen;
+		char *pass = passphrase_get(job->passfile, job->passfd, 0, &plen);
 		if (!pass)
 			return ACCEL_EXIT_FAILURE;
-		int rc = scrypt_unwrap(pass, strlen(pass), &h->stanzas[0], fk, err, sizeof err);
-		wipe(pass, strlen(pass));
+		int rc = scrypt_unwrap(pass, plen, &h->stanzas[0], fk, err, sizeof err);
+		wipe(pass, plen);
 		free(pass);
 		if (rc == 1)
 			return 0;

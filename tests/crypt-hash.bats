@@ -114,3 +114,96 @@ line' > sums
 	run -2 "$C" hash --status abc
 	[ "${lines[0]}" = "accel-crypt: --status, --strict, -w and --ignore-missing go with -c" ]
 }
+
+@test "-c --ignore-missing: a list whose files are all missing verified nothing: sha256sum's message and exit 1" {
+	{ echo "$(sha256sum < abc | cut -c1-64)  missing"; echo "$(sha256sum < abc | cut -c1-64)  gone"; } > lost
+	same sha256sum sha256 -c --ignore-missing lost
+	same sha256sum sha256 -c --ignore-missing --quiet lost
+	same sha256sum sha256 -c --ignore-missing --status lost
+	run -1 --separate-stderr "$C" hash -c --ignore-missing lost
+	[ "$stderr" = "accel-crypt: lost: no file was verified" ]
+	# one file there: verified, exit 0
+	sha256sum abc >> lost
+	same sha256sum sha256 -c --ignore-missing lost
+	run -0 "$C" hash -c --ignore-missing lost
+	# a mismatch and a missing file: both messages
+	echo "$(sha256sum < big | cut -c1-64)  abc" > mixed
+	echo "$(sha256sum < abc | cut -c1-64)  missing" >> mixed
+	same sha256sum sha256 -c --ignore-missing mixed
+}
+
+@test "-c reads the lines sha256sum reads: CRLF, BSD tags, one space or a tab, leading blanks, escapes; and refuses the same" {
+	h=$(sha256sum < abc | cut -c1-64)
+	H=${h^^}
+	printf '%s  abc\r\n%s  empty\r\n' "$h" "$(sha256sum < empty | cut -c1-64)" > crlf
+	same sha256sum sha256 -c crlf
+	run -0 "$C" hash -c crlf
+	[ "$output" = "$(printf 'abc: OK\nempty: OK')" ]
+	# a second CR is part of the name
+	printf '%s  abc\r\r\n' "$h" > crcr
+	same sha256sum sha256 -c crcr
+	printf '%s\n' "SHA256 (abc) = $h" "SHA256(abc)= $h" "SHA256 (abc)=$H" "SHA256 (abc)  =	$h" \
+		" SHA256 (abc) = $h" "	\\SHA256 (back\\\\slash) = $(sha256sum < 'back\slash' | cut -c1-64)" \
+		"SHA256 (abc)) = $h" "SHA256 () = $h" > tags
+	same sha256sum sha256 -c tags
+	printf '%s\n' "SHA256  (abc) = $h" "SHA256 abc) = $h" "SHA256 (abc) $h" "SHA256 (abc) = ${h}0" \
+		"SHA256 (abc) = $h " "MD5 (abc) = $h" "SHA256-256 (abc) = $h" "#$h  abc" " #$h  abc" "$h" "$h " > bad
+	printf '%s  abc\n' "$h" >> bad
+	same sha256sum sha256 -c -w bad
+	same sha256sum sha256 -c --strict bad
+	printf '%s\n' "$h	abc" "$h	*abc" " $h  abc" "	$h *abc" "\\$h  abc" "\\$h  back\\\\slash" \
+		"\\$h  new\\nline" "\\$h  abc\\" "\\$h  a\\qb" "$h  with space" "$h   with space" > forms
+	same sha256sum sha256 -c forms
+	same sha256sum sha256 -c -w forms
+	# "DIGEST NAME" (md5 -r): the first untagged line decides the form
+	# for the whole run, and the other form is then improper or read apart
+	printf '%s\n' "$h abc" "$h  abc" "$h *abc" > rev
+	printf '%s\n' "$h  abc" "$h abc" "$h *abc" > std
+	same sha256sum sha256 -c rev
+	same sha256sum sha256 -c std
+	same sha256sum sha256 -c rev std
+	same sha256sum sha256 -c std rev
+	printf '%s\n' "$h  " "$h   " "$h *" "$h a" > short
+	same sha256sum sha256 -c short
+}
+
+@test "-c: --warn lines in the order of the list, --status/--warn/--quiet (the last wins), list names quoted, several lists, stdin" {
+	h=$(sha256sum < abc | cut -c1-64)
+	printf '%s\n' junk "$h  missing" "more junk" "$h  abc" "$h  big" tail > w
+	same sha256sum sha256 -c -w w
+	same sha256sum sha256 -c --status -w w
+	same sha256sum sha256 -c -w --status w
+	same sha256sum sha256 -c -w --quiet w
+	same sha256sum sha256 -c --quiet -w w
+	same sha256sum sha256 -c --status --quiet w
+	cp w 'my list'
+	same sha256sum sha256 -c -w 'my list' w 'no such list'
+	same sha256sum sha256 -c --strict w 'my list'
+	IN=w same sha256sum sha256 -c -w
+	printf '%s  -\n' "$h" > dash
+	IN=dash same sha256sum sha256 -c -w -
+	IN=abc same sha256sum sha256 -c dash
+	mkdir d
+	same sha256sum sha256 -c d w
+}
+
+@test "-c: a NUL byte makes a line improperly formatted (sha256sum would check the name up to the NUL)" {
+	h=$(sha256sum < abc | cut -c1-64)
+	printf '%s  abc\0junk\n%s  abc\n' "$h" "$h" > nul
+	run -0 --separate-stderr "$C" hash -c -w nul
+	[ "$output" = "abc: OK" ]
+	[ "$stderr" = "$(printf 'accel-crypt: nul: 1: improperly formatted SHA256 checksum line\naccel-crypt: WARNING: 1 line is improperly formatted')" ]
+	printf 'SHA256 (abc\0x) = %s\n' "$h" > nul2
+	run -1 --separate-stderr "$C" hash -c nul2
+	[ "$stderr" = "accel-crypt: nul2: no properly formatted checksum lines found" ]
+	[ -z "$output" ]
+}
+
+@test "-c: quoting of names in messages as coreutils' (shell style)" {
+	h=$(sha256sum < abc | cut -c1-64)
+	for n in "a'b" "a'b c" "$(printf "a'\rb")" "$(printf '\ra')" 'a=b' 'a:b' 'a^b' 'a{b}' 'a]b' 'a@b' '~a' 'a~' \
+		"$(printf 'a\001b')" 'é' "$(printf 'x\377')" "a'\$c" "$(printf 'c\rd\r')"; do
+		printf '%s  %s\n' "$h" "$n"
+	done > q
+	same sha256sum sha256 -c q
+}

@@ -144,3 +144,19 @@ on_tty() {
 	run -0 script -qec "$C -a -r $REC -o /dev/stdout p" /dev/null
 	[[ "$output" == *"-----BEGIN AGE ENCRYPTED FILE-----"* ]]
 }
+
+@test "a passphrase is bytes: a NUL byte in a passphrase file or fd is refused (exit 1), not cut short" {
+	printf 'correct\0horse\n' > nulpw
+	run -1 "$C" -p --passphrase-file nulpw -o n.age p
+	[ "$output" = "accel-crypt: the passphrase from nulpw holds a NUL byte" ]
+	[ ! -e n.age ]
+	run -1 "$C" --passphrase-fd 3 -o n.age p 3< nulpw
+	[ "$output" = "accel-crypt: the passphrase from --passphrase-fd holds a NUL byte" ]
+	[ ! -e n.age ]
+	# a file sealed with the passphrase 'correct' does not open with it
+	printf 'correct\n' > short
+	"$C" -p --passphrase-file short -o s.age p
+	run -1 "$C" -d --passphrase-file nulpw -o out s.age
+	[ "$output" = "accel-crypt: the passphrase from nulpw holds a NUL byte" ]
+	[ ! -e out ]
+}

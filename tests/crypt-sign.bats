@@ -90,3 +90,52 @@ print(base64.b64encode(bytes(b)).decode())'; } > e.key
 	run -1 "$C" sign -s e.key data
 	[ "$output" = "accel-crypt: e.key: an encrypted minisign secret key; only unencrypted keys are supported (minisign -G -W, or accel-crypt keygen --sign)" ]
 }
+
+# noncanon FILE LINE: FILE with the unused low bits of the last base64
+# symbol of LINE set (the same bytes, written another way).
+noncanon() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import sys
+A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+lines = open(sys.argv[1], "rb").read().decode().split("\n")
+k = int(sys.argv[2]) - 1
+l = lines[k]
+pad = len(l) - len(l.rstrip("="))
+i = len(l) - pad - 1
+lines[k] = l[:i] + A[A.index(l[i]) | ((1 << 2 * pad) - 1)] + l[i + 1:]
+sys.stdout.write("\n".join(lines))
+PY
+}
+
+@test "minisign's leniency: any first line in key files, non-canonical base64 in signatures; a NUL byte is refused" {
+	minisign -G -W -p m.pub -s m.key > /dev/null
+	minisign -S -s m.key -m data -t "theirs"
+	{ echo "my release key"; sed -n 2p m.pub; } > any.pub
+	{ echo; sed -n 2p m.key; } > any.key
+	minisign -Vm data -p any.pub -q
+	run -0 "$C" verify -p any.pub -q data
+	"$C" sign -s any.key -x any.sig data
+	minisign -Vm data -x any.sig -p m.pub -q
+	sed -n 2p m.pub > one.pub
+	run ! minisign -Vm data -p one.pub
+	run -1 "$C" verify -p one.pub data
+	[ "$output" = "accel-crypt: one.pub: not a minisign public key" ]
+	noncanon data.minisig 2 > n2.sig
+	noncanon data.minisig 4 > n4.sig
+	! cmp -s data.minisig n2.sig
+	! cmp -s data.minisig n4.sig
+	for s in n2.sig n4.sig; do
+		minisign -Vm data -x $s -p m.pub -q
+		run -0 "$C" verify -p m.pub -x $s -q data
+	done
+	# NUL bytes: not a key, not a signature
+	{ printf 'untrusted comment: x\0y\n'; sed -n 2p m.pub; } > nul.pub
+	run -1 "$C" verify -p nul.pub data
+	[ "$output" = "accel-crypt: nul.pub: not a minisign public key" ]
+	{ cat data.minisig; printf '\0'; } > nul.sig
+	run -3 "$C" verify -p m.pub -x nul.sig data
+	[ "$output" = "accel-crypt: nul.sig: not a minisign signature file" ]
+	{ cat m.key; printf '\0'; } > nul.key
+	run -1 "$C" sign -s nul.key -x x.sig data
+	[ "$output" = "accel-crypt: nul.key: not a minisign Ed25519 secret key" ]
+}

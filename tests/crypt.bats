@@ -247,15 +247,50 @@ EOF
 	[ "$output" = "accel-crypt: m.age: cannot decrypt: no identity given (-i FILE)" ]
 }
 
-@test "a world-readable identity file gets a warning" {
+@test "an identity file readable by its group or by others gets a warning, not a refusal" {
 	head -c 10 /dev/urandom > p
 	"$C" -r "$REC" p > m.age
-	chmod 644 key.txt
-	run -0 --separate-stderr "$C" -d -i key.txt -o out m.age
-	[ "$stderr" = "accel-crypt: warning: key.txt: the identity file is readable by others (chmod 600 it)" ]
+	for mode in 644 640 604; do
+		chmod $mode key.txt
+		run -0 --separate-stderr "$C" -d -i key.txt -o out$mode m.age
+		[ "$stderr" = "accel-crypt: warning: key.txt: the identity file is readable by other users (chmod 600 it)" ]
+		cmp out$mode p
+	done
 	chmod 600 key.txt
 	run -0 --separate-stderr "$C" -d -i key.txt -o out2 m.age
 	[ -z "$stderr" ]
+}
+
+@test "key files are bytes: a NUL byte in a recipients or identity file is a malformed line (exit 1), as age says" {
+	age-keygen -o k2.txt 2> /dev/null
+	R2=$(age-keygen -y k2.txt)
+	head -c 10 /dev/urandom > p
+	# a NUL ends neither the line nor the file: age refuses line 2 too
+	printf '%s\n%s\0junk\n%s\n' "$REC" "$REC" "$R2" > rcp.txt
+	run ! age -R rcp.txt p
+	[[ "$output" == *"malformed recipient at line 2"* ]]
+	run -1 "$C" -R rcp.txt -o out.age p
+	[ "$output" = "accel-crypt: rcp.txt: line 2: a NUL byte" ]
+	[ ! -e out.age ]
+	printf '%s\n\0%s\n' "$REC" "$R2" > rcp0.txt
+	run -1 "$C" -R rcp0.txt -o out.age p
+	[ "$output" = "accel-crypt: rcp0.txt: line 2: a NUL byte" ]
+	# KEY NUL junk in an identity file is not the key
+	"$C" -r "$REC" p > m.age
+	printf '%s\0junk\n' "$(grep ^AGE- key.txt)" > nul.txt
+	chmod 600 nul.txt
+	run ! age -d -i nul.txt m.age
+	run -1 "$C" -d -i nul.txt -o out m.age
+	[ "$output" = "accel-crypt: nul.txt: line 1: a NUL byte" ]
+	[ ! -e out ]
+	{ cat key.txt; printf '# comment\0\n'; } > nul2.txt
+	chmod 600 nul2.txt
+	run -1 "$C" keygen -y nul2.txt
+	[ "$output" = "accel-crypt: nul2.txt: line 4: a NUL byte" ]
+	# a CR before each LF is still the line's end, as age reads it
+	printf '%s\r\n' "$REC" "$R2" > crlf.txt
+	"$C" -R crlf.txt -o crlf.age p
+	"$C" -d -i k2.txt crlf.age | cmp - p
 }
 
 @test "fault injection: a unit that fails on the only engine ends the run with exit 1 and no -o file" {

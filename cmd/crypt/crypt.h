@@ -98,12 +98,19 @@ int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN]);
 
 /* ---- recipients and identities (keys.c) */
 /* Read an identity file (age's format: AGE-SECRET-KEY-1 lines, '#'
- * comments, blank lines): appends to *ids. 0, or -1 after a message. */
+ * comments, blank lines; or an OpenSSH private key): appends to *ids.
+ * Warns when other users may read it. 0, or -1 after a message. */
 struct identity;
 int identities_read(const char *path, struct identity **ids, int *n);
-/* Read a recipients file (one age1... a line, '#' comments, blank lines). */
+/* Read a recipients file (one age1... or SSH key a line, '#' comments,
+ * blank lines). */
 struct recipient;
 int recipients_read(const char *path, struct recipient **rs, int *n);
+/* The same for the text of such a file, p[0..n) (cut in place; a NUL byte
+ * anywhere is malformed): appends to the array. 0, or -1 with the reason
+ * in err[len] ("line N: ..."). */
+int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len);
+int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len);
 enum key_kind { KEY_X25519, KEY_SSH_ED25519, KEY_SSH_RSA };
 
 struct recipient {
@@ -145,8 +152,8 @@ int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk
 /* ---- SSH keys (ssh.c) */
 /* An authorized_keys line ([options] ssh-ed25519|ssh-rsa BASE64 [comment]). */
 int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
-/* An unencrypted OpenSSH private key file's text. */
-int ssh_identity_parse(const char *text, struct identity *id, char *err, size_t len);
+/* An unencrypted OpenSSH private key file's text, text[0..n). */
+int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
 /* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
  * the identities; either array may be NULL. */
 void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids);
@@ -191,9 +198,10 @@ int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, siz
 
 /* ---- passphrases */
 /* Read a passphrase: from file (first line), fd N, or the terminal (no
- * echo; twice when confirm). Returns a malloc'd string (wipe and free),
- * or NULL after an error message. */
-char *passphrase_get(const char *file, int fd, int confirm);
+ * echo; twice when confirm). Returns a malloc'd buffer of *len bytes
+ * (wipe and free), or NULL after an error message (empty, or a NUL byte
+ * in it). */
+char *passphrase_get(const char *file, int fd, int confirm, size_t *len);
 
 /* ---- key files (keys.c) */
 /* Create path for a secret: mode 0600, never over an existing file. An
@@ -213,9 +221,24 @@ struct minisig {
 	uint8_t gsig[64];           /* of sig || trusted */
 	const char *untrusted, *trusted;
 };
-/* Parse the text of a .minisig file (NUL-terminated; cut in place): 0, or
- * -1 when it is not one. */
-int minisign_sig_parse(char *text, struct minisig *sig);
+/* Parse the text of a .minisig file, text[0..n) with a NUL at text[n]
+ * (cut in place; a NUL byte in it is malformed): 0, or -1 when it is not
+ * one. */
+int minisign_sig_parse(char *text, size_t n, struct minisig *sig);
+
+/* ---- checksum lists (sums.c): the lines sha256sum -c reads */
+struct sum_reader {
+	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
+	size_t dlen;           /* digest bytes */
+	int from_stdin;        /* the list is stdin: a "-" NAME is improper */
+	int reversed;          /* -1 at first; then 0 after a "DIGEST  NAME" line,
+				  1 after a "DIGEST NAME" one (for the whole run) */
+};
+/* Parse one line of a list, s[0..n) as read (its LF included), s[n]
+ * writable. Returns 1 with the digest in digest[dlen] and *name pointing
+ * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
+ * skip ('#' comment, empty), or -1 for an improperly formatted line. */
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
 
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);

@@ -64,15 +64,18 @@ static const struct {
 struct entry {
 	char *name;
 	uint8_t want[64];
+	char *pre;       /* -c -w: warnings about the lines before it, or NULL */
 };
 
 struct hash_run {
 	int algo, tag, check, status_only, quiet, ignore_missing, warn;
+	struct sum_reader sums;
+	char *tail;      /* -c -w: warnings about the lines after the last file's */
 	struct entry *e;
 	size_t n, next;
 	/* results, updated on workers */
 	pthread_mutex_t lock;
-	unsigned long mismatched, unreadable;
+	unsigned long matched, mismatched, unreadable;
 	int failed;      /* without -c: a file could not be read */
 };
 
@@ -128,35 +131,78 @@ static int emit(struct accel_buf *out, char ch, const char *fmt, ...)
 	return record(out, ch, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-/* A file name in a message, quoted as coreutils quotes it for the shell:
- * bare when it holds only safe characters, else in single quotes with
- * control characters as $'\n'. Into buf[len]. */
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
+	    (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* A byte that the shell takes as itself anywhere in a word (first: at
+ * the word's start). */
+static int shell_plain(unsigned char c, int first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("%+,-./@]_{}", c)) || (!first && (c == '#' || c == '~'));
+}
+
+/* A file name in a message, quoted as coreutils 9.1 quotes it for the
+ * shell in a UTF-8 locale: bare when the shell takes it as it is; in
+ * double quotes when its single quotes, spaces and colons are all that
+ * the shell would not; else in single quotes, a single quote as '\'',
+ * control characters and bytes that are not UTF-8 as '$'\n'' or
+ * '$'\ooo''. Into buf[len]. */
 static void quote(const char *name, char *buf, size_t len)
 {
-	int safe = *name != 0;
-	for (const char *c = name; *c && safe; c++)
-		safe = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		       strchr("%+,-./:=@_^", *c) || ((*c == '~' || *c == '#') && c != name) || (unsigned char)*c >= 0x80;
-	if (safe) {
-		snprintf(buf, len, "%s", name);
+	const unsigned char *u = (const unsigned char *)name;
+	int bare = *u != 0, dq = 0, other = 0;
+	for (size_t i = 0, k; u[i]; i += k) {
+		k = u[i] >= 0x80 ? utf8_len(u + i) : 1;
+		if (k > 1)
+			continue;
+		k = 1;
+		int plain = shell_plain(u[i], i == 0);
+		bare &= plain;
+		dq |= u[i] == '\'';
+		other |= !plain && u[i] != '\'' && u[i] != ' ' && u[i] != ':';
+	}
+	if (bare || (dq && !other)) {
+		snprintf(buf, len, bare ? "%s" : "\"%s\"", name);
 		return;
 	}
 	size_t o = 0;
+	int open = 1;
 	buf[o++] = '\'';
-	for (const char *c = name; *c && o + 12 < len; c++) {
-		unsigned char ch = (unsigned char)*c;
-		if (ch == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else if (ch < 32 || ch == 127) {
-			const char *esc = ch == '\n' ? "n" : ch == '\t' ? "t" : ch == '\r' ? "r" : NULL;
-			o += (size_t)(esc ? snprintf(buf + o, len - o, "'$'\\%s''", esc)
-					  : snprintf(buf + o, len - o, "'$'\\%03o''", ch));
-		} else {
-			buf[o++] = (char)ch;
+	for (size_t i = 0, k; u[i] && o + 16 < len; i += k) {
+		unsigned char ch = u[i];
+		k = ch >= 0x80 ? utf8_len(u + i) : 1;
+		if (k > 1 || (ch >= 32 && ch != 127 && ch < 0x80)) {
+			if (!open)
+				buf[o++] = '\'';
+			open = 1;
+			if (ch == '\'') {
+				memcpy(buf + o, "'\\''", 4);
+				o += 4;
+			} else {
+				memcpy(buf + o, u + i, k);
+				o += k;
+			}
+			continue;
 		}
+		k = 1;
+		const char *esc = ch == '\n' ? "n" : ch == '\t' ? "t" : ch == '\r' ? "r" : NULL;
+		o += (size_t)(esc ? snprintf(buf + o, len - o, "'$'\\%s'", esc) : snprintf(buf + o, len - o, "'$'\\%03o'", ch));
+		open = 0;
 	}
-	buf[o++] = '\'';
+	if (open)
+		buf[o++] = '\'';
 	buf[o] = 0;
 }
 
@@ -174,6 +220,9 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 	if (!shown)
 		return ACCEL_ENOMEM;
 	int rc = 0;
+	/* The warnings come out in the order of the lines, as sha256sum's. */
+	for (size_t off = 0, n = e->pre ? strlen(e->pre) : 0; off < n && !rc; off += 0xffff)
+		rc = record(out, 'e', e->pre + off, n - off);
 	if (!digest) {
 		int missing = errnum == ENOENT;
 		if (!(r->check && r->ignore_missing && missing)) {
@@ -196,11 +245,12 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 	}
 	if (r->check) {
 		int ok = dlen == algos[r->algo].len && CRYPTO_memcmp(digest, e->want, dlen) == 0;
-		if (!ok) {
-			pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->lock);
+		if (ok)
+			r->matched++;
+		else
 			r->mismatched++;
-			pthread_mutex_unlock(&r->lock);
-		}
+		pthread_mutex_unlock(&r->lock);
 		if (!r->status_only && (!ok || !r->quiet))
 			rc = emit(out, 'o', "%s%s: %s\n", escaped ? "\\" : "", shown, ok ? "OK" : "FAILED");
 		free(shown);
@@ -278,133 +328,71 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-/* Parse a hex digest of exactly 2 * len characters. */
-static int parse_hex(const char *s, size_t n, size_t len, uint8_t *out)
-{
-	if (n != 2 * len)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		int v = 0;
-		for (int j = 0; j < 2; j++) {
-			char c = s[2 * i + (size_t)j];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-							  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-			if (d < 0)
-				return -1;
-			v = v * 16 + d;
-		}
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
-/* Undo escape(): 0, or -1 for a bad escape. In place. */
-static int unescape(char *s)
-{
-	char *o = s;
-	for (char *c = s; *c; c++) {
-		if (*c != '\\') {
-			*o++ = *c;
-			continue;
-		}
-		c++;
-		if (*c == '\\')
-			*o++ = '\\';
-		else if (*c == 'n')
-			*o++ = '\n';
-		else if (*c == 'r')
-			*o++ = '\r';
-		else
-			return -1;
-	}
-	*o = 0;
-	return 0;
-}
-
-/* One line of a checksum list into e: 0, or -1 improperly formatted. */
-static int parse_check_line(const struct hash_run *r, char *line, struct entry *e)
-{
-	int escaped = line[0] == '\\';
-	char *p = line + escaped;
-	size_t dl = algos[r->algo].len;
-	const char *tag = algos[r->algo].tag;
-	size_t tl = strlen(tag);
-	char *name;
-	if (!strncmp(p, tag, tl) && p[tl] == ' ' && p[tl + 1] == '(') {
-		/* TAG (NAME) = HEX */
-		char *end = strstr(p + tl + 2, ") = ");
-		char *last = NULL;
-		for (char *q = end; q; q = strstr(q + 1, ") = "))
-			last = q;
-		if (!last || parse_hex(last + 4, strlen(last + 4), dl, e->want) < 0)
-			return -1;
-		*last = 0;
-		name = p + tl + 2;
-	} else {
-		char *sp = strchr(p, ' ');
-		if (!sp || parse_hex(p, (size_t)(sp - p), dl, e->want) < 0 || (sp[1] != ' ' && sp[1] != '*') || !sp[2])
-			return -1;
-		name = sp + 2;
-	}
-	if (escaped && unescape(name) < 0)
-		return -1;
-	if (!*name || !(e->name = strdup(name)))
-		return -1;
-	return 0;
-}
-
 /* Read the list `path` into r's entries; counts improper lines. 0 or -1
  * after a message. */
 static int read_list(struct hash_run *r, const char *path, unsigned long *improper, size_t *valid)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	int is_stdin = !strcmp(path, "-");
+	char q[4200];
+	quote(is_stdin ? "standard input" : path, q, sizeof q);
+	FILE *f = is_stdin ? stdin : fopen(path, "re");
 	if (!f) {
-		accel_msg_error("%s: %s", path, strerror(errno));
+		accel_msg_error("%s: %s", q, strerror(errno));
 		return -1;
 	}
+	r->sums.from_stdin = is_stdin;
+	struct text pre = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t l;
-	int lineno = 0;
-	while ((l = getline(&line, &cap, f)) >= 0) {
+	unsigned long lineno = 0;
+	while ((l = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		if (l && line[l - 1] == '\n')
-			line[--l] = 0;
-		if (memchr(line, 0, (size_t)l))
-			l = (ssize_t)strlen(line);
 		struct entry e;
-		memset(&e, 0, sizeof e);
-		if (parse_check_line(r, line, &e) < 0) {
+		char *name;
+		int rc = sum_line_parse(&r->sums, line, (size_t)l, e.want, &name);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
 			(*improper)++;
 			if (r->warn)
-				accel_msg_error("%s: %d: improperly formatted %s checksum line",
-						strcmp(path, "-") ? path : "standard input", lineno, algos[r->algo].tag);
+				text_addf(&pre, "%s: %s: %lu: improperly formatted %s checksum line\n", PROG, q, lineno,
+					  algos[r->algo].tag);
 			continue;
 		}
 		struct entry *ne = realloc(r->e, (r->n + 1) * sizeof *ne);
-		if (!ne) {
-			free(e.name);
+		if (ne)
+			r->e = ne;
+		if (!ne || pre.oom || !(e.name = strdup(name))) {
+			free(pre.p);
 			free(line);
+			if (f != stdin)
+				fclose(f);
 			accel_msg_error("out of memory");
 			return -1;
 		}
-		r->e = ne;
+		e.pre = pre.p;
+		memset(&pre, 0, sizeof pre);
 		r->e[r->n++] = e;
 		(*valid)++;
 	}
+	r->tail = pre.p;
 	free(line);
 	int bad = ferror(f);
 	if (f != stdin)
 		fclose(f);
+	else
+		clearerr(f);
 	if (bad) {
-		accel_msg_error("%s: read error", path);
+		accel_msg_error("%s: read error", q);
 		return -1;
 	}
 	return 0;
 }
 
-/* Hash r's entries through one stream run. Returns 0 or an exit status. */
-static int run_files(struct hash_run *r, const struct accel_common *common)
+/* Hash r's entries through one stream run, the lines to out. Returns 0
+ * or an exit status. */
+static int run_files(struct hash_run *r, const struct accel_common *common, struct accel_output *out)
 {
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx) {
@@ -439,17 +427,17 @@ static int run_files(struct hash_run *r, const struct accel_common *common)
 		.prog = PROG,
 		.verbose = common->quiet ? -1 : common->verbose,
 	};
-	struct accel_output out, pipe_out;
+	struct accel_output pipe_out;
 	struct relay rl = { 0 };
 	int fds[2];
 	int status = 0;
-	if (accel_output_open(&out, NULL, 1, 0) < 0 || pipe2(fds, O_CLOEXEC) < 0) {
-		accel_msg_error("cannot write stdout: %s", strerror(errno));
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		accel_msg_error("cannot make a pipe: %s", strerror(errno));
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
 	rl.rfd = fds[0];
-	rl.out = &out;
+	rl.out = out;
 	accel_output_fd(&pipe_out, fds[1]);
 	if (pthread_create(&rl.thread, NULL, relay_main, &rl)) {
 		accel_msg_error("cannot start a thread");
@@ -477,14 +465,25 @@ static int run_files(struct hash_run *r, const struct accel_common *common)
 		status = rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
 	}
 	if (rl.rc == ACCEL_EIO) {
-		accel_msg_error("cannot write stdout: %s", strerror(out.error));
-		status = ACCEL_EXIT_FAILURE;
-	}
-	if (!status && !out.broken && accel_output_commit(&out) < 0) {
-		accel_msg_error("cannot write stdout: %s", strerror(out.error ? out.error : errno));
+		accel_msg_error("cannot write stdout: %s", strerror(out->error));
 		status = ACCEL_EXIT_FAILURE;
 	}
 	accel_ctx_free(ctx);
+	return status;
+}
+
+/* Close stdout after a run that ended with status: status, or 1 after a
+ * message when closing it fails. */
+static int finish_stdout(struct accel_output *out, int status)
+{
+	if (out->broken) {
+		accel_output_abort(out);
+		return status;
+	}
+	if (accel_output_commit(out) < 0) {
+		accel_msg_error("cannot write stdout: %s", strerror(out->error ? out->error : errno));
+		return ACCEL_EXIT_FAILURE;
+	}
 	return status;
 }
 
@@ -503,6 +502,13 @@ int cmd_hash(int argc, char **argv)
 	int id, rc;
 	const char *arg;
 	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
+		/* --status, -w and --quiet: the last one given counts, as in
+		 * sha256sum. */
+		if (id == ACCEL_OPT_QUIET || id == OPT_STATUS || id == OPT_WARN) {
+			r.quiet = id == ACCEL_OPT_QUIET;
+			r.status_only = id == OPT_STATUS;
+			r.warn = id == OPT_WARN;
+		}
 		int c = accel_common_option(&common, &hash_cli, id, arg);
 		if (c == 2)
 			return 0;
@@ -524,9 +530,7 @@ int cmd_hash(int argc, char **argv)
 		}
 		case OPT_TAG: r.tag = 1; break;
 		case OPT_CHECK: r.check = 1; break;
-		case OPT_STATUS: r.status_only = 1; break;
 		case OPT_STRICT: strict = 1; break;
-		case OPT_WARN: r.warn = 1; break;
 		case OPT_IGNORE_MISSING: r.ignore_missing = 1; break;
 		}
 	}
@@ -534,7 +538,6 @@ int cmd_hash(int argc, char **argv)
 		accel_msg_usage("%s", p.errbuf);
 		return ACCEL_EXIT_USAGE;
 	}
-	r.quiet = common.quiet;
 	if (r.check && r.tag) {
 		accel_msg_usage("--tag does not go with -c");
 		return ACCEL_EXIT_USAGE;
@@ -547,39 +550,48 @@ int cmd_hash(int argc, char **argv)
 	char **files = p.noperands ? p.operands : stdin_only;
 	int nfiles = p.noperands ? p.noperands : 1;
 	int status = 0;
+	struct accel_output out;
+	if (accel_output_open(&out, NULL, 1, 0) < 0) {
+		accel_msg_error("cannot write stdout: %s", strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
 	if (!r.check) {
 		r.e = calloc((size_t)nfiles, sizeof *r.e);
 		if (!r.e) {
 			accel_msg_error("out of memory");
+			accel_output_abort(&out);
 			return ACCEL_EXIT_FAILURE;
 		}
 		for (int i = 0; i < nfiles; i++)
 			r.e[i].name = files[i];
 		r.n = (size_t)nfiles;
-		status = run_files(&r, &common);
+		status = finish_stdout(&out, run_files(&r, &common, &out));
 		free(r.e);
 		return status ? status : r.failed ? ACCEL_EXIT_FAILURE : 0;
 	}
 	/* -c: each list is checked in turn, with its own summary. */
+	r.sums.tag = algos[r.algo].tag;
+	r.sums.dlen = algos[r.algo].len;
+	r.sums.reversed = -1;
 	for (int i = 0; i < nfiles; i++) {
 		unsigned long improper = 0;
 		size_t valid = 0;
-		const char *list = strcmp(files[i], "-") ? files[i] : "standard input";
+		char list[4200];
+		quote(strcmp(files[i], "-") ? files[i] : "standard input", list, sizeof list);
 		r.n = r.next = 0;
 		r.e = NULL;
-		r.mismatched = r.unreadable = 0;
-		if (read_list(&r, files[i], &improper, &valid) < 0) {
-			status = ACCEL_EXIT_FAILURE;
-			continue;
-		}
-		int st = 0;
-		if (!valid) {
+		r.tail = NULL;
+		r.matched = r.mismatched = r.unreadable = 0;
+		int st = read_list(&r, files[i], &improper, &valid) < 0 ? ACCEL_EXIT_FAILURE : 0;
+		if (!st && valid)
+			st = run_files(&r, &common, &out);
+		if (r.tail)
+			fputs(r.tail, stderr);
+		if (!st && !valid) {
 			accel_msg_error("%s: no properly formatted checksum lines found", list);
 			st = ACCEL_EXIT_FAILURE;
-		} else {
-			st = run_files(&r, &common);
 		}
-		if (!r.status_only && valid) {
+		if (!st && !r.status_only) {
 			if (improper)
 				accel_msg_error("WARNING: %lu line%s improperly formatted", improper,
 						improper == 1 ? " is" : "s are");
@@ -589,14 +601,21 @@ int cmd_hash(int argc, char **argv)
 			if (r.mismatched)
 				accel_msg_error("WARNING: %lu computed checksum%s did NOT match", r.mismatched,
 						r.mismatched == 1 ? "" : "s");
+			if (r.ignore_missing && !r.matched)
+				accel_msg_error("%s: no file was verified", list);
 		}
-		if (!st && (r.mismatched || r.unreadable || (strict && improper)))
+		/* Nothing verified is a failure too (all missing, with
+		 * --ignore-missing). */
+		if (!st && (!r.matched || r.mismatched || r.unreadable || (strict && improper)))
 			st = ACCEL_EXIT_FAILURE;
 		if (!status)
 			status = st;
-		for (size_t k = 0; k < r.n; k++)
+		for (size_t k = 0; k < r.n; k++) {
 			free(r.e[k].name);
+			free(r.e[k].pre);
+		}
 		free(r.e);
+		free(r.tail);
 	}
-	return status;
+	return finish_stdout(&out, status);
 }

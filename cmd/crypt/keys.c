@@ -16,27 +16,26 @@
 #include <unistd.h>
 #include "crypt.h"
 
-/* Lines of a key file at most this long; files at most this large. */
-#define KEY_LINE_MAX 8192
-#define KEY_FILE_MAX (16u << 20)
+/* Key files are at most this large (age's limit for identity files). */
+#define KEY_FILE_MAX ((size_t)16 << 20)
 
-/* Read all of path ("-": stdin) into a malloc'd NUL-terminated buffer. */
-static char *slurp(const char *path, size_t *len)
+/* Read all of path ("-": stdin) into a malloc'd buffer of *len bytes (a NUL
+ * after them, not part of the text); *mode: the permission bits of a
+ * regular file, else 0. NULL with errno set. */
+static char *slurp(const char *path, size_t *len, mode_t *mode)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-	if (!f)
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
 		return NULL;
+	struct stat st;
+	*mode = fd > 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0;
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
+	int e = ENOMEM;
 	while (buf) {
-		if (n + 1 >= cap) {
-			if (cap >= KEY_FILE_MAX) {
-				errno = EFBIG;
-				wipe(buf, n);
-				free(buf);
-				buf = NULL;
-				break;
-			}
+		if (n > KEY_FILE_MAX) {
+			e = EFBIG;
+		} else if (n + 1 == cap) {
 			char *nb = malloc(cap * 2);
 			if (nb)
 				memcpy(nb, buf, n);
@@ -45,75 +44,71 @@ static char *slurp(const char *path, size_t *len)
 			buf = nb;
 			cap *= 2;
 			continue;
+		} else {
+			ssize_t r = read(fd, buf + n, cap - 1 - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0)
+				break;
+			if (r > 0) {
+				n += (size_t)r;
+				continue;
+			}
+			e = errno;
 		}
-		size_t r = fread(buf + n, 1, cap - 1 - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	int bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (buf && bad) {
 		wipe(buf, n);
 		free(buf);
-		errno = EIO;
+		buf = NULL;
+	}
+	if (fd > 0)
+		close(fd);
+	if (!buf) {
+		errno = e;
 		return NULL;
 	}
-	if (buf) {
-		buf[n] = 0;
-		*len = n;
-	}
+	buf[n] = 0;
+	*len = n;
 	return buf;
 }
 
-/* Call fn on each line of buf (n bytes, NUL-terminated, cut in place)
- * that is not blank or a '#' comment; buf is wiped and freed. */
-static int each_line_of(char *buf, size_t n, int (*fn)(void *arg, const char *line, int lineno), void *arg)
+/* Call fn on each line of p[0..n) that is not blank or a '#' comment: the
+ * line without its LF and a CR before it, cut in place (NUL-terminated).
+ * A line holding a NUL byte is malformed. 0, or -1 with the reason in
+ * err[len] ("line N: ..."). */
+static int each_line_of(char *p, size_t n, int (*fn)(void *arg, const char *line, int lineno, char *err, size_t len),
+			void *arg, char *err, size_t len)
 {
-	int rc = 0, lineno = 0;
-	for (char *p = buf; *p && rc == 0;) {
-		char *e = strchr(p, '\n');
-		if (e)
-			*e = 0;
+	int lineno = 0;
+	for (size_t off = 0; off < n;) {
+		char *l = p + off, *e = memchr(l, '\n', n - off);
+		size_t ll = e ? (size_t)(e - l) : n - off;
+		off += ll + (e != NULL);
 		lineno++;
-		size_t l = strlen(p);
-		if (l && p[l - 1] == '\r')
-			p[--l] = 0;
-		if (l && p[0] != '#')
-			rc = fn(arg, p, lineno);
-		p = e ? e + 1 : p + l;
+		if (ll && l[ll - 1] == '\r')
+			ll--;
+		if (memchr(l, 0, ll)) {
+			snprintf(err, len, "line %d: a NUL byte", lineno);
+			return -1;
+		}
+		l[ll] = 0;
+		if (ll && l[0] != '#' && fn(arg, l, lineno, err, len) < 0)
+			return -1;
 	}
-	wipe(buf, n);
-	free(buf);
-	return rc;
-}
-
-/* Call fn on each line of path that is not blank or a '#' comment. */
-static int each_line(const char *path, int (*fn)(void *arg, const char *line, int lineno), void *arg)
-{
-	size_t n;
-	char *buf = slurp(path, &n);
-	if (!buf) {
-		accel_msg_error("cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return each_line_of(buf, n, fn, arg);
+	return 0;
 }
 
 struct ids {
-	const char *path;
 	struct identity **ids;
 	int *n;
 };
 
-/* Append id to a->ids. */
-static int push_identity(struct ids *a, struct identity *id)
+/* Append id to a->ids (id is wiped). */
+static int push_identity(struct ids *a, struct identity *id, char *err, size_t len)
 {
 	struct identity *ni = malloc((size_t)(*a->n + 1) * sizeof *ni);
 	if (!ni) {
 		wipe(id, sizeof *id);
-		accel_msg_error("out of memory");
+		snprintf(err, len, "out of memory");
 		return -1;
 	}
 	if (*a->n)
@@ -126,88 +121,112 @@ static int push_identity(struct ids *a, struct identity *id)
 	return 0;
 }
 
-static int add_identity(void *arg, const char *line, int lineno)
+static int add_identity(void *arg, const char *line, int lineno, char *err, size_t len)
 {
-	struct ids *a = arg;
 	struct identity id;
 	if (identity_parse(line, &id) < 0) {
-		accel_msg_error("%s: line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)",
-				a->path, lineno);
+		snprintf(err, len, "line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)", lineno);
 		return -1;
 	}
-	return push_identity(a, &id);
+	return push_identity(arg, &id, err, len);
 }
 
-int identities_read(const char *path, struct identity **ids, int *n)
+int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len)
 {
-	struct stat st;
-	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IROTH))
-		accel_msg_warn("%s: the identity file is readable by others (chmod 600 it)", path);
-	struct ids a = { path, ids, n };
-	int before = *n;
-	size_t len;
-	char *buf = slurp(path, &len);
-	if (!buf) {
-		accel_msg_error("cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (strstr(buf, "-----BEGIN OPENSSH PRIVATE KEY-----")) {
+	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----";
+	struct ids a = { ids, nids };
+	int before = *nids;
+	if (memmem(p, n, begin, sizeof begin - 1)) {
 		struct identity id;
-		char err[200];
-		int rc = ssh_identity_parse(buf, &id, err, sizeof err);
-		wipe(buf, len);
-		free(buf);
-		if (rc < 0) {
-			accel_msg_error("%s: %s", path, err);
+		if (memchr(p, 0, n)) {
+			snprintf(err, len, "malformed OpenSSH private key (a NUL byte)");
 			return -1;
 		}
-		return push_identity(&a, &id);
+		if (ssh_identity_parse(p, n, &id, err, len) < 0)
+			return -1;
+		return push_identity(&a, &id, err, len);
 	}
-	if (each_line_of(buf, len, add_identity, &a) < 0)
+	if (each_line_of(p, n, add_identity, &a, err, len) < 0)
 		return -1;
-	if (*n == before) {
-		accel_msg_error("%s: no identity found", path);
+	if (*nids == before) {
+		snprintf(err, len, "no identity found");
 		return -1;
 	}
 	return 0;
 }
 
+int identities_read(const char *path, struct identity **ids, int *n)
+{
+	size_t len;
+	mode_t mode;
+	char *buf = slurp(path, &len, &mode);
+	if (!buf) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* Not fatal, unlike ssh's refusal: age itself does not check. */
+	if (mode & (S_IRGRP | S_IROTH))
+		accel_msg_warn("%s: the identity file is readable by other users (chmod 600 it)", path);
+	char err[300];
+	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	wipe(buf, len);
+	free(buf);
+	if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
+	return rc;
+}
+
 struct rcps {
-	const char *path;
 	struct recipient **rs;
 	int *n;
 };
 
-static int add_recipient(void *arg, const char *line, int lineno)
+static int add_recipient(void *arg, const char *line, int lineno, char *err, size_t len)
 {
 	struct rcps *a = arg;
-	struct recipient r;
-	char err[200];
-	if (recipient_parse(line, &r, err, sizeof err) < 0) {
-		accel_msg_error("%s: line %d: %s", a->path, lineno, err);
-		return -1;
-	}
 	struct recipient *nr = realloc(*a->rs, (size_t)(*a->n + 1) * sizeof *nr);
+	char why[200];
 	if (!nr) {
-		accel_msg_error("out of memory");
+		snprintf(err, len, "out of memory");
 		return -1;
 	}
-	nr[(*a->n)++] = r;
 	*a->rs = nr;
+	if (recipient_parse(line, &nr[*a->n], why, sizeof why) < 0) {
+		snprintf(err, len, "line %d: %s", lineno, why);
+		return -1;
+	}
+	(*a->n)++;
+	return 0;
+}
+
+int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len)
+{
+	struct rcps a = { rs, nrs };
+	int before = *nrs;
+	if (each_line_of(p, n, add_recipient, &a, err, len) < 0)
+		return -1;
+	if (*nrs == before) {
+		snprintf(err, len, "no recipient found");
+		return -1;
+	}
 	return 0;
 }
 
 int recipients_read(const char *path, struct recipient **rs, int *n)
 {
-	struct rcps a = { path, rs, n };
-	int before = *n;
-	if (each_line(path, add_recipient, &a) < 0)
-		return -1;
-	if (*n == before) {
-		accel_msg_error("%s: no recipient found", path);
+	size_t len;
+	mode_t mode;
+	char *buf = slurp(path, &len, &mode);
+	if (!buf) {
+		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	return 0;
+	char err[300];
+	int rc = recipients_parse(buf, len, rs, n, err, sizeof err);
+	free(buf);
+	if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
+	return rc;
 }
 
 /* ------------------------------------------------------------ keygen */

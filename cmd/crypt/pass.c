@@ -15,9 +15,10 @@
 
 #define PASS_MAX 4096
 
-/* The first line of fd (without CR LF) into a malloc'd string, or NULL
- * with errno set. Reads byte by byte so nothing past the line is taken. */
-static char *read_line(int fd)
+/* The first line of fd (without CR LF) into a malloc'd buffer of *len
+ * bytes (a NUL after them), or NULL with errno set. Reads byte by byte so
+ * nothing past the line is taken. */
+static char *read_line(int fd, size_t *len)
 {
 	char *buf = malloc(PASS_MAX + 1);
 	size_t n = 0;
@@ -48,10 +49,11 @@ static char *read_line(int fd)
 	if (n && buf[n - 1] == '\r')
 		n--;
 	buf[n] = 0;
+	*len = n;
 	return buf;
 }
 
-static char *ask(int tty, const char *prompt)
+static char *ask(int tty, const char *prompt, size_t *len)
 {
 	struct termios old, quiet;
 	if (write(tty, prompt, strlen(prompt)) < 0)
@@ -63,7 +65,7 @@ static char *ask(int tty, const char *prompt)
 		quiet.c_lflag |= ECHONL;
 		tcsetattr(tty, TCSANOW, &quiet);
 	}
-	char *p = read_line(tty);
+	char *p = read_line(tty, len);
 	int e = errno;
 	if (echo_off)
 		tcsetattr(tty, TCSANOW, &old);
@@ -71,19 +73,19 @@ static char *ask(int tty, const char *prompt)
 	return p;
 }
 
-char *passphrase_get(const char *file, int fd, int confirm)
+char *passphrase_get(const char *file, int fd, int confirm, size_t *len)
 {
 	char *p = NULL;
 	const char *from = file;
 	if (file) {
 		int f = open(file, O_RDONLY | O_CLOEXEC);
 		if (f >= 0) {
-			p = read_line(f);
+			p = read_line(f, len);
 			close(f);
 		}
 	} else if (fd >= 0) {
 		from = "--passphrase-fd";
-		p = read_line(fd);
+		p = read_line(fd, len);
 	} else {
 		from = "/dev/tty";
 		int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
@@ -91,21 +93,22 @@ char *passphrase_get(const char *file, int fd, int confirm)
 			accel_msg_error("no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd");
 			return NULL;
 		}
-		p = ask(tty, "Enter passphrase: ");
+		p = ask(tty, "Enter passphrase: ", len);
 		if (p && confirm) {
-			char *again = ask(tty, "Confirm passphrase: ");
-			if (!again || strcmp(again, p)) {
+			size_t alen = 0;
+			char *again = ask(tty, "Confirm passphrase: ", &alen);
+			if (!again || alen != *len || memcmp(again, p, alen)) {
 				if (again) {
-					wipe(again, strlen(again));
+					wipe(again, alen);
 					free(again);
 				}
-				wipe(p, strlen(p));
+				wipe(p, *len);
 				free(p);
 				close(tty);
 				accel_msg_error("the passphrases do not match");
 				return NULL;
 			}
-			wipe(again, strlen(again));
+			wipe(again, alen);
 			free(again);
 		}
 		close(tty);
@@ -114,9 +117,11 @@ char *passphrase_get(const char *file, int fd, int confirm)
 		accel_msg_error("cannot read the passphrase from %s: %s", from, strerror(errno));
 		return NULL;
 	}
-	if (!*p) {
+	const char *why = !*len ? "is empty" : memchr(p, 0, *len) ? "holds a NUL byte" : NULL;
+	if (why) {
+		wipe(p, *len);
 		free(p);
-		accel_msg_error("the passphrase from %s is empty", from);
+		accel_msg_error("the passphrase from %s %s", from, why);
 		return NULL;
 	}
 	return p;

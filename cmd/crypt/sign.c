@@ -41,19 +41,29 @@ struct mkey {
 	uint8_t seed[32];      /* secret keys only */
 };
 
-/* Padded base64 of a key or signature blob. */
+/* Padded base64 of a key or signature blob, as libsodium reads it for
+ * minisign: the unused bits of the last symbol may be anything. */
 static ssize_t b64p_decode(const char *s, uint8_t *out, size_t max)
 {
 	size_t n = strlen(s), pad = 0;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
-	if (n % 4)
+	char canon[4 * (SEC_BLOB + 2) / 3 + 4];
+	if (n % 4 || n >= sizeof canon)
 		return -1;
 	while (pad < 2 && n > pad && s[n - 1 - pad] == '=')
 		pad++;
-	if ((n - pad) * 3 / 4 > max)
+	n -= pad;
+	if (n * 3 / 4 > max)
 		return -1;
-	return b64_decode(s, n - pad, out);
+	memcpy(canon, s, n);
+	if (pad) {
+		/* 2 or 4 bits of the last symbol follow the last byte. */
+		static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *c = canon[n - 1] ? strchr(alphabet, canon[n - 1]) : NULL;
+		if (!c)
+			return -1;
+		canon[n - 1] = alphabet[(c - alphabet) & ~((1 << 2 * pad) - 1)];
+	}
+	return b64_decode(canon, n, out);
 }
 
 static void b64p_encode(const uint8_t *p, size_t n, char *out)
@@ -64,10 +74,13 @@ static void b64p_encode(const uint8_t *p, size_t n, char *out)
 	out[l] = 0;
 }
 
-/* Cut text into at most max lines (LF, the CRs before it dropped), in place.
- * Returns the count. */
-static int split_lines(char *text, char **lines, int max)
+/* Cut text[0..n) (a NUL at text[n]) into at most max lines (LF, the CRs
+ * before it dropped), in place. Returns the count, or -1 when the text
+ * holds a NUL byte. */
+static int split_lines(char *text, size_t n, char **lines, int max)
 {
+	if (memchr(text, 0, n))
+		return -1;
 	int k = 0;
 	for (char *p = text; *p && k < max;) {
 		lines[k++] = p;
@@ -82,10 +95,9 @@ static int split_lines(char *text, char **lines, int max)
 	return k;
 }
 
-/* Read a minisign file (at most LINES_CAP bytes) into a malloc'd *buf and
- * cut it into lines[max]. Returns the count of lines, or -1 after a
- * message. */
-static int read_lines(const char *path, char **buf, char **lines, int max)
+/* Read a minisign file (at most LINES_CAP bytes) into a malloc'd *buf of
+ * *len bytes (a NUL after them). 0, or -1 after a message. */
+static int read_file(const char *path, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "re");
 	if (!f) {
@@ -105,14 +117,15 @@ static int read_lines(const char *path, char **buf, char **lines, int max)
 		return -1;
 	}
 	(*buf)[n] = 0;
-	return split_lines(*buf, lines, max);
+	*len = n;
+	return 0;
 }
 
-int minisign_sig_parse(char *text, struct minisig *sig)
+int minisign_sig_parse(char *text, size_t len, struct minisig *sig)
 {
 	char *lines[4];
 	uint8_t blob[SIG_BLOB + 3], gsig[SIG_LEN + 3];
-	int n = split_lines(text, lines, 4);
+	int n = split_lines(text, len, lines, 4);
 	if (n < 4 || strncmp(lines[0], "untrusted comment: ", 19) || strncmp(lines[2], "trusted comment: ", 17) ||
 	    b64p_decode(lines[1], blob, sizeof blob) != SIG_BLOB || b64p_decode(lines[3], gsig, sizeof gsig) != SIG_LEN ||
 	    blob[0] != 'E' || (blob[1] != 'D' && blob[1] != 'd'))
@@ -131,10 +144,11 @@ static int read_public(const char *path, const char *b64, struct mkey *k)
 	char *buf = NULL, *lines[2];
 	const char *line = b64;
 	if (!b64) {
-		int n = read_lines(path, &buf, lines, 2);
-		if (n < 0)
+		size_t len;
+		if (read_file(path, &buf, &len) < 0)
 			return -1;
-		if (n < 2 || strncmp(lines[0], "untrusted comment: ", 19)) {
+		/* The first line is a comment, whatever it says (as minisign). */
+		if (split_lines(buf, len, lines, 2) < 2) {
 			accel_msg_error("%s: not a minisign public key", path);
 			free(buf);
 			return -1;
@@ -156,12 +170,11 @@ static int read_public(const char *path, const char *b64, struct mkey *k)
 static int read_secret(const char *path, struct mkey *k)
 {
 	char *buf = NULL, *lines[2];
-	int n = read_lines(path, &buf, lines, 2);
-	if (n < 0)
+	size_t len;
+	if (read_file(path, &buf, &len) < 0)
 		return -1;
 	uint8_t blob[SEC_BLOB + 3];
-	ssize_t r = n == 2 && !strncmp(lines[0], "untrusted comment: ", 19) ? b64p_decode(lines[1], blob, sizeof blob)
-									      : -1;
+	ssize_t r = split_lines(buf, len, lines, 2) == 2 ? b64p_decode(lines[1], blob, sizeof blob) : -1;
 	wipe(buf, LINES_CAP);
 	free(buf);
 	int rc = -1;
@@ -177,8 +190,8 @@ static int read_secret(const char *path, struct mkey *k)
 		memcpy(k->seed, kn + KEYID_LEN, 32);
 		memcpy(k->pk, kn + KEYID_LEN + 32, PK_LEN);
 		EVP_PKEY *p = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, k->seed, 32);
-		size_t len = PK_LEN;
-		if (!p || EVP_PKEY_get_raw_public_key(p, pk, &len) != 1 || CRYPTO_memcmp(pk, k->pk, PK_LEN))
+		size_t pklen = PK_LEN;
+		if (!p || EVP_PKEY_get_raw_public_key(p, pk, &pklen) != 1 || CRYPTO_memcmp(pk, k->pk, PK_LEN))
 			accel_msg_error("%s: the secret key does not match its public half", path);
 		else
 			rc = 0;
@@ -520,13 +533,14 @@ int cmd_verify(int argc, char **argv)
 		snprintf(sigpath, sizeof sigpath, "%s", opt[OPT_SIGFILE]);
 	else
 		snprintf(sigpath, sizeof sigpath, "%s.minisig", file);
-	char *buf = NULL, *lines[1];
-	if (read_lines(sigpath, &buf, lines, 0) < 0)
+	char *buf = NULL;
+	size_t len;
+	if (read_file(sigpath, &buf, &len) < 0)
 		return ACCEL_EXIT_FAILURE;
 	struct minisig sig;
 	int status = ACCEL_EXIT_DATA;
 	const char *why = NULL;
-	if (minisign_sig_parse(buf, &sig) < 0) {
+	if (minisign_sig_parse(buf, len, &sig) < 0) {
 		why = "not a minisign signature file";
 	} else if (CRYPTO_memcmp(sig.id, k.id, KEYID_LEN)) {
 		char a[17], b[17];

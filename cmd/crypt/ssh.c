@@ -298,10 +298,11 @@ int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FIL
 	return rc;
 }
 
-int ssh_identity_parse(const char *text, struct identity *id, char *err, size_t len)
+int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *err, size_t len)
 {
 	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----", end[] = "-----END OPENSSH PRIVATE KEY-----";
-	const char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
+	const char *b = memmem(text, tn, begin, sizeof begin - 1);
+	const char *e = b ? memmem(b, tn - (size_t)(b - text), end, sizeof end - 1) : NULL;
 	if (!b || !e) {
 		snprintf(err, len, "not an OpenSSH private key");
 		return -1;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	struct minisig a, b;
-	if (minisign_sig_parse(text, &a) == 0) {
+	if (minisign_sig_parse(text, size, &a) == 0) {
 		uint8_t blob[74];
 		char l2[120], l4[100];
 		blob[0] = 'E';
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = strlen(a.untrusted) + strlen(a.trusted) + 400;
 		char *again = malloc(n);
 		snprintf(again, n, "untrusted comment: %s\n%s\ntrusted comment: %s\n%s\n", a.untrusted, l2, a.trusted, l4);
-		if (minisign_sig_parse(again, &b) < 0 || a.legacy != b.legacy || memcmp(a.id, b.id, 8) ||
+		if (minisign_sig_parse(again, strlen(again), &b) < 0 || a.legacy != b.legacy || memcmp(a.id, b.id, 8) ||
 		    memcmp(a.sig, b.sig, 64) || memcmp(a.gsig, b.gsig, 64) || strcmp(a.trusted, b.trusted) ||
 		    strcmp(a.untrusted, b.untrusted))
 			fail("a parsed signature written again parses to other fields");

@@ -1,0 +1,137 @@
+/*
+ * sums.c - the lines of a checksum list as GNU sha256sum -c (coreutils 9.1)
+ * reads them, for `accel-crypt hash -c`:
+ *
+ *   [blanks][\]DIGEST BLANK [' '|'*']NAME     (sha256sum's own lines)
+ *   [blanks][\]DIGEST BLANK NAME              ("BSD reversed", md5 -r)
+ *   [blanks][\]TAG[' '](NAME)[blanks]=[blanks]DIGEST   (--tag, openssl dgst)
+ *
+ * Blanks are spaces and tabs; a leading backslash marks a NAME with "\\",
+ * "\n" and "\r" escapes. '#' lines and empty lines are skipped. The two
+ * untagged forms do not mix in one run: the first such line decides.
+ * One difference: a line holding a NUL byte is improperly formatted
+ * (sha256sum would take the name up to the NUL).
+ */
+#include <string.h>
+#include "crypt.h"
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Exactly 2 * len hex digits at s[0..n) into out. 0 or -1. */
+static int hex_digest(const char *s, size_t n, size_t len, uint8_t *out)
+{
+	if (n != 2 * len)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+				       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		if (i % 2 == 0)
+			out[i / 2] = (uint8_t)(d << 4);
+		else
+			out[i / 2] |= (uint8_t)d;
+	}
+	return 0;
+}
+
+/* Undo the escapes of s[0..n) in place, NUL-terminating it. 0, or -1 for
+ * a backslash followed by anything but '\\', 'n' or 'r'. */
+static int unescape(char *s, size_t n)
+{
+	char *o = s;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\\') {
+			*o++ = s[i];
+			continue;
+		}
+		if (++i == n)
+			return -1;
+		if (s[i] == '\\')
+			*o++ = '\\';
+		else if (s[i] == 'n')
+			*o++ = '\n';
+		else if (s[i] == 'r')
+			*o++ = '\r';
+		else
+			return -1;
+	}
+	*o = 0;
+	return 0;
+}
+
+/* TAG's line after "TAG (": NAME) = DIGEST, the last ')' ending NAME.
+ * 0, or -1 improperly formatted. */
+static int tagged(const struct sum_reader *r, char *s, size_t n, int escaped, uint8_t *digest, char **name)
+{
+	size_t e = n;
+	while (e > 0 && s[e - 1] != ')')
+		e--;
+	if (e == 0)
+		return -1;
+	size_t i = e;
+	while (i < n && blank(s[i]))
+		i++;
+	if (i == n || s[i] != '=')
+		return -1;
+	i++;
+	while (i < n && blank(s[i]))
+		i++;
+	if (hex_digest(s + i, n - i, r->dlen, digest) < 0)
+		return -1;
+	if (escaped) {
+		if (unescape(s, e - 1) < 0)
+			return -1;
+	} else {
+		s[e - 1] = 0;
+	}
+	*name = s;
+	return 0;
+}
+
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name)
+{
+	if (n && s[0] == '#')
+		return 0;
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (n == 0)
+		return 0;
+	if (memchr(s, 0, n))
+		return -1;
+	s[n] = 0;
+	size_t i = 0, tl = strlen(r->tag), hl = 2 * r->dlen;
+	while (blank(s[i]))
+		i++;
+	int escaped = s[i] == '\\';
+	i += (size_t)escaped;
+	if (n - i >= tl && !memcmp(s + i, r->tag, tl)) {
+		i += tl;
+		i += s[i] == ' ';
+		if (s[i] != '(' || tagged(r, s + i + 1, n - i - 1, escaped, digest, name) < 0)
+			return -1;
+		return r->from_stdin && !strcmp(*name, "-") ? -1 : 1;
+	}
+	/* DIGEST, one blank, then at least one more byte. */
+	if (n - i < hl + 2 || !blank(s[i + hl]) || hex_digest(s + i, hl, r->dlen, digest) < 0)
+		return -1;
+	i += hl + 1;
+	if (n - i == 1 || (s[i] != ' ' && s[i] != '*')) {
+		if (r->reversed == 0)
+			return -1;
+		r->reversed = 1;
+	} else if (r->reversed != 1) {
+		r->reversed = 0;
+		i++;
+	}
+	if (escaped && unescape(s + i, n - i) < 0)
+		return -1;
+	*name = s + i;
+	return r->from_stdin && !strcmp(*name, "-") ? -1 : 1;
+}

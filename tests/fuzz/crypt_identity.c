@@ -1,0 +1,49 @@
+/*
+ * crypt_identity.c - fuzz target for accel-crypt's identity files
+ * (cmd/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank lines, or an
+ * unencrypted OpenSSH private key). A file with a NUL byte is never
+ * accepted; an accepted file gives at least one identity; an X25519
+ * identity written again (identity_format) reads back to the same key.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../cmd/crypt/crypt.h"
+#include "fuzz.h"
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fuzz: crypt_identity: %s\n", what);
+	abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	memcpy(text, data, size);
+	text[size] = 0;
+	struct identity *ids = NULL;
+	int n = 0;
+	char err[300] = "";
+	int rc = identities_parse(text, size, &ids, &n, err, sizeof err);
+	if (rc < 0 && !err[0])
+		fail("an error without a reason");
+	if (rc == 0 && memchr(data, 0, size))
+		fail("a file holding a NUL byte accepted");
+	if (rc == 0 && n < 1)
+		fail("accepted with no identity");
+	for (int i = 0; i < n; i++) {
+		if (ids[i].kind == KEY_X25519) {
+			char s[128];
+			struct identity again;
+			if (identity_format(ids[i].priv, s, sizeof s) < 0 || identity_parse(s, &again) < 0 ||
+			    memcmp(again.priv, ids[i].priv, X25519_LEN))
+				fail("an identity written again reads back to another key");
+		} else if (!ids[i].wire || !ids[i].wire_len) {
+			fail("an SSH identity without its public key");
+		}
+	}
+	keys_free(NULL, 0, ids, n);
+	free(text);
+	return 0;
+}

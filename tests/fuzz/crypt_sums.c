@@ -1,0 +1,109 @@
+/*
+ * crypt_sums.c - fuzz target for the checksum list lines that `accel-crypt
+ * hash -c` reads (cmd/crypt/sums.c). The first byte picks the algorithm
+ * and whether the list is stdin; the rest is the list, cut at each LF as
+ * getline cuts it. A line with a NUL byte is never accepted; a name stays
+ * inside its line; the "DIGEST NAME" decision, once made, holds; and an
+ * accepted line written again as `hash --tag` and as `hash` write it (the
+ * name escaped when it holds a backslash, LF or CR) reads back to the same
+ * digest and name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../cmd/crypt/crypt.h"
+#include "fuzz.h"
+
+static const struct {
+	const char *tag;
+	size_t len;
+} algos[] = { { "SHA256", 32 }, { "SHA512", 64 }, { "SHA3-256", 32 }, { "BLAKE2b", 64 }, { "SHA1", 20 }, { "MD5", 16 } };
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fuzz: crypt_sums: %s\n", what);
+	abort();
+}
+
+/* A line as the hash subcommand writes it: tagged or not. */
+static size_t write_line(const struct sum_reader *r, const uint8_t *digest, const char *name, int tagged, char *out)
+{
+	int esc = strpbrk(name, "\\\n\r") != NULL;
+	size_t o = 0;
+	if (esc)
+		out[o++] = '\\';
+	char hex[129];
+	for (size_t i = 0; i < r->dlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	if (tagged)
+		o += (size_t)sprintf(out + o, "%s (", r->tag);
+	else
+		o += (size_t)sprintf(out + o, "%s  ", hex);
+	for (const char *c = name; *c; c++) {
+		if (esc && (*c == '\\' || *c == '\n' || *c == '\r')) {
+			out[o++] = '\\';
+			out[o++] = *c == '\\' ? '\\' : *c == '\n' ? 'n' : 'r';
+		} else {
+			out[o++] = *c;
+		}
+	}
+	if (tagged)
+		o += (size_t)sprintf(out + o, ") = %s", hex);
+	out[o++] = '\n';
+	out[o] = 0;
+	return o;
+}
+
+static void round_trip(const struct sum_reader *r, const uint8_t *digest, const char *name)
+{
+	for (int tagged = 0; tagged < 2; tagged++) {
+		char *line = malloc(2 * strlen(name) + 200);
+		size_t n = write_line(r, digest, name, tagged, line);
+		struct sum_reader fresh = *r;
+		uint8_t d2[64];
+		char *n2;
+		fresh.from_stdin = 0;
+		fresh.reversed = -1;
+		if (sum_line_parse(&fresh, line, n, d2, &n2) != 1 || memcmp(d2, digest, r->dlen) || strcmp(n2, name))
+			fail(tagged ? "a name written as --tag does not read back" : "a name written as hash does not read back");
+		if (!tagged && fresh.reversed != 0)
+			fail("a DIGEST  NAME line did not set the standard form");
+		free(line);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	struct sum_reader r = { algos[data[0] % 6].tag, algos[data[0] % 6].len, data[0] >> 7, -1 };
+	data++;
+	size--;
+	for (size_t off = 0; off < size;) {
+		const uint8_t *nl = memchr(data + off, '\n', size - off);
+		size_t n = nl ? (size_t)(nl - (data + off)) + 1 : size - off;
+		char *line = malloc(n + 1);
+		memcpy(line, data + off, n);
+		line[n] = 0;
+		int before = r.reversed;
+		uint8_t digest[64];
+		char *name = NULL;
+		int rc = sum_line_parse(&r, line, n, digest, &name);
+		if (rc < -1 || rc > 1)
+			fail("a result other than -1, 0, 1");
+		if (before != -1 && r.reversed != before)
+			fail("the DIGEST NAME decision changed");
+		if (rc == 1) {
+			if (memchr(data + off, 0, n))
+				fail("a line holding a NUL byte accepted");
+			if (name < line || name + strlen(name) > line + n)
+				fail("a name outside its line");
+			if (r.from_stdin && !strcmp(name, "-"))
+				fail("'-' accepted in a list read from stdin");
+			round_trip(&r, digest, name);
+		}
+		free(line);
+		off += n;
+	}
+	return 0;
+}
