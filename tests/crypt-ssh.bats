@@ -59,6 +59,16 @@ setup() {
 	[ "$output" = "accel-crypt: ec.pub: line 1: not a supported SSH public key (ssh-ed25519 or ssh-rsa)" ]
 }
 
+@test "an OpenSSH key whose END line shares the BEGIN line's dashes holds no key, as age says (found by fuzz-crypt_identity)" {
+	"$C" -R ed.pub -o m.age p
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY--------END OPENSSH PRIVATE KEY-----\n' > fused
+	chmod 600 fused
+	run -1 age -d -i fused m.age
+	run -1 --separate-stderr "$C" -d -i fused -o out m.age
+	[ "$stderr" = "accel-crypt: fused: not an OpenSSH private key" ]
+	[ ! -e out ]
+}
+
 @test "keygen -y on an SSH key points to its .pub file" {
 	run -1 "$C" keygen -y ed
 	[ "$output" = "accel-crypt: ed: an SSH key; its recipient is its public key (the .pub file)" ]

@@ -302,13 +302,16 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 {
 	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----", end[] = "-----END OPENSSH PRIVATE KEY-----";
 	const char *b = memmem(text, tn, begin, sizeof begin - 1);
+	/* The end line is looked for after the whole begin line: the two
+	 * share dashes, so a search from b finds an end inside it. */
+	if (b)
+		b += sizeof begin - 1;
 	const char *e = b ? memmem(b, tn - (size_t)(b - text), end, sizeof end - 1) : NULL;
 	if (!b || !e) {
 		snprintf(err, len, "not an OpenSSH private key");
 		return -1;
 	}
 	/* The base64 between the lines, without the line breaks. */
-	b += sizeof begin - 1;
 	size_t cap = (size_t)(e - b), k = 0;
 	char *s = malloc(cap + 1);
 	uint8_t *bin = malloc(cap);

@@ -4,9 +4,9 @@
  * and whether the list is stdin; the rest is the list, cut at each LF as
  * getline cuts it. A line with a NUL byte is never accepted; a name stays
  * inside its line; the "DIGEST NAME" decision, once made, holds; and an
- * accepted line written again as `hash --tag` and as `hash` write it (the
- * name escaped when it holds a backslash, LF or CR) reads back to the same
- * digest and name.
+ * accepted line naming a file, written again as `hash --tag` and as `hash`
+ * write it (the name escaped when it holds a backslash, LF or CR), reads
+ * back to the same digest and name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +100,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail("a name outside its line");
 			if (r.from_stdin && !strcmp(name, "-"))
 				fail("'-' accepted in a list read from stdin");
-			round_trip(&r, digest, name);
+			/* 'SHA256 () = ...' names no file, as in sha256sum
+			 * (which then fails to open ''); hash never writes it. */
+			if (*name)
+				round_trip(&r, digest, name);
 		}
 		free(line);
 		off += n;
