@@ -138,6 +138,22 @@ on_tty() {
 	"$C" -d -i key.txt ws.age | cmp - q
 }
 
+@test "armor: bad armor at the end releases no plaintext of the last chunk to stdout" {
+	head -c 100000 /dev/urandom > q
+	"$C" -a -r "$REC" q > a.age
+	{ cat a.age; echo junk; } > junk.age
+	head -n -1 a.age > cut.age
+	sed '$s/END AGE/END XGE/' a.age > end.age
+	for f in junk cut end; do
+		run -3 --separate-stderr "$C" -d -i key.txt $f.age
+		[[ "$stderr" == "accel-crypt: $f.age: cannot decrypt: armor"* ]]
+		# the first 64 KiB chunk may go out (as age lets it); none of the
+		# last 34464 bytes, authenticated only with the armor's end
+		[ "$("$C" -d -i key.txt $f.age 2> /dev/null | wc -c)" -le 65536 ]
+		run ! age -d -i key.txt $f.age
+	done
+}
+
 @test "binary to a terminal is refused without -a or -f" {
 	run -1 script -qec "$C -r $REC p" /dev/null
 	[[ "$output" == *"accel-crypt: refusing to write encrypted data to a terminal; use -a, -o FILE, a pipe or -f"* ]]

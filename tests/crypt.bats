@@ -150,6 +150,36 @@ open("t.age", "wb").write(d)'
 	[ "$output" = "accel-crypt: empty: cannot decrypt: empty input" ]
 }
 
+@test "header size: long stanza lines and megabyte bodies are read as age reads them, up to 64 MiB" {
+	head -c 10 /dev/urandom > p
+	age -r "$REC" p > m.age
+	# an extra stanza after the version line: a 200 KB argument, a
+	# 2.6 MB body; both parse, so the MAC (over the changed header) fails
+	/usr/bin/python3 - <<'EOF'
+import base64
+d = open("m.age", "rb").read()
+v, rest = d.split(b"\n", 1)
+def stanza(arg, body):
+    b = base64.b64encode(body).rstrip(b"=")
+    lines = [b[i:i + 64] for i in range(0, len(b), 64)]
+    if len(b) % 64 == 0:
+        lines.append(b"")
+    return b"-> grease " + arg + b"\n" + b"\n".join(lines) + b"\n"
+open("arg.age", "wb").write(v + b"\n" + stanza(b"A" * 200000, b"x") + rest)
+open("body.age", "wb").write(v + b"\n" + stanza(b"B", b"y" * 2600000) + rest)
+open("huge.age", "wb").write(v + b"\n" + stanza(b"C", b"z" * (50 << 20)) + rest)
+EOF
+	for f in arg body; do
+		run -1 age -d -i key.txt $f.age
+		[[ "$output" == *"bad header MAC"* ]]
+		run -3 --separate-stderr "$C" -d -i key.txt $f.age
+		[ "$stderr" = "accel-crypt: $f.age: cannot decrypt: header MAC mismatch (damaged or tampered header)" ]
+		[ -z "$output" ]
+	done
+	run -3 --separate-stderr "$C" -d -i key.txt huge.age
+	[ "$stderr" = "accel-crypt: huge.age: cannot decrypt: the header is longer than 64 MiB" ]
+}
+
 # damage FILE KIND: write d.age, FILE damaged as KIND says.
 damage() {
 	/usr/bin/python3 - "$1" "$2" "$(payload_offset "$1")" <<'EOF'

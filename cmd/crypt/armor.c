@@ -264,6 +264,12 @@ static void *reader_main(void *arg)
 	struct armor_dec d;
 	struct accel_buf out = { 0 };
 	uint8_t buf[64 * 1024];
+	/* The last byte decoded is held back until the armor's end has been
+	 * checked: a STREAM chunk short of a byte fails its authentication,
+	 * so no plaintext of the last chunk is released when the armor is
+	 * bad (age releases only the chunks before it). */
+	uint8_t held = 0;
+	int holding = 0;
 	memset(&d, 0, sizeof d);
 	for (;;) {
 		ssize_t n = accel_input_read(r->in, buf, sizeof buf);
@@ -275,14 +281,21 @@ static void *reader_main(void *arg)
 		if (n == 0) {
 			if (armor_finish(&d, r->err, sizeof r->err) < 0)
 				r->failed = 1;
+			else if (holding)
+				write_all(r->wfd, &held, 1);
 			break;
 		}
 		out.len = 0;
 		int rc = armor_feed(&d, buf, (size_t)n, &out, r->err, sizeof r->err);
-		/* What decoded before an error still goes out: the reader
-		 * sees it end early and asks us why. */
-		if (out.len && write_all(r->wfd, out.data, out.len) < 0)
-			break;   /* the program stopped reading */
+		/* What decoded before an error still goes out (but the last
+		 * byte): the reader sees it end early and asks us why. */
+		if (out.len) {
+			if ((holding && write_all(r->wfd, &held, 1) < 0) ||
+			    write_all(r->wfd, out.data, out.len - 1) < 0)
+				break;   /* the program stopped reading */
+			held = out.data[out.len - 1];
+			holding = 1;
+		}
 		if (rc < 0) {
 			r->failed = 1;
 			break;

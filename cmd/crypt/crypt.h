@@ -22,8 +22,10 @@
 /* scrypt work factor (log2 N) age writes, and the largest it reads. */
 #define SCRYPT_LOG_N 18
 #define SCRYPT_LOG_N_MAX 22
-/* The largest header accepted (bytes up to the end of the MAC line). */
-#define HEADER_MAX ((size_t)1 << 20)
+/* The largest header accepted (bytes up to the end of the MAC line). age
+ * reads a header of any size and lines of any length; 64 MiB (some 90,000
+ * ssh-rsa recipients) bounds the memory a hostile file can take. */
+#define HEADER_MAX ((size_t)64 << 20)
 #define STANZA_ARGS_MAX 16
 
 /* ---- base64 (RFC 4648, standard alphabet) */

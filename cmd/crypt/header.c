@@ -98,7 +98,7 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 	for (;;) {
 		ssize_t l = line_at(p, n, off);
 		if (l < 0) {
-			if (n - off > 4096 || n >= HEADER_MAX)
+			if (n >= HEADER_MAX)
 				goto toolong;
 			header_free(h);
 			return 1;
@@ -145,7 +145,9 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 		off += (size_t)l + 1;
 		lineno++;
 		/* The body: full lines of 64 columns, then one shorter line
-		 * (possibly empty) that ends it. */
+		 * (possibly empty) that ends it. Its buffer grows by doubling
+		 * (a body may be megabytes long, as age accepts). */
+		size_t bcap = 0;
 		for (;;) {
 			l = line_at(p, n, off);
 			if (l < 0) {
@@ -164,12 +166,16 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 				fail(err, len, "header line %d: stanza body is not canonical unpadded base64", lineno);
 				goto bad;
 			}
-			uint8_t *nb = realloc(s->body, s->body_len + (size_t)d + 1);
-			if (!nb) {
-				fail(err, len, "out of memory");
-				goto bad;
+			if (s->body_len + (size_t)d + 1 > bcap) {
+				size_t nc = bcap ? 2 * bcap : 64;
+				uint8_t *nb = realloc(s->body, nc);
+				if (!nb) {
+					fail(err, len, "out of memory");
+					goto bad;
+				}
+				s->body = nb;
+				bcap = nc;
 			}
-			s->body = nb;
 			memcpy(s->body + s->body_len, chunk, (size_t)d);
 			s->body_len += (size_t)d;
 			off += (size_t)l + 1;
@@ -179,7 +185,7 @@ int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t
 		}
 	}
 toolong:
-	fail(err, len, "header is too long or has an overlong line");
+	fail(err, len, "the header is longer than %zu MiB", HEADER_MAX >> 20);
 bad:
 	header_free(h);
 	return -1;
