@@ -37,7 +37,7 @@ static const struct accel_option options[] = {
 	{ OPT_DIM, 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", NULL, 0 },
 	{ OPT_OUTPUT, 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", NULL, 0 },
 	{ OPT_BATCH, 0, "batch", "N", "run up to N consecutive inputs at once (1-1024; the model's batch dim must be free)", NULL, 0 },
-	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds", NULL, 0 },
+	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", NULL, 0 },
 	{ OPT_TOPK, 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", NULL, 0 },
 	{ OPT_LABELS, 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", 0 },
 	{ OPT_DECODE, 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", 0 },
@@ -115,6 +115,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 {
 	memset(job, 0, sizeof *job);
 	job->batch = 1;
+	job->max_wait = -1;
 	job->image.scale = 1.0f / 255;
 	job->image.std[0] = job->image.std[1] = job->image.std[2] = 1;
 	if (accel_common_init(&job->common, &cli) < 0)
@@ -605,6 +606,20 @@ static int infer(int argc, char **argv)
 		}
 		if (!st && (accel_tensor_size(t, INFER_MAX_ARRAY, NULL, NULL) < 0 || t->dtype == ACCEL_DTYPE_NONE)) {
 			accel_msg_usage("--shape: '%s' is over %llu bytes", job.shape ? job.shape : "", (unsigned long long)INFER_MAX_ARRAY);
+			st = ACCEL_EXIT_USAGE;
+		}
+		/* A tensor of no bytes would be read forever from no input. */
+		for (int j = 0; j < t->ndim && !st; j++) {
+			if (t->dims[j])
+				continue;
+			char shape[256];
+			accel_tensor_shape_str(t, shape, sizeof shape);
+			if (job.shape)
+				accel_msg_usage("--shape: '%s' has a zero dimension: raw tensors of no bytes would read no input",
+						job.shape);
+			else
+				accel_msg_usage("input '%s' would be raw tensors of shape %s (--dim): no bytes, so no input would be read",
+						d->name, shape);
 			st = ACCEL_EXIT_USAGE;
 		}
 	}

@@ -205,6 +205,41 @@ for i in range(2):
 	[ "${lines[0]}" = "no line within 3 s" ]
 }
 
+@test "--max-wait 0 sends each batch at once with the inputs already there; it never waits for a full one" {
+	slow() {
+		$PY -c "import numpy as np, sys, time
+for i in range(2):
+    np.save(sys.stdout.buffer, np.full((1, 6), i, 'f4')); sys.stdout.flush()
+    time.sleep(5)"
+	}
+	first() {
+		local line
+		IFS= read -r -t 3 line || { echo "no line within 3 s"; cat > /dev/null; return 0; }
+		echo "first: $line"
+		cat
+	}
+	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --max-wait 0 --topk 1 | first"
+	[ "${lines[0]}" = 'first: {"input":0,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	[ "${lines[1]}" = '{"input":1,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	# Inputs already there when a batch starts still join it.
+	arrays in.npy '[np.full((1, 6), i, "f4") for i in range(10)]'
+	"$A" -m "$M/softmax.onnx" < in.npy > b1.npy
+	"$A" -m "$M/softmax.onnx" --batch 4 --max-wait 0 -v < in.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -q "accel-infer: stdin: 3 units," log
+}
+
+@test "--shape or --dim with a zero dimension is a usage error: raw tensors of no bytes read no input" {
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --shape 0,4 < /dev/null
+	[ "${lines[0]}" = "accel-infer: --shape: '0,4' has a zero dimension: raw tensors of no bytes would read no input" ]
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --dtype float32 --dim N=0 < /dev/null
+	[ "${lines[0]}" = "accel-infer: input 'x' would be raw tensors of shape (0, 4) (--dim): no bytes, so no input would be read" ]
+	[ ! -e out.npy ]
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --shape 2,0 -o out.npy < /dev/null
+	[ ! -e out.npy ]
+	[ -z "$(ls -A)" ]
+}
+
 @test "--topk prints the best classes with their labels as JSON lines, as numpy ranks them" {
 	arrays in.npy '[np.array([[0.1, 3, 0.2, 2, -1, 0.5]], "f4"), np.array([[5, 0, 0, 0, 0, 4]], "f4")]'
 	printf '%s\n' zero one two three four five > labels.txt

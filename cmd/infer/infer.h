@@ -84,7 +84,7 @@ struct reader {
 	int main_input;                      /* the input read from the stream's own input */
 	const struct image_opts *image;      /* how images on the stream become tensors */
 	int batch;                           /* items per unit, >= 1 */
-	double max_wait;                     /* seconds, 0: wait for a full batch */
+	double max_wait;                     /* seconds, < 0: wait for a full batch */
 	const char *const *dim_names;        /* --dim */
 	const int64_t *dim_values;
 	int ndims;
