@@ -165,6 +165,28 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 	"$A" -m "$M/lin.onnx" -f -o out.npy < in.npy
 }
 
+@test ".npy headers read as numpy reads them: a key given twice counts once, its last value; version 1.1 is refused" {
+	$PY -c "import struct, numpy as np
+h = b\"{'descr': '<f4', 'fortran_order': False, 'shape': (9, 9), 'shape': (1, 4), }\"
+h += b' ' * (-(10 + len(h) + 1) % 64) + b'\\n'
+for name, minor in (('dup.npy', 0), ('v11.npy', 1)):
+    open(name, 'wb').write(b'\\x93NUMPY\\x01' + bytes([minor]) + struct.pack('<H', len(h)) + h + np.arange(4, dtype='f4').tobytes())
+np.save('plain.npy', np.arange(4, dtype='f4').reshape(1, 4))"
+	run -0 $PY -c "import numpy as np; print(np.load('dup.npy').shape)"
+	[ "$output" = "(1, 4)" ]
+	"$A" -m "$M/lin.onnx" < plain.npy > want.npy
+	"$A" -m "$M/lin.onnx" < dup.npy > got.npy
+	cmp want.npy got.npy
+	run -0 $PY -c "import numpy as np
+try:
+    np.load('v11.npy')
+except ValueError as e:
+    print('refused')"
+	[ "$output" = refused ]
+	run -3 "$A" -m "$M/lin.onnx" < v11.npy
+	[ "$output" = "accel-infer: stdin: bad .npy array at byte offset 0: unsupported .npy format version 1.1 (numpy reads 1.0, 2.0 and 3.0)" ]
+}
+
 @test "--batch joins inputs into runs and writes exactly what --batch 1 writes" {
 	arrays in.npy '[np.random.default_rng(i).standard_normal((1 + i % 3, 4)).astype("f4") for i in range(11)]'
 	"$A" -m "$M/lin.onnx" < in.npy > b1.npy

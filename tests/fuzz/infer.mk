@@ -1,4 +1,6 @@
-# The .npy reader of accel-infer (libcore/npy.c); corpus in tests/fuzz/corpus/npy.
+# The .npy reader of accel-infer (libcore/npy.c); corpus in tests/fuzz/corpus/npy
+# (crafted seeds from tests/infer/npyref.py seeds; tests/infer-npy.bats reads
+# it with numpy too).
 FUZZ_TARGETS += npy
 FUZZ_SRC_npy := tests/fuzz/npy.c tests/fuzz/ref.c
 FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
