@@ -201,8 +201,39 @@ except ValueError as e:
 	"$A" -m "$M/ctc.onnx" --batch 8 -v < ctcin.npy > c8.npy 2> log
 	cmp c1.npy c8.npy
 	grep -q "accel-infer: stdin: 2 units," log
-	run -2 "$A" -m "$M/fixed.onnx" --batch 2 < in.npy
-	[ "${lines[0]}" = "accel-infer: --batch: the model's input 'x' has no free batch dim (its first)" ]
+}
+
+@test "--batch runs items one by one where the model does not declare axis 0 the batch axis, or its graph mixes items" {
+	arrays in.npy '[np.random.default_rng(i).standard_normal((1, 3)).astype("f4") for i in range(3)]'
+	for m in transpose mean0 cumsum softmax0; do
+		"$A" -m "$M/$m.onnx" < in.npy > b1.npy
+		run -0 $PY "$NPY" check $m in.npy b1.npy
+		"$A" -m "$M/$m.onnx" --batch 4 -v < in.npy > b4.npy 2> log
+		cmp b1.npy b4.npy
+		grep -q "accel-infer: stdin: 3 units," log
+		grep "items run one by one" log > why
+		case $m in
+		transpose) want="output 'y' has no free first dim: float32 (3, N)" ;;
+		mean0) want="output 'y' has no free first dim: float32 (1, 3)" ;;
+		cumsum) want="its CumSum node runs along axis 0" ;;
+		softmax0) want="its Softmax node runs along axis 0" ;;
+		esac
+		[ "$(cat why)" = "accel-infer: --batch 4: items run one by one: $want" ]
+	done
+	# A model of items apart runs them in batches, saying nothing of it.
+	arrays lin.npy '[np.random.default_rng(i).standard_normal((1, 4)).astype("f4") for i in range(6)]'
+	"$A" -m "$M/lin.onnx" < lin.npy > b1.npy
+	"$A" -m "$M/lin.onnx" --batch 4 -v < lin.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -q "accel-infer: stdin: 2 units," log
+	run -1 grep -q "one by one" log
+	# A batch dim fixed by the model or by --dim.
+	"$A" -m "$M/fixed.onnx" < lin.npy > b1.npy
+	"$A" -m "$M/fixed.onnx" --batch 2 -v < lin.npy > b2.npy 2> log
+	cmp b1.npy b2.npy
+	grep -qx "accel-infer: --batch 2: items run one by one: input 'x' has no free first dim: float32 (1, 4)" log
+	"$A" -m "$M/lin.onnx" --dim N=1 --batch 2 -v < lin.npy > b2.npy 2> log
+	grep -qx "accel-infer: --batch 2: items run one by one: input 'x' has no free first dim: float32 (1, 4)" log
 }
 
 @test "--max-wait sends a partial batch when a slow writer pauses; without it the batch waits" {
