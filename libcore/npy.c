@@ -121,7 +121,7 @@ enum py_kind { PY_STR, PY_INT, PY_BOOL, PY_NONE, PY_TUPLE };
 struct py_val {
 	enum py_kind kind;
 	int signed_;              /* PY_INT: written with a sign */
-	int ok;                   /* PY_STR: ASCII, no NUL, under 32 bytes; PY_TUPLE: ints >= 0 that fit, at most
+	int ok;                   /* PY_STR: printable ASCII, under 32 bytes; PY_TUPLE: ints >= 0 that fit, at most
 				   * ACCEL_TENSOR_MAX_DIMS */
 	const char *why;          /* PY_TUPLE, !ok: why it is not a shape (NULL: too many dims) */
 	char s[32];               /* PY_STR */
@@ -181,9 +181,11 @@ static int at_string(const struct lex *l)
 	return p < l->end && (*p == '\'' || *p == '"');
 }
 
+/* Keys and dtypes are printable ASCII: anything else (which the error
+ * lines would echo) marks the string as neither. */
 static void str_put(struct py_val *v, uint32_t c)
 {
-	if (c == 0 || c > 0x7f || v->slen + 1 >= sizeof v->s)
+	if (c < 0x20 || c >= 0x7f || v->slen + 1 >= sizeof v->s)
 		v->ok = 0;
 	else
 		v->s[v->slen++] = (char)c;

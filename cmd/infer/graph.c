@@ -460,6 +460,10 @@ static int no(struct check *c, const struct node *n, const char *what)
 		snprintf(c->why, c->len, "its node '%.*s' (%.*s) %s", nl, n->name.p, ol, n->op.p, what);
 	else
 		snprintf(c->why, c->len, "its %.*s node %s", ol, n->op.p, what);
+	/* Names from the file: one line, whatever they hold. */
+	for (char *p = c->why; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return 1;
 }
 
@@ -721,23 +725,9 @@ static int walk(struct check *c, struct pb g)
 	return r < 0 ? -1 : 0;
 }
 
-int graph_batch_check(const char *path, char *why, size_t len)
+int graph_batch_check_mem(const uint8_t *buf, size_t size, const char *name, char *why, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
-		snprintf(why, len, "cannot read %s: %s", path, fd < 0 || st.st_size ? strerror(errno) : "empty");
-		if (fd >= 0)
-			close(fd);
-		return ACCEL_EIO;
-	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(why, len, "cannot map %s: %s", path, strerror(errno));
-		return ACCEL_EIO;
-	}
-	struct pb m = { map, (const uint8_t *)map + st.st_size }, g = { NULL, NULL }, s, o;
+	struct pb m = { buf, buf + size }, g = { NULL, NULL }, s, o;
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
@@ -759,32 +749,49 @@ int graph_batch_check(const char *path, char *why, size_t len)
 				c.opset = (int)ver;
 		}
 	}
-	int rc = 0;
 	if (r < 0 || !g.p) {
-		snprintf(why, len, "%s is not an ONNX model the batch check can read", path);
-		rc = ACCEL_EDATA;
+		snprintf(why, len, "%s is not an ONNX model the batch check can read", name);
+		return ACCEL_EDATA;
 	}
 	/* Room for every name the graph defines: initializers, declared
 	 * values, node outputs (at most 4 kept per node). */
 	size_t names = 0, cap = 64;
 	struct pb gi = g;
-	while (!rc && pb_next(&gi, &f, &wt, &v, &s) > 0)
+	while (pb_next(&gi, &f, &wt, &v, &s) > 0)
 		names += f == 1 ? 4 : f == 5 || f == 11 || f == 12 || f == 13;
 	while (cap < names * 2 + 16)
 		cap *= 2;
 	c.t.cap = cap;
-	c.t.v = rc ? NULL : calloc(cap, sizeof *c.t.v);
-	if (!rc && !c.t.v)
-		rc = ACCEL_ENOMEM;
-	if (!rc) {
-		rc = walk(&c, g);
-		if (rc < 0) {
-			snprintf(why, len, "%s: the batch check cannot read its graph", path);
-			rc = ACCEL_EDATA;
-		}
+	c.t.v = calloc(cap, sizeof *c.t.v);
+	int rc = c.t.v ? walk(&c, g) : ACCEL_ENOMEM;
+	if (rc == -1) {
+		snprintf(why, len, "%s: the batch check cannot read its graph", name);
+		rc = ACCEL_EDATA;
+	} else if (rc == ACCEL_ENOMEM) {
+		snprintf(why, len, "%s: out of memory", name);
 	}
 	free(c.t.v);
 	free(c.t.vals);
+	return rc;
+}
+
+int graph_batch_check(const char *path, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		snprintf(why, len, "cannot read %s: %s", path, fd < 0 || st.st_size ? strerror(errno) : "empty");
+		if (fd >= 0)
+			close(fd);
+		return ACCEL_EIO;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(why, len, "cannot map %s: %s", path, strerror(errno));
+		return ACCEL_EIO;
+	}
+	int rc = graph_batch_check_mem(map, (size_t)st.st_size, path, why, len);
 	munmap(map, (size_t)st.st_size);
 	return rc;
 }

@@ -11,3 +11,9 @@ FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
 FUZZ_TARGETS += onnxpb
 FUZZ_SRC_onnxpb := tests/fuzz/onnxpb.c backends/opencv/onnxpb.c
 FUZZ_LIBS_onnxpb :=
+# accel-infer's reading of a model's graph for --batch (cmd/infer/graph.c);
+# corpus in tests/fuzz/corpus/onnxgraph: the models of tests/infer/models.py
+# and a few broken ones.
+FUZZ_TARGETS += onnxgraph
+FUZZ_SRC_onnxgraph := tests/fuzz/onnxgraph.c cmd/infer/graph.c
+FUZZ_LIBS_onnxgraph :=
