@@ -324,7 +324,7 @@ static int read_attribute(struct pb b, struct node *n, struct table *t)
 			tensor = s;
 		} else if ((f == 6 || f == 11) && wt == 2) {
 			n->subgraph = 1;
-		} else if (f == 8 && nints < MAX_VALS) {
+		} else if (f == 8 && (wt == 0 || wt == 2) && nints < MAX_VALS) {
 			ints[nints] = s;
 			ints_wt[nints] = wt;
 			ints_v[nints++] = v;
