@@ -220,6 +220,13 @@ except ValueError as e:
 		esac
 		[ "$(cat why)" = "accel-infer: --batch 4: items run one by one: $want" ]
 	done
+	# MaxPool's indices count over the whole tensor, batch and all.
+	arrays mp.npy '[np.random.default_rng(i).standard_normal((1, 1, 4)).astype("f4") for i in range(3)]'
+	"$A" -m "$M/maxpool.onnx" < mp.npy > b1.npy
+	run -0 $PY "$NPY" check maxpool mp.npy b1.npy
+	"$A" -m "$M/maxpool.onnx" --batch 4 -v < mp.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -qx "accel-infer: --batch 4: items run one by one: its MaxPool node gives indices counted over the whole batch" log
 	# A model of items apart runs them in batches, saying nothing of it.
 	arrays lin.npy '[np.random.default_rng(i).standard_normal((1, 4)).astype("f4") for i in range(6)]'
 	"$A" -m "$M/lin.onnx" < lin.npy > b1.npy

@@ -292,7 +292,6 @@ struct node {
 	int64_t axis, training, keepdims, noop_empty, trans_a, layout;
 	int naxes, nperm;
 	int64_t axes[MAX_VALS], perm[MAX_VALS];
-	int64_t value_rank;       /* Constant: its value's rank, or -1 */
 };
 
 static void read_ints(struct pb s, int wt, uint64_t v, int64_t *a, int *n)
@@ -374,7 +373,6 @@ static int read_node(struct pb b, struct node *n, struct table *t)
 	int nattrs = 0, many_attrs = 0;
 	memset(n, 0, sizeof *n);
 	n->keepdims = 1;
-	n->value_rank = -1;
 	while ((r = pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2) {
 			if (n->nin < 8)
@@ -535,6 +533,18 @@ static int out_rank(struct check *c, const struct node *n, int r0)
 		return 2;
 	if ((in_list(op, reduce) || str_is(op, "ArgMax") || str_is(op, "ArgMin")) && r0 >= 0)
 		return n->keepdims ? r0 : -1;
+	const int64_t *vals;
+	int nv;
+	if (str_is(op, "Reshape"))
+		return in_ints(c, n, 1, &vals);
+	if (str_is(op, "Unsqueeze") || str_is(op, "Squeeze")) {
+		nv = n->has_axes ? n->naxes : in_ints(c, n, 1, &vals);
+		return r0 < 0 || nv < 0 ? -1 : str_is(op, "Unsqueeze") ? r0 + nv : r0 - nv;
+	}
+	if (str_is(op, "Gather")) {
+		int r1 = in_rank(c, n, 1);
+		return r0 < 1 || r1 < 0 ? -1 : r0 - 1 + r1;
+	}
 	return -1;
 }
 
@@ -580,6 +590,8 @@ static int node_check(struct check *c, const struct node *n)
 	if (in_list(op, per_item)) {
 		if (str_is(op, "BatchNormalization") && n->training)
 			return no(c, n, "runs in training mode (statistics over the batch)");
+		if (str_is(op, "MaxPool") && n->nout > 1)
+			return no(c, n, "gives indices counted over the whole batch");
 		return 0;
 	}
 	if (str_is(op, "MatMul")) {

@@ -69,3 +69,8 @@ save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"])],
      [helper.make_tensor("axis", T.INT64, [], [0])])
 save("softmax0", [helper.make_node("Softmax", ["x"], ["y"], axis=0)],
      [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3])])
+# maxpool: y = the max of each pair along the last axis, i its index in
+# the flattened tensor: counted over the whole batch, so items mix in i.
+save("maxpool", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2], strides=[2])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 1, 4])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 1, 2]), helper.make_tensor_value_info("i", T.INT64, ["N", 1, 2])])
