@@ -36,8 +36,8 @@ static const struct accel_option options[] = {
 	{ OPT_BGR, 0, "bgr", NULL, "images: channels in B,G,R order (models trained with OpenCV)", NULL, 0 },
 	{ OPT_DIM, 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", NULL, 0 },
 	{ OPT_OUTPUT, 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", NULL, 0 },
-	{ OPT_BATCH, 0, "batch", "N", "run up to N consecutive inputs at once (1-1024; the model's batch dim must be free)", NULL, 0 },
-	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds", NULL, 0 },
+	{ OPT_BATCH, 0, "batch", "N", "run up to N consecutive inputs at once (1-1024), where the model keeps them apart along axis 0", NULL, 0 },
+	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", NULL, 0 },
 	{ OPT_TOPK, 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", NULL, 0 },
 	{ OPT_LABELS, 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", 0 },
 	{ OPT_DECODE, 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", 0 },
@@ -115,6 +115,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 {
 	memset(job, 0, sizeof *job);
 	job->batch = 1;
+	job->max_wait = -1;
 	job->image.scale = 1.0f / 255;
 	job->image.std[0] = job->image.std[1] = job->image.std[2] = 1;
 	if (accel_common_init(&job->common, &cli) < 0)
@@ -425,6 +426,46 @@ static int parse_shape(const char *s, struct accel_tensor *t)
 	return t->ndim ? 0 : -1;
 }
 
+/*
+ * Whether the model declares axis 0 the batch axis of every input and of
+ * every output written: a free first dim (not set by --dim), the same
+ * symbol where they name one. 0, or 1 with the reason in why.
+ */
+static int batch_axis(const struct model_info *m, const struct job *job, char *why, size_t len)
+{
+	const char *sym = NULL, *sym_of = NULL;
+	for (int i = 0; i < m->nin + m->nout; i++) {
+		int out = i >= m->nin;
+		const struct io_desc *d = out ? &m->out[i - m->nin] : &m->in[i];
+		if (out && job->noutputs) {
+			int asked = 0;
+			for (int k = 0; k < job->noutputs && !asked; k++)
+				asked = !strcmp(job->outputs[k], d->name);
+			if (!asked)
+				continue;
+		}
+		int fixed = d->ndim < 1 || d->dims[0] >= 0;
+		for (int k = 0; !fixed && k < job->ndims; k++)
+			fixed = !strcmp(job->dim_names[k], d->sym[0]);
+		char desc[256];
+		io_desc_str(d, desc, sizeof desc);
+		if (fixed) {
+			snprintf(why, len, "%s '%s' has no free first dim: %s", out ? "output" : "input", d->name, desc);
+			return 1;
+		}
+		if (d->sym[0][0] && sym && strcmp(sym, d->sym[0])) {
+			snprintf(why, len, "the first dims of '%s' and '%s' are not one symbol: %s, %s", sym_of, d->name,
+				 sym, d->sym[0]);
+			return 1;
+		}
+		if (d->sym[0][0] && !sym) {
+			sym = d->sym[0];
+			sym_of = d->name;
+		}
+	}
+	return 0;
+}
+
 /* The jobs: one per FILE operand, each with the reader as its user. */
 struct run {
 	struct job *job;
@@ -607,17 +648,32 @@ static int infer(int argc, char **argv)
 			accel_msg_usage("--shape: '%s' is over %llu bytes", job.shape ? job.shape : "", (unsigned long long)INFER_MAX_ARRAY);
 			st = ACCEL_EXIT_USAGE;
 		}
-	}
-	if (!st && job.batch > 1)
-		for (int i = 0; i < m.nin && !st; i++) {
-			int fixed = m.in[i].ndim < 1 || m.in[i].dims[0] >= 0;
-			for (int k = 0; !fixed && k < job.ndims; k++)
-				fixed = !strcmp(job.dim_names[k], m.in[i].sym[0]);
-			if (fixed) {
-				accel_msg_usage("--batch: the model's input '%s' has no free batch dim (its first)", m.in[i].name);
-				st = ACCEL_EXIT_USAGE;
-			}
+		/* A tensor of no bytes would be read forever from no input. */
+		for (int j = 0; j < t->ndim && !st; j++) {
+			if (t->dims[j])
+				continue;
+			char shape[256];
+			accel_tensor_shape_str(t, shape, sizeof shape);
+			if (job.shape)
+				accel_msg_usage("--shape: '%s' has a zero dimension: raw tensors of no bytes would read no input",
+						job.shape);
+			else
+				accel_msg_usage("input '%s' would be raw tensors of shape %s (--dim): no bytes, so no input would be read",
+						d->name, shape);
+			st = ACCEL_EXIT_USAGE;
 		}
+	}
+	if (!st && job.batch > 1) {
+		char why[512];
+		if (batch_axis(&m, &job, why, sizeof why) || graph_batch_check(job.model, why, sizeof why)) {
+			if (job.common.verbose) {
+				accel_text_sanitize(why);
+				fprintf(stderr, "%s: --batch %d: items run one by one: %s\n", cli.prog, job.batch, why);
+			}
+			job.batch = 1;
+			rd.batch = 1;
+		}
+	}
 	int score_output = 0;
 	if (!st && (job.topk || job.ctc) && (job.noutputs ? job.noutputs : m.nout) != 1) {
 		accel_msg_usage("--%s reads one output: name it with --output", job.topk ? "topk" : "decode");

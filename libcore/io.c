@@ -141,17 +141,16 @@ static int make_room(struct accel_input *in, size_t n)
 }
 
 /* Wait until in->fd is readable or the deadline (accel_now() clock)
- * passes: 1 readable (or at end, or an error to read), 0 deadline passed,
- * ACCEL_EIO. */
+ * passes: 1 readable (or at end, or an error to read), 0 deadline passed
+ * and nothing to read at once, ACCEL_EIO. */
 static int wait_readable(struct accel_input *in, double deadline)
 {
 	for (;;) {
-		double left = deadline - accel_now();
-		if (left <= 0)
-			return 0;
 		/* Rounded up, so the wait never ends just before the deadline
-		 * and turns into a spin of zero-timeout polls. */
-		double ms = ceil(left * 1000.0);
+		 * and turns into a spin of zero-timeout polls; past it, one
+		 * poll that does not wait says whether bytes are there now. */
+		double left = deadline - accel_now();
+		double ms = left > 0 ? ceil(left * 1000.0) : 0;
 		struct pollfd pfd = { .fd = in->fd, .events = POLLIN };
 		int r = poll(&pfd, 1, ms > INT_MAX ? INT_MAX : (int)ms);
 		if (r < 0 && errno == EINTR)
@@ -160,6 +159,8 @@ static int wait_readable(struct accel_input *in, double deadline)
 			return ACCEL_EIO;
 		if (r > 0)
 			return 1;
+		if (ms == 0)
+			return 0;
 	}
 }
 

@@ -165,6 +165,28 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 	"$A" -m "$M/lin.onnx" -f -o out.npy < in.npy
 }
 
+@test ".npy headers read as numpy reads them: a key given twice counts once, its last value; version 1.1 is refused" {
+	$PY -c "import struct, numpy as np
+h = b\"{'descr': '<f4', 'fortran_order': False, 'shape': (9, 9), 'shape': (1, 4), }\"
+h += b' ' * (-(10 + len(h) + 1) % 64) + b'\\n'
+for name, minor in (('dup.npy', 0), ('v11.npy', 1)):
+    open(name, 'wb').write(b'\\x93NUMPY\\x01' + bytes([minor]) + struct.pack('<H', len(h)) + h + np.arange(4, dtype='f4').tobytes())
+np.save('plain.npy', np.arange(4, dtype='f4').reshape(1, 4))"
+	run -0 $PY -c "import numpy as np; print(np.load('dup.npy').shape)"
+	[ "$output" = "(1, 4)" ]
+	"$A" -m "$M/lin.onnx" < plain.npy > want.npy
+	"$A" -m "$M/lin.onnx" < dup.npy > got.npy
+	cmp want.npy got.npy
+	run -0 $PY -c "import numpy as np
+try:
+    np.load('v11.npy')
+except ValueError as e:
+    print('refused')"
+	[ "$output" = refused ]
+	run -3 "$A" -m "$M/lin.onnx" < v11.npy
+	[ "$output" = "accel-infer: stdin: bad .npy array at byte offset 0: unsupported .npy format version 1.1 (numpy reads 1.0, 2.0 and 3.0)" ]
+}
+
 @test "--batch joins inputs into runs and writes exactly what --batch 1 writes" {
 	arrays in.npy '[np.random.default_rng(i).standard_normal((1 + i % 3, 4)).astype("f4") for i in range(11)]'
 	"$A" -m "$M/lin.onnx" < in.npy > b1.npy
@@ -179,8 +201,46 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 	"$A" -m "$M/ctc.onnx" --batch 8 -v < ctcin.npy > c8.npy 2> log
 	cmp c1.npy c8.npy
 	grep -q "accel-infer: stdin: 2 units," log
-	run -2 "$A" -m "$M/fixed.onnx" --batch 2 < in.npy
-	[ "${lines[0]}" = "accel-infer: --batch: the model's input 'x' has no free batch dim (its first)" ]
+}
+
+@test "--batch runs items one by one where the model does not declare axis 0 the batch axis, or its graph mixes items" {
+	arrays in.npy '[np.random.default_rng(i).standard_normal((1, 3)).astype("f4") for i in range(3)]'
+	for m in transpose mean0 cumsum softmax0; do
+		"$A" -m "$M/$m.onnx" < in.npy > b1.npy
+		run -0 $PY "$NPY" check $m in.npy b1.npy
+		"$A" -m "$M/$m.onnx" --batch 4 -v < in.npy > b4.npy 2> log
+		cmp b1.npy b4.npy
+		grep -q "accel-infer: stdin: 3 units," log
+		grep "items run one by one" log > why
+		case $m in
+		transpose) want="output 'y' has no free first dim: float32 (3, N)" ;;
+		mean0) want="output 'y' has no free first dim: float32 (1, 3)" ;;
+		cumsum) want="its CumSum node runs along axis 0" ;;
+		softmax0) want="its Softmax node runs along axis 0" ;;
+		esac
+		[ "$(cat why)" = "accel-infer: --batch 4: items run one by one: $want" ]
+	done
+	# MaxPool's indices count over the whole tensor, batch and all.
+	arrays mp.npy '[np.random.default_rng(i).standard_normal((1, 1, 4)).astype("f4") for i in range(3)]'
+	"$A" -m "$M/maxpool.onnx" < mp.npy > b1.npy
+	run -0 $PY "$NPY" check maxpool mp.npy b1.npy
+	"$A" -m "$M/maxpool.onnx" --batch 4 -v < mp.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -qx "accel-infer: --batch 4: items run one by one: its MaxPool node gives indices counted over the whole batch" log
+	# A model of items apart runs them in batches, saying nothing of it.
+	arrays lin.npy '[np.random.default_rng(i).standard_normal((1, 4)).astype("f4") for i in range(6)]'
+	"$A" -m "$M/lin.onnx" < lin.npy > b1.npy
+	"$A" -m "$M/lin.onnx" --batch 4 -v < lin.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -q "accel-infer: stdin: 2 units," log
+	run -1 grep -q "one by one" log
+	# A batch dim fixed by the model or by --dim.
+	"$A" -m "$M/fixed.onnx" < lin.npy > b1.npy
+	"$A" -m "$M/fixed.onnx" --batch 2 -v < lin.npy > b2.npy 2> log
+	cmp b1.npy b2.npy
+	grep -qx "accel-infer: --batch 2: items run one by one: input 'x' has no free first dim: float32 (1, 4)" log
+	"$A" -m "$M/lin.onnx" --dim N=1 --batch 2 -v < lin.npy > b2.npy 2> log
+	grep -qx "accel-infer: --batch 2: items run one by one: input 'x' has no free first dim: float32 (1, 4)" log
 }
 
 @test "--max-wait sends a partial batch when a slow writer pauses; without it the batch waits" {
@@ -203,6 +263,41 @@ for i in range(2):
 	[ "${lines[1]}" = '{"input":1,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
 	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --topk 1 | first"
 	[ "${lines[0]}" = "no line within 3 s" ]
+}
+
+@test "--max-wait 0 sends each batch at once with the inputs already there; it never waits for a full one" {
+	slow() {
+		$PY -c "import numpy as np, sys, time
+for i in range(2):
+    np.save(sys.stdout.buffer, np.full((1, 6), i, 'f4')); sys.stdout.flush()
+    time.sleep(5)"
+	}
+	first() {
+		local line
+		IFS= read -r -t 3 line || { echo "no line within 3 s"; cat > /dev/null; return 0; }
+		echo "first: $line"
+		cat
+	}
+	run -0 bash -c "$(declare -f slow first); PY=$PY; slow | '$A' -m '$M/softmax.onnx' --batch 8 --max-wait 0 --topk 1 | first"
+	[ "${lines[0]}" = 'first: {"input":0,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	[ "${lines[1]}" = '{"input":1,"topk":[{"index":0,"score":0.1666666716337204}]}' ]
+	# Inputs already there when a batch starts still join it.
+	arrays in.npy '[np.full((1, 6), i, "f4") for i in range(10)]'
+	"$A" -m "$M/softmax.onnx" < in.npy > b1.npy
+	"$A" -m "$M/softmax.onnx" --batch 4 --max-wait 0 -v < in.npy > b4.npy 2> log
+	cmp b1.npy b4.npy
+	grep -q "accel-infer: stdin: 3 units," log
+}
+
+@test "--shape or --dim with a zero dimension is a usage error: raw tensors of no bytes read no input" {
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --shape 0,4 < /dev/null
+	[ "${lines[0]}" = "accel-infer: --shape: '0,4' has a zero dimension: raw tensors of no bytes would read no input" ]
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --dtype float32 --dim N=0 < /dev/null
+	[ "${lines[0]}" = "accel-infer: input 'x' would be raw tensors of shape (0, 4) (--dim): no bytes, so no input would be read" ]
+	[ ! -e out.npy ]
+	run -2 timeout 10 "$A" -m "$M/lin.onnx" --shape 2,0 -o out.npy < /dev/null
+	[ ! -e out.npy ]
+	[ -z "$(ls -A)" ]
 }
 
 @test "--topk prints the best classes with their labels as JSON lines, as numpy ranks them" {

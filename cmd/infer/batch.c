@@ -288,9 +288,10 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 		if (!r->pending) {
 			if (r->finished)
 				break;
-			if (nitems > 0 && r->max_wait > 0) {
+			if (nitems > 0 && r->max_wait >= 0) {
 				/* Wait for the next item's first byte only until
-				 * the deadline: a pause flushes the batch. */
+				 * the deadline (0: take it only if it is there
+				 * now): a pause flushes the batch. */
 				const uint8_t *p;
 				ssize_t n = accel_input_peek_until(in, 1, deadline, &p);
 				if (n < 0)

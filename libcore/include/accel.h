@@ -1944,9 +1944,9 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 #define ACCEL_TENSOR_MAX_DIMS 16
 /* Bytes of the longest .npy header accel_npy_header_write writes. */
 #define ACCEL_NPY_HEADER_MAX 512
-/* The longest .npy header accel_npy_header_parse reads (numpy itself
- * refuses more than 10000 bytes by default). */
-#define ACCEL_NPY_HEADER_LIMIT 65536
+/* The longest .npy header accel_npy_header_parse reads, in characters
+ * (numpy.load's max_header_size: it refuses longer ones). */
+#define ACCEL_NPY_HEADER_LIMIT 10000
 
 enum accel_dtype {
 	ACCEL_DTYPE_NONE, ACCEL_DTYPE_FLOAT32, ACCEL_DTYPE_FLOAT64, ACCEL_DTYPE_FLOAT16,

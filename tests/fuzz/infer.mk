@@ -1,4 +1,6 @@
-# The .npy reader of accel-infer (libcore/npy.c); corpus in tests/fuzz/corpus/npy.
+# The .npy reader of accel-infer (libcore/npy.c); corpus in tests/fuzz/corpus/npy
+# (crafted seeds from tests/infer/npyref.py seeds; tests/infer-npy.bats reads
+# it with numpy too).
 FUZZ_TARGETS += npy
 FUZZ_SRC_npy := tests/fuzz/npy.c tests/fuzz/ref.c
 FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
@@ -9,3 +11,9 @@ FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
 FUZZ_TARGETS += onnxpb
 FUZZ_SRC_onnxpb := tests/fuzz/onnxpb.c backends/opencv/onnxpb.c
 FUZZ_LIBS_onnxpb :=
+# accel-infer's reading of a model's graph for --batch (cmd/infer/graph.c);
+# corpus in tests/fuzz/corpus/onnxgraph: the models of tests/infer/models.py
+# and a few broken ones.
+FUZZ_TARGETS += onnxgraph
+FUZZ_SRC_onnxgraph := tests/fuzz/onnxgraph.c cmd/infer/graph.c
+FUZZ_LIBS_onnxgraph :=

@@ -4,7 +4,10 @@
  * header that parses the same on its own and round-trips through the
  * writer, data of exactly the size its shape says, never more than the
  * limit given (checked from the header, before allocating), and an end
- * that is either the end of the input or one error line.
+ * that is either the end of the input or one error line. With
+ * FUZZ_NPY_VERDICT set in the environment, it prints what it read on
+ * stdout for tests/infer/npyref.py to compare with numpy: a line "ok DTYPE
+ * SHAPE" per array, then "end" or "refused: REASON".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static int verdict = -1;
+	if (verdict < 0)
+		verdict = getenv("FUZZ_NPY_VERDICT") != NULL;
 	struct accel_input in;
 	if (accel_input_mem(&in, data, size, "fuzz") < 0)
 		fuzz_fail("out of memory");
@@ -29,12 +35,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 0) {
 			if (start != size)
 				fuzz_fail("end of input reported at %llu of %zu", (unsigned long long)start, size);
+			if (verdict)
+				printf("end\n");
 			break;
 		}
 		if (rc < 0) {
 			if (rc != ACCEL_EDATA || !err[0] || strchr(err, '\n'))
 				fuzz_fail("array %d: error %d without one line: '%s'", n, rc, err);
+			if (verdict)
+				printf("refused: %s\n", err);
 			break;
+		}
+		if (verdict) {
+			char shape[256];
+			accel_tensor_shape_str(&t, shape, sizeof shape);
+			printf("ok %s %s\n", accel_dtype_name(t.dtype), shape);
 		}
 		uint64_t bytes;
 		if (accel_tensor_size(&t, LIMIT, NULL, &bytes) < 0 || bytes != buf.len)

@@ -55,3 +55,22 @@ save("img", [helper.make_node("Identity", ["x"], ["y"])],
 save("imghwc", [helper.make_node("Identity", ["x"], ["y"])],
      [helper.make_tensor_value_info("x", T.FLOAT, ["N", "H", "W", 3])],
      [helper.make_tensor_value_info("y", T.FLOAT, ["N", "H", "W", 3])])
+# Models whose items would mix in a batch along axis 0, for --batch (each
+# item (1, 3); three of them make 3 rows, as many as xᵀ has):
+# transpose: y = xᵀ, declared (3, N); mean0: y = the mean over axis 0,
+# declared (1, 3); cumsum: y = the running sum along axis 0, declared
+# (N, 3) like x; softmax0: y = softmax(x) over axis 0, (N, 3) too.
+save("transpose", [helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT, [3, "N"])])
+save("mean0", [helper.make_node("ReduceMean", ["x"], ["y"], axes=[0], keepdims=1)],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT, [1, 3])])
+save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3])],
+     [helper.make_tensor("axis", T.INT64, [], [0])])
+save("softmax0", [helper.make_node("Softmax", ["x"], ["y"], axis=0)],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3])])
+# maxpool: y = the max of each pair along the last axis, i its index in
+# the flattened tensor: counted over the whole batch, so items mix in i.
+save("maxpool", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2], strides=[2])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 1, 4])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 1, 2]), helper.make_tensor_value_info("i", T.INT64, ["N", 1, 2])])

@@ -27,6 +27,21 @@ def reference(model, x):
     if model == "softmax":
         e = np.exp(x - x.max(axis=-1, keepdims=True))
         return {"p": e / e.sum(axis=-1, keepdims=True)}
+    if model == "transpose":
+        return {"y": x.T}
+    if model == "mean0":
+        return {"y": x.mean(axis=0, keepdims=True)}
+    if model == "cumsum":
+        return {"y": np.cumsum(x, axis=0)}
+    if model == "softmax0":
+        e = np.exp(x - x.max(axis=0, keepdims=True))
+        return {"y": e / e.sum(axis=0, keepdims=True)}
+    if model == "maxpool":
+        # kernel 2, stride 2 along the last axis of (1, 1, 4); indices count
+        # from the start of the whole tensor (the item is all of it here)
+        p = x.reshape(-1, 2)
+        return {"y": p.max(axis=1).reshape(1, 1, 2),
+                "i": (p.argmax(axis=1) + np.arange(0, x.size, 2)).astype(np.int64).reshape(1, 1, 2)}
     raise SystemExit(f"no reference for {model}")
 
 

@@ -43,10 +43,10 @@ static void refuses_bad_headers(void **state)
 	size_t hlen;
 	char err[256], h[200];
 	const char *cases[][2] = {
-		{ "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", "unsupported dtype '>f4'" },
-		{ "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", "fortran_order arrays are not supported" },
+		{ "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", "unsupported dtype '>f4' (big-endian)" },
+		{ "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", "fortran_order arrays are not supported" },
 		{ "{'descr': '<f4', 'shape': (2,), }", "header lacks 'fortran_order'" },
-		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1), }", "'shape' holds something other than sizes" },
+		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1), }", "'shape' holds a negative size" },
 		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }",
 		  "shape (1000000, 1000000) of float32 is 4000000000000 bytes, over the limit of 1073741824" },
 		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (9223372036854775807, 9), }",
@@ -66,6 +66,108 @@ static void refuses_bad_headers(void **state)
 	assert_int_equal(accel_npy_header_parse((const uint8_t *)"PK\x03\x04", 4, 0, &t, &hlen, err, sizeof err),
 			 ACCEL_EDATA);
 	assert_string_equal(err, "not a .npy array (bad magic)");
+}
+
+/* Headers as numpy 1.24's np.load reads them (each verdict checked with
+ * it; tests/infer/npyref.py compares the two over the fuzz corpus and
+ * mutated headers): a Python literal read by ast.literal_eval. */
+static void reads_headers_as_numpy_does(void **state)
+{
+	static const struct {
+		int major, minor;
+		const char *dict;
+		const char *want;     /* "DTYPE SHAPE", or the error */
+	} cases[] = {
+		/* A key given twice: the last value counts. */
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (1, 3)}", "float32 (1, 3)" },
+		{ 3, 0, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), 'descr': '<i2', 'fortran_order': False}",
+		  "int16 (2, 2)" },
+		/* Only versions 1.0, 2.0 and 3.0. */
+		{ 1, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
+		  "unsupported .npy format version 1.1 (numpy reads 1.0, 2.0 and 3.0)" },
+		{ 4, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
+		  "unsupported .npy format version 4.0 (numpy reads 1.0, 2.0 and 3.0)" },
+		/* Python 2's L after an int: dropped before version 3.0. */
+		{ 2, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 3 L)}", "float32 (2, 3)" },
+		{ 3, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L,)}", "malformed header dict" },
+		/* Python's ints, strings, blanks, comments, parentheses. */
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (0x2, 1_0, 0o1, +0b1, -0)}",
+		  "float32 (2, 10, 1, 1, 0)" },
+		{ 1, 0, "{'descr': '<' \"f\" u'''4''', 'fortran_order': (False), 'shape': ((2),)}", "float32 (2,)" },
+		{ 1, 0, "{'descr': '\\x3cf\\064', # comment\n 'fortran_order' : False,\\\n'shape':(2,)\n}", "float32 (2,)" },
+		{ 3, 0, "\n# a comment line\n{'descr':'float32','fortran_order':False,'shape':()}  \n", "float32 ()" },
+		{ 1, 0, "{'descr': '?', 'fortran_order': False, 'shape': (2,)}", "bool (2,)" },
+		{ 1, 0, "{'descr': 'l', 'fortran_order': False, 'shape': (2,)}", "int64 (2,)" },
+		{ 1, 0, "{'descr': '>u1', 'fortran_order': False, 'shape': (2,)}", "uint8 (2,)" },
+		/* Fortran order of one dim over 1 is C order. */
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 5, 1)}", "float32 (1, 5, 1)" },
+		/* What numpy refuses. */
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (True,)}", "'shape' holds something other than ints" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (02,)}", "malformed header dict" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (--1,)}", "malformed header dict" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", "malformed header dict" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", "'fortran_order' is not True or False" },
+		{ 1, 0, "{'descr': '<f4 ', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '<f4 '" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+		  "the header has a key other than 'descr', 'fortran_order' and 'shape'" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'sh\\ape': (2,)}",
+		  "the header has a key other than 'descr', 'fortran_order' and 'shape'" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\v", "bytes after the header dict" },
+		{ 3, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n ", "bytes after the header dict" },
+		{ 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} \\", "bytes after the header dict" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint8_t h[512];
+		size_t n = strlen(cases[i].dict), start = cases[i].major == 1 ? 10 : 12, hlen;
+		memcpy(h, "\x93NUMPY", 6);
+		h[6] = (uint8_t)cases[i].major;
+		h[7] = (uint8_t)cases[i].minor;
+		memset(h + 8, 0, 4);
+		h[8] = (uint8_t)n;
+		memcpy(h + start, cases[i].dict, n);
+		struct accel_tensor t;
+		char err[256] = "", got[256];
+		int rc = accel_npy_header_parse(h, start + n, 0, &t, &hlen, err, sizeof err);
+		if (rc == 0) {
+			char shape[128];
+			accel_tensor_shape_str(&t, shape, sizeof shape);
+			snprintf(got, sizeof got, "%s %s", accel_dtype_name(t.dtype), shape);
+			assert_int_equal(hlen, start + n);
+		} else {
+			assert_int_equal(rc, ACCEL_EDATA);
+			snprintf(got, sizeof got, "%s", err);
+		}
+		if (strcmp(got, cases[i].want))
+			fail_msg("case %zu: %s: got '%s', want '%s'", i, cases[i].dict, got, cases[i].want);
+	}
+	/* The header's length: at most numpy's 10000 characters (version 3.0
+	 * in UTF-8: characters, not bytes), in valid UTF-8, without a NUL. */
+	static uint8_t big[12 + 10002];
+	const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} #";
+	size_t n = strlen(dict);
+	memcpy(big, "\x93NUMPY\x03\x00", 8);
+	memcpy(big + 12, dict, n);
+	memset(big + 12 + n, 'x', 10002 - n);
+	struct accel_tensor t;
+	size_t hlen;
+	char err[256];
+	big[8] = 10000 & 0xff;
+	big[9] = 10000 >> 8;
+	assert_int_equal(accel_npy_header_parse(big, 12 + 10000, 0, &t, &hlen, err, sizeof err), 0);
+	big[8] = 10001 & 0xff;
+	big[9] = 10001 >> 8;
+	assert_int_equal(accel_npy_header_parse(big, 12 + 10001, 0, &t, &hlen, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "header of 10001 characters is over the limit of 10000");
+	memcpy(big + 12 + 9000, "\xc3\xa9", 2);
+	assert_int_equal(accel_npy_header_parse(big, 12 + 10001, 0, &t, &hlen, err, sizeof err), 0);
+	big[12 + 9001] = 'x';
+	assert_int_equal(accel_npy_header_parse(big, 12 + 10001, 0, &t, &hlen, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "header is not UTF-8 (format version 3.0)");
+	big[12 + 9000] = 0;
+	big[8] = 10000 & 0xff;
+	big[9] = 10000 >> 8;
+	assert_int_equal(accel_npy_header_parse(big, 12 + 10000, 0, &t, &hlen, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "header holds a NUL byte");
 }
 
 static void reads_a_stream(void **state)
@@ -130,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_numpy_header),
 		cmocka_unit_test(refuses_bad_headers),
+		cmocka_unit_test(reads_headers_as_numpy_does),
 		cmocka_unit_test(reads_a_stream),
 		cmocka_unit_test(dtypes_and_shapes),
 	};
