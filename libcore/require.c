@@ -454,23 +454,22 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 	return 0;
 }
 
-/* The keys a device may have whatever the machine: its own, the CPU's,
- * the properties the bundled backends report and the APIs they name. A
- * plugin's other keys count once a device has them. */
+/* The keys a device may have whatever the machine: its own, the CPU's and
+ * the properties the bundled backends report. The APIs come from the
+ * registry (each backend's apis table); a plugin's other keys count once a
+ * device has them. */
 static const char *const known_fields[] = {
 	"id", "class", "vendor", "model", "driver", "pci_address", "software", "numa_node", "memory",
 	"memory_bytes", "count", "packages", "cores", "threads", "numa_nodes", "l1d_bytes", "l2_bytes",
 	"l3_bytes", "l4_bytes",
 	"active", "buildinfo", "cgroup_cpus", "combined_channels", "compute_capability", "compute_units",
 	"cuda_driver_version", "device_file", "device_type", "firmware", "fp16", "fp64", "interface",
-	"local_cpulist", "mac_address", "max_alloc_bytes", "mig_mode", "mtu", "multiprocessors", "nvdec", "nvenc",
+	"local_cpulist", "mac_address", "max_alloc_bytes", "mig_mode", "mtu", "multiprocessors",
 	"offloads", "opencl_driver_version", "opencl_platform", "opencl_version", "operstate", "pci_id",
 	"power_watts", "provider", "render_node", "rx_queues", "services", "speed_mbps", "sriov_numvfs",
 	"sriov_totalvfs", "state", "subgroup_size", "temperature_celsius", "tx_queues", "utilization_percent",
 	"uuid", "version", "video_device_file", "virtual", "vulkan_api_version", "vulkan_compute_queues",
 	"vulkan_driver_info", "vulkan_memory_heaps",
-	"cuda", "d3d11va", "drm", "dxva2", "host", "mediacodec", "netdev", "nvml", "opencl", "openssl", "pci",
-	"qat", "qsv", "vaapi", "vdpau", "videotoolbox", "vulkan",
 	NULL
 };
 
