@@ -69,6 +69,7 @@ struct tc {
 	AVStream *ovst, *oast;
 	int acopy;
 	AVBSFContext *adts;       /* ADTS headers off copied AAC, or NULL */
+	int64_t anext;            /* the next decoded sample's pts (1/rate), or AV_NOPTS_VALUE */
 	int header;               /* 1: output header written */
 	int raw;                  /* 1: --to npy (written here, no muxer) */
 	enum AVPixelFormat out_fmt;
@@ -883,10 +884,9 @@ static int open_audio(struct tc *t)
 		return 0;
 	}
 	AVStream *ist = t->ifmt->streams[t->aidx];
-	/* 1 yes, 0 no, negative: the muxer does not say (mpegts): try. */
-	int fits = avformat_query_codec(t->ofmt->oformat, ist->codecpar->codec_id, FF_COMPLIANCE_NORMAL) != 0;
 	if (!job->audio || !strcmp(job->audio, "copy")) {
-		if (fits) {
+		char why[200];
+		if (tc_audio_copy_fits(t->ofmt->oformat, ist->codecpar, why, sizeof why)) {
 			t->acopy = 1;
 			if (ist->codecpar->codec_id != AV_CODEC_ID_AAC || ist->codecpar->extradata_size)
 				return 0;
@@ -902,9 +902,9 @@ static int open_audio(struct tc *t)
 			return 0;
 		}
 		if (job->audio)
-			return fail(t, ACCEL_EXIT_USAGE, "--audio copy: %s audio cannot go in a %s container; use "
-				    "--audio aac, opus or none", avcodec_get_name(ist->codecpar->codec_id),
-				    t->ofmt->oformat->name);
+			return fail(t, ACCEL_EXIT_USAGE, "--audio copy: %s; use --audio aac, opus or none", why);
+		if (job->common.verbose)
+			fprintf(stderr, "accel-transcode: audio: not copied (%s): encoded to aac\n", why);
 	}
 	int opus = job->audio && !strcmp(job->audio, "opus");
 	const AVCodec *ec = opus ? avcodec_find_encoder_by_name("libopus") : avcodec_find_encoder(AV_CODEC_ID_AAC);
@@ -1039,6 +1039,24 @@ static int copy_packet(struct tc *t, AVPacket *pkt)
 	return write_packet(t, pkt);
 }
 
+/* A decoded frame's pts in samples (1/sample_rate, the abuffer's time
+ * base; the decoder gives the stream's). Frames follow on sample for
+ * sample unless the stream's timestamps jump ahead by more than half a
+ * frame (a gap, kept); earlier ones or jitter (an MP3's 26 ms frames in
+ * mkv's milliseconds) would run the encoder and muxer backwards. */
+static void audio_pts(struct tc *t, AVFrame *f)
+{
+	AVRational tb = { 1, t->adec->sample_rate };
+	int64_t ts = f->best_effort_timestamp;
+	int64_t pts = ts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : av_rescale_q(ts, t->ifmt->streams[t->aidx]->time_base, tb);
+	if (pts == AV_NOPTS_VALUE)
+		pts = t->anext == AV_NOPTS_VALUE ? 0 : t->anext;
+	else if (t->anext != AV_NOPTS_VALUE && pts < t->anext + f->nb_samples / 2)
+		pts = t->anext;
+	f->pts = pts;
+	t->anext = pts + f->nb_samples;
+}
+
 static int audio_packet(struct tc *t, AVPacket *pkt)
 {
 	if (t->acopy && !t->adts) {
@@ -1078,6 +1096,7 @@ static int audio_packet(struct tc *t, AVPacket *pkt)
 		return t->job->strict ? fail(t, ACCEL_EXIT_DATA, "%s: undecodable audio packet (--strict)", t->in.name) : 0;
 	}
 	while ((rc = avcodec_receive_frame(t->adec, t->frame)) >= 0) {
+		audio_pts(t, t->frame);
 		rc = audio_frames(t, t->frame);
 		av_frame_unref(t->frame);
 		if (rc < 0)
@@ -1793,7 +1812,8 @@ static void cleanup(struct tc *t)
 int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output *out)
 {
 	struct tc t = { .job = job, .ctx = ctx, .out = out, .vidx = -1, .aidx = -1, .hw_pix_fmt = AV_PIX_FMT_NONE,
-			.last_pts = AV_NOPTS_VALUE, .skip_upto = AV_NOPTS_VALUE, .last_dts = AV_NOPTS_VALUE };
+			.last_pts = AV_NOPTS_VALUE, .skip_upto = AV_NOPTS_VALUE, .last_dts = AV_NOPTS_VALUE,
+			.anext = AV_NOPTS_VALUE };
 	struct tc_hw hw[4];
 	int nhw = 0;
 	av_log_set_level(job->common.verbose > 1 ? AV_LOG_INFO : AV_LOG_QUIET);

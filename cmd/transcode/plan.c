@@ -10,6 +10,7 @@
 #include <string.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/error.h>
 #include "plan.h"
 
 static int takes(const enum AVPixelFormat *list, enum AVPixelFormat f)
@@ -296,4 +297,74 @@ void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p)
 	else if (p->on_device)
 		NOTE("; frames stay on %s up to the encoder", in->enc);
 #undef NOTE
+}
+
+/* ------------------------------------------------------------ audio copy */
+
+/* The scratch output: written bytes go nowhere; it seeks, as the
+ * temporary a FILE is written to does. */
+static int null_write(void *opaque, uint8_t *buf, int n)
+{
+	(void)opaque;
+	(void)buf;
+	return n;
+}
+
+static int64_t null_seek(void *opaque, int64_t off, int whence)
+{
+	(void)opaque;
+	return whence == AVSEEK_SIZE ? -1 : off;
+}
+
+int tc_audio_copy_fits(const AVOutputFormat *of, const AVCodecParameters *par, char *why, size_t len)
+{
+	static const enum AVCodecID ts_audio[] = {
+		AV_CODEC_ID_MP1, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM,
+		AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_DTS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_OPUS,
+		AV_CODEC_ID_S302M, AV_CODEC_ID_NONE
+	};
+	const char *codec = avcodec_get_name(par->codec_id);
+	int q = avformat_query_codec(of, par->codec_id, FF_COMPLIANCE_NORMAL);
+	if (q == 0) {
+		snprintf(why, len, "the %s muxer has no place for %s", of->name, codec);
+		return 0;
+	}
+	if (q < 0 && !strcmp(of->name, "mpegts")) {
+		int i = 0;
+		while (ts_audio[i] != AV_CODEC_ID_NONE && ts_audio[i] != par->codec_id)
+			i++;
+		if (ts_audio[i] == AV_CODEC_ID_NONE) {
+			snprintf(why, len, "MPEG-TS has no audio stream type for %s", codec);
+			return 0;
+		}
+	}
+	AVFormatContext *o = NULL;
+	uint8_t *buf = NULL;
+	int rc = avformat_alloc_output_context2(&o, of, NULL, NULL);
+	AVStream *st = rc >= 0 ? avformat_new_stream(o, NULL) : NULL;
+	if (st && (buf = av_malloc(4096)) &&
+	    (o->pb = avio_alloc_context(buf, 4096, 1, NULL, NULL, null_write, null_seek))) {
+		buf = NULL;
+		o->pb->seekable = AVIO_SEEKABLE_NORMAL;
+		o->flags |= AVFMT_FLAG_CUSTOM_IO;
+		rc = avcodec_parameters_copy(st->codecpar, par);
+		st->codecpar->codec_tag = 0;
+		st->time_base = (AVRational){ 1, par->sample_rate > 0 ? par->sample_rate : 48000 };
+		if (rc >= 0)
+			rc = avformat_init_output(o, NULL);
+	} else if (rc >= 0) {
+		rc = AVERROR(ENOMEM);
+	}
+	if (rc < 0) {
+		char e[AV_ERROR_MAX_STRING_SIZE];
+		av_strerror(rc, e, sizeof e);
+		snprintf(why, len, "FFmpeg's %s muxer refuses %s: %s", of->name, codec, e);
+	}
+	av_free(buf);
+	AVIOContext *pb = o ? o->pb : NULL;
+	avformat_free_context(o);
+	if (pb)
+		av_freep(&pb->buffer);
+	avio_context_free(&pb);
+	return rc >= 0;
 }

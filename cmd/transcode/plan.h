@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
 #include "transcode.h"
 
 /* The pixel format software encoder c is given: `want` (--pix-fmt) when c
@@ -70,5 +71,18 @@ struct tc_plan {
  * Without a device at either end, the software chain the program always
  * had: yadif, crop, scale (bicubic), fps, format. */
 void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p);
+
+/* Whether muxer `of` carries the audio of `par` as audio when its packets
+ * are copied: 1 yes; 0 no, with the reason in why[len]. The muxer's own
+ * table says for most (avformat_query_codec). MPEG-TS has none and writes
+ * any codec, those without an audio stream_type as private data that
+ * readers take for data (PCM, FLAC, Vorbis: the audio is lost), so there
+ * only the codecs with one count (ISO/IEC 13818-1 Table 2-34 and ETSI
+ * TS 101 154: MPEG-1/2 audio, AAC in ADTS or LATM, AC-3, E-AC-3, DTS,
+ * TrueHD, and Opus and SMPTE 302M PCM through the registration
+ * descriptors FFmpeg writes). Last, the muxer is set up with that stream
+ * on a scratch output, where FFmpeg refuses what it calls experimental
+ * (FLAC in MP4 on FFmpeg 5.1). Opens no file and no device. */
+int tc_audio_copy_fits(const AVOutputFormat *of, const AVCodecParameters *par, char *why, size_t len);
 
 #endif

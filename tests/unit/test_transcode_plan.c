@@ -7,7 +7,8 @@
  * throughout when both are there, downloaded or uploaded only where a
  * stage is in software or a filter has no device version; and which
  * packets of an encoder can be written so that a new encoder can take
- * over without a hole (B-frames out of order).
+ * over without a hole (B-frames out of order); and which audio a
+ * container carries when copied.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,13 +231,62 @@ static void written_prefix(void **state)
 	assert_int_equal(tc_written_prefix(g, 2, gaps, N(gaps)), 1);
 }
 
+/* fits(MUXER, CODEC): tc_audio_copy_fits on stereo 48 kHz audio. */
+static int fits(const char *mux, enum AVCodecID id, char *why, size_t len)
+{
+	AVCodecParameters *par = avcodec_parameters_alloc();
+	assert_non_null(par);
+	par->codec_type = AVMEDIA_TYPE_AUDIO;
+	par->codec_id = id;
+	par->sample_rate = 48000;
+	av_channel_layout_default(&par->ch_layout, 2);
+	par->format = AV_SAMPLE_FMT_S16;
+	why[0] = 0;
+	int r = tc_audio_copy_fits(av_guess_format(mux, NULL, NULL), par, why, len);
+	avcodec_parameters_free(&par);
+	return r;
+}
+
+static void audio_copy(void **state)
+{
+	(void)state;
+	char why[200];
+	/* MPEG-TS: only codecs with an audio stream type */
+	static const enum AVCodecID ts_yes[] = { AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC,
+						 AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_OPUS };
+	for (int i = 0; i < N(ts_yes); i++)
+		assert_int_equal(fits("mpegts", ts_yes[i], why, sizeof why), 1);
+	assert_int_equal(fits("mpegts", AV_CODEC_ID_PCM_S16LE, why, sizeof why), 0);
+	assert_string_equal(why, "MPEG-TS has no audio stream type for pcm_s16le");
+	assert_int_equal(fits("mpegts", AV_CODEC_ID_FLAC, why, sizeof why), 0);
+	assert_int_equal(fits("mpegts", AV_CODEC_ID_VORBIS, why, sizeof why), 0);
+	/* MP4: its table; FLAC refused at set-up on FFmpeg 5.1 (experimental) */
+	assert_int_equal(fits("mp4", AV_CODEC_ID_AAC, why, sizeof why), 1);
+	assert_int_equal(fits("mp4", AV_CODEC_ID_OPUS, why, sizeof why), 1);
+	assert_int_equal(fits("mp4", AV_CODEC_ID_PCM_S16LE, why, sizeof why), 0);
+	assert_string_equal(why, "the mp4 muxer has no place for pcm_s16le");
+	if (LIBAVFORMAT_VERSION_MAJOR == 59) {
+		assert_int_equal(fits("mp4", AV_CODEC_ID_FLAC, why, sizeof why), 0);
+		assert_string_equal(why, "FFmpeg's mp4 muxer refuses flac: Experimental feature");
+	}
+	/* Matroska and NUT take all of these */
+	static const enum AVCodecID any[] = { AV_CODEC_ID_PCM_S16LE, AV_CODEC_ID_FLAC, AV_CODEC_ID_VORBIS,
+					      AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS };
+	for (int i = 0; i < N(any); i++) {
+		assert_int_equal(fits("matroska", any[i], why, sizeof why), 1);
+		assert_int_equal(fits("nut", any[i], why, sizeof why), 1);
+	}
+}
+
 int main(void)
 {
+	av_log_set_level(AV_LOG_QUIET);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(software_formats),
 		cmocka_unit_test(hardware_formats),
 		cmocka_unit_test(graphs),
 		cmocka_unit_test(written_prefix),
+		cmocka_unit_test(audio_copy),
 	};
 	return cmocka_run_group_tests_name("transcode_plan", tests, NULL, NULL);
 }
