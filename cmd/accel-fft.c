@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 		switch (id) {
 		case OPT_TYPE: {
 			int t = accel_sample_parse(arg);
-			if (t == -2) {
+			if (t == ACCEL_ENOTSUP) {
 				accel_msg_usage("--type: '%s': 8-bit samples have no byte order (SigMF names them without _le or _be: %.*s)",
 						arg, (int)strlen(arg) - 3, arg);
 				return ACCEL_EXIT_USAGE;

@@ -49,7 +49,7 @@ int accel_sample_parse(const char *name)
 	char base[16];
 	size_t len = name ? strlen(name) : 0;
 	if (!len || len >= sizeof base)
-		return -1;
+		return ACCEL_EINVAL;
 	memcpy(base, name, len + 1);
 	int order = 0;  /* 1: _le, 2: _be */
 	if (len > 3 && (!strcmp(base + len - 3, "_le") || !strcmp(base + len - 3, "_be"))) {
@@ -64,10 +64,12 @@ int accel_sample_parse(const char *name)
 		    (base[0] == 'r' && !samples[i].complex && !strcmp(base + 1, samples[i].name)))
 			t = i;
 	}
-	if (t < 0 || !order)
+	if (t < 0)
+		return ACCEL_EINVAL;
+	if (!order)
 		return t;
 	if (samples[t].bytes == (samples[t].complex ? 2 : 1))
-		return -2;
+		return ACCEL_ENOTSUP;
 	if (order == 1)
 		return t;
 	char be[16];
@@ -75,7 +77,7 @@ int accel_sample_parse(const char *name)
 	for (int i = 0; i < ACCEL_SAMPLE_COUNT; i++)
 		if (!strcmp(be, samples[i].name))
 			return i;
-	return -1;
+	return ACCEL_EINVAL;
 }
 
 const char *accel_sample_name(enum accel_sample t)

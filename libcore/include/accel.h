@@ -321,7 +321,7 @@ struct accel_backend {
 	 * kinds; ended by { NULL }; NULL: none. */
 	const struct accel_api_info *apis;
 
-	/* ---- Asynchronous device work (issue 8, item 5) ----
+	/* ---- Asynchronous device work ----
 	 * Units the backend keeps in flight per engine, so that uploading one
 	 * unit, computing another and downloading a third overlap: the stream
 	 * engine runs that many workers on the engine at once (0 or 1: one; at
@@ -335,7 +335,7 @@ struct accel_backend {
 	 * in the engine's data from the probe, used by several threads at once. */
 	int queue_depth;
 
-	/* ---- What no program may name (issue 8, item 1) ----
+	/* ---- What no program may name ----
 	 * Optional: for an API of `apis` whose devices the probe's notes
 	 * (accel_probe_note) begin with another word than the API's name,
 	 * that word ({ "nvenc", "cuda" }: FFmpeg's device type); ended by
@@ -1737,8 +1737,9 @@ enum accel_sample {
 };
 /* Type by name: "cf32", "ci16_be"; an explicit "_le" names the plain
  * type, and real types may carry SigMF's "r" ("rf32_le" is f32). Returns
- * its value, -1 for an unknown name, or -2 for an 8-bit type with a byte
- * order ("cu8_le": SigMF names 8-bit types without _le or _be). */
+ * its value (0 or more), ACCEL_EINVAL for an unknown name, or
+ * ACCEL_ENOTSUP for an 8-bit type with a byte order ("cu8_le": SigMF names
+ * 8-bit types without _le or _be). */
 int accel_sample_parse(const char *name);
 /* "cf32", "ci16_be" ... for a type; "?" for a value out of range. */
 const char *accel_sample_name(enum accel_sample t);
@@ -1814,14 +1815,16 @@ struct accel_fft {
  * else f->split (a unit_frames given below f->average splits too). Free
  * with accel_fft_free. */
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
+/* Free what accel_fft_setup made (the window); f itself is the caller's.
+ * Safe twice, and on a zeroed job that setup failed or never ran for. */
 void accel_fft_free(struct accel_fft *f);
 /* "fft.r2c", "fft.c2r" or "fft.c2c". */
 const char *accel_fft_op_name(const struct accel_fft *f);
 /* Parse a window name ("hann", "kaiser:8.6") into f->window and
  * f->kaiser_beta: 0 or ACCEL_EINVAL. */
 int accel_fft_window_parse(struct accel_fft *f, const char *s);
-/* Output values per row (bins), and bytes of one value as written in
- * binary (8 for complex, else 4). */
+/* Output values per row: f->bins (complex pairs for complex output, one
+ * float each otherwise), valid after accel_fft_setup. */
 size_t accel_fft_row_values(const struct accel_fft *f);
 /* Frames a unit of `len` input bytes holds: whole frames only (the
  * stream's reader pads the last unit itself with --pad). */
@@ -2021,7 +2024,7 @@ struct accel_onnx_params {
 	const char *const *outputs;
 };
 
-/* ------------------------------------------- accel-transcode (issue 11) */
+/* ---------------------------------------- fault injection (accel_fault_*) */
 
 /* Whether $ACCEL_FAULT (accel(7), TESTING) says engine `engine` must fail
  * on unit `unit`: 1 or 0 (0 too when $ACCEL_FAULT is unset or malformed:
