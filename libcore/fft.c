@@ -762,7 +762,8 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 	if (accel_buf_reserve(&u->in, span) < 0)
 		return ACCEL_ENOMEM;
 	u->offset = in->offset - have;
-	memcpy(u->in.data, r->tail.data, have);
+	if (have)
+		memcpy(u->in.data, r->tail.data, have);
 	ssize_t got = read_samples(r, in, u->in.data + have, span - have);
 	if (got < 0) {
 		snprintf(err, len, "cannot read: %s", strerror(errno));
@@ -967,17 +968,8 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	}
 	struct accel_route route;
 	struct accel_route_req req = { &op, cfg->backend, size, NULL };
-	int rc = accel_route(ctx, &req, &route);
-	if (cfg->verbose > 0)
-		accel_route_print(&route, stderr);
-	if (rc == ACCEL_EINVAL) {
-		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
-		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
-		free(r.acc);
-		return rc;
-	}
+	int rc = accel_route_job(ctx, &req, cfg->verbose, NULL, &route, err, len);
 	if (rc < 0) {
-		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
 		free(r.acc);
 		return rc;
 	}

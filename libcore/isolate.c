@@ -218,7 +218,8 @@ int accel_call_isolated(const char *api, int (*fn)(void *), void *arg, size_t si
 	int ok = !late && r.got == r.want && (!waited || (WIFEXITED(status) && !WEXITSTATUS(status)));
 	if (ok) {
 		memcpy(rc, r.res, sizeof *rc);
-		memcpy(arg, r.res + sizeof *rc, size);
+		if (size)
+			memcpy(arg, r.res + sizeof *rc, size);
 	} else if (late) {
 		snprintf(why, len, "did not answer in time (ACCEL_PROBE_TIMEOUT)");
 	} else {
