@@ -92,31 +92,6 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 	}
 }
 
-/* Route `op` (-v prints the route, or adds it to report). ACCEL_EINVAL
- * for a malformed backend list, ACCEL_ENOENGINE, each with its line in
- * err. */
-static int route_op(struct accel_ctx *ctx, const char *backend, int verbose, struct accel_report *report,
-		    const struct accel_op *op, int64_t size, struct accel_route *route, char *err, size_t len)
-{
-	struct accel_route_req req = { op, backend, size, NULL };
-	int rc = accel_route(ctx, &req, route);
-	if (report) {
-		if (accel_report_route(report, route) < 0 || accel_report_route_devices(report, ctx, route) < 0) {
-			snprintf(err, len, "out of memory");
-			return ACCEL_ENOMEM;
-		}
-	} else if (verbose > 0) {
-		accel_route_print(route, stderr);
-	}
-	if (rc == ACCEL_EINVAL) {
-		const char *list = backend ? backend : getenv("ACCEL_BACKEND");
-		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
-	} else if (rc < 0) {
-		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op->name);
-	}
-	return rc;
-}
-
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
 {
@@ -165,7 +140,8 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 		.memory_limit = cfg->memory_limit > window ? cfg->memory_limit : window,
 	};
 	struct accel_route route;
-	int rc = route_op(ctx, cfg->backend, cfg->verbose, cfg->report, &op, in->size, &route, err, len);
+	struct accel_route_req req = { &op, cfg->backend, in->size, NULL };
+	int rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
 	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX, 0 };
@@ -265,7 +241,8 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 	if (rc < 0)
 		return rc;
 	struct accel_route route;
-	rc = route_op(ctx, cfg->backend, cfg->verbose, cfg->report, &op, cfg->stream.total_size, &route, err, len);
+	struct accel_route_req req = { &op, cfg->backend, cfg->stream.total_size, NULL };
+	rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
 	/* Every job reads chunks of the same size: `user` is the chunk size
@@ -289,7 +266,8 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 	if (rc < 0)
 		return rc;
 	struct accel_route route;
-	rc = route_op(ctx, cfg->backend, cfg->verbose, cfg->report, &op, in->size, &route, err, len);
+	struct accel_route_req req = { &op, cfg->backend, in->size, NULL };
+	rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
 	struct accel_stream_ops ops = { next_chunk, NULL, NULL };

@@ -339,3 +339,24 @@ void accel_route_print(const struct accel_route *r, FILE *f)
 		fprintf(f, "  engines 1 to %d serve the stream together: the profile measured each at %.0f%%"
 			" of the best or more\n", r->nserving, ACCEL_SHARE_MIN * 100);
 }
+
+int accel_route_job(struct accel_ctx *ctx, const struct accel_route_req *req, int verbose,
+		    struct accel_report *report, struct accel_route *r, char *err, size_t len)
+{
+	int rc = accel_route(ctx, req, r);
+	if (report) {
+		if (accel_report_route(report, r) < 0 || accel_report_route_devices(report, ctx, r) < 0) {
+			snprintf(err, len, "out of memory");
+			return ACCEL_ENOMEM;
+		}
+	} else if (verbose > 0) {
+		accel_route_print(r, stderr);
+	}
+	if (rc == ACCEL_EINVAL) {
+		const char *list = req->backend ? req->backend : getenv("ACCEL_BACKEND");
+		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0) {
+		snprintf(err, len, "no engine can run %s (try -v for the reasons)", req->op->name);
+	}
+	return rc;
+}

@@ -403,14 +403,13 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 	struct accel_op op = { .name = algos[r->algo].name, .ext = &h };
 	struct accel_route route;
 	struct accel_route_req req = { &op, common->backend, -1, NULL };
-	int rc = accel_route(ctx, &req, &route);
-	if (common->verbose)
-		accel_route_print(&route, stderr);
+	char why[256];
+	int rc = accel_route_job(ctx, &req, common->verbose, NULL, &route, why, sizeof why);
 	if (rc < 0) {
 		if (rc == ACCEL_EINVAL)
-			accel_msg_usage("--backend: malformed list '%s'", common->backend ? common->backend : "");
+			accel_msg_usage("%s", why);
 		else
-			accel_msg_error("no engine can run %s (try -v for the reasons)", op.name);
+			accel_msg_error("%s", why);
 		accel_ctx_free(ctx);
 		return rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
 	}

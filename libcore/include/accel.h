@@ -697,6 +697,17 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 /* Print a route as text lines to f (`-v`, accel-detect --routes); f's
  * stdio lock keeps each line whole. Safe from any thread. */
 void accel_route_print(const struct accel_route *r, FILE *f);
+struct accel_report;
+/* accel_route for a program's job, with what every program does around
+ * it: the route printed on stderr when verbose > 0, or added to report
+ * (with its devices) when report is not NULL, and a failure's one line in
+ * err[len]: "--backend: malformed list 'LIST'" (ACCEL_EINVAL; LIST is
+ * req->backend, else $ACCEL_BACKEND), "no engine can run OP (try -v for
+ * the reasons)" (ACCEL_ENOENGINE) or "out of memory" (ACCEL_ENOMEM, from
+ * the report). Returns 0 or that code; r is filled as accel_route fills
+ * it. */
+int accel_route_job(struct accel_ctx *ctx, const struct accel_route_req *req, int verbose,
+		    struct accel_report *report, struct accel_route *r, char *err, size_t len);
 
 /* Size class of a job of `bytes` for the profile: "small" (< 1 MiB),
  * "medium" (< 64 MiB), "large", or "unknown" for a negative size. Static
