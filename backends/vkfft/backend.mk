@@ -13,24 +13,35 @@
 # instead. glslang and SPIRV-Tools are linked from Debian's static
 # libraries (glslang-dev, spirv-tools). Without glslang-dev only the
 # OpenCL engine is built.
+# The plugin (vkfft.c) links neither: what calls VkFFT is built into two
+# companion objects (vkfft.h) that its probe loads, $(B)/plugins/vkfft/
+# opencl.so and vulkan.so, so that loading the plugin maps no OpenCL,
+# Vulkan or glslang. Each exports only its table.
 vkfft_PKGS := OpenCL
-vkfft_SRC := backends/vkfft/vkfft.c backends/vkfft/vkfft_opencl.c
-vkfft_CFLAGS := -I$(B)/vkfft -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
+vkfft_SRC := backends/vkfft/vkfft.c
+vkfft_CFLAGS := -Wl,--as-needed
+vkfft_LIBS := -ldl
+VKFFT_CFLAGS := -I$(B)/vkfft -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-Wno-unused-function -Wno-unused-variable -Wno-unused-but-set-variable -Wno-shadow -Wno-sign-compare \
-	-Wno-missing-field-initializers -Wno-strict-prototypes -Wno-dangling-pointer
-vkfft_LIBS := -lm
+	-Wno-missing-field-initializers -Wno-strict-prototypes -Wno-dangling-pointer -fvisibility=hidden
+vkfft_PARTS := opencl
+vkfft_opencl_LIBS := $(shell pkg-config --libs OpenCL 2>/dev/null) -lm
 ifneq ($(wildcard /usr/include/glslang/Public/resource_limits_c.h),)
 vkfft_PKGS += vulkan
-vkfft_SRC += backends/vkfft/vkfft_vulkan.c
-vkfft_CFLAGS += -DACCEL_VKFFT_VULKAN
-vkfft_LIBS += -lglslang -lMachineIndependent -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV \
-	-lSPIRV-Tools-opt -lSPIRV-Tools -lglslang-default-resource-limits -lstdc++
+vkfft_PARTS += vulkan
+vkfft_vulkan_LIBS := $(shell pkg-config --libs vulkan 2>/dev/null) -lglslang -lMachineIndependent -lOSDependent \
+	-lGenericCodeGen -lOGLCompiler -lSPIRV -lSPIRV-Tools-opt -lSPIRV-Tools -lglslang-default-resource-limits -lstdc++ -lm
 endif
 ifeq ($(wildcard /usr/include/vkFFT.h),)
 vkfft_PKGS := libvkfft-is-not-installed
 endif
 
-$(B)/plugins/accel_vkfft.so: $(B)/vkfft/vkFFT.h
+$(B)/plugins/vkfft/%.so: backends/vkfft/vkfft_%.c backends/vkfft/chain.c backends/vkfft/vkfft.h $(B)/vkfft/vkFFT.h \
+		$(LIB) libcore/include/accel.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(VKFFT_CFLAGS) -shared -o $@ $< backends/vkfft/chain.c $(LDFLAGS) \
+		-L$(B)/lib -laccel $(vkfft_$*_LIBS)
+
 $(B)/vkfft/vkFFT.h: /usr/include/vkFFT.h backends/vkfft/backend.mk
 	@mkdir -p $(@D)
 	sed -e 's/= {};/= {0};/g' \
