@@ -60,9 +60,10 @@ struct ocv_ctx {
 	int out_idx[ONNXPB_MAX_IO];
 };
 
-/* The companion's table (dnn.h), set by the first probe under the
- * context's lock; engines exist only after it. */
+/* The companion's table (dnn.h), loaded by the first probe (under
+ * load_lock); engines exist only after it. */
 static const struct ocv_api *dnn;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void init(void)
@@ -280,19 +281,23 @@ static void add_cl_engines(struct accel_probe *p)
 
 static int ocv_probe(struct accel_probe *p)
 {
+	char why[200] = "";
+	pthread_mutex_lock(&load_lock);
 	if (!dnn) {
-		char why[200];
 		void *h = accel_probe_dlopen(p, "dnn.so", why, sizeof why);
-		if (!h)
-			return accel_probe_fail(p, "%s", why);
-		const struct ocv_api *t = dlsym(h, "ocv_api_dnn");
-		if (!t || t->version != OCV_API_VERSION) {
+		const struct ocv_api *t = h ? dlsym(h, "ocv_api_dnn") : NULL;
+		if (t && t->version == OCV_API_VERSION)
+			dnn = t;
+		else if (h) {
+			snprintf(why, sizeof why, "opencv/dnn.so is of another build of this plugin (%s)",
+				 t ? "its table's version differs" : "no table");
 			dlclose(h);
-			return accel_probe_fail(p, "opencv/dnn.so is of another build of this plugin (%s)",
-						t ? "its table's version differs" : "no table");
 		}
-		dnn = t;
 	}
+	int loaded = dnn != NULL;
+	pthread_mutex_unlock(&load_lock);
+	if (!loaded)
+		return accel_probe_fail(p, "%s", why);
 	pthread_once(&init_once, init);
 	accel_probe_note(p, "opencv: OpenCV %s DNN", dnn->version_string());
 	int cpu = accel_probe_cpu_device(p);

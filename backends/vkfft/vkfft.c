@@ -13,6 +13,7 @@
  * the probe, so loading the plugin maps no OpenCL, Vulkan or glslang.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "vkfft.h"
@@ -20,9 +21,9 @@
 static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
 
 /* The companions (vkfft.h) by variant, and the table each exports; an
- * engine's variant names its companion. Set by the probe, under the
- * context's lock, before any engine exists; a later probe (another
- * context) finds the same tables. */
+ * engine's variant names its companion. Loaded by the first probe (under
+ * load_lock) before any engine exists; a later probe (another context)
+ * finds the same tables. */
 static const struct {
 	const char *variant, *file, *table;
 } parts[] = {
@@ -31,6 +32,7 @@ static const struct {
 };
 #define NPARTS (sizeof parts / sizeof parts[0])
 static const struct vkfft_api *api[NPARTS];
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A worker context: its companion's table and the companion's context. */
 struct vkfft_ctx {
@@ -65,9 +67,12 @@ static int vkfft_probe(struct accel_probe *p)
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
 	int found = 0;
 	for (size_t k = 0; k < NPARTS; k++) {
+		pthread_mutex_lock(&load_lock);
 		if (!api[k])
 			api[k] = load_part(p, k);
-		if (api[k] && api[k]->probe(p) == 0)
+		const struct vkfft_api *t = api[k];
+		pthread_mutex_unlock(&load_lock);
+		if (t && t->probe(p) == 0)
 			found = 1;
 	}
 	if (!found)
