@@ -2,6 +2,16 @@
  * discover.c - the context: the backend table (built-in and dlopen'ed
  * plugins with an ABI check), lazy probing, and the devices and engines the
  * probes found. A plugin or library that is missing is a reason, never a crash.
+ *
+ * Every plugin is loaded when the context is made, for its table (names,
+ * ops, classes, priority, apis: what -b, --require and routing read); a
+ * backend is probed only when the job needs it (accel_discover for an op
+ * in its ops, accel_discover_classes, accel_probe_backend). Loading is
+ * cheap because a plugin links nothing heavier than libaccel's own
+ * libraries: what its engines run on is loaded by its probe, dlopen'ed by
+ * soname (accel_dlopen) or, for code that must link it, a companion object
+ * in PLUGINDIR/<name>/ (accel_probe_dlopen). accel(7), PLUGINS; the rule is
+ * checked by tests/startup.bats.
  */
 #include <dirent.h>
 #include <dlfcn.h>
