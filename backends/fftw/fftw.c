@@ -53,27 +53,29 @@ static int load_fftw(void)
 	pthread_mutex_lock(&load_lock);
 	if (!loaded) {
 		void *lib = accel_dlopen("libfftw3f.so.3", load_why, sizeof load_why);
-		int missing = !lib;
-#define SYM(name) (missing |= !lib || !(*(void **)&fw.name = dlsym(lib, "fftwf_" #name)))
-		SYM(plan_many_dft);
-		SYM(plan_many_dft_r2c);
-		SYM(plan_many_dft_c2r);
-		SYM(execute_dft);
-		SYM(execute_dft_r2c);
-		SYM(execute_dft_c2r);
-		SYM(destroy_plan);
-		SYM(malloc);
-		SYM(free);
-		SYM(alignment_of);
-		SYM(import_wisdom_from_filename);
-		SYM(export_wisdom_to_filename);
-		SYM(version);
+		int missing = 0;
+#define SYM(name) (missing |= !(*(void **)&fw.name = dlsym(lib, "fftwf_" #name)))
+		if (lib) {
+			SYM(plan_many_dft);
+			SYM(plan_many_dft_r2c);
+			SYM(plan_many_dft_c2r);
+			SYM(execute_dft);
+			SYM(execute_dft_r2c);
+			SYM(execute_dft_c2r);
+			SYM(destroy_plan);
+			SYM(malloc);
+			SYM(free);
+			SYM(alignment_of);
+			SYM(import_wisdom_from_filename);
+			SYM(export_wisdom_to_filename);
+			SYM(version);
+		}
 #undef SYM
 		if (lib && missing) {
 			snprintf(load_why, sizeof load_why, "libfftw3f.so.3 lacks an entry point this plugin uses");
 			dlclose(lib);
 		}
-		loaded = missing ? -1 : 1;
+		loaded = lib && !missing ? 1 : -1;
 	}
 	int rc = loaded > 0 ? 0 : -1;
 	pthread_mutex_unlock(&load_lock);

@@ -1,8 +1,12 @@
 # VkFFT (Debian libvkfft-dev, header-only) on OpenCL and Vulkan devices:
 # engines vkfft.opencl:DEVICE and vkfft.vulkan:DEVICE. The header is
-# included by one file per API (it compiles slowly). Linked to the OpenCL
-# ICD loader and the Vulkan loader, which VkFFT calls directly: a machine
-# without them leaves the plugin out with a reason, never the program.
+# included by one file per API (it compiles slowly), each built with
+# chain.c into a companion object (vkfft.h), $(B)/plugins/vkfft/opencl.so
+# and vulkan.so, linked to the OpenCL ICD loader and to the Vulkan loader
+# and glslang, which VkFFT calls directly. The plugin (vkfft.c) links none
+# of them: its probe loads the companions, so loading the plugin maps no
+# OpenCL, Vulkan or glslang, and a machine without them leaves the engines
+# of that API out with a note, never the program.
 #
 # Vulkan: Debian 12's vkFFT.h (1.2.26) does not compile as C (`= {}`
 # initialisers) and fills glslang 12's glslang_resource_t by position, so
@@ -12,11 +16,7 @@
 # glslang_default_resource() (glslang/Public/resource_limits_c.h) is passed
 # instead. glslang and SPIRV-Tools are linked from Debian's static
 # libraries (glslang-dev, spirv-tools). Without glslang-dev only the
-# OpenCL engine is built.
-# The plugin (vkfft.c) links neither: what calls VkFFT is built into two
-# companion objects (vkfft.h) that its probe loads, $(B)/plugins/vkfft/
-# opencl.so and vulkan.so, so that loading the plugin maps no OpenCL,
-# Vulkan or glslang. Each exports only its table.
+# OpenCL companion is built (the probe notes vkfft/vulkan.so not found).
 vkfft_PKGS := OpenCL
 vkfft_SRC := backends/vkfft/vkfft.c
 vkfft_CFLAGS := -Wl,--as-needed
