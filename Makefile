@@ -57,6 +57,9 @@ LIB := $(B)/lib/libaccel.so.$(VERSION)
 # missing is left out with one line saying so. A folder under
 # tests/backends/ is a backend built the same way into $(B)/tests/backends,
 # for the tests only (never installed). Adding a backend is adding a folder.
+# A plugin links no library heavier than libaccel's own (accel(7), PLUGINS):
+# <name>_PARTS names its companion objects, $(B)/plugins/<name>/PART.so,
+# which its backend.mk builds and its probe loads (accel_probe_dlopen).
 OPT_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
 TEST_BACKENDS := $(notdir $(patsubst %/,%,$(wildcard tests/backends/*/)))
 -include $(wildcard backends/*/backend.mk) $(wildcard tests/backends/*/backend.mk)
@@ -65,6 +68,7 @@ define backend_rule
 $(1)_OK := $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --exists $$($(1)_PKGS) 2>/dev/null && echo yes),yes)
 ifeq ($$($(1)_OK),yes)
 $(4) += $(3)/accel_$(1).so
+PLUGIN_PARTS += $$($(1)_PARTS:%=$(3)/$(1)/%.so)
 $(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h) $(LIB) libcore/include/accel.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
@@ -110,7 +114,7 @@ MAN_PAGES := $(PROGS:%=$(B)/man/%.1) $(B)/man/accel.7
 COMPLETIONS := $(PROGS:%=$(B)/completions/bash/%) $(PROGS:%=$(B)/completions/zsh/_%) \
 	$(PROGS:%=$(B)/completions/fish/%.fish)
 
-all: $(LIB) $(PROG_BIN) $(PLUGINS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
+all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
 
 # libaccel exports only what accel.h declares (it says so with a visibility
 # pragma); core_ internals and the backends' own symbols stay hidden.
@@ -249,6 +253,7 @@ install: all
 	install -m 644 libcore/include/accel.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/accel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/)
+	$(foreach f,$(PLUGIN_PARTS),install -D -m 755 $(f) $(DESTDIR)$(PLUGINDIR)/$(patsubst $(B)/plugins/%,%,$(f));)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/accel.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(filter $(B)/completions/bash/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/bash-completion/completions/

@@ -2,6 +2,16 @@
  * discover.c - the context: the backend table (built-in and dlopen'ed
  * plugins with an ABI check), lazy probing, and the devices and engines the
  * probes found. A plugin or library that is missing is a reason, never a crash.
+ *
+ * Every plugin is loaded when the context is made, for its table (names,
+ * ops, classes, priority, apis: what -b, --require and routing read); a
+ * backend is probed only when the job needs it (accel_discover for an op
+ * in its ops, accel_discover_classes, accel_probe_backend). Loading is
+ * cheap because a plugin links nothing heavier than libaccel's own
+ * libraries: what its engines run on is loaded by its probe, dlopen'ed by
+ * soname (accel_dlopen) or, for code that must link it, a companion object
+ * in PLUGINDIR/<name>/ (accel_probe_dlopen). accel(7), PLUGINS; the rule is
+ * checked by tests/startup.bats.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -641,6 +651,34 @@ void accel_probe_note(struct accel_probe *p, const char *fmt, ...)
 const char *accel_probe_sysroot(const struct accel_probe *p)
 {
 	return p->ctx->sysroot;
+}
+
+void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len)
+{
+	const struct accel_backend_status *s = &p->ctx->backends[p->backend];
+	const char *slash = strrchr(s->origin, '/');
+	char path[PATH_MAX], limit[80];
+	if (!slash) {
+		snprintf(why, len, "%s/%s not found: the %s backend is not a plugin", s->name, file, s->name);
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%.*s/%s/%s", (int)(slash - s->origin), s->origin, s->name, file);
+	if (access(path, F_OK) < 0) {
+		snprintf(why, len, "%s/%s not found", s->name, file);
+		return NULL;
+	}
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		/* dlerror names the companion's path first when the fault is in
+		 * it, else the library it needs: only the latter is kept. */
+		size_t n = strlen(path);
+		if (e && !strncmp(e, path, n) && e[n] == ':')
+			e += n + 1 + (e[n + 1] == ' ');
+		snprintf(why, len, "cannot load %s/%s: %s%s", s->name, file, e ? e : "unknown error",
+			 accel_address_limit(limit, sizeof limit));
+	}
+	return h;
 }
 
 const char *accel_address_limit(char *buf, size_t len)

@@ -7,8 +7,11 @@
  * threads, so FFTW's own threads are not used. Plans are kept as FFTW
  * wisdom in $XDG_CACHE_HOME/accel/fftw3f.wisdom, so measured plans are
  * measured once per machine. Conversion, windows and everything after the
- * transform are libaccel's (accel_fft_load, accel_fft_emit).
+ * transform are libaccel's (accel_fft_load, accel_fft_emit). libfftw3f.so.3
+ * is dlopen'ed by the probe (its entry points typed from fftw3.h), so
+ * loading the plugin maps no FFTW.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -21,6 +24,63 @@
 #include "accel.h"
 
 static const char *const fftw_ops[] = { "fft.c2c", "fft.r2c", "fft.c2r", NULL };
+
+/* FFTW's entry points, from libfftw3f.so.3 loaded by the first probe
+ * (under load_lock); engines exist only after it. */
+#define FFTW_FN(name) __typeof__(fftwf_##name) *name
+static struct {
+	FFTW_FN(plan_many_dft);
+	FFTW_FN(plan_many_dft_r2c);
+	FFTW_FN(plan_many_dft_c2r);
+	FFTW_FN(execute_dft);
+	FFTW_FN(execute_dft_r2c);
+	FFTW_FN(execute_dft_c2r);
+	FFTW_FN(destroy_plan);
+	FFTW_FN(malloc);
+	FFTW_FN(free);
+	FFTW_FN(alignment_of);
+	FFTW_FN(import_wisdom_from_filename);
+	FFTW_FN(export_wisdom_to_filename);
+	const char *version;
+} fw;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static int loaded;            /* 1: fw is set; -1: load failed (load_why) */
+static char load_why[200];
+
+/* Load FFTW once: 0, or -1 with load_why set. */
+static int load_fftw(void)
+{
+	pthread_mutex_lock(&load_lock);
+	if (!loaded) {
+		void *lib = accel_dlopen("libfftw3f.so.3", load_why, sizeof load_why);
+		int missing = 0;
+#define SYM(name) (missing |= !(*(void **)&fw.name = dlsym(lib, "fftwf_" #name)))
+		if (lib) {
+			SYM(plan_many_dft);
+			SYM(plan_many_dft_r2c);
+			SYM(plan_many_dft_c2r);
+			SYM(execute_dft);
+			SYM(execute_dft_r2c);
+			SYM(execute_dft_c2r);
+			SYM(destroy_plan);
+			SYM(malloc);
+			SYM(free);
+			SYM(alignment_of);
+			SYM(import_wisdom_from_filename);
+			SYM(export_wisdom_to_filename);
+			SYM(version);
+		}
+#undef SYM
+		if (lib && missing) {
+			snprintf(load_why, sizeof load_why, "libfftw3f.so.3 lacks an entry point this plugin uses");
+			dlclose(lib);
+		}
+		loaded = lib && !missing ? 1 : -1;
+	}
+	int rc = loaded > 0 ? 0 : -1;
+	pthread_mutex_unlock(&load_lock);
+	return rc;
+}
 
 /* FFTW's planner is not thread-safe: every planner call (plans, wisdom)
  * holds this lock; fftwf_execute* may run on any thread at once. */
@@ -37,10 +97,12 @@ struct fftw_ctx {
 
 static int fftw_probe(struct accel_probe *p)
 {
+	if (load_fftw() < 0)
+		return accel_probe_fail(p, "%s", load_why);
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)
 		return accel_probe_fail(p, "no CPU device");
-	accel_probe_note(p, "fftw %s", fftwf_version);
+	accel_probe_note(p, "fftw %s", fw.version);
 	if (accel_probe_add_engine(p, cpu, NULL) < 0)
 		return accel_probe_fail(p, "cannot add the fftw engine");
 	return 0;
@@ -54,7 +116,7 @@ static int fftw_supports(const struct accel_engine *e, const struct accel_op *op
 		return ACCEL_ENOTSUP;
 	}
 	*prior_mbps = 1000;
-	snprintf(reason, len, "FFTW %s", fftwf_version);
+	snprintf(reason, len, "FFTW %s", fw.version);
 	return 0;
 }
 
@@ -90,7 +152,7 @@ static void wisdom_save(void)
 	}
 	mkdir(dir, 0777);
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	if (fftwf_export_wisdom_to_filename(tmp))
+	if (fw.export_wisdom_to_filename(tmp))
 		rename(tmp, path);
 	else
 		unlink(tmp);
@@ -112,13 +174,13 @@ static fftwf_plan make_plan(struct fftw_ctx *c, int howmany, unsigned extra)
 		unsigned fl = pass ? flags : flags | FFTW_WISDOM_ONLY;
 		fftwf_plan p;
 		if (f->r2c)
-			p = fftwf_plan_many_dft_r2c(1, &n, howmany, c->in, NULL, 1, n, c->out, NULL, 1, bins, fl);
+			p = fw.plan_many_dft_r2c(1, &n, howmany, c->in, NULL, 1, n, c->out, NULL, 1, bins, fl);
 		else if (f->c2r)
 			/* FFTW_DESTROY_INPUT is c2r's default: c->in is scratch. */
-			p = fftwf_plan_many_dft_c2r(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, (int)f->frame,
+			p = fw.plan_many_dft_c2r(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, (int)f->frame,
 						    (float *)c->out, NULL, 1, n, fl);
 		else
-			p = fftwf_plan_many_dft(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, n, c->out, NULL, 1, n,
+			p = fw.plan_many_dft(1, &n, howmany, (fftwf_complex *)c->in, NULL, 1, n, c->out, NULL, 1, n,
 						f->inverse ? FFTW_BACKWARD : FFTW_FORWARD, fl);
 		if (p) {
 			if (pass && !(flags & FFTW_ESTIMATE))
@@ -136,11 +198,11 @@ static void fftw_close(void *ctx)
 		return;
 	pthread_mutex_lock(&planner);
 	if (c->many)
-		fftwf_destroy_plan(c->many);
+		fw.destroy_plan(c->many);
 	if (c->one)
-		fftwf_destroy_plan(c->one);
-	fftwf_free(c->in);
-	fftwf_free(c->out);
+		fw.destroy_plan(c->one);
+	fw.free(c->in);
+	fw.free(c->out);
 	pthread_mutex_unlock(&planner);
 	free(c);
 }
@@ -156,8 +218,8 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 	c->f = f;
 	c->batch = accel_fft_batch_frames(f);
 	size_t per_in = f->r2c ? f->n : 2 * f->frame;
-	c->in = fftwf_malloc(c->batch * per_in * sizeof(float));
-	c->out = fftwf_malloc(c->batch * f->bins * sizeof(fftwf_complex));
+	c->in = fw.malloc(c->batch * per_in * sizeof(float));
+	c->out = fw.malloc(c->batch * f->bins * sizeof(fftwf_complex));
 	if (!c->in || !c->out) {
 		fftw_close(c);
 		return ACCEL_ENOMEM;
@@ -167,7 +229,7 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 		char path[PATH_MAX];
 		wisdom_read = 1;
 		if (wisdom_path(path, sizeof path, 0) == 0)
-			fftwf_import_wisdom_from_filename(path);
+			fw.import_wisdom_from_filename(path);
 	}
 	c->many = make_plan(c, (int)c->batch, 0);
 	c->one = c->batch > 1 ? make_plan(c, 1, FFTW_UNALIGNED) : NULL;
@@ -229,13 +291,13 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		float *in = c->in, *uin = (float *)(u->in.data + first * f->hop * f->sample_bytes);
 		float *out = (float *)c->out, *uout = NULL;
 		size_t vals = per_out * k;
-		if (din && (k < c->batch || fftwf_alignment_of(uin) == 0))
+		if (din && (k < c->batch || fw.alignment_of(uin) == 0))
 			in = uin;
 		if (dout) {
 			if (accel_buf_reserve(&u->out, u->out.len + vals * sizeof(float)) < 0)
 				return ACCEL_ENOMEM;
 			uout = (float *)(u->out.data + u->out.len);
-			if (k < c->batch || fftwf_alignment_of(uout) == 0)
+			if (k < c->batch || fw.alignment_of(uout) == 0)
 				out = uout;
 		}
 		if (in == c->in)
@@ -244,11 +306,11 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 			fftwf_plan p = k == c->batch ? c->many : c->one;
 			float *i = in + j * per_in, *o = out + j * per_out;
 			if (f->r2c)
-				fftwf_execute_dft_r2c(p, i, (fftwf_complex *)o);
+				fw.execute_dft_r2c(p, i, (fftwf_complex *)o);
 			else if (f->c2r)
-				fftwf_execute_dft_c2r(p, (fftwf_complex *)i, o);
+				fw.execute_dft_c2r(p, (fftwf_complex *)i, o);
 			else
-				fftwf_execute_dft(p, (fftwf_complex *)i, (fftwf_complex *)o);
+				fw.execute_dft(p, (fftwf_complex *)i, (fftwf_complex *)o);
 		}
 		if (!dout) {
 			int rc = accel_fft_emit(f, (const float *)c->out, k, &u->out);

@@ -1,19 +1,24 @@
 # OpenCV DNN (Debian libopencv-dnn-dev, which ships no pkg-config file):
 # engines opencv:cpu0 and opencv.opencl:DEVICE. Its C++ is one file,
-# dnn.cpp, compiled here with $(CXX) into an object the backend rule links
-# with the C sources (opencv.c, onnxpb.c) and libstdc++. Left out when the
+# dnn.cpp, compiled here with $(CXX) into the companion object
+# $(B)/plugins/opencv/dnn.so, linked to OpenCV and libstdc++, which the
+# probe loads: the plugin (opencv.c, onnxpb.c) links no OpenCV, so loading
+# it costs nothing to programs that never probe opencv. Left out when the
 # OpenCV DNN headers are not installed.
 OPENCV_INC := $(firstword $(wildcard /usr/include/opencv4 /usr/local/include/opencv4))
 OPENCV_ARCH_INC := $(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)/opencv4)
 ifneq ($(wildcard $(OPENCV_INC)/opencv2/dnn.hpp),)
 opencv_PKGS := libcjson OpenCL
-opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c $(B)/opencv/dnn.o
-opencv_LIBS := -lopencv_dnn -lopencv_core -lstdc++
+opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c
+opencv_CFLAGS := -Wl,--as-needed
+opencv_LIBS := -ldl
+opencv_PARTS := dnn
 CXX ?= g++
-$(B)/opencv/dnn.o: backends/opencv/dnn.cpp backends/opencv/dnn.h
+$(B)/plugins/opencv/dnn.so: backends/opencv/dnn.cpp backends/opencv/dnn.h
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) -DCL_TARGET_OPENCL_VERSION=120 $(OPT) $(SAN) $(filter -Werror,$(WARN)) -Wall -Wextra -Wshadow -std=gnu++17 -fPIC -pthread \
-		$(addprefix -isystem ,$(OPENCV_INC) $(OPENCV_ARCH_INC)) -c -o $@ $<
+		-fvisibility=hidden $(addprefix -isystem ,$(OPENCV_INC) $(OPENCV_ARCH_INC)) -shared -o $@ $< $(LDFLAGS) \
+		-lopencv_dnn -lopencv_core $$(pkg-config --libs OpenCL)
 else
 OPT_BACKENDS := $(filter-out opencv,$(OPT_BACKENDS))
 $(info accel: leaving out the opencv backend: no OpenCV DNN headers (libopencv-dnn-dev))

@@ -105,7 +105,7 @@ static void exc_msg(const cv::Exception &e, char *err, size_t len)
 	std::snprintf(err, len, "%s", out.c_str());
 }
 
-extern "C" void ocv_init(void)
+static void ocv_init(void)
 {
 	cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
 	/* Read on the first net set up (a function-local static in 4.6):
@@ -113,12 +113,12 @@ extern "C" void ocv_init(void)
 	setenv("OPENCV_DNN_OPENCL_ALLOW_ALL_DEVICES", "1", 0);
 }
 
-extern "C" const char *ocv_version(void)
+static const char *ocv_version(void)
 {
 	return CV_VERSION;
 }
 
-extern "C" int ocv_cl_devices(struct ocv_cl_device *d, int max)
+static int ocv_cl_devices(struct ocv_cl_device *d, int max)
 {
 	int n = 0;
 	try {
@@ -146,7 +146,7 @@ extern "C" int ocv_cl_devices(struct ocv_cl_device *d, int max)
 	return n;
 }
 
-extern "C" struct ocv_net *ocv_net_load(const char *path, const struct ocv_cl_device *cl, int threads, char *err,
+static struct ocv_net *ocv_net_load(const char *path, const struct ocv_cl_device *cl, int threads, char *err,
 					size_t len)
 {
 	struct ocv_net *n = new (std::nothrow) ocv_net();
@@ -211,7 +211,7 @@ extern "C" struct ocv_net *ocv_net_load(const char *path, const struct ocv_cl_de
 	return n;
 }
 
-extern "C" int ocv_net_run(struct ocv_net *n, int nin, const char *const *names, const struct ocv_tensor *in,
+static int ocv_net_run(struct ocv_net *n, int nin, const char *const *names, const struct ocv_tensor *in,
 			   int nout, const char *const *outnames, struct ocv_tensor *out, char *err, size_t len)
 {
 	for (int i = 0; i < nout; i++)
@@ -266,9 +266,13 @@ extern "C" int ocv_net_run(struct ocv_net *n, int nin, const char *const *names,
 	return 0;
 }
 
-extern "C" void ocv_net_free(struct ocv_net *n)
+static void ocv_net_free(struct ocv_net *n)
 {
 	if (n && n->sink)
 		std::fclose(n->sink);
 	delete n;
 }
+
+extern "C" const struct ocv_api ocv_api_dnn = {
+	OCV_API_VERSION, ocv_init, ocv_version, ocv_cl_devices, ocv_net_load, ocv_net_run, ocv_net_free,
+};

@@ -7,8 +7,9 @@
  * than the CPU path: that device is software, so the router never prefers
  * it under auto; it runs when named with --backend.
  *
- * OpenCV's C++ stays in dnn.cpp behind dnn.h. OpenCV DNN computes in
- * float32: a model whose inputs or outputs are of another type is refused
+ * OpenCV's C++ stays in dnn.cpp behind dnn.h, built into the companion
+ * opencv/dnn.so that the probe loads: the plugin itself links no OpenCV.
+ * OpenCV DNN computes in float32: a model whose inputs or outputs are of another type is refused
  * with that reason (ONNX Runtime runs it). OpenCV cannot list a model's
  * inputs: onnxpb.c reads them from the file for onnx.info and for naming
  * the inputs of a run.
@@ -17,6 +18,7 @@
  * supports() loads the model, so one OpenCV cannot load is a reason and the
  * next engine is tried; the net is kept for open(), close() gives it back.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -58,11 +60,15 @@ struct ocv_ctx {
 	int out_idx[ONNXPB_MAX_IO];
 };
 
+/* The companion's table (dnn.h), loaded by the first probe (under
+ * load_lock); engines exist only after it. */
+static const struct ocv_api *dnn;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void init(void)
 {
-	ocv_init();
+	dnn->init();
 }
 
 /* The key of a model under p's threads and --dim values. */
@@ -186,9 +192,9 @@ static struct model *find_model(struct ocv_engine *eng, const struct accel_onnx_
 		set_dims(&m->io, p);
 	if (rc == 0 &&
 	    check_types(&m->io, m->reason, sizeof m->reason) == 0 &&
-	    !(m->idle = ocv_net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why))) {
+	    !(m->idle = dnn->net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why))) {
 		accel_text_sanitize(why);
-		snprintf(m->reason, sizeof m->reason, "OpenCV %s cannot load the model: %.190s", ocv_version(), why);
+		snprintf(m->reason, sizeof m->reason, "OpenCV %s cannot load the model: %.190s", dnn->version_string(), why);
 	}
 	m->next = eng->models;
 	eng->models = m;
@@ -206,7 +212,7 @@ struct cl_scan {
 static int cl_scan(void *arg)
 {
 	struct cl_scan *s = arg;
-	s->n = ocv_cl_devices(s->d, OCV_MAX_CL);
+	s->n = dnn->cl_devices(s->d, OCV_MAX_CL);
 	return 0;
 }
 
@@ -275,8 +281,25 @@ static void add_cl_engines(struct accel_probe *p)
 
 static int ocv_probe(struct accel_probe *p)
 {
+	char why[200] = "";
+	pthread_mutex_lock(&load_lock);
+	if (!dnn) {
+		void *h = accel_probe_dlopen(p, "dnn.so", why, sizeof why);
+		const struct ocv_api *t = h ? dlsym(h, "ocv_api_dnn") : NULL;
+		if (t && t->version == OCV_API_VERSION)
+			dnn = t;
+		else if (h) {
+			snprintf(why, sizeof why, "opencv/dnn.so is of another build of this plugin (%s)",
+				 t ? "its table's version differs" : "no table");
+			dlclose(h);
+		}
+	}
+	int loaded = dnn != NULL;
+	pthread_mutex_unlock(&load_lock);
+	if (!loaded)
+		return accel_probe_fail(p, "%s", why);
 	pthread_once(&init_once, init);
-	accel_probe_note(p, "opencv: OpenCV %s DNN", ocv_version());
+	accel_probe_note(p, "opencv: OpenCV %s DNN", dnn->version_string());
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)
 		return accel_probe_fail(p, "no CPU device");
@@ -334,7 +357,7 @@ static int ocv_supports(const struct accel_engine *e, const struct accel_op *op,
 		return rc;
 	/* After ONNX Runtime's CPU provider (100): it is faster. */
 	*prior_mbps = eng->opencl ? (e->software ? 5 : 300) : 40;
-	snprintf(reason, len, "OpenCV %s DNN %s", ocv_version(), eng->opencl ? "OpenCL target" : "CPU target");
+	snprintf(reason, len, "OpenCV %s DNN %s", dnn->version_string(), eng->opencl ? "OpenCL target" : "CPU target");
 	return 0;
 }
 
@@ -350,7 +373,7 @@ static void ocv_close(void *vctx)
 			c->net = NULL;
 		}
 		pthread_mutex_unlock(&c->eng->lock);
-		ocv_net_free(c->net);
+		dnn->net_free(c->net);
 	}
 	free(c);
 }
@@ -379,7 +402,7 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 		rc = ACCEL_ENOMEM;
 	else if (c->m->reason[0])
 		rc = ACCEL_ENOTSUP;
-	else if (!c->net && !(c->net = ocv_net_load(p->model, c->eng->opencl ? &c->eng->cl : NULL, p->intra_threads,
+	else if (!c->net && !(c->net = dnn->net_load(p->model, c->eng->opencl ? &c->eng->cl : NULL, p->intra_threads,
 						     why, sizeof why)))
 		rc = ACCEL_ENOTSUP;
 	const struct onnxpb_io *io = c->m ? &c->m->io : NULL;
@@ -544,7 +567,7 @@ static int ocv_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 		off += hlen + (size_t)bytes;
 	}
 	int rc = 0;
-	if (ocv_net_run(c->net, io->nin, names, in, c->nout, c->out_names, out, err, len) < 0) {
+	if (dnn->net_run(c->net, io->nin, names, in, c->nout, c->out_names, out, err, len) < 0) {
 		accel_text_sanitize(err);
 		rc = ACCEL_EDEVICE;
 	}

@@ -30,10 +30,6 @@ static const struct {
 };
 #define NDIGESTS (sizeof digests / sizeof digests[0])
 
-const char *const openssl_engine_ops[] = {
-	"age.encrypt", "age.decrypt", "sha256", "sha512", "sha3-256", "blake2b512", "sha1", "md5", NULL,
-};
-
 static int digest_index(const char *op)
 {
 	for (size_t i = 0; i < NDIGESTS; i++)
@@ -51,8 +47,8 @@ static int is_age(const char *op, int *decrypt)
 	return 0;
 }
 
-int openssl_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
-		     size_t len)
+static int openssl_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
+			    char *reason, size_t len)
 {
 	int decrypt, d;
 	if (is_age(op->name, &decrypt)) {
@@ -80,7 +76,7 @@ struct engine_ctx {
 	uint8_t *buf;              /* HASH_READ bytes */
 };
 
-void openssl_close(void *ctx)
+static void openssl_close(void *ctx)
 {
 	struct engine_ctx *c = ctx;
 	if (!c)
@@ -92,7 +88,7 @@ void openssl_close(void *ctx)
 	free(c);
 }
 
-int openssl_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
+static int openssl_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
 {
 	struct engine_ctx *c = calloc(1, sizeof *c);
 	if (!c)
@@ -175,10 +171,19 @@ static int hash_file(struct engine_ctx *c, struct accel_unit *u)
 	return h->done(h->arg, u, errnum ? NULL : md, mdlen, errnum, &u->out);
 }
 
-int openssl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+static int openssl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct engine_ctx *c = ctx;
 	if (c->cipher)
 		return accel_age_run_unit(c->op, u, c->decrypt, chunk, c->cipher, err, len);
 	return hash_file(c, u);
 }
+
+const struct openssl_api openssl_api_crypto = {
+	.version = ACCEL_OPENSSL_API_VERSION,
+	.probe = openssl_providers_probe,
+	.supports = openssl_supports,
+	.open = openssl_open,
+	.run = openssl_run,
+	.close = openssl_close,
+};

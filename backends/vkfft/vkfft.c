@@ -8,100 +8,85 @@
  * down. Real input runs as a complex transform with a zero imaginary part;
  * the half spectrum is kept. Each worker context owns its queue, buffers,
  * kernels and VkFFT application, made once at open; the stream engine
- * keeps queue_depth units in flight per engine.
+ * keeps queue_depth units in flight per engine. This file is the plugin:
+ * the code that calls VkFFT lives in its companions (vkfft.h), loaded by
+ * the probe, so loading the plugin maps no OpenCL, Vulkan or glslang.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "vkfft.h"
 
-int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64)
-{
-	memset(ch, 0, sizeof *ch);
-	ch->type = f->type;
-	/* Big-endian doubles are always converted here. */
-	ch->host_f64 = (host_f64 && (f->type == ACCEL_SAMPLE_CF64 || f->type == ACCEL_SAMPLE_F64)) ||
-		       f->type == ACCEL_SAMPLE_CF64_BE || f->type == ACCEL_SAMPLE_F64_BE;
-	ch->f64_be = f->type == ACCEL_SAMPLE_CF64_BE || f->type == ACCEL_SAMPLE_F64_BE;
-	if (ch->host_f64)
-		ch->type = accel_sample_is_complex(f->type) ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
-	ch->sample_bytes = accel_sample_bytes(ch->type);
-	ch->frames = f->unit_frames;
-	ch->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
-	ch->rows = accel_fft_rows(f, ch->batch);
-	ch->vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
-	size_t span = (ch->frames - 1) * f->hop + f->n;
-	ch->in_bytes = (span * ch->sample_bytes + 3) & ~(size_t)3;
-	ch->rot = f->shift ? f->bins - f->bins / 2 : 0;
-	ch->scale = (float)f->scale;
-	ch->scale2 = (float)(f->scale * f->scale);
-	ch->idx = malloc(ch->frames * sizeof *ch->idx);
-	ch->stage = ch->host_f64 ? malloc(ch->in_bytes) : NULL;
-	if (!ch->idx || (ch->host_f64 && !ch->stage)) {
-		vkfft_chain_free(ch);
-		return ACCEL_ENOMEM;
-	}
-	return 0;
-}
-
-void vkfft_chain_free(struct vkfft_chain *ch)
-{
-	free(ch->idx);
-	free(ch->stage);
-	ch->idx = NULL;
-	ch->stage = NULL;
-}
-
-size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,
-			const void **raw, size_t *bytes, size_t *avail)
-{
-	size_t frames = accel_fft_unit_frames(f, u->in.len);
-	if (frames > ch->frames)
-		frames = ch->frames;
-	size_t kept = accel_fft_kept_index(f, u->seq, frames, ch->idx);
-	size_t samples = u->in.len / f->sample_bytes;
-	size_t max = ch->in_bytes / ch->sample_bytes;
-	if (samples > max)
-		samples = max;
-	*avail = samples;
-	*bytes = samples * ch->sample_bytes;
-	*raw = u->in.data;
-	if (ch->host_f64) {
-		/* Doubles to floats: a value per 8 bytes. */
-		size_t vals = *bytes / 4;
-		for (size_t i = 0; i < vals; i++) {
-			uint8_t b[8];
-			double d;
-			for (int k = 0; k < 8; k++)
-				b[k] = u->in.data[8 * i + (ch->f64_be ? 7 - k : k)];
-			memcpy(&d, b, 8);
-			ch->stage[i] = (float)d;
-		}
-		*raw = ch->stage;
-	}
-	return kept;
-}
-
 static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
 
-/* Engines run on contexts of their own API: a context starts with the
- * variant's tag. */
-struct vkfft_ctx {
-	int vulkan;
-	void *api;
+/* The companions (vkfft.h) by variant, and the table each exports; an
+ * engine's variant names its companion. Loaded by the first probe (under
+ * load_lock) before any engine exists; a later probe (another context)
+ * finds the same tables. */
+static const struct {
+	const char *variant, *file, *table;
+} parts[] = {
+	{ "opencl", "opencl.so", "vkfft_api_opencl" },
+	{ "vulkan", "vulkan.so", "vkfft_api_vulkan" },
 };
+#define NPARTS (sizeof parts / sizeof parts[0])
+static const struct vkfft_api *api[NPARTS];
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A worker context: its companion's table and the companion's context. */
+struct vkfft_ctx {
+	const struct vkfft_api *api;
+	void *ctx;
+};
+
+/* Load companion k and its table: the table, or NULL after a note ("opencl:
+ * cannot load vkfft/opencl.so: libOpenCL.so.1: cannot open ..."). */
+static const struct vkfft_api *load_part(struct accel_probe *p, size_t k)
+{
+	char why[200];
+	void *h = accel_probe_dlopen(p, parts[k].file, why, sizeof why);
+	if (!h) {
+		accel_probe_note(p, "%s: %s", parts[k].variant, why);
+		return NULL;
+	}
+	const struct vkfft_api *t = dlsym(h, parts[k].table);
+	if (!t || t->version != VKFFT_API_VERSION) {
+		accel_probe_note(p, "%s: vkfft/%s is of another build of this plugin (%s)", parts[k].variant,
+				 parts[k].file, t ? "its table's version differs" : "no table");
+		dlclose(h);
+		return NULL;
+	}
+	return t;
+}
 
 static int vkfft_probe(struct accel_probe *p)
 {
 	/* The drivers would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	int cl = vkfft_cl_probe(p), vk = ACCEL_ENOTSUP;
-#ifdef ACCEL_VKFFT_VULKAN
-	vk = vkfft_vk_probe(p);
-#endif
-	if (cl < 0 && vk < 0)
+	int found = 0;
+	for (size_t k = 0; k < NPARTS; k++) {
+		pthread_mutex_lock(&load_lock);
+		if (!api[k])
+			api[k] = load_part(p, k);
+		const struct vkfft_api *t = api[k];
+		pthread_mutex_unlock(&load_lock);
+		if (t && t->probe(p) == 0)
+			found = 1;
+	}
+	if (!found)
 		return accel_probe_fail(p, "no OpenCL or Vulkan device VkFFT can use");
 	return 0;
+}
+
+/* The table of engine e's companion (its probe added e). */
+static const struct vkfft_api *part_of(const struct accel_engine *e)
+{
+	for (size_t k = 0; k < NPARTS; k++)
+		if (!strcmp(e->variant, parts[k].variant))
+			return api[k];
+	return NULL;
 }
 
 static int vkfft_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps,
@@ -138,19 +123,14 @@ static int vkfft_supports(const struct accel_engine *e, const struct accel_op *o
 
 static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
 {
-	if (!op->ext)
+	const struct vkfft_api *t = part_of(e);
+	if (!op->ext || !t)
 		return ACCEL_ENOTSUP;
 	struct vkfft_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return ACCEL_ENOMEM;
-	c->vulkan = !strcmp(e->variant, "vulkan");
-	int rc;
-#ifdef ACCEL_VKFFT_VULKAN
-	if (c->vulkan)
-		rc = vkfft_vk_open(e, op->ext, &c->api);
-	else
-#endif
-		rc = vkfft_cl_open(e, op->ext, &c->api);
+	c->api = t;
+	int rc = t->open(e, op->ext, &c->ctx);
 	if (rc < 0) {
 		free(c);
 		return rc;
@@ -162,11 +142,7 @@ static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, v
 static int vkfft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct vkfft_ctx *c = ctx;
-#ifdef ACCEL_VKFFT_VULKAN
-	if (c->vulkan)
-		return vkfft_vk_run(c->api, u, err, len);
-#endif
-	return vkfft_cl_run(c->api, u, err, len);
+	return c->api->run(c->ctx, u, err, len);
 }
 
 static void vkfft_close(void *ctx)
@@ -174,12 +150,7 @@ static void vkfft_close(void *ctx)
 	struct vkfft_ctx *c = ctx;
 	if (!c)
 		return;
-#ifdef ACCEL_VKFFT_VULKAN
-	if (c->vulkan)
-		vkfft_vk_close(c->api);
-	else
-#endif
-		vkfft_cl_close(c->api);
+	c->api->close(c->ctx);
 	free(c);
 }
 

@@ -44,20 +44,27 @@ void vkfft_chain_free(struct vkfft_chain *ch);
 size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,
 			const void **raw, size_t *bytes, size_t *avail);
 
-/* OpenCL (vkfft_opencl.c). */
-struct vkfft_cl_dev;
-/* Find the OpenCL devices, add each (or find it, added by the opencl
- * backend) and an engine vkfft.opencl on it. 0, or ACCEL_ENOTSUP after
- * accel_probe_fail. */
-int vkfft_cl_probe(struct accel_probe *p);
-int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
-int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len);
-void vkfft_cl_close(void *ctx);
-
-/* Vulkan (vkfft_vulkan.c). */
-int vkfft_vk_probe(struct accel_probe *p);
-int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
-int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len);
-void vkfft_vk_close(void *ctx);
+/*
+ * What each file that includes VkFFT's header for one API offers. Each is
+ * built with chain.c into a companion object of the plugin (accel_probe_
+ * dlopen): vkfft/opencl.so (vkfft_opencl.c, linked to the OpenCL ICD
+ * loader) and vkfft/vulkan.so (vkfft_vulkan.c, linked to the Vulkan loader
+ * and glslang), which exports only its table, vkfft_api_opencl or
+ * vkfft_api_vulkan. The plugin loads them at probe time: a program that
+ * never probes vkfft maps none of those libraries.
+ */
+#define VKFFT_API_VERSION 1
+struct vkfft_api {
+	unsigned version;    /* VKFFT_API_VERSION: the plugin and the companion are of one build */
+	/* Find the API's devices, add each (or find it, added by the opencl or
+	 * vulkan backend) and an engine vkfft.<api> on it. 0, or ACCEL_ENOTSUP
+	 * after a note ("opencl: ..."). */
+	int (*probe)(struct accel_probe *p);
+	int (*open)(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
+	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
+	void (*close)(void *ctx);
+};
+extern __attribute__((visibility("default"))) const struct vkfft_api vkfft_api_opencl;
+extern __attribute__((visibility("default"))) const struct vkfft_api vkfft_api_vulkan;
 
 #endif

@@ -82,7 +82,7 @@ static int find_device(struct accel_probe *p, const struct cl_found *s, int j)
 	return -1;
 }
 
-int vkfft_cl_probe(struct accel_probe *p)
+static int vkfft_cl_probe(struct accel_probe *p)
 {
 	if (accel_probe_sysroot(p)[0])
 		return ACCEL_ENOTSUP;
@@ -268,7 +268,7 @@ struct cl_ctx {
 	int app_ok;
 };
 
-void vkfft_cl_close(void *ctx)
+static void vkfft_cl_close(void *ctx)
 {
 	struct cl_ctx *c = ctx;
 	if (!c)
@@ -333,7 +333,7 @@ static int cl_chain_open(struct cl_ctx *c, const struct accel_fft *f)
 	return 0;
 }
 
-int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx)
+static int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx)
 {
 	const struct vkfft_cl_dev *dev = e->data;
 	struct cl_ctx *c = calloc(1, sizeof *c);
@@ -379,7 +379,7 @@ int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void 
 
 /* One unit: the raw samples and frame numbers up, load, FFT, reduce, the
  * rows down, all enqueued without blocking and waited for once. */
-int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+static int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct cl_ctx *c = ctx;
 	const struct accel_fft *f = c->f;
@@ -430,3 +430,11 @@ int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	}
 	return accel_fft_put_rows(f, c->out, rows, &u->out);
 }
+
+const struct vkfft_api vkfft_api_opencl = {
+	.version = VKFFT_API_VERSION,
+	.probe = vkfft_cl_probe,
+	.open = vkfft_cl_open,
+	.run = vkfft_cl_run,
+	.close = vkfft_cl_close,
+};

@@ -80,7 +80,7 @@ static int find_device(struct accel_probe *p, const VkPhysicalDeviceProperties *
 	return -1;
 }
 
-int vkfft_vk_probe(struct accel_probe *p)
+static int vkfft_vk_probe(struct accel_probe *p)
 {
 	if (accel_probe_sysroot(p)[0] || accel_abandoned_calls() > 0)
 		return ACCEL_ENOTSUP;
@@ -267,7 +267,7 @@ struct vk_ctx {
 	int app_ok;
 };
 
-void vkfft_vk_close(void *ctx)
+static void vkfft_vk_close(void *ctx)
 {
 	struct vk_ctx *c = ctx;
 	if (!c)
@@ -446,7 +446,7 @@ static int vk_chain_open(struct vk_ctx *c, const struct accel_fft *f)
 	return 0;
 }
 
-int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx)
+static int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx)
 {
 	const struct vkfft_vk_dev *d = e->data;
 	struct vk_ctx *c = calloc(1, sizeof *c);
@@ -527,7 +527,7 @@ static void vk_barrier(struct vk_ctx *c, VkPipelineStageFlags dst_stage, VkAcces
 /* One unit: the raw samples and frame numbers into the mapped buffers,
  * then load, FFT and reduce in one command buffer with barriers between,
  * one submission, the rows read from their mapped buffer. */
-int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len)
+static int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct vk_ctx *c = ctx;
 	const struct accel_fft *f = c->f;
@@ -572,3 +572,11 @@ int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	}
 	return accel_fft_put_rows(f, c->buf[4].map, rows, &u->out);
 }
+
+const struct vkfft_api vkfft_api_vulkan = {
+	.version = VKFFT_API_VERSION,
+	.probe = vkfft_vk_probe,
+	.open = vkfft_vk_open,
+	.run = vkfft_vk_run,
+	.close = vkfft_vk_close,
+};

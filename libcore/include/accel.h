@@ -511,6 +511,15 @@ int accel_api_survives(const char *api, int (*trial)(void *), void *arg, char *w
  * <dlerror>" and accel_address_limit's words (a library that cannot be
  * mapped under ulimit -v is no missing library). */
 void *accel_dlopen(const char *name, char *why, size_t len);
+/* Called by a probe: dlopen `file`, a companion object of the plugin being
+ * probed, from the folder named as its backend beside it (PLUGINDIR/vkfft/
+ * opencl.so for PLUGINDIR/accel_vkfft.so). What of a plugin must link a
+ * heavy library (a C++ API, a header-only library that calls its API
+ * directly) lives there, so that loading the plugin maps none of it: see
+ * accel(7), PLUGINS. NULL with why[len]: "NAME/FILE not found", or "cannot
+ * load NAME/FILE: <dlerror>" (which names a library it needs that is
+ * missing) and accel_address_limit's words. */
+void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len);
 /* "; the address space is limited to 390.6 MiB (ulimit -v)" in buf when
  * RLIMIT_AS is set, else "": appended to a driver's out-of-memory or
  * start-up failure, whose true cause it often is. Returns buf. */

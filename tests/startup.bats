@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# What a program maps at start. Every plugin is loaded to read its table,
+# but a plugin links no library heavier than libaccel's own (accel(7),
+# PLUGINS): what its engines run on is loaded by its probe, and a backend
+# is probed only for an operation it offers. So accel-compress on one byte
+# opens no OpenCV, ONNX Runtime, OpenCL or Vulkan loader, glslang (in the
+# companion vkfft/vulkan.so), FFTW, OpenSSL, FFmpeg or libpcap. Each run is
+# traced with strace (the shared objects it opens).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	B="$ROOT/build"
+	command -v strace >/dev/null || skip "no strace (make deps installs it)"
+	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_SYSROOT
+	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The libraries of backends, and the plugins' companion objects.
+HEAVY='/(libopencv|libonnxruntime|libOpenCL|libvulkan|libglslang|libfftw3|libcrypto|libavcodec|libavutil|libpcap|libstdc\+\+)[^/]*$|/plugins/[a-z]+/[a-z]+\.so$'
+
+# opened CMD...: run CMD (stdin as given) under strace; opened.txt gets the
+# shared objects it opened, one a line.
+opened() {
+	strace -f -qq -e trace=openat,open -o trace.log "$@"
+	grep -v ENOENT trace.log | grep -oE '"[^"]+\.so(\.[0-9]+)*"' | tr -d '"' | sort -u > opened.txt
+}
+
+@test "accel-compress on one byte opens no library of a backend" {
+	printf x | opened "$B/accel-compress" -c > x.zst
+	[ "$(zstd -dc x.zst)" = x ]
+	grep -q '/libzstd\.so' opened.txt
+	run -1 grep -E "$HEAVY" opened.txt
+	printf x | opened "$B/accel-compress" -c --format gzip > x.gz
+	[ "$(gzip -dc x.gz)" = x ]
+	run -1 grep -E "$HEAVY" opened.txt
+}
+
+@test "accel-crypt hash on one byte opens OpenSSL, no other backend's library" {
+	printf x | opened "$B/accel-crypt" hash > sum
+	[ "$(cat sum)" = "$(printf x | sha256sum)" ]
+	grep -q '/libcrypto\.so' opened.txt
+	run -1 grep -E "$HEAVY" <(grep -v -e '/libcrypto\.so' -e '/plugins/openssl/crypto\.so$' opened.txt)
+}
+
+@test "accel-fft on one 8-point frame opens FFTW, no device API or other backend's library" {
+	head -c 64 /dev/zero > in.cf32
+	opened "$B/accel-fft" -n 8 in.cf32 > out.cf32
+	[ "$(stat -c %s out.cf32)" = 64 ]
+	grep -q '/libfftw3f\.so' opened.txt
+	run -1 grep -E "$HEAVY" <(grep -v '/libfftw3f\.so' opened.txt)
+}
+
+@test "accel-detect --class cpu opens no library of a backend, and still lists every plugin" {
+	opened "$B/accel-detect" --class cpu --json > d.json
+	jq -e '[.devices[].id] == ["cpu0"]' d.json
+	run -1 grep -E "$HEAVY" opened.txt
+	# The plugins were loaded (their tables read), not probed.
+	for p in "$B"/plugins/accel_*.so; do
+		n=${p##*/accel_}
+		grep -qxF "$p" opened.txt
+		jq -e --arg n "${n%.so}" '[.probes[] | select(.name == $n)] | length == 1' d.json
+	done
+}
+
+@test "no plugin links a library beyond libaccel, the C library and libcjson" {
+	command -v readelf >/dev/null || skip "no readelf (binutils)"
+	for p in "$B"/plugins/accel_*.so; do
+		readelf -d "$p" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' > needed
+		run -1 grep -vE '^(libaccel\.so\.0|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|ld-linux[-a-z0-9_.]*\.so\.[0-9]+|libcjson\.so\.1)$' needed
+	done
+}
