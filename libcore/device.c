@@ -120,6 +120,18 @@ int accel_device_set_num(struct accel_device *d, const char *key, double value)
 	return 0;
 }
 
+int accel_device_set_uuid(struct accel_device *d, const uint8_t uuid[16])
+{
+	char s[40];
+	size_t k = 0, zero = 0;
+	for (int i = 0; i < 16; i++) {
+		zero += !uuid[i];
+		k += (size_t)snprintf(s + k, sizeof s - k, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+				      uuid[i]);
+	}
+	return zero == 16 ? 0 : accel_device_set(d, "uuid", s);
+}
+
 const char *accel_device_get(const struct accel_device *d, const char *key)
 {
 	for (int i = 0; i < d->nprops; i++)

@@ -187,6 +187,12 @@ struct accel_device {
  * new and the device has ACCEL_MAX_PROPS already. */
 int accel_device_set(struct accel_device *d, const char *key, const char *value);
 int accel_device_set_num(struct accel_device *d, const char *key, double value);
+/* The property "uuid" from the 16 bytes a driver gives (Vulkan's deviceUUID,
+ * OpenCL's CL_DEVICE_UUID_KHR), as 8-4-4-4-12 lowercase hex digits: devices
+ * without a PCI address are one device when their UUIDs are equal (device
+ * ids, accel(7)). All zeros is no UUID: nothing is set. Returns 0 or
+ * ACCEL_ENOMEM as accel_device_set. */
+int accel_device_set_uuid(struct accel_device *d, const uint8_t uuid[16]);
 /* Value of a property (points into d), or NULL. */
 const char *accel_device_get(const struct accel_device *d, const char *key);
 /* Record that the device is reached through API `name`, usable or not
