@@ -132,6 +132,8 @@ static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int d
 	if (rc == ACCEL_EINVAL) {
 		const char *list = cfg->backend ? cfg->backend : getenv("ACCEL_BACKEND");
 		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0 && route.no_engine[0]) {
+		snprintf(err, len, "%s", route.no_engine);
 	} else if (rc < 0) {
 		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
 	}

@@ -111,6 +111,8 @@ static int route_op(struct accel_ctx *ctx, const char *backend, int verbose, str
 	if (rc == ACCEL_EINVAL) {
 		const char *list = backend ? backend : getenv("ACCEL_BACKEND");
 		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0 && route->no_engine[0]) {
+		snprintf(err, len, "%s", route->no_engine);
 	} else if (rc < 0) {
 		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op->name);
 	}

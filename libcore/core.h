@@ -35,6 +35,7 @@ struct accel_ctx {
 	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
 	unsigned char fixed_id[CORE_MAX_DEVICES]; /* 1: the probe chose the id */
+	int view_rank[CORE_MAX_DEVICES];   /* whose view names it (accel_probe_add_device) */
 	int ndevices;
 	double nested_seconds;             /* probes run inside the running one */
 	/* The GPUs and NPUs on the PCI bus, read once when the first device

@@ -444,6 +444,10 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 	 * of the class run first (device.c says why). */
 	if (!d->id[0] && !(core_class_reserves(d->cls) && d->pci_address[0]))
 		probe_classes(ctx, ACCEL_CLASS_BIT(d->cls), 1);
+	/* Which view names a device found twice: a discovery backend's before
+	 * one running operations, then the best priority. */
+	const struct accel_backend *b = ctx->backends[p->backend].backend;
+	int rank = b ? (b->ops && b->ops[0] ? 1 << 16 : 0) + b->priority : 1 << 17;
 	for (int i = 0; i < ctx->ndevices; i++) {
 		struct accel_device *o = &ctx->devices[i];
 		/* A video engine belongs to the GPU on the same function. */
@@ -451,6 +455,14 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 					(o->cls != d->cls && d->cls != ACCEL_CLASS_VIDEO) :
 					!core_device_same(o, d))
 			continue;
+		if (o->cls == d->cls && rank < ctx->view_rank[i]) {
+			ctx->view_rank[i] = rank;
+			core_strlcpy(o->vendor, d->vendor, sizeof o->vendor);
+			core_strlcpy(o->model, d->model, sizeof o->model);
+			if (d->driver[0])
+				core_strlcpy(o->driver, d->driver, sizeof o->driver);
+			o->software = d->software;
+		}
 		for (int a = 0; a < d->napis; a++)
 			accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);
 		for (int k = 0; k < d->nprops; k++)
@@ -470,6 +482,7 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 	int i = ctx->ndevices++;
 	ctx->devices[i] = *d;
 	ctx->fixed_id[i] = d->id[0] != 0;
+	ctx->view_rank[i] = rank;
 	if (!d->id[0])
 		core_device_renumber(ctx, d->cls);
 	return i;

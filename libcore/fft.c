@@ -975,7 +975,10 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		return rc;
 	}
 	if (rc < 0) {
-		snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
+		if (route.no_engine[0])
+			snprintf(err, len, "%s", route.no_engine);
+		else
+			snprintf(err, len, "no engine can run %s (try -v for the reasons)", op.name);
 		free(r.acc);
 		return rc;
 	}

@@ -409,6 +409,8 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 	if (rc < 0) {
 		if (rc == ACCEL_EINVAL)
 			accel_msg_usage("--backend: malformed list '%s'", common->backend ? common->backend : "");
+		else if (route.no_engine[0])
+			accel_msg_error("%s", route.no_engine);
 		else
 			accel_msg_error("no engine can run %s (try -v for the reasons)", op.name);
 		accel_ctx_free(ctx);

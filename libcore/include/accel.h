@@ -659,6 +659,10 @@ struct accel_route {
 	int nserving;        /* > 0: the first nserving ranked engines serve the
 	                      * stream at once (auto, when the profile says they
 	                      * all help); 0: as `shared` says */
+	char no_engine[256]; /* nothing ranked: the line saying why when the router
+	                      * knows better than "no engine can run" ("--backend
+	                      * vkfft: only a software device (vkfft.vulkan:gpu0);
+	                      * name it in full to use it"), else "" */
 };
 
 /* What the router is asked. */
@@ -687,7 +691,9 @@ struct accel_route_req {
  * not offer is accel_cpu_engine_for's engine, which the probes of the
  * backends listing the operation find); else the profile's measured MB/s for the job's size class, else each
  * backend's static prior. Software-emulated devices are never ranked above
- * native CPU code unless named. Under auto, engines the profile measured
+ * native CPU code unless named; a forced item takes an engine on one only
+ * when it names the device by id (vkfft.vulkan:gpu0, not vkfft or
+ * vkfft.vulkan), and when an item finds nothing else r->no_engine says so. Under auto, engines the profile measured
  * for this size class within ACCEL_SHARE_MIN of the best serve together
  * (r->nserving); a profile that is invalid or from another machine is
  * ignored, its reason in r->profile_note. Probes the backends that list the
