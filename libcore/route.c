@@ -317,7 +317,7 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 			if (e->software) {
 				x->mbps = 0;
 				snprintf(x->reason, sizeof x->reason,
-					 "software device: never preferred to native CPU code; name it with --backend to use it");
+					 "software device: never preferred to native CPU code; name it in full with --backend to use it");
 			} else if (!cpu && req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES) {
 				x->mbps = 0;
 				snprintf(x->reason, sizeof x->reason,

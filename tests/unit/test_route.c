@@ -370,7 +370,7 @@ static void software_never_preferred(void **state)
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
 	assert_ranked(&r, 2, "cpu", "soft:gpu2");
 	assert_string_equal(r.entries[1].reason,
-			    "software device: never preferred to native CPU code; name it with --backend to use it");
+			    "software device: never preferred to native CPU code; name it in full with --backend to use it");
 	/* Not even a profile that measured it faster puts it first. */
 	char path[] = "/tmp/accel-route-XXXXXX";
 	int fd = mkstemp(path);
