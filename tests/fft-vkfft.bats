@@ -51,7 +51,7 @@ setup() {
 
 @test "-b vkfft.opencl takes no software device: one line names the engines in full, exit 1; the full name runs" {
 	local ids
-	ids=$("$ROOT/build/accel-detect" --routes fft.c2c | grep -o 'vkfft\.opencl:[a-z0-9]*' | paste -sd, - | sed 's/,/, /g')
+	ids=$("$ROOT/build/accel-detect" --json --routes fft.c2c | jq -r '[.routes[0].engines[].name | select(startswith("vkfft.opencl:"))] | join(", ")')
 	"$ROOT/build/accel-detect" --json | jq -e --arg id "${ENGINE#*:}" '.devices[] | select(.id == $id) | .software' > /dev/null ||
 		skip "$ENGINE is no software device"
 	[[ "$ids" != *,* ]] || skip "more than one OpenCL device for VkFFT"
