@@ -1343,7 +1343,7 @@ enum accel_common_opt {
 /* The common options, to splice into a program's table: a program lists
  * only those it acts on (an option in --help is an option that works). */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, 0 }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
