@@ -191,16 +191,10 @@ static int parse_args(struct job *job, int argc, char **argv)
 
 /* The route for one operation, as the programs would get it: 0, or the
  * usage exit status for a malformed --backend list. */
-/* Devices in the order of their ids: by class, then number (gpu2 before
- * gpu10), whichever probe found them first. */
-static int by_id(const void *a, const void *b)
+/* The number in a device id (2 in gpu2). */
+static long id_number(const struct accel_device *d)
 {
-	const struct accel_device *x = *(const struct accel_device *const *)a, *y = *(const struct accel_device *const *)b;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	size_t nx = strcspn(x->id, "0123456789"), ny = strcspn(y->id, "0123456789");
-	long ix = strtol(x->id + nx, NULL, 10), iy = strtol(y->id + ny, NULL, 10);
-	return ix != iy ? (ix < iy ? -1 : 1) : strcmp(x->id, y->id);
+	return strtol(d->id + strcspn(d->id, "0123456789"), NULL, 10);
 }
 
 static int route_for(struct accel_ctx *ctx, const struct job *job, const char *name, struct accel_route *r)
@@ -254,9 +248,18 @@ static int report(FILE *f, struct accel_ctx *ctx, const struct job *job, double 
 	int table_routes = job->format == ACCEL_REPORT_TABLE && job->routes;
 	int rc = accel_report_begin(r, ctx), ndev = accel_device_count(ctx);
 	const struct accel_device *devs[ndev > 0 ? ndev : 1];
+	/* The devices of each class in the order of their ids (gpu2 before
+	 * gpu10), whichever probe found them first, in the places the class
+	 * holds among the others. */
 	for (int i = 0; i < ndev; i++)
 		devs[i] = accel_device_at(ctx, i);
-	qsort(devs, (size_t)ndev, sizeof devs[0], by_id);
+	for (int i = 0; i < ndev; i++)
+		for (int j = i + 1; j < ndev; j++)
+			if (devs[j]->cls == devs[i]->cls && id_number(devs[j]) < id_number(devs[i])) {
+				const struct accel_device *t = devs[i];
+				devs[i] = devs[j];
+				devs[j] = t;
+			}
 	for (int i = 0; i < ndev && !rc && !table_routes; i++)
 		rc = accel_report_device(r, devs[i]);
 	int status = 0;

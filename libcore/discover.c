@@ -461,7 +461,6 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 			core_strlcpy(o->model, d->model, sizeof o->model);
 			if (d->driver[0])
 				core_strlcpy(o->driver, d->driver, sizeof o->driver);
-			o->software = d->software;
 		}
 		for (int a = 0; a < d->napis; a++)
 			accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);
