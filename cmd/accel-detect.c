@@ -191,6 +191,12 @@ static int parse_args(struct job *job, int argc, char **argv)
 
 /* The route for one operation, as the programs would get it: 0, or the
  * usage exit status for a malformed --backend list. */
+/* The number in a device id (2 in gpu2). */
+static long id_number(const struct accel_device *d)
+{
+	return strtol(d->id + strcspn(d->id, "0123456789"), NULL, 10);
+}
+
 static int route_for(struct accel_ctx *ctx, const struct job *job, const char *name, struct accel_route *r)
 {
 	struct accel_op op = { .name = name, .checksum = 1 };
@@ -240,9 +246,22 @@ static int report(FILE *f, struct accel_ctx *ctx, const struct job *job, double 
 	}
 	/* The table with --routes is the routes alone. */
 	int table_routes = job->format == ACCEL_REPORT_TABLE && job->routes;
-	int rc = accel_report_begin(r, ctx);
-	for (int i = 0; i < accel_device_count(ctx) && !rc && !table_routes; i++)
-		rc = accel_report_device(r, accel_device_at(ctx, i));
+	int rc = accel_report_begin(r, ctx), ndev = accel_device_count(ctx);
+	const struct accel_device *devs[ndev > 0 ? ndev : 1];
+	/* The devices of each class in the order of their ids (gpu2 before
+	 * gpu10), whichever probe found them first, in the places the class
+	 * holds among the others. */
+	for (int i = 0; i < ndev; i++)
+		devs[i] = accel_device_at(ctx, i);
+	for (int i = 0; i < ndev; i++)
+		for (int j = i + 1; j < ndev; j++)
+			if (devs[j]->cls == devs[i]->cls && id_number(devs[j]) < id_number(devs[i])) {
+				const struct accel_device *t = devs[i];
+				devs[i] = devs[j];
+				devs[j] = t;
+			}
+	for (int i = 0; i < ndev && !rc && !table_routes; i++)
+		rc = accel_report_device(r, devs[i]);
 	int status = 0;
 	if (job->format == ACCEL_REPORT_TABLE || job->format == ACCEL_REPORT_JSON)
 		for (int i = 0; i < nops && !rc; i++) {

@@ -287,7 +287,9 @@ static int route(struct accel_ctx *ctx, const struct job *job, const struct acce
 		for (int i = r->nranked; i < r->n && !why; i++)
 			if (strncmp(r->entries[i].reason, "does not offer", 14))
 				why = &r->entries[i];
-		if (why && !job->common.verbose)
+		if (r->no_engine[0])
+			accel_msg_error("%s", r->no_engine);
+		else if (why && !job->common.verbose)
 			accel_msg_error("%s: no engine can run the model: %s: %s", job->model, why->name, why->reason);
 		else
 			accel_msg_error("%s: no engine can run the model%s", job->model,

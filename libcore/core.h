@@ -35,8 +35,9 @@ struct accel_ctx {
 	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
 	unsigned char fixed_id[CORE_MAX_DEVICES]; /* 1: the probe chose the id */
-	int device_prio[CORE_MAX_DEVICES];        /* priority of the backend that added it */
+	int view_rank[CORE_MAX_DEVICES];   /* whose view names it (accel_probe_add_device) */
 	int ndevices;
+	double nested_seconds;             /* probes run inside the running one */
 	/* The GPUs and NPUs on the PCI bus, read once when the first device
 	 * is numbered: they hold their ids whichever probes ran. */
 	struct core_pci_fn pci[CORE_MAX_DEVICES];
@@ -106,6 +107,18 @@ void core_device_sanitize(struct accel_device *d);
  * with the class accel_pci_classify() gives them: at most `max` into out.
  * Returns how many (0 when the directory cannot be read). */
 int core_pci_scan(const char *root, struct core_pci_fn *out, int max);
+
+/* Device ids (device.c's header holds the rule). Whether a and b, neither
+ * on PCI, are one device found twice. */
+int core_device_same(const struct accel_device *a, const struct accel_device *b);
+/* Whether the PCI functions of class cls hold their ids (GPUs and NPUs). */
+int core_class_reserves(enum accel_device_class cls);
+/* Number the devices of class cls whose id no probe chose, and rename the
+ * engines on them. */
+void core_device_renumber(struct accel_ctx *ctx, enum accel_device_class cls);
+/* Name engine e BACKEND[.VARIANT]:ID from its device's id ("cpu" for the
+ * built-in backend's engine). */
+void core_engine_name(struct accel_ctx *ctx, struct accel_engine *e);
 
 /* snprintf that never overflows and always terminates. */
 void core_strlcpy(char *dst, const char *src, size_t len);

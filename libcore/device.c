@@ -1,6 +1,27 @@
 /*
  * device.c - the device model: classes, properties, APIs and CPU feature
- * flags (named as the kernel names them in /proc/cpuinfo).
+ * flags (named as the kernel names them in /proc/cpuinfo); which devices the
+ * probes found are one, and their ids.
+ *
+ * A device id (cpu0, gpu1, crypto0) names the same device whichever probes
+ * ran and in whatever order:
+ * - Probes that find one device add to one entry: the same PCI function
+ *   (a video engine joins the GPU on its function), or without a PCI
+ *   address the same class and the same UUID (Vulkan's deviceUUID, OpenCL's
+ *   cl_khr_device_uuid: the same for one device through either API), or,
+ *   where either view has no UUID, the same API and model (and driver where
+ *   both name one).
+ * - A GPU or NPU on the PCI bus takes its rank in bus order among the PCI
+ *   functions of its class (read from sysfs once).
+ * - Every other device is numbered after those, among all the devices of
+ *   its class: before such a device is numbered the backends that only
+ *   discover (they offer no operation) and find its class are probed
+ *   (discover.c), so the set numbered is the one accel-detect lists. The
+ *   order: PCI address, then hardware before software devices, then model,
+ *   UUID, vendor and driver, then the order found.
+ * A device that only a backend running operations finds (no discovery
+ * backend sees it) comes after those, and its number may then depend on
+ * which of those backends ran.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -97,6 +118,18 @@ int accel_device_set_num(struct accel_device *d, const char *key, double value)
 	snprintf(p->value, sizeof p->value, "%.15g", value);
 	p->numeric = 1;
 	return 0;
+}
+
+int accel_device_set_uuid(struct accel_device *d, const uint8_t uuid[16])
+{
+	char s[40];
+	size_t k = 0, zero = 0;
+	for (int i = 0; i < 16; i++) {
+		zero += !uuid[i];
+		k += (size_t)snprintf(s + k, sizeof s - k, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+				      uuid[i]);
+	}
+	return zero == 16 ? 0 : accel_device_set(d, "uuid", s);
 }
 
 const char *accel_device_get(const struct accel_device *d, const char *key)
@@ -220,4 +253,119 @@ int core_pci_scan(const char *root, struct core_pci_fn *out, int max)
 	if (n >= 0)
 		free(list);
 	return k;
+}
+
+/* Whether d reaches the API named `name`. */
+static int has_api(const struct accel_device *d, const char *name)
+{
+	for (int i = 0; i < d->napis; i++)
+		if (!strcmp(d->apis[i].name, name))
+			return 1;
+	return 0;
+}
+
+int core_device_same(const struct accel_device *a, const struct accel_device *b)
+{
+	if (a->cls != b->cls || a->pci_address[0] || b->pci_address[0])
+		return 0;
+	const char *ua = accel_device_get(a, "uuid"), *ub = accel_device_get(b, "uuid");
+	if (ua && ub)
+		return !strcmp(ua, ub);
+	if (strcmp(a->model, b->model) || (a->driver[0] && b->driver[0] && strcmp(a->driver, b->driver)))
+		return 0;
+	for (int i = 0; i < b->napis; i++)
+		if (has_api(a, b->apis[i].name))
+			return 1;
+	return 0;
+}
+
+void core_engine_name(struct accel_ctx *ctx, struct accel_engine *e)
+{
+	if (e->backend == &accel_backend_cpu && !e->variant[0]) {
+		core_strlcpy(e->name, "cpu", sizeof e->name);
+		return;
+	}
+	char id[sizeof ctx->devices[0].id];
+	core_strlcpy(id, ctx->devices[e->device].id, sizeof id);
+	snprintf(e->name, sizeof e->name, "%s%s%s:%s", e->backend->name, e->variant[0] ? "." : "", e->variant, id);
+}
+
+/* The order of the devices of a class that hold no reserved id, as the
+ * header says: nothing in it depends on which backend found a device. */
+static int device_cmp(const struct accel_ctx *ctx, int a, int b)
+{
+	const struct accel_device *x = &ctx->devices[a], *y = &ctx->devices[b];
+	const char *ux = accel_device_get(x, "uuid"), *uy = accel_device_get(y, "uuid");
+	int c;
+	if (!x->pci_address[0] != !y->pci_address[0])
+		return !x->pci_address[0] - !y->pci_address[0];
+	if (x->software != y->software)
+		return x->software - y->software;
+	if ((c = strcmp(x->pci_address, y->pci_address)) || (c = strcmp(x->model, y->model)) ||
+	    (c = strcmp(ux ? ux : "", uy ? uy : "")) || (c = strcmp(x->vendor, y->vendor)) ||
+	    (c = strcmp(x->driver, y->driver)))
+		return c;
+	return a - b;
+}
+
+int core_class_reserves(enum accel_device_class cls)
+{
+	return cls == ACCEL_CLASS_GPU || cls == ACCEL_CLASS_NPU;
+}
+
+/* Whether a probe chose `id` for a device. */
+static int id_fixed(const struct accel_ctx *ctx, const char *id)
+{
+	for (int i = 0; i < ctx->ndevices; i++)
+		if (ctx->fixed_id[i] && !strcmp(ctx->devices[i].id, id))
+			return 1;
+	return 0;
+}
+
+void core_device_renumber(struct accel_ctx *ctx, enum accel_device_class cls)
+{
+	int idx[CORE_MAX_DEVICES], n = 0, nres = 0, reserves = core_class_reserves(cls);
+	char id[sizeof ctx->devices[0].id];
+	if (reserves && !ctx->pci_scanned) {
+		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
+		ctx->pci_scanned = 1;
+	}
+	for (int r = 0; r < ctx->npci; r++)
+		nres += reserves && ctx->pci[r].cls == cls;
+	for (int i = 0; i < ctx->ndevices; i++) {
+		struct accel_device *d = &ctx->devices[i];
+		if (d->cls != cls || ctx->fixed_id[i])
+			continue;
+		int rank = -1;
+		for (int r = 0, k = 0; reserves && d->pci_address[0] && r < ctx->npci; r++) {
+			if (ctx->pci[r].cls != cls)
+				continue;
+			if (!strcmp(ctx->pci[r].addr, d->pci_address)) {
+				rank = k;
+				break;
+			}
+			k++;
+		}
+		if (rank >= 0) {
+			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), rank);
+			if (!id_fixed(ctx, id)) {
+				core_strlcpy(d->id, id, sizeof id);
+				continue;
+			}
+		}
+		int k = n++;
+		for (; k > 0 && device_cmp(ctx, idx[k - 1], i) > 0; k--)
+			idx[k] = idx[k - 1];
+		idx[k] = i;
+	}
+	int num = nres;
+	for (int k = 0; k < n; k++) {
+		do
+			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), num++);
+		while (id_fixed(ctx, id));
+		core_strlcpy(ctx->devices[idx[k]].id, id, sizeof id);
+	}
+	for (int i = 0; i < ctx->nengines; i++)
+		if (ctx->devices[ctx->engines[i].device].cls == cls)
+			core_engine_name(ctx, &ctx->engines[i]);
 }

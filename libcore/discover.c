@@ -225,10 +225,16 @@ static int probe_index(struct accel_ctx *ctx, int i)
 	if (s->probed || !s->backend)
 		return s->backend ? s->rc : ACCEL_ENOTSUP;
 	struct accel_probe p = { ctx, i, s->reason, sizeof s->reason };
-	double t0 = accel_now();
-	int rc = s->backend->probe(&p);
-	s->probe_seconds = accel_now() - t0;
+	/* Probed from now on: a probe this one starts (accel_probe_cpu_device,
+	 * a class's discovery) does not start it again. Its time leaves out
+	 * theirs. */
 	s->probed = 1;
+	double t0 = accel_now(), outer = ctx->nested_seconds;
+	ctx->nested_seconds = 0;
+	int rc = s->backend->probe(&p);
+	double t = accel_now() - t0;
+	s->probe_seconds = t - ctx->nested_seconds;
+	ctx->nested_seconds = outer + t;
 	s->rc = rc < 0 ? rc : 0;
 	/* What drivers, sysfs and pci.ids said reaches terminals and files:
 	 * no control characters, only valid UTF-8. */
@@ -260,15 +266,17 @@ void accel_discover(struct accel_ctx *ctx, const char *op)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
+/* Probe, by priority (equal ones in registry order), the backends that find
+ * devices of `classes` (any when it holds them all); discovery: only those
+ * that offer no operation. The caller holds the context's lock. */
+static void probe_classes(struct accel_ctx *ctx, unsigned classes, int discovery)
 {
 	int order[CORE_MAX_BACKENDS + 1], n = 0;
-	pthread_mutex_lock(&ctx->lock);
 	for (int i = 0; i < ctx->nbackends; i++) {
 		const struct accel_backend *b = ctx->backends[i].backend;
-		if (!b || !((b->classes & classes) || (classes & ACCEL_CLASS_ALL) == ACCEL_CLASS_ALL))
+		if (!b || ctx->backends[i].probed || (discovery && b->ops && b->ops[0]) ||
+		    !((b->classes & classes) || (classes & ACCEL_CLASS_ALL) == ACCEL_CLASS_ALL))
 			continue;
-		/* Insertion by priority; equal priorities keep registry order. */
 		int k = n++;
 		for (; k > 0 && ctx->backends[order[k - 1]].backend->priority > b->priority; k--)
 			order[k] = order[k - 1];
@@ -276,6 +284,12 @@ void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
 	}
 	for (int k = 0; k < n; k++)
 		probe_index(ctx, order[k]);
+}
+
+void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
+{
+	pthread_mutex_lock(&ctx->lock);
+	probe_classes(ctx, classes, 0);
 	pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -433,125 +447,41 @@ const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const str
 	return best;
 }
 
-/* The name of engine e from its backend, variant and device's id. */
-static void engine_name(struct accel_ctx *ctx, struct accel_engine *e)
-{
-	if (e->backend == &accel_backend_cpu && !e->variant[0]) {
-		core_strlcpy(e->name, "cpu", sizeof e->name);
-		return;
-	}
-	char id[sizeof ctx->devices[0].id];
-	core_strlcpy(id, ctx->devices[e->device].id, sizeof id);
-	snprintf(e->name, sizeof e->name, "%s%s%s:%s", e->backend->name, e->variant[0] ? "." : "", e->variant, id);
-}
-
-/* The fixed order of the devices of a class that hold no reserved id
- * (renumber): PCI functions by bus
- * address, then devices without one by the priority of the backend that
- * found them, vendor, model and driver, then the order found (the same set
- * of devices sorts the same whichever probe ran first). */
-static int device_cmp(const struct accel_ctx *ctx, int a, int b)
-{
-	const struct accel_device *x = &ctx->devices[a], *y = &ctx->devices[b];
-	int c;
-	if (!x->pci_address[0] != !y->pci_address[0])
-		return !x->pci_address[0] - !y->pci_address[0];
-	if (!x->pci_address[0] && ctx->device_prio[a] != ctx->device_prio[b])
-		return ctx->device_prio[a] < ctx->device_prio[b] ? -1 : 1;
-	if ((c = strcmp(x->pci_address, y->pci_address)) || (c = strcmp(x->vendor, y->vendor)) ||
-	    (c = strcmp(x->model, y->model)) || (c = strcmp(x->driver, y->driver)))
-		return c;
-	return a - b;
-}
-
-/* Whether the PCI functions of class `cls` hold their ids: GPUs and NPUs
- * (a display that is not a GPU is "other", and keeps the order found). */
-static int reserves(enum accel_device_class cls)
-{
-	return cls == ACCEL_CLASS_GPU || cls == ACCEL_CLASS_NPU;
-}
-
-/* Whether a probe chose `id` for a device. */
-static int id_fixed(const struct accel_ctx *ctx, const char *id)
-{
-	for (int i = 0; i < ctx->ndevices; i++)
-		if (ctx->fixed_id[i] && !strcmp(ctx->devices[i].id, id))
-			return 1;
-	return 0;
-}
-
-/* Number the devices of class `cls` whose id the probe left to us, skipping
- * ids a probe chose: a GPU or NPU on the PCI bus takes its rank in bus order
- * among those of its class (read from sysfs once, whichever probes ran), the
- * others follow in the fixed order; rename the engines on them. */
-static void renumber(struct accel_ctx *ctx, enum accel_device_class cls)
-{
-	int idx[CORE_MAX_DEVICES], n = 0, nres = 0;
-	char id[sizeof ctx->devices[0].id];
-	if (reserves(cls) && !ctx->pci_scanned) {
-		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
-		ctx->pci_scanned = 1;
-	}
-	for (int r = 0; r < ctx->npci; r++)
-		nres += reserves(cls) && ctx->pci[r].cls == cls;
-	for (int i = 0; i < ctx->ndevices; i++) {
-		struct accel_device *d = &ctx->devices[i];
-		if (d->cls != cls || ctx->fixed_id[i])
-			continue;
-		int rank = -1;
-		for (int r = 0, k = 0; reserves(cls) && d->pci_address[0] && r < ctx->npci; r++) {
-			if (ctx->pci[r].cls != cls)
-				continue;
-			if (!strcmp(ctx->pci[r].addr, d->pci_address)) {
-				rank = k;
-				break;
-			}
-			k++;
-		}
-		if (rank >= 0) {
-			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), rank);
-			if (!id_fixed(ctx, id)) {
-				core_strlcpy(d->id, id, sizeof id);
-				continue;
-			}
-		}
-		int k = n++;
-		for (; k > 0 && device_cmp(ctx, idx[k - 1], i) > 0; k--)
-			idx[k] = idx[k - 1];
-		idx[k] = i;
-	}
-	int num = nres;
-	for (int k = 0; k < n; k++) {
-		do
-			snprintf(id, sizeof id, "%s%d", accel_class_name(cls), num++);
-		while (id_fixed(ctx, id));
-		core_strlcpy(ctx->devices[idx[k]].id, id, sizeof id);
-	}
-	for (int i = 0; i < ctx->nengines; i++)
-		if (ctx->devices[ctx->engines[i].device].cls == cls)
-			engine_name(ctx, &ctx->engines[i]);
-}
-
 int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 {
 	struct accel_ctx *ctx = p->ctx;
-	if (d->pci_address[0]) {
-		for (int i = 0; i < ctx->ndevices; i++) {
-			struct accel_device *o = &ctx->devices[i];
-			/* A video engine belongs to the GPU on the same function. */
-			if (strcmp(o->pci_address, d->pci_address) || (o->cls != d->cls && d->cls != ACCEL_CLASS_VIDEO))
-				continue;
-			for (int a = 0; a < d->napis; a++)
-				accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);
-			for (int k = 0; k < d->nprops; k++)
-				if (!accel_device_get(o, d->props[k].key))
-					o->props[o->nprops < ACCEL_MAX_PROPS ? o->nprops++ : ACCEL_MAX_PROPS - 1] = d->props[k];
-			if (!o->memory_bytes)
-				o->memory_bytes = d->memory_bytes;
-			if (!o->driver[0])
+	/* A device numbered among all of its class: the discovery backends
+	 * of the class run first (device.c says why). */
+	if (!d->id[0] && !(core_class_reserves(d->cls) && d->pci_address[0]))
+		probe_classes(ctx, ACCEL_CLASS_BIT(d->cls), 1);
+	/* Which view names a device found twice: a discovery backend's before
+	 * one running operations, then the best priority. */
+	const struct accel_backend *b = ctx->backends[p->backend].backend;
+	int rank = b ? (b->ops && b->ops[0] ? 1 << 16 : 0) + b->priority : 1 << 17;
+	for (int i = 0; i < ctx->ndevices; i++) {
+		struct accel_device *o = &ctx->devices[i];
+		/* A video engine belongs to the GPU on the same function. */
+		if (d->pci_address[0] ? strcmp(o->pci_address, d->pci_address) ||
+					(o->cls != d->cls && d->cls != ACCEL_CLASS_VIDEO) :
+					!core_device_same(o, d))
+			continue;
+		if (o->cls == d->cls && rank < ctx->view_rank[i]) {
+			ctx->view_rank[i] = rank;
+			core_strlcpy(o->vendor, d->vendor, sizeof o->vendor);
+			core_strlcpy(o->model, d->model, sizeof o->model);
+			if (d->driver[0])
 				core_strlcpy(o->driver, d->driver, sizeof o->driver);
-			return i;
 		}
+		for (int a = 0; a < d->napis; a++)
+			accel_device_add_api(o, d->apis[a].name, d->apis[a].ok, d->apis[a].reason);
+		for (int k = 0; k < d->nprops; k++)
+			if (!accel_device_get(o, d->props[k].key))
+				o->props[o->nprops < ACCEL_MAX_PROPS ? o->nprops++ : ACCEL_MAX_PROPS - 1] = d->props[k];
+		if (!o->memory_bytes)
+			o->memory_bytes = d->memory_bytes;
+		if (!o->driver[0])
+			core_strlcpy(o->driver, d->driver, sizeof o->driver);
+		return i;
 	}
 	if (ctx->ndevices == CORE_MAX_DEVICES) {
 		accel_probe_note(p, "device limit reached: libaccel holds at most %d devices; %s %s left out",
@@ -561,9 +491,9 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 	int i = ctx->ndevices++;
 	ctx->devices[i] = *d;
 	ctx->fixed_id[i] = d->id[0] != 0;
-	ctx->device_prio[i] = ctx->backends[p->backend].backend ? ctx->backends[p->backend].backend->priority : 0;
+	ctx->view_rank[i] = rank;
 	if (!d->id[0])
-		renumber(ctx, d->cls);
+		core_device_renumber(ctx, d->cls);
 	return i;
 }
 
@@ -602,7 +532,7 @@ int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char
 	e->software = ctx->devices[device].software;
 	e->data = data;
 	core_strlcpy(e->variant, variant ? variant : "", sizeof e->variant);
-	engine_name(ctx, e);
+	core_engine_name(ctx, e);
 	return ctx->nengines - 1;
 }
 

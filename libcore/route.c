@@ -40,7 +40,9 @@ static int cmp_entry(const void *a, const void *b)
 
 /* Rank one forced token "name[.variant][:selector]": without a variant,
  * every variant of the backend; "cpu" for an operation the built-in
- * backend does not offer, the CPU device's engine for it. */
+ * backend does not offer, the CPU device's engine for it. An engine on a
+ * software device is taken only when the token names its device by id;
+ * when a token finds nothing else, r->no_engine says so. */
 static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const char *tok,
 			 struct accel_route *r)
 {
@@ -93,7 +95,8 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 			snprintf(x->reason, sizeof x->reason, "%s", s->reason);
 		return;
 	}
-	int k = 0, found = 0;
+	int k = 0, found = 0, hardware = 0, nsoft = 0;
+	char soft[160] = "";
 	for (int i = 0; i < ctx->nengines; i++) {
 		const struct accel_engine *e = &ctx->engines[i];
 		if (e->backend != s->backend || (variant[0] && strcmp(e->variant, variant)))
@@ -101,11 +104,25 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 		if (!selector_match(ctx, e, k++, sel))
 			continue;
 		found = 1;
-		int dup = 0;
-		for (int j = 0; j < r->n; j++)
-			dup |= r->entries[j].engine == e;
-		if (dup || !(x = add_entry(r, e, NULL)))
+		int named = sel[0] && !isdigit((unsigned char)sel[0]);
+		if (e->software && !named) {
+			size_t n = strlen(soft);
+			snprintf(soft + n, sizeof soft - n, "%s%s", nsoft++ ? ", " : "", e->name);
+		} else {
+			hardware = 1;
+		}
+		/* Once on the route; one left out by an earlier item is taken
+		 * when this one names it. */
+		x = NULL;
+		for (int j = 0; j < r->n && !x; j++)
+			if (r->entries[j].engine == e)
+				x = &r->entries[j];
+		if (x ? x->usable || (e->software && !named) : !(x = add_entry(r, e, NULL)))
 			continue;
+		if (e->software && !named) {
+			snprintf(x->reason, sizeof x->reason, "software device: name it in full (%s) to use it", e->name);
+			continue;
+		}
 		char why[128] = "";
 		double prior = 0;
 		if (e->backend->supports(e, op, &prior, why, sizeof why) < 0) {
@@ -119,6 +136,9 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 	if (!found && (x = add_entry(r, NULL, tok)))
 		snprintf(x->reason, sizeof x->reason, "no %s%s%s engine matches '%s'", name, variant[0] ? "." : "",
 			 variant, sel);
+	if (nsoft && !hardware && !r->no_engine[0])
+		snprintf(r->no_engine, sizeof r->no_engine, "--backend %s: only %s (%s); name %s in full to use it", tok,
+			 nsoft > 1 ? "software devices" : "a software device", soft, nsoft > 1 ? "one" : "it");
 }
 
 /* The profile's entries for an auto route (*prof malloc'd), or 0 when
@@ -219,6 +239,8 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 		for (int i = 0; i < r->n; i++)
 			r->nranked += r->entries[i].usable;
 		r->shared = r->nranked > 1;
+		if (r->nranked)
+			r->no_engine[0] = 0;
 		return r->nranked ? 0 : ACCEL_ENOENGINE;
 	}
 
@@ -295,7 +317,7 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 			if (e->software) {
 				x->mbps = 0;
 				snprintf(x->reason, sizeof x->reason,
-					 "software device: never preferred to native CPU code; name it with --backend to use it");
+					 "software device: never preferred to native CPU code; name it in full with --backend to use it");
 			} else if (!cpu && req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES) {
 				x->mbps = 0;
 				snprintf(x->reason, sizeof x->reason,
@@ -355,6 +377,8 @@ int accel_route_job(struct accel_ctx *ctx, const struct accel_route_req *req, in
 	if (rc == ACCEL_EINVAL) {
 		const char *list = req->backend ? req->backend : getenv("ACCEL_BACKEND");
 		snprintf(err, len, "--backend: malformed list '%s'", list ? list : "");
+	} else if (rc < 0 && r->no_engine[0]) {
+		snprintf(err, len, "%s", r->no_engine);
 	} else if (rc < 0) {
 		snprintf(err, len, "no engine can run %s (try -v for the reasons)", req->op->name);
 	}

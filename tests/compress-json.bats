@@ -59,7 +59,7 @@ setup() {
 
 @test "--json: a test engine's failures and the retries are counted per engine" {
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
-		"$A" --json -T2 -B 64K -b test --fallback cpu a -o t.zst
+		"$A" --json -T2 -B 64K -b test:other0 --fallback cpu a -o t.zst
 	[ "$status" -eq 0 ]
 	"$A" -d t.zst | cmp - a
 	json=$(sed -n '/^{/,$p' <<< "$stderr")

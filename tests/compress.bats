@@ -371,13 +371,13 @@ garbage_as_gzip() {
 	for fmt in zstd gzip lz4; do
 		"$A" -F "$fmt" -B 64K -b cpu a > "cpu.$fmt"
 		run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:2 \
-			"$A" -F "$fmt" -B 64K -b test --fallback cpu a -o "test.$fmt"
+			"$A" -F "$fmt" -B 64K -b test:other0 --fallback cpu a -o "test.$fmt"
 		[ "$status" -eq 0 ]
 		[ "$stderr" = "accel-compress: warning: test:other0: unit 2 failed: injected fault (ACCEL_FAULT); retrying on cpu" ]
 		cmp "cpu.$fmt" "test.$fmt"
 		# and when decompressing
 		ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0,3-4' \
-			"$A" -q -d -b test --fallback cpu "cpu.$fmt" | cmp a -
+			"$A" -q -d -b test:other0 --fallback cpu "cpu.$fmt" | cmp a -
 	done
 }
 
@@ -385,7 +385,7 @@ garbage_as_gzip() {
 	gen 500000 a
 	"$A" -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
-		"$A" -v -B 64K -b test --fallback cpu a -o test.zst
+		"$A" -v -B 64K -b test:other0 --fallback cpu a -o test.zst
 	[ "$status" -eq 0 ]
 	cmp cpu.zst test.zst
 	[[ "$stderr" == *"(engine dropped for the rest of the run)"* ]]
@@ -396,12 +396,12 @@ garbage_as_gzip() {
 @test "fault injection: --fallback next moves to the next engine of -b" {
 	gen 300000 a
 	"$A" -B 64K a > cpu.zst
-	ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:1 "$A" -q -B 64K -b test,cpu --fallback next a > next.zst
+	ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:1 "$A" -q -B 64K -b test:other0,cpu --fallback next a > next.zst
 	cmp cpu.zst next.zst
 	# nothing after the last engine: the run fails (both serve the stream,
 	# so both fail unit 1)
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='cpu:1;test:1' \
-		"$A" -B 64K -b test,cpu --fallback next a -o out
+		"$A" -B 64K -b test:other0,cpu --fallback next a -o out
 	[ "$status" -eq 1 ]
 	[ ! -e out ]
 }
@@ -409,7 +409,7 @@ garbage_as_gzip() {
 @test "fault injection: --fallback none fails with exit 1 and leaves no output file" {
 	gen 300000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:2 \
-		"$A" -B 64K -b test --fallback none a -o out
+		"$A" -B 64K -b test:other0 --fallback none a -o out
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: a: test:other0: unit 2 (byte offset 131072) failed: injected fault (ACCEL_FAULT); --fallback none" ]
 	[ ! -e out ]
@@ -439,14 +439,31 @@ garbage_as_gzip() {
 	[ "$stderr" = "accel-compress: no engine can run zstd.compress (try -v for the reasons)" ]
 }
 
-@test "auto never routes to the software test engine; -b test does" {
+@test "auto never routes to the software test engine; -b test:other0 does, -b test says to name it in full" {
 	gen 2000000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v a -o out
 	[ "$status" -eq 0 ]
 	[[ "${stderr_lines[1]}" == "  1. cpu "* ]]
 	[[ "$stderr" == *"test:other0      software device: never preferred"* ]]
-	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -f -v -b test a -o out
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -f -v -b test:other0 a -o out
 	[[ "${stderr_lines[1]}" == "  1. test:other0      named by --backend (software device)" ]]
+	"$A" -d out | cmp a -
+	# By its backend alone (the option or the environment), it is not
+	# taken: one line names it in full, exit 1, no output.
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -b test a -o out2
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: --backend test: only a software device (test:other0); name it in full to use it" ]
+	[ ! -e out2 ]
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_BACKEND=test "$A" a -o out2
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: --backend test: only a software device (test:other0); name it in full to use it" ]
+	[ ! -e out2 ]
+	# Beside an engine it can take, the list runs there.
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b test,cpu a -o out2
+	[ "$status" -eq 0 ]
+	[ "${stderr_lines[1]}" = "  1. cpu              named by --backend" ]
+	[ "${stderr_lines[2]}" = "  -  test:other0      left out: software device: name it in full (test:other0) to use it" ]
+	cmp out out2
 }
 
 @test "--list counts frames, sizes and ratio" {

@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # accel-fft on VkFFT's OpenCL engine (vkfft.opencl, on PoCL here) and
 # Vulkan engine (vkfft.vulkan, on lavapipe here): software devices, named
-# with -b (auto never picks them), checked against numpy like the CPU
+# in full with -b (auto never picks them, -b vkfft.opencl alone does not
+# take them), checked against numpy like the CPU
 # engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
 # and caches them.
 
 load fft_jobs
+
+bats_require_minimum_version 1.5.0
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -14,10 +17,9 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 	export XDG_CACHE_HOME="$T/cache"
 	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
-	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' ||
-		skip "no OpenCL device for VkFFT"
+	ENGINE=$(engine vkfft.opencl)
+	[ -n "$ENGINE" ] || skip "no OpenCL device for VkFFT"
 	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-	ENGINE=vkfft.opencl
 }
 
 @test "vkfft.opencl: complex sizes (a prime through Bluestein, 1000, 2^16), forward and inverse, within 1e-5 of numpy" {
@@ -43,14 +45,39 @@ setup() {
 	$REF gen cf32 $((1 << 20)) 7 "$T/x"
 	"$F" -v -n 1000 -o /dev/null "$T/x" 2> "$T/log"
 	grep -q '^  1\. fftw:cpu0 ' "$T/log"
-	grep -q '^  2\. vkfft.opencl:[a-z0-9]* software device: never preferred to native CPU code; name it with --backend to use it$' "$T/log"
+	grep -q '^  2\. vkfft.opencl:[a-z0-9]* software device: never preferred to native CPU code; name it in full with --backend to use it$' "$T/log"
 	grep -q '^  vkfft.opencl:[a-z0-9]* *workers 0, units 0, ' "$T/log"
+}
+
+@test "-b vkfft.opencl takes no software device: one line names the engines in full, exit 1; the full name runs" {
+	local ids
+	ids=$("$ROOT/build/accel-detect" --json --routes fft.c2c | jq -r '[.routes[0].engines[].name | select(startswith("vkfft.opencl:"))] | join(", ")')
+	"$ROOT/build/accel-detect" --json | jq -e --arg id "${ENGINE#*:}" '.devices[] | select(.id == $id) | .software' > /dev/null ||
+		skip "$ENGINE is no software device"
+	[[ "$ids" != *,* ]] || skip "more than one OpenCL device for VkFFT"
+	$REF gen cf32 300 11 "$T/x"
+	run --separate-stderr "$F" -b vkfft.opencl -n 100 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-fft: --backend vkfft.opencl: only a software device ($ENGINE); name it in full to use it" ]
+	[ ! -e "$T/o" ]
+	ACCEL_BACKEND=vkfft run --separate-stderr "$F" -n 100 -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" = "accel-fft: --backend vkfft: only software devices ("*"$ENGINE"*"); name one in full to use it" ]]
+	# In full, or by its device, it runs: the id is the one accel-detect
+	# gave, though this job probes only vkfft.
+	local k=0
+	for b in "$ENGINE" "vkfft:${ENGINE#*:}" "vkfft.opencl,$ENGINE"; do
+		run --separate-stderr "$F" -v -b "$b" -n 100 -o "$T/o$((++k))" "$T/x"
+		[ "$status" -eq 0 ]
+		[ "${stderr_lines[1]}" = "  1. $ENGINE named by --backend (software device)" ]
+		cmp "$T/o1" "$T/o$k"
+	done
 }
 
 @test "a unit failed on vkfft.opencl is run again on fftw: the same spectra, exit 0" {
 	$REF gen cf32 $((1000 * 1200)) 8 "$T/x"
 	"$F" -b fftw --plan estimate -n 1000 --out db -o "$T/a" "$T/x"
-	ACCEL_FAULT='vkfft:1' "$F" -b vkfft.opencl --fallback cpu --plan estimate -n 1000 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	ACCEL_FAULT='vkfft:1' "$F" -b "$ENGINE" --fallback cpu --plan estimate -n 1000 --out db -o "$T/b" "$T/x" 2> "$T/log"
 	grep -q '^accel-fft: warning: vkfft.opencl:gpu[0-9]*: unit 1 failed: injected fault (ACCEL_FAULT); retrying on fftw:cpu0$' "$T/log"
 	echo "-n 1000 --out db $T/x $T/b" > "$T/list"
 	run $REF checks "$T/list"
@@ -60,8 +87,8 @@ setup() {
 }
 
 @test "vkfft.vulkan (lavapipe): complex and real, sizes of primes up to 13 and 2^16, inverse, dB, within 1e-5 of numpy" {
-	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
-	ENGINE=vkfft.vulkan
+	ENGINE=$(engine vkfft.vulkan)
+	[ -n "$ENGINE" ] || skip "no Vulkan device for VkFFT"
 	for n in 1001 1000 65536; do
 		$REF gen cf32 $((n * 3)) $n "$T/x$n"
 		add -n $n "$T/x$n"
@@ -74,14 +101,15 @@ setup() {
 }
 
 @test "vkfft.vulkan refuses sizes with a prime factor above 13 (Bluestein is wrong there): -v says why" {
-	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.vulkan:' || skip "no Vulkan device for VkFFT"
+	ENGINE=$(engine vkfft.vulkan)
+	[ -n "$ENGINE" ] || skip "no Vulkan device for VkFFT"
 	$REF gen cf32 300 10 "$T/x"
-	run "$F" -v -b vkfft.vulkan -n 97 -o "$T/o" "$T/x"
+	run "$F" -v -b "$ENGINE" -n 97 -o "$T/o" "$T/x"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"vkfft.vulkan:"*"left out: VkFFT's Vulkan path here takes N with prime factors up to 13 only (N = 97)"* ]]
 	[ "${lines[-1]}" = "accel-fft: no engine can run fft.c2c (try -v for the reasons)" ]
 	[ ! -e "$T/o" ]
 	# Named with fftw after it, the job runs on fftw.
-	"$F" -b vkfft.vulkan,fftw -n 97 -o "$T/o" "$T/x"
+	"$F" -b "$ENGINE,fftw" -n 97 -o "$T/o" "$T/x"
 	[ -s "$T/o" ]
 }

@@ -525,19 +525,21 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	grep -q "^  fftw:cpu0 *workers [0-9]*, units 1, " "$T/log"
 }
 
-@test "co-execution: -b fftw+vkfft.opencl serves one stream with both engines; the output matches fftw's" {
+@test "co-execution: -b fftw+vkfft.opencl:ID serves one stream with both engines; the output matches fftw's" {
 	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
-	"$ROOT/build/accel-detect" --routes fft.c2c 2>/dev/null | grep -q 'vkfft.opencl:' || skip "no OpenCL device for VkFFT"
+	local e
+	e=$(engine vkfft.opencl)
+	[ -n "$e" ] || skip "no OpenCL device for VkFFT"
 	$REF gen cf32 $((3 << 20)) 35 "$T/x"
 	"$F" --plan estimate -b fftw -n 1024 --out db -o "$T/a" "$T/x"
-	"$F" --plan estimate -v -b fftw+vkfft.opencl -n 1024 --out db -o "$T/b" "$T/x" 2> "$T/log"
+	"$F" --plan estimate -v -b "fftw+$e" -n 1024 --out db -o "$T/b" "$T/x" 2> "$T/log"
 	cat "$T/log"
 	grep -q "^route for fft.c2c (--backend):" "$T/log"
 	grep -q "^  1\. fftw:cpu0 *named by --backend$" "$T/log"
-	grep -q "^  2\. vkfft.opencl:[a-z0-9]* *named by --backend (software device)$" "$T/log"
+	grep -q "^  2\. $e *named by --backend (software device)$" "$T/log"
 	# Both engines took units from the one queue (6 units of 4 MiB).
 	grep -q "^  fftw:cpu0 *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
-	grep -q "^  vkfft.opencl:[a-z0-9]* *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
+	grep -q "^  $e *workers [0-9]*, units [1-9][0-9]*, " "$T/log"
 	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
 	run /usr/bin/python3 -c "
 import numpy as np, sys
@@ -549,8 +551,8 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	run $REF checks "$T/list"
 	[ "$status" -eq 0 ]
 	# "+" and "," are the same list; cpu is fftw here.
-	"$F" --plan estimate -v -b cpu,vkfft.opencl -n 1024 --out db -o "$T/c" "$T/x" 2> "$T/log"
-	grep -q "^  2\. vkfft.opencl:" "$T/log"
+	"$F" --plan estimate -v -b "cpu,$e" -n 1024 --out db -o "$T/c" "$T/x" 2> "$T/log"
+	grep -q "^  2\. $e " "$T/log"
 	run "$F" -b fftw++vkfft -n 1024 "$T/x"
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "accel-fft: --backend: empty item in 'fftw++vkfft'" ]

@@ -4,6 +4,15 @@
 # T; ENGINE, when set, names the engine (-b ENGINE --fallback none), else
 # FFTW plans with --plan estimate.
 
+# engine PREFIX: the full name of the first engine whose name begins
+# PREFIX: (vkfft.opencl: vkfft.opencl:gpu1) on the route for fft.c2c of
+# accel-detect --json (every backend probed), or nothing. -b takes an
+# engine on a software device (PoCL, lavapipe) only by its full name.
+engine() {
+	"$ROOT/build/accel-detect" --json --routes fft.c2c 2>/dev/null |
+		jq -r --arg p "$1:" '[.routes[0].engines[].name | select(startswith($p))][0] // empty'
+}
+
 # add OPTIONS... IN: run accel-fft on IN into a file of its own and list
 # the job for verify.
 add() {

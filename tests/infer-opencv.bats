@@ -2,7 +2,7 @@
 # accel-infer on the OpenCV DNN engine (backends/opencv): small models made
 # here with python3-onnx (tests/infer/opencv.py, tests/infer/models.py) give
 # numpy's outputs within rtol 1e-4 / atol 1e-5 on opencv:cpu0 and on
-# opencv.opencl (PoCL); a model OpenCV cannot load falls to ONNX Runtime
+# opencv.opencl:ID (PoCL: a software device, named in full); a model OpenCV cannot load falls to ONNX Runtime
 # under auto, the reason shown by -v; without ONNX Runtime auto runs
 # OpenCV; a batch failing on ONNX Runtime (ACCEL_FAULT) runs again on
 # OpenCV with the same bytes OpenCV gives alone.
@@ -144,14 +144,27 @@ outputs:
 	[ ! -e out2.npy ]
 }
 
-@test "opencv.opencl runs when named, on PoCL too, and gives numpy's outputs on a clean stdout" {
-	"$A" -m "$M/lin.onnx" -b opencv.opencl --info > /dev/null 2>&1 || skip "no OpenCL device OpenCV can use"
+@test "opencv.opencl runs when named in full, by the name accel-detect gives it, on PoCL too, and gives numpy's outputs on a clean stdout" {
+	local e
+	# accel-detect --json probes every backend.
+	e=$("$ROOT/build/accel-detect" --json --routes onnx.run |
+		jq -r '[.routes[0].engines[].name | select(startswith("opencv.opencl:"))][0] // empty')
+	[ -n "$e" ] || skip "no OpenCL device OpenCV can use"
 	arrays in.npy '[np.random.default_rng(k).standard_normal((2, 2, 5, 7)).astype("f4") for k in range(3)]'
-	"$A" -m "$M/conv.onnx" -b opencv.opencl -v < in.npy > out.npy 2> log
+	# This run probes ONNX Runtime and OpenCV only: the device has the same
+	# id.
+	"$A" -m "$M/conv.onnx" -b "$e" -v < in.npy > out.npy 2> log
 	# The .npy stream is whole: OpenCV's OpenCL build logs stay out of it.
 	run -0 $PY "$REF" check conv in.npy out.npy
 	[ "$output" = "3 inputs match" ]
-	grep -q "^  opencv.opencl:[a-z0-9]* *workers 1, units 3," log
-	"$A" -m "$M/conv.onnx" -b opencv.opencl -o out2.npy < in.npy
+	grep -qx "  1\. $e named by --backend (software device)\|  1\. $e named by --backend" log
+	grep -q "^  $e *workers 1, units 3," log
+	"$A" -m "$M/conv.onnx" -b "$e" -o out2.npy < in.npy
 	run -0 $PY "$REF" check conv in.npy out2.npy
+	# On a software device (PoCL), -b opencv.opencl alone does not take it.
+	"$ROOT/build/accel-detect" --json | jq -e --arg id "${e#*:}" '.devices[] | select(.id == $id) | .software' > /dev/null ||
+		return 0
+	run -1 --separate-stderr "$A" -m "$M/conv.onnx" -b opencv.opencl -o out3.npy < in.npy
+	[ "$stderr" = "accel-infer: --backend opencv.opencl: only a software device ($e); name it in full to use it" ]
+	[ ! -e out3.npy ]
 }

@@ -50,7 +50,7 @@ setup() {
 	# across the files drop it once for the rest of the run.
 	cp a d
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0' \
-		"$A" -v -B 64K -b test --fallback cpu a b c d -o out.zst
+		"$A" -v -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'engine dropped for the rest of the run' <<< "$stderr")" -eq 1 ]
 	"$A" -d out.zst | cmp - <(cat a b c d)

@@ -27,18 +27,22 @@ plugins() {
 	run -0 --separate-stderr "$D" --routes demo.reverse
 	[ "${lines[0]}" = "route for demo.reverse (auto):" ]
 	[ "${lines[1]}" = "  1. demo:cpu0        prior 200 MB/s (demo cpu)" ]
-	[ "${lines[2]}" = "  2. demo.fast:npu0   software device: never preferred to native CPU code; name it with --backend to use it" ]
-	[ "${lines[3]}" = "  3. demo.exact:npu0  software device: never preferred to native CPU code; name it with --backend to use it" ]
+	[ "${lines[2]}" = "  2. demo.fast:npu0   software device: never preferred to native CPU code; name it in full with --backend to use it" ]
+	[ "${lines[3]}" = "  3. demo.exact:npu0  software device: never preferred to native CPU code; name it in full with --backend to use it" ]
 	[ "${lines[4]}" = "  -  cpu              left out: does not offer this operation" ]
 }
 
-@test "-b demo takes every variant, -b demo.fast one, -b cpu:cpu0 the built-in CPU engine" {
+@test "-b demo takes every variant but those on its software NPU, -b demo:npu0 those, -b demo.exact:npu0 one, -b cpu:cpu0 the built-in CPU engine" {
 	run -0 "$D" --routes -b demo demo.reverse
 	[ "$output" = "route for demo.reverse (--backend):
+  1. demo:cpu0        named by --backend
+  -  demo.fast:npu0   left out: software device: name it in full (demo.fast:npu0) to use it
+  -  demo.exact:npu0  left out: software device: name it in full (demo.exact:npu0) to use it" ]
+	run -0 "$D" --routes -b demo:npu0 demo.reverse
+	[ "$output" = "route for demo.reverse (--backend):
   1. demo.fast:npu0   named by --backend (software device)
-  2. demo.exact:npu0  named by --backend (software device)
-  3. demo:cpu0        named by --backend" ]
-	run -0 "$D" --routes -b demo.exact,demo:cpu0 demo.reverse
+  2. demo.exact:npu0  named by --backend (software device)" ]
+	run -0 "$D" --routes -b demo.exact:npu0,demo:cpu0 demo.reverse
 	[ "$output" = "route for demo.reverse (--backend):
   1. demo.exact:npu0  named by --backend (software device)
   2. demo:cpu0        named by --backend" ]

@@ -23,7 +23,7 @@ gen() {
 	gen 500000 a
 	"$A" -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
-		"$A" -v -T2 -B 64K -b test --fallback cpu a -o test.zst
+		"$A" -v -T2 -B 64K -b test:other0 --fallback cpu a -o test.zst
 	[ "$status" -eq 0 ]
 	cmp cpu.zst test.zst
 	for line in \
@@ -47,12 +47,12 @@ gen() {
 	gen 300000 a
 	"$A" -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:2,4' \
-		"$A" -B 64K -b test --fallback cpu a -o q.zst
+		"$A" -B 64K -b test:other0 --fallback cpu a -o q.zst
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "accel-compress: warning: test:other0: unit 2 failed: injected fault (ACCEL_FAULT); retrying on cpu" ]
 	cmp cpu.zst q.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:2,4' \
-		"$A" -v -B 64K -b test --fallback cpu a -o v.zst
+		"$A" -v -B 64K -b test:other0 --fallback cpu a -o v.zst
 	[ "$status" -eq 0 ]
 	cmp cpu.zst v.zst
 	grep -qxF "accel-compress: warning: test:other0: unit 4 failed: injected fault (ACCEL_FAULT); retrying on cpu" <<< "$stderr"
@@ -68,13 +68,13 @@ gen() {
 	# test is the last engine of the route: its failed units go back to
 	# cpu (a slow level, so that test surely takes some)
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
-		"$A" -12 -v -T2 -B 64K -b cpu,test --fallback next a -o next.zst
+		"$A" -12 -v -T2 -B 64K -b cpu,test:other0 --fallback next a -o next.zst
 	[ "$status" -eq 0 ]
 	cmp cpu.zst next.zst
 	[[ "$stderr" =~ test:other0\ +workers\ 1,\ units\ 0,.*failures\ [1-3], ]]
 	# every engine fails the same unit: each tries it once, then exit 1
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='cpu:1;test:1' \
-		"$A" -B 64K -b cpu,test --fallback next a -o out
+		"$A" -B 64K -b cpu,test:other0 --fallback next a -o out
 	[ "$status" -eq 1 ]
 	[[ "${stderr_lines[-1]}" =~ ^accel-compress:\ a:\ (cpu|test:other0):\ unit\ 1\ \(byte\ offset\ 65536\)\ failed:\ injected\ fault\ \(ACCEL_FAULT\)\;\ no\ engine\ left\ to\ retry\ on$ ]]
 	[ ! -e out ]

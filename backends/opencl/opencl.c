@@ -1,8 +1,9 @@
 /*
  * opencl.c - the OpenCL backend: platforms and devices through the ICD loader
  * (libOpenCL.so.1, loaded at probe time): version, compute units, global and
- * max-alloc memory, fp16/fp64, and the PCI address where the platform tells
- * it (cl_khr_pci_bus_info, cl_nv_device_attribute_query).
+ * max-alloc memory, fp16/fp64, the PCI address where the platform tells it
+ * (cl_khr_pci_bus_info, cl_nv_device_attribute_query), and the device's UUID
+ * (cl_khr_device_uuid), which a Vulkan view of the same device shares.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -31,6 +32,7 @@ struct cl_dev {
 	cl_uint units;
 	cl_ulong global, max_alloc;
 	int fp16, fp64;
+	cl_uchar uuid[CL_UUID_SIZE_KHR];   /* zeros: none */
 };
 
 struct cl_scan {
@@ -67,6 +69,9 @@ static void read_device(device_info_fn info, cl_device_id id, struct cl_dev *d)
 		if (ext && info(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
 			d->fp16 = has_word(ext, "cl_khr_fp16");
 			d->fp64 = has_word(ext, "cl_khr_fp64");
+			if (!has_word(ext, "cl_khr_device_uuid") ||
+			    info(id, CL_DEVICE_UUID_KHR, sizeof d->uuid, d->uuid, NULL) != CL_SUCCESS)
+				memset(d->uuid, 0, sizeof d->uuid);
 			cl_device_pci_bus_info_khr bi;
 			cl_uint bus, slot, dom = 0;
 			if (has_word(ext, "cl_khr_pci_bus_info") &&
@@ -207,6 +212,7 @@ static void add_device(struct accel_probe *p, const struct cl_dev *c)
 	d.software = (c->type & CL_DEVICE_TYPE_CPU) != 0;
 	d.memory_bytes = c->global;
 	accel_device_add_api(&d, "opencl", 1, NULL);
+	accel_device_set_uuid(&d, c->uuid);
 	accel_device_set(&d, "device_type", c->type & CL_DEVICE_TYPE_GPU ? "gpu" :
 			 c->type & CL_DEVICE_TYPE_CPU ? "cpu" : c->type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other");
 	accel_device_set(&d, "opencl_platform", c->platform);

@@ -19,7 +19,8 @@ struct vk_gpu {
 	VkPhysicalDeviceDriverProperties driver;
 	VkPhysicalDeviceSubgroupProperties subgroup;
 	VkPhysicalDevicePCIBusInfoPropertiesEXT pci;
-	int has_pci, has_driver;
+	VkPhysicalDeviceIDProperties ids;   /* deviceUUID: one device across APIs */
+	int has_pci, has_driver, has_ids;
 	uint64_t local_bytes, host_bytes;
 	int heaps, compute_queues;
 };
@@ -103,6 +104,7 @@ static int scan(void *arg)
 #define GET(T, name) PFN_##T name = (PFN_##T)gipa(inst, #T)
 	GET(vkDestroyInstance, destroy);
 	GET(vkEnumeratePhysicalDevices, enum_pd);
+	GET(vkGetPhysicalDeviceProperties, props1);
 	GET(vkGetPhysicalDeviceProperties2, props2);
 	GET(vkGetPhysicalDeviceMemoryProperties, memprops);
 	GET(vkGetPhysicalDeviceQueueFamilyProperties, qfprops);
@@ -119,16 +121,24 @@ static int scan(void *arg)
 			destroy(inst, NULL);
 		return ACCEL_ENOTSUP;
 	}
-	for (uint32_t i = 0; i < n && props2 && memprops && qfprops && enum_ext; i++) {
+	for (uint32_t i = 0; i < n && props1 && props2 && memprops && qfprops && enum_ext; i++) {
 		struct vk_gpu *g = &s->gpu[s->n++];
 		memset(g, 0, sizeof *g);
 		g->subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
 		g->driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
 		g->pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT;
+		g->ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
 		VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2 };
 		void **next = &p2.pNext;
 		*next = &g->subgroup;
 		next = &g->subgroup.pNext;
+		/* Core in Vulkan 1.1: a 1.0 device does not fill it. */
+		props1(pd[i], &g->props);
+		g->has_ids = g->props.apiVersion >= VK_API_VERSION_1_1;
+		if (g->has_ids) {
+			*next = &g->ids;
+			next = &g->ids.pNext;
+		}
 		g->has_driver = has_extension(enum_ext, pd[i], VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
 		if (g->has_driver) {
 			*next = &g->driver;
@@ -217,6 +227,8 @@ static void add_gpu(struct accel_probe *p, const struct vk_gpu *g)
 		snprintf(d.pci_address, sizeof d.pci_address, "%04x:%02x:%02x.%x", g->pci.pciDomain,
 			 g->pci.pciBus, g->pci.pciDevice, g->pci.pciFunction);
 	accel_device_add_api(&d, "vulkan", 1, NULL);
+	if (g->has_ids)
+		accel_device_set_uuid(&d, g->ids.deviceUUID);
 	accel_device_set(&d, "device_type", type_name(pr->deviceType));
 	version_string(buf, sizeof buf, pr->apiVersion);
 	accel_device_set(&d, "vulkan_api_version", buf);

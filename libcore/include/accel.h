@@ -187,6 +187,12 @@ struct accel_device {
  * new and the device has ACCEL_MAX_PROPS already. */
 int accel_device_set(struct accel_device *d, const char *key, const char *value);
 int accel_device_set_num(struct accel_device *d, const char *key, double value);
+/* The property "uuid" from the 16 bytes a driver gives (Vulkan's deviceUUID,
+ * OpenCL's CL_DEVICE_UUID_KHR), as 8-4-4-4-12 lowercase hex digits: devices
+ * without a PCI address are one device when their UUIDs are equal (device
+ * ids, accel(7)). All zeros is no UUID: nothing is set. Returns 0 or
+ * ACCEL_ENOMEM as accel_device_set. */
+int accel_device_set_uuid(struct accel_device *d, const uint8_t uuid[16]);
 /* Value of a property (points into d), or NULL. */
 const char *accel_device_get(const struct accel_device *d, const char *key);
 /* Record that the device is reached through API `name`, usable or not
@@ -662,6 +668,10 @@ struct accel_route {
 	int nserving;        /* > 0: the first nserving ranked engines serve the
 	                      * stream at once (auto, when the profile says they
 	                      * all help); 0: as `shared` says */
+	char no_engine[256]; /* nothing ranked: the line saying why when the router
+	                      * knows better than "no engine can run" ("--backend
+	                      * vkfft: only a software device (vkfft.vulkan:gpu0);
+	                      * name it in full to use it"), else "" */
 };
 
 /* What the router is asked. */
@@ -690,7 +700,9 @@ struct accel_route_req {
  * not offer is accel_cpu_engine_for's engine, which the probes of the
  * backends listing the operation find); else the profile's measured MB/s for the job's size class, else each
  * backend's static prior. Software-emulated devices are never ranked above
- * native CPU code unless named. Under auto, engines the profile measured
+ * native CPU code unless named; a forced item takes an engine on one only
+ * when it names the device by id (vkfft.vulkan:gpu0, not vkfft or
+ * vkfft.vulkan), and when an item finds nothing else r->no_engine says so. Under auto, engines the profile measured
  * for this size class within ACCEL_SHARE_MIN of the best serve together
  * (r->nserving); a profile that is invalid or from another machine is
  * ignored, its reason in r->profile_note. Probes the backends that list the
@@ -711,8 +723,8 @@ struct accel_report;
  * it: the route printed on stderr when verbose > 0, or added to report
  * (with its devices) when report is not NULL, and a failure's one line in
  * err[len]: "--backend: malformed list 'LIST'" (ACCEL_EINVAL; LIST is
- * req->backend, else $ACCEL_BACKEND), "no engine can run OP (try -v for
- * the reasons)" (ACCEL_ENOENGINE) or "out of memory" (ACCEL_ENOMEM, from
+ * req->backend, else $ACCEL_BACKEND), r->no_engine or else "no engine can
+ * run OP (try -v for the reasons)" (ACCEL_ENOENGINE) or "out of memory" (ACCEL_ENOMEM, from
  * the report). Returns 0 or that code; r is filled as accel_route fills
  * it. */
 int accel_route_job(struct accel_ctx *ctx, const struct accel_route_req *req, int verbose,
@@ -1351,7 +1363,7 @@ enum accel_common_opt {
 /* The common options, to splice into a program's table: a program lists
  * only those it acts on (an option in --help is an option that works). */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...", ACCEL_COMPLETE_BACKENDS, 0 }
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, 0 }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \

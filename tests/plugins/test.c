@@ -23,6 +23,9 @@ static int test_probe(struct accel_probe *p)
 	d.cls = ACCEL_CLASS_OTHER;
 	d.numa_node = -1;
 	d.software = 1;
+	/* Its own id: the tests name test:other0 on any machine (a PCI
+	 * display of class other, a BMC's, is numbered after it). */
+	strcpy(d.id, "other0");
 	strcpy(d.vendor, "accel");
 	strcpy(d.model, "accel test engine");
 	strcpy(d.driver, "accel_test.so");

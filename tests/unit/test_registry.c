@@ -133,6 +133,59 @@ static int many_probe(struct accel_probe *p)
 	return last;
 }
 
+/* Devices without a PCI address seen through APIs, as lavapipe and PoCL
+ * are: "vk" and "cl" only discover (Vulkan, OpenCL); "ocv" runs an
+ * operation on the OpenCL device it finds itself (as OpenCV does), naming
+ * its vendor otherwise; "fftvk" on the Vulkan one (as VkFFT does, with the
+ * vendor's number and no driver). A GPU without PCI address ("Mali") is
+ * found by both APIs with one UUID; its twin has another. */
+static struct accel_device view(const char *api, const char *vendor, const char *model, const char *driver,
+				int software, const char *uuid)
+{
+	struct accel_device d = gpu("", vendor, model);
+	snprintf(d.driver, sizeof d.driver, "%s", driver);
+	d.software = software;
+	accel_device_add_api(&d, api, 1, NULL);
+	if (uuid)
+		accel_device_set(&d, "uuid", uuid);
+	return d;
+}
+
+static int add_view(struct accel_probe *p, struct accel_device d, const char *variant)
+{
+	int dev = accel_probe_add_device(p, &d);
+	assert_true(dev >= 0);
+	assert_true(accel_probe_add_engine_variant(p, dev, variant, NULL) >= 0);
+	return 0;
+}
+
+#define LVP_UUID "6d657361-3232-2e33-2e36-000000000000"
+#define MALI_UUID "00112233-4455-6677-8899-aabbccddeeff"
+static int vk_probe(struct accel_probe *p)
+{
+	mark(p, "vk");
+	add_view(p, view("vulkan", "Mesa", "llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", 1, LVP_UUID), NULL);
+	return add_view(p, view("vulkan", "ARM", "Mali-G78", "", 0, MALI_UUID), NULL);
+}
+static int cl_probe(struct accel_probe *p)
+{
+	mark(p, "cl");
+	add_view(p, view("opencl", "AuthenticAMD", "pthread-skylake", "Portable Computing Language", 1, NULL), NULL);
+	add_view(p, view("opencl", "ARM", "Mali-G78 r0p0", "ARM Platform", 0, MALI_UUID), NULL);
+	/* The twin: same model, another UUID. */
+	return add_view(p, view("opencl", "ARM", "Mali-G78 r0p0", "ARM Platform", 0, "ff"), NULL);
+}
+static int ocv_probe(struct accel_probe *p)
+{
+	mark(p, "ocv");
+	return add_view(p, view("opencl", "AMD", "pthread-skylake", "Portable Computing Language", 1, NULL), "opencl");
+}
+static int fftvk_probe(struct accel_probe *p)
+{
+	mark(p, "fftvk");
+	return add_view(p, view("vulkan", "0x10005", "llvmpipe (LLVM 15.0.6, 256 bits)", "", 1, NULL), "vulkan");
+}
+
 static const struct accel_api_info late_apis[] = { { "cuda", ACCEL_API_COMPUTE }, { "nvdec", ACCEL_API_VIDEO_DECODE }, { NULL, 0 } };
 static const struct accel_api_info early_apis[] = { { "vulkan", ACCEL_API_COMPUTE }, { NULL, 0 } };
 static const struct accel_api_info video_apis[] = { { "vaapi", ACCEL_API_VIDEO }, { "nvdec", ACCEL_API_VIDEO_DECODE }, { NULL, 0 } };
@@ -166,6 +219,21 @@ static const struct accel_backend cpuplug_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "cpuplug", .ops = upper_ops, .probe = cpuplug_probe,
 	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 60,
+};
+static const struct accel_backend vk_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "vk", .probe = vk_probe, .classes = GPU_CLASSES, .priority = 20,
+};
+static const struct accel_backend cl_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "cl", .probe = cl_probe, .classes = GPU_CLASSES, .priority = 30,
+};
+static const struct accel_backend ocv_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "ocv", .ops = upper_ops, .probe = ocv_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close, .priority = 65,
+};
+static const struct accel_backend fftvk_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "fftvk", .ops = upper_ops, .probe = fftvk_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
+	.classes = GPU_CLASSES, .priority = 35,
 };
 static const struct accel_backend many_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "many", .probe = many_probe, .classes = GPU_CLASSES,
@@ -226,7 +294,7 @@ static void ids_do_not_depend_on_probe_order(void **state)
 		struct accel_ctx *ctx = new_ctx(b);
 		for (int k = 0; k < 3; k++)
 			assert_int_equal(accel_probe_backend(ctx, orders[o][k]), 0);
-		/* PCI bus order first, then the others by their finder's priority. */
+		/* PCI bus order first, then the others by model. */
 		assert_string_equal(id_at(ctx, "0000:17:00.0", "H100"), "gpu0");
 		assert_string_equal(id_at(ctx, "0000:b1:00.0", "H100"), "gpu1");
 		assert_string_equal(id_at(ctx, "", "llvmpipe"), "gpu2");
@@ -236,6 +304,47 @@ static void ids_do_not_depend_on_probe_order(void **state)
 		assert_true(has_engine(ctx, "early:gpu0"));
 		assert_true(has_engine(ctx, "early:gpu2"));
 		assert_true(has_engine(ctx, "soft:gpu3"));
+		accel_ctx_free(ctx);
+	}
+}
+
+/* Whichever of them ran, each device has the id accel-detect (every probe)
+ * gives it: the discovery backends of the class run before a device
+ * without a PCI address is numbered, and two views of one device are one. */
+static void ids_do_not_depend_on_which_probes_ran(void **state)
+{
+	(void)state;
+	static const char *const runs[][4] = {
+		{ "vk", "cl", "ocv", "fftvk" }, { "ocv" }, { "fftvk" }, { "fftvk", "ocv" }, { "cl" },
+	};
+	const struct accel_backend *const b[] = { &fftvk_backend, &ocv_backend, &cl_backend, &vk_backend, NULL };
+	for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+		struct accel_ctx *ctx = new_ctx(b);
+		for (int i = 0; i < 4 && runs[k][i]; i++)
+			assert_int_equal(accel_probe_backend(ctx, runs[k][i]), 0);
+		/* Hardware first, then by model: the Mali and its twin, llvmpipe,
+		 * PoCL; a device two probes found is listed once, as the
+		 * discovery backend described it. */
+		assert_int_equal(accel_device_count(ctx), 4);
+		assert_string_equal(id_at(ctx, "", "Mali-G78"), "gpu0");
+		assert_string_equal(id_at(ctx, "", "Mali-G78 r0p0"), "gpu1");
+		assert_string_equal(id_at(ctx, "", "llvmpipe (LLVM 15.0.6, 256 bits)"), "gpu2");
+		assert_string_equal(id_at(ctx, "", "pthread-skylake"), "gpu3");
+		for (int i = 0; i < accel_device_count(ctx); i++) {
+			const struct accel_device *d = accel_device_at(ctx, i);
+			if (!strcmp(d->model, "Mali-G78")) {
+				assert_int_equal(d->napis, 2);   /* vulkan and opencl: one device */
+				assert_string_not_equal(d->apis[0].name, d->apis[1].name);
+			}
+			if (!strcmp(d->model, "pthread-skylake"))
+				assert_string_equal(d->vendor, "AuthenticAMD");
+			if (d->model[0] == 'l')
+				assert_string_equal(d->vendor, "Mesa");
+		}
+		if (strstr(probed, "ocv"))
+			assert_true(has_engine(ctx, "ocv.opencl:gpu3"));
+		if (strstr(probed, "fftvk"))
+			assert_true(has_engine(ctx, "fftvk.vulkan:gpu2"));
 		accel_ctx_free(ctx);
 	}
 }
@@ -458,6 +567,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ids_do_not_depend_on_probe_order),
+		cmocka_unit_test(ids_do_not_depend_on_which_probes_ran),
 		cmocka_unit_test(discovery_by_class_follows_priority),
 		cmocka_unit_test(apis_have_kinds_and_owners),
 		cmocka_unit_test(backend_names_and_list_check),

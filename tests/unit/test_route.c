@@ -370,7 +370,7 @@ static void software_never_preferred(void **state)
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
 	assert_ranked(&r, 2, "cpu", "soft:gpu2");
 	assert_string_equal(r.entries[1].reason,
-			    "software device: never preferred to native CPU code; name it with --backend to use it");
+			    "software device: never preferred to native CPU code; name it in full with --backend to use it");
 	/* Not even a profile that measured it faster puts it first. */
 	char path[] = "/tmp/accel-route-XXXXXX";
 	int fd = mkstemp(path);
@@ -383,10 +383,26 @@ static void software_never_preferred(void **state)
 	assert_int_equal(route(ctx, "auto", -1, path, &r), 0);
 	assert_ranked(&r, 2, "cpu", "soft:gpu2");
 	unlink(path);
-	/* Named, it is used. */
-	assert_int_equal(route(ctx, "soft", -1, NULL, &r), 0);
-	assert_ranked(&r, 1, "soft:gpu2");
-	assert_string_equal(r.entries[0].reason, "named by --backend (software device)");
+	/* Named by its backend alone, it is not taken: the route says why. */
+	assert_int_equal(route(ctx, "soft", -1, NULL, &r), ACCEL_ENOENGINE);
+	assert_int_equal(r.nranked, 0);
+	assert_string_equal(entry(&r, "soft:gpu2")->reason, "software device: name it in full (soft:gpu2) to use it");
+	assert_string_equal(r.no_engine, "--backend soft: only a software device (soft:gpu2); name it in full to use it");
+	assert_int_equal(route(ctx, "soft:0", -1, NULL, &r), ACCEL_ENOENGINE);
+	assert_string_equal(r.no_engine, "--backend soft:0: only a software device (soft:gpu2); name it in full to use it");
+	/* With another engine usable, the list runs on that one. */
+	assert_int_equal(route(ctx, "soft,cpu", -1, NULL, &r), 0);
+	assert_ranked(&r, 1, "cpu");
+	assert_string_equal(r.no_engine, "");
+	/* Named in full (or by its device), it is used, even after the
+	 * short name left it out. */
+	static const char *const full[] = { "soft:gpu2", "soft,soft:gpu2" };
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(route(ctx, full[i], -1, NULL, &r), 0);
+		assert_ranked(&r, 1, "soft:gpu2");
+		assert_string_equal(r.entries[0].reason, "named by --backend (software device)");
+		assert_string_equal(r.no_engine, "");
+	}
 	accel_ctx_free(ctx);
 }
 
@@ -550,7 +566,7 @@ static void plugins_load_with_reasons(void **state)
 	const struct accel_device *d = accel_device_at(ctx, entry(&r, "test:other0")->engine->device);
 	assert_string_equal(d->model, "accel test engine");
 	assert_int_equal(d->software, 1);
-	assert_int_equal(route(ctx, "badabi,test", -1, NULL, &r), 0);
+	assert_int_equal(route(ctx, "badabi,test:other0", -1, NULL, &r), 0);
 	assert_ranked(&r, 1, "test:other0");
 	assert_string_equal(entry(&r, "badabi")->reason,
 			    "plugin built for backend ABI 102, this libaccel has ABI 2");

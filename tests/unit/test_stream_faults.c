@@ -364,7 +364,7 @@ static void dropped_engine_units_shared_by_all_cpu_workers(void **state)
 	unsetenv("ACCEL_BACKEND_PATH");
 	assert_non_null(f.ctx);
 	struct accel_op op = { "zstd.compress", 1, 1, 4096, NULL, 0 };
-	struct accel_route_req req = { &op, "test", -1, "/nonexistent" };
+	struct accel_route_req req = { &op, "test:other0", -1, "/nonexistent" };
 	assert_int_equal(accel_route(f.ctx, &req, &f.route), 0);
 	assert_string_equal(f.route.entries[0].name, "test:other0");
 	size_t len = 4096 * 24;
