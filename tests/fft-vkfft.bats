@@ -5,6 +5,7 @@
 # engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
 # and caches them.
 
+load lib/common
 load fft_jobs
 
 setup() {
