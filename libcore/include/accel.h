@@ -1367,7 +1367,8 @@ struct accel_cli {
 	/* The exit statuses the program can return (enum accel_exit), ending
 	 * with -1, for --help; NULL: 0, 1 and 2. */
 	const int *exit_statuses;
-	/* NULL: none. One level: a subcommand's own list is not read. */
+	/* NULL: none. The completions go one level deep (a subcommand's own list
+	 * is not read). */
 	const struct accel_subcommand *subcommands;
 };
 
