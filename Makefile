@@ -111,10 +111,13 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 MAN_PAGES := $(PROGS:%=$(B)/man/%.1) $(B)/man/accel.7
-COMPLETIONS := $(PROGS:%=$(B)/completions/bash/%) $(PROGS:%=$(B)/completions/zsh/_%) \
-	$(PROGS:%=$(B)/completions/fish/%.fish)
+# Shell completions are generated from each program's option table and
+# committed under completions/ (installed from there); `make completions`
+# writes them again, which tests/completions.bats asks for when they are stale.
+COMPLETIONS := $(PROGS:%=completions/bash/%) $(PROGS:%=completions/zsh/_%) \
+	$(PROGS:%=completions/fish/%.fish)
 
-all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(COMPLETIONS) $(B)/accel.pc
+all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(B)/accel.pc
 
 # libaccel exports only what accel.h declares (it says so with a visibility
 # pragma); core_ internals and the backends' own symbols stay hidden.
@@ -148,15 +151,13 @@ $(B)/man/accel.7: man/accel.7.in
 	@mkdir -p $(@D)
 	sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
 
-$(B)/completions/bash/%: $(B)/% $(PLUGINS)
-	@mkdir -p $(@D)
-	$< --completion bash > $@
-$(B)/completions/zsh/_%: $(B)/% $(PLUGINS)
-	@mkdir -p $(@D)
-	$< --completion zsh > $@
-$(B)/completions/fish/%.fish: $(B)/% $(PLUGINS)
-	@mkdir -p $(@D)
-	$< --completion fish > $@
+completions: $(PROG_BIN)
+	@mkdir -p completions/bash completions/zsh completions/fish
+	@for p in $(PROGS); do \
+		$(B)/$$p --completion bash > completions/bash/$$p && \
+		$(B)/$$p --completion zsh > completions/zsh/_$$p && \
+		$(B)/$$p --completion fish > completions/fish/$$p.fish || exit 1; \
+	done
 
 $(B)/accel.pc: Makefile
 	@mkdir -p $(@D)
@@ -256,9 +257,9 @@ install: all
 	$(foreach f,$(PLUGIN_PARTS),install -D -m 755 $(f) $(DESTDIR)$(PLUGINDIR)/$(patsubst $(B)/plugins/%,%,$(f));)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/accel.7 $(DESTDIR)$(MANDIR)/man7/
-	install -m 644 $(filter $(B)/completions/bash/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/bash-completion/completions/
-	install -m 644 $(filter $(B)/completions/zsh/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/zsh/site-functions/
-	install -m 644 $(filter $(B)/completions/fish/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/
+	install -m 644 $(filter completions/bash/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/bash-completion/completions/
+	install -m 644 $(filter completions/zsh/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/zsh/site-functions/
+	install -m 644 $(filter completions/fish/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/
 
 uninstall:
 	rm -f $(PROGS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(LIBDIR)/libaccel.so* \
@@ -273,8 +274,8 @@ clean:
 	rm -rf $(B)
 
 help:
-	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, fuzz, demo, bench, install, uninstall, clean'
+	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, fuzz, demo, bench, completions, install, uninstall, clean'
 	@echo 'variables: PREFIX DESTDIR B=build SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
 
-.PHONY: all tests check check-sanitize unit-tests fuzz-replay deps fuzz demo bench install uninstall clean help
+.PHONY: all tests check check-sanitize unit-tests fuzz-replay deps fuzz demo bench completions install uninstall clean help
 .SECONDARY:

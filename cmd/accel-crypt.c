@@ -38,26 +38,22 @@ static const int exit_statuses[] = {
 	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
 };
 
+extern const struct accel_cli keygen_cli, hash_cli, sign_cli, verify_cli;
+
+/* The subcommands, each with its own options. */
+static const struct accel_subcommand subcommands[] = {
+	{ "keygen", &keygen_cli, cmd_keygen },
+	{ "hash", &hash_cli, cmd_hash },
+	{ "sign", &sign_cli, cmd_sign },
+	{ "verify", &verify_cli, cmd_verify },
+	{ 0 },
+};
+
 static const struct accel_cli cli = {
 	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
 	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel; keygen, hash, sign and verify are subcommands (each has --help).",
-	options, exit_statuses,
+	options, exit_statuses, subcommands,
 };
-
-extern const struct accel_cli keygen_cli, hash_cli, sign_cli, verify_cli;
-
-/* The subcommands, each with its own options (man page sections). */
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const struct accel_cli *cli;
-} subcommands[] = {
-	{ "keygen", cmd_keygen, &keygen_cli },
-	{ "hash", cmd_hash, &hash_cli },
-	{ "sign", cmd_sign, &sign_cli },
-	{ "verify", cmd_verify, &verify_cli },
-};
-#define NSUB (sizeof subcommands / sizeof subcommands[0])
 
 struct job {
 	int decrypt, passphrase, armor, force, passfd;
@@ -74,17 +70,6 @@ static void job_free(struct job *job)
 	keys_free(job->rs, job->nrs, job->ids, job->nids);
 }
 
-/* --help-man: the main options, then each subcommand's. */
-static int print_man(void)
-{
-	accel_cli_man(&cli, stdout);
-	for (size_t i = 0; i < NSUB; i++) {
-		printf(".SS \"%s\"\n", subcommands[i].cli->prog);
-		accel_cli_man(subcommands[i].cli, stdout);
-	}
-	return fflush(stdout) == 0 || errno == EPIPE ? 0 : ACCEL_EXIT_FAILURE;
-}
-
 static int parse_args(int argc, char **argv, struct job *job)
 {
 	memset(job, 0, sizeof *job);
@@ -96,10 +81,6 @@ static int parse_args(int argc, char **argv, struct job *job)
 	int id, rc;
 	const char *arg;
 	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
-		if (id == ACCEL_OPT_GEN_MAN) {
-			int st = print_man();
-			return st ? st : -1;
-		}
 		int c = accel_common_option(&job->common, &cli, id, arg);
 		if (c == 2)
 			return -1;
@@ -542,9 +523,9 @@ static int crypt_main(int argc, char **argv)
 	/* The armor threads write pipes: a reader gone is EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1)
-		for (size_t i = 0; i < NSUB; i++)
-			if (!strcmp(argv[1], subcommands[i].name))
-				return subcommands[i].run(argc - 1, argv + 1);
+		for (const struct accel_subcommand *s = subcommands; s->name; s++)
+			if (!strcmp(argv[1], s->name))
+				return s->run(argc - 1, argv + 1);
 	struct job job;
 	int rc = parse_args(argc, argv, &job);
 	if (rc) {

@@ -54,7 +54,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-fft", "[options] [FILE]",
 	"Batched, windowed, overlapping FFTs of the samples in FILE (or stdin): spectra, STFT rows, averaged power.",
-	options, exit_statuses,
+	options, exit_statuses, NULL,
 };
 
 struct job {

@@ -57,7 +57,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-infer", "-m MODEL.onnx [options] [FILE...]",
 	"Run an ONNX model on each tensor of FILEs (or stdin): .npy arrays in, .npy arrays or JSON lines out.",
-	options, exit_statuses,
+	options, exit_statuses, NULL,
 };
 
 struct job {

@@ -60,7 +60,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-transcode", "[options] [FILE]",
 	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
-	options, exit_statuses,
+	options, exit_statuses, NULL,
 };
 
 static int one_of(const char *s, const char *const *list)

@@ -5,11 +5,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	A="$ROOT/build/accel-compress"
 	MAN="$ROOT/build/man/accel-compress.1"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -52,7 +53,7 @@ same() {
 
 @test "bash completion offers exactly the options of --help" {
 	"$A" --completion bash > comp.bash
-	cmp comp.bash "$ROOT/build/completions/bash/accel-compress"
+	cmp comp.bash "$ROOT/completions/bash/accel-compress"
 	run bash -c 'source "$1"; COMP_WORDS=(accel-compress --); COMP_CWORD=1; _accel_compress;
 		printf "%s\n" "${COMPREPLY[@]}"' _ comp.bash
 	[ "$status" -eq 0 ]
@@ -68,17 +69,18 @@ same() {
 
 @test "zsh completion names exactly the options of --help" {
 	"$A" --completion zsh > _accel-compress
-	cmp _accel-compress "$ROOT/build/completions/zsh/_accel-compress"
+	cmp _accel-compress "$ROOT/completions/zsh/_accel-compress"
 	[ "$(head -n 1 _accel-compress)" = "#compdef accel-compress" ]
-	zsh_opts=$(grep -v '^#' _accel-compress | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+	# the option specs, up to their description
+	zsh_opts=$(grep "^  '" _accel-compress | sed 's/\[.*//' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
 	same "zsh completion" "$zsh_opts" "$(help_longs)"
 	if command -v zsh > /dev/null; then zsh -n _accel-compress; fi
 }
 
 @test "fish completion names exactly the options of --help" {
 	"$A" --completion fish > accel-compress.fish
-	cmp accel-compress.fish "$ROOT/build/completions/fish/accel-compress.fish"
-	fish_opts=$(grep -o -- ' -l [a-z][a-z0-9-]*' accel-compress.fish | sed 's/ -l /--/' | sort -u)
+	cmp accel-compress.fish "$ROOT/completions/fish/accel-compress.fish"
+	fish_opts=$(grep '^complete ' accel-compress.fish | grep -o -- ' -l [a-z][a-z0-9-]*' | sed 's/ -l /--/' | sort -u)
 	same "fish completion" "$fish_opts" "$(help_longs)"
 	[ "$(grep -c '^complete -c accel-compress ' accel-compress.fish)" -eq "$(help_longs | wc -l)" ]
 	if command -v fish > /dev/null; then fish -n accel-compress.fish; fi

@@ -7,6 +7,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup_file() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	if [ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] && /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
@@ -17,8 +19,6 @@ setup_file() {
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	B="$ROOT/build"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_SYSROOT \
-		ACCEL_PROBE_TIMEOUT
 	cd "$BATS_TEST_TMPDIR"
 }
 

@@ -5,11 +5,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	D="$ROOT/build/accel-detect"
 	FX="$ROOT/tests/fixtures"
-	unset ACCEL_SYSROOT ACCEL_BACKEND NO_COLOR
 	cd "$BATS_TEST_TMPDIR"
 }
 

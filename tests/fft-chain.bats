@@ -7,6 +7,7 @@
 # that change what the device kernels do. Small N and few frames: the
 # software devices are slow.
 
+load lib/common
 load fft_jobs
 
 setup() {

@@ -9,6 +9,7 @@
 # cuFFT), which checks the plugin's own code but not the GPU; else they
 # are skipped ("no CUDA device").
 
+load lib/common
 load fft_jobs
 
 setup() {

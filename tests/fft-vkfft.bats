@@ -6,6 +6,7 @@
 # engine. PoCL compiles VkFFT's kernels on first use of a size (seconds)
 # and caches them.
 
+load lib/common
 load fft_jobs
 
 bats_require_minimum_version 1.5.0

@@ -4,6 +4,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	F="$ROOT/build/accel-fft"

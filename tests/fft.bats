@@ -3,6 +3,7 @@
 # known answers, the output formats and bad input. The reference is
 # tests/fixtures/fft/ref.py (numpy from /usr/bin/python3).
 
+load lib/common
 load fft_jobs
 
 setup() {

@@ -8,6 +8,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup_file() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	command -v strace >/dev/null || return 0
@@ -20,8 +22,7 @@ setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	B="$ROOT/build"
 	command -v strace >/dev/null || skip "no strace (make deps installs it)"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_SYSROOT \
-		ORT_DISABLE_TELEMETRY
+	unset ORT_DISABLE_TELEMETRY
 	T="$BATS_TEST_TMPDIR"
 	mkdir -p "$T/home" "$T/cache" "$T/tmp" "$T/w" "$T/trace"
 	export HOME="$T/home" XDG_CACHE_HOME="$T/cache" TMPDIR="$T/tmp"

@@ -10,12 +10,13 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	A="$ROOT/build/accel-compress"
 	D="$ROOT/build/accel-detect"
 	BAD="$ROOT/build/tests/badplugins"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 	seq 1 200000 > a

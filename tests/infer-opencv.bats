@@ -9,6 +9,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 have_opencv() {
 	[ -f "$ROOT/build/plugins/accel_opencv.so" ]
 }
@@ -31,7 +33,6 @@ setup() {
 	PY=/usr/bin/python3
 	REF="$ROOT/tests/infer/opencv.py"
 	M="$BATS_FILE_TMPDIR"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_ONNXRUNTIME_LIB
 	have_opencv || skip "no opencv backend: install libopencv-dnn-dev (tests/deps.d/infer-opencv.list) and make"
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"

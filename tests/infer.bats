@@ -10,6 +10,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 # have_ort: the onnxruntime plugin is built and the library it loads is there.
 have_ort() {
 	[ -f "$ROOT/build/plugins/accel_onnxruntime.so" ] &&
@@ -28,7 +30,6 @@ setup() {
 	PY=/usr/bin/python3
 	NPY="$ROOT/tests/infer/npy.py"
 	M="$BATS_FILE_TMPDIR"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_ONNXRUNTIME_LIB
 	have_ort || skip "no onnxruntime backend: run make deps (ONNX Runtime from npm) and make"
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"

@@ -5,11 +5,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	A="$ROOT/build/accel-compress"
 	PLUGINS="$ROOT/build/tests/plugins"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_MEMORY
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 	seq 1 30000 > a

@@ -6,11 +6,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	D="$ROOT/build/accel-detect"
 	A="$ROOT/build/accel-compress"
-	unset ACCEL_BACKEND ACCEL_FAULT ACCEL_PROFILE NO_COLOR
 	export ACCEL_BACKEND_PATH="$ROOT/build/tests/backends"
 	cd "$BATS_TEST_TMPDIR"
 	# An empty sysroot: the demo NPU is npu0 on a host with NPUs of its own.
@@ -64,16 +65,20 @@ plugins() {
 	[ "${stderr_lines[0]}" = "accel-detect: --backend: unknown backend 'demo'; backends here: auto, cpu, $(plugins ', ')" ]
 }
 
-@test "completions list the registered backends, the demo backend among them" {
+@test "completions offer the registered backends, the demo backend among them" {
+	# The scripts ask the program for the words of -b when completing.
 	for p in "$D" "$A"; do
-		"$p" --completion bash | grep -qF -- "-b|--backend) COMPREPLY=(\$(compgen -W 'auto cpu demo $(plugins ' ')' -- \"\$cur\")); return ;;"
-		"$p" --completion zsh | grep -qF -- ":LIST:(auto cpu demo $(plugins ' '))"
-		"$p" --completion fish | grep -qF -- "-s b -l backend -x -a 'auto cpu demo $(plugins ' ')'"
+		run -0 "$p" --completion backends
+		[ "$output" = "$(printf '%s\n' auto cpu demo $(plugins ' '))" ]
+		name=${p##*/}
+		run -0 bash -c 'source "$1"; COMP_WORDS=("$2" -b ""); COMP_CWORD=2; "$3";
+			printf "%s\n" "${COMPREPLY[@]}"' _ "$ROOT/completions/bash/$name" "$p" "_${name//-/_}"
+		[ "$output" = "$(printf '%s\n' auto cpu demo $(plugins ' '))" ]
 	done
-	# The completions built with the programs list the plugins built beside them.
-	grep -qF "compgen -W 'auto cpu $(plugins ' ')'" "$ROOT/build/completions/bash/accel-detect"
+	# The programs built here list the plugins built beside them.
+	run -0 env -u ACCEL_BACKEND_PATH "$D" --completion backends
+	[ "$output" = "$(printf '%s\n' auto cpu $(plugins ' '))" ]
 }
-
 
 @test "--require knows every key and API the bundled backends report, found here or not" {
 	keys=$(grep -rhoE 'accel_device_set(_num)?\([^,]+, *"[a-z0-9_]+"|accel_device_add_api\([^,]+, *"[a-z0-9_]+"|\{ *"[a-z0-9_]+", *ACCEL_API_' \

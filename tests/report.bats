@@ -7,10 +7,11 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	REP="$ROOT/tests/fixtures/report"
-	unset ACCEL_SYSROOT ACCEL_BACKEND NO_COLOR
 	cd "$BATS_TEST_TMPDIR"
 	# Only the backends that read the sysroots, so no library of this
 	# machine shows in the reports.

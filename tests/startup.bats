@@ -9,11 +9,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	B="$ROOT/build"
 	command -v strace >/dev/null || skip "no strace (make deps installs it)"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE ACCEL_SYSROOT
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
 	cd "$BATS_TEST_TMPDIR"
 }

@@ -4,6 +4,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup_file() {
 	export CLIPS="$BATS_FILE_TMPDIR/clips"
 	mkdir -p "$CLIPS"
@@ -15,7 +17,6 @@ setup_file() {
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	T="$ROOT/build/accel-transcode"
-	unset ACCEL_BACKEND ACCEL_FALLBACK ACCEL_THREADS ACCEL_FAULT ACCEL_BACKEND_PATH ACCEL_PROFILE
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 }

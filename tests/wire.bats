@@ -6,10 +6,11 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/common
+
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	D="$ROOT/build/accel-detect"
-	unset ACCEL_BACKEND ACCEL_FAULT ACCEL_PROFILE NO_COLOR
 	export ACCEL_BACKEND_PATH="$ROOT/build/tests/backends"
 	cd "$BATS_TEST_TMPDIR"
 	# An empty sysroot: no device of this machine shows, the demo's does.

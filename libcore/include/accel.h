@@ -1357,7 +1357,8 @@ enum accel_common_opt {
 };
 
 /* An option's `complete` that lists "auto" and the registered backends'
- * names, read from the registry when the completion is generated. */
+ * names, read from the registry when the shell completes (--completion
+ * backends). */
 #define ACCEL_COMPLETE_BACKENDS "@backends"
 
 /* The common options, to splice into a program's table: a program lists
@@ -1380,6 +1381,15 @@ enum accel_common_opt {
 	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
 #define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 
+/* A subcommand, `PROG NAME [options]` when NAME is the first argument (as
+ * accel-crypt keygen): its own table, a section of the program's man page
+ * and its own completions. */
+struct accel_subcommand {
+	const char *name;                  /* "keygen"; NULL ends the list */
+	const struct accel_cli *cli;       /* prog "accel-crypt keygen", its options */
+	int (*run)(int argc, char **argv); /* argv[0] is name; returns the exit status */
+};
+
 /* A program's description for the generated texts. */
 struct accel_cli {
 	const char *prog;        /* "accel-compress" */
@@ -1389,6 +1399,9 @@ struct accel_cli {
 	/* The exit statuses the program can return (enum accel_exit), ending
 	 * with -1, for --help; NULL: 0, 1 and 2. */
 	const int *exit_statuses;
+	/* NULL: none. The completions go one level deep (a subcommand's own list
+	 * is not read). */
+	const struct accel_subcommand *subcommands;
 };
 
 /* Settings of the common options, after accel_cli_common(). */
@@ -1444,11 +1457,15 @@ int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
-/* The man page's OPTIONS entries (roff .TP items) to f. */
+/* The man page's OPTIONS entries (roff .TP items) to f, then each
+ * subcommand's under a .SS heading naming it. */
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
-/* A completion script for `shell` to f: 0, or ACCEL_EINVAL for a shell
- * other than "bash", "zsh" or "fish". Loads the registry (a context) for
- * ACCEL_COMPLETE_BACKENDS. */
+/* A completion script for `shell` ("bash", "zsh" or "fish") to f, the
+ * subcommands' names and options with it; the same bytes on every machine,
+ * as the scripts are committed (completions/). For "backends", the words
+ * of ACCEL_COMPLETE_BACKENDS one a line, which the scripts ask the program
+ * for when completing: this loads the registry (a context). Returns 0, or
+ * ACCEL_EINVAL for any other `shell`. */
 int accel_cli_completion(const struct accel_cli *cli, const char *shell, FILE *f);
 
 /* Parse "12", "4K", "64M", "1G", "2T" (powers of 1024; either case, an

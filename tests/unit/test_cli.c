@@ -29,13 +29,13 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
-static const struct accel_cli cli = { "accel-test", "[options] [FILE...]", "test", options, NULL };
+static const struct accel_cli cli = { "accel-test", "[options] [FILE...]", "test", options, NULL, NULL };
 
 static const struct accel_option plain_options[] = {
 	{ O_DEC, 'd', "decompress", NULL, "decompress", NULL, 0 },
 	{ 0 },
 };
-static const struct accel_cli plain_cli = { "accel-plain", "", "no numeric option", plain_options, NULL };
+static const struct accel_cli plain_cli = { "accel-plain", "", "no numeric option", plain_options, NULL, NULL };
 
 /* Parse argv (NULL-terminated, without the program name); write the
  * options as "id=arg id ..." and the operands, or the error text. */
