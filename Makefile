@@ -57,7 +57,12 @@ LIB := $(B)/lib/libaccel.so.$(VERSION)
 # missing is left out with one line saying so. A folder under
 # tests/backends/ is a backend built the same way into $(B)/tests/backends,
 # for the tests only (never installed). Adding a backend is adding a folder.
-OPT_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
+# backends/common/ holds what several backends share (their backend.mk
+# list its sources). A plugin exports only its table (ACCEL_PLUGIN_EXPORT;
+# backends/common/plugin.ver hides the rest, templates and static
+# libraries included).
+OPT_BACKENDS := $(filter-out cpu common,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
+PLUGIN_CFLAGS := -fvisibility=hidden -Wl,--version-script=backends/common/plugin.ver
 TEST_BACKENDS := $(notdir $(patsubst %/,%,$(wildcard tests/backends/*/)))
 -include $(wildcard backends/*/backend.mk) $(wildcard tests/backends/*/backend.mk)
 # backend_rule NAME SRCDIR OUTDIR LIST: build OUTDIR/accel_NAME.so, added to LIST.
@@ -65,9 +70,9 @@ define backend_rule
 $(1)_OK := $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --exists $$($(1)_PKGS) 2>/dev/null && echo yes),yes)
 ifeq ($$($(1)_OK),yes)
 $(4) += $(3)/accel_$(1).so
-$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h) $(LIB) libcore/include/accel.h
+$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h backends/common/*.h) backends/common/plugin.ver $(LIB) libcore/include/accel.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(PLUGIN_CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
 		-shared -o $$@ $$($(1)_SRC) $$(LDFLAGS) -L$(B)/lib -laccel \
 		$$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --libs $$($(1)_PKGS))) $$($(1)_LIBS)
 else

@@ -7,12 +7,12 @@ OPENCV_INC := $(firstword $(wildcard /usr/include/opencv4 /usr/local/include/ope
 OPENCV_ARCH_INC := $(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)/opencv4)
 ifneq ($(wildcard $(OPENCV_INC)/opencv2/dnn.hpp),)
 opencv_PKGS := libcjson OpenCL
-opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c $(B)/opencv/dnn.o
+opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c backends/common/onnx_cache.c $(B)/opencv/dnn.o
 opencv_LIBS := -lopencv_dnn -lopencv_core -lstdc++
 CXX ?= g++
-$(B)/opencv/dnn.o: backends/opencv/dnn.cpp backends/opencv/dnn.h
+$(B)/opencv/dnn.o: backends/opencv/dnn.cpp backends/opencv/dnn.h backends/opencv/backend.mk
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) -DCL_TARGET_OPENCL_VERSION=120 $(OPT) $(SAN) $(filter -Werror,$(WARN)) -Wall -Wextra -Wshadow -std=gnu++17 -fPIC -pthread \
+	$(CXX) $(CPPFLAGS) -DCL_TARGET_OPENCL_VERSION=120 $(OPT) $(SAN) $(filter -Werror,$(WARN)) -Wall -Wextra -Wshadow -std=gnu++17 -fPIC -fvisibility=hidden -pthread \
 		$(addprefix -isystem ,$(OPENCV_INC) $(OPENCV_ARCH_INC)) -c -o $@ $<
 else
 OPT_BACKENDS := $(filter-out opencv,$(OPT_BACKENDS))

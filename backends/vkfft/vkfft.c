@@ -183,13 +183,24 @@ static void vkfft_close(void *ctx)
 	free(c);
 }
 
+static void vkfft_release(const struct accel_engine *e)
+{
+#ifdef ACCEL_VKFFT_VULKAN
+	if (!strcmp(e->variant, "vulkan")) {
+		vkfft_vk_release(e->data);
+		return;
+	}
+#endif
+	vkfft_cl_release(e->data);
+}
+
 static const struct accel_api_info vkfft_apis[] = {
 	{ "opencl", ACCEL_API_COMPUTE },
 	{ "vulkan", ACCEL_API_COMPUTE },
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_vkfft = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_vkfft = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "vkfft",
 	.description = "VkFFT on OpenCL and Vulkan devices (the whole FFT chain on the device: conversion, window, batched FFTs, power, dB, averaging)",
@@ -205,4 +216,5 @@ const struct accel_backend accel_backend_vkfft = {
 	.priority = 35,
 	.apis = vkfft_apis,
 	.queue_depth = 2,
+	.release = vkfft_release,
 };

@@ -53,11 +53,15 @@ int vkfft_cl_probe(struct accel_probe *p);
 int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
 int vkfft_cl_run(void *ctx, struct accel_unit *u, char *err, size_t len);
 void vkfft_cl_close(void *ctx);
+/* Free an engine's data. */
+void vkfft_cl_release(void *data);
 
 /* Vulkan (vkfft_vulkan.c). */
 int vkfft_vk_probe(struct accel_probe *p);
 int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
 int vkfft_vk_run(void *ctx, struct accel_unit *u, char *err, size_t len);
 void vkfft_vk_close(void *ctx);
+/* Free an engine's data (and the instance with the last engine of it). */
+void vkfft_vk_release(void *data);
 
 #endif

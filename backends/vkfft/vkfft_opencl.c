@@ -143,6 +143,11 @@ int vkfft_cl_probe(struct accel_probe *p)
 	return added ? 0 : ACCEL_ENOTSUP;
 }
 
+void vkfft_cl_release(void *data)
+{
+	free(data);
+}
+
 /*
  * The kernels of the chain (vkfft.h), built per context with the job's
  * constants as -D options: T_name (the sample type, accel_sample_name: T_cf32,
