@@ -60,7 +60,12 @@ LIB := $(B)/lib/libaccel.so.$(VERSION)
 # A plugin links no library heavier than libaccel's own (accel(7), PLUGINS):
 # <name>_PARTS names its companion objects, $(B)/plugins/<name>/PART.so,
 # which its backend.mk builds and its probe loads (accel_probe_dlopen).
-OPT_BACKENDS := $(filter-out cpu,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
+# backends/common/ holds what several backends share (their backend.mk
+# list its sources). A plugin exports only its table (ACCEL_PLUGIN_EXPORT;
+# backends/common/plugin.ver hides the rest, templates and static
+# libraries included).
+OPT_BACKENDS := $(filter-out cpu common,$(notdir $(patsubst %/,%,$(wildcard backends/*/))))
+PLUGIN_CFLAGS := -fvisibility=hidden -Wl,--version-script=backends/common/plugin.ver
 TEST_BACKENDS := $(notdir $(patsubst %/,%,$(wildcard tests/backends/*/)))
 -include $(wildcard backends/*/backend.mk) $(wildcard tests/backends/*/backend.mk)
 # backend_rule NAME SRCDIR OUTDIR LIST: build OUTDIR/accel_NAME.so, added to LIST.
@@ -69,9 +74,9 @@ $(1)_OK := $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --exists $$($(1)_PK
 ifeq ($$($(1)_OK),yes)
 $(4) += $(3)/accel_$(1).so
 PLUGIN_PARTS += $$($(1)_PARTS:%=$(3)/$(1)/%.so)
-$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h) $(LIB) libcore/include/accel.h
+$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h backends/common/*.h) backends/common/plugin.ver $(LIB) libcore/include/accel.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(PLUGIN_CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
 		-shared -o $$@ $$($(1)_SRC) $$(LDFLAGS) -L$(B)/lib -laccel \
 		$$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --libs $$($(1)_PKGS))) $$($(1)_LIBS)
 else

@@ -8,7 +8,9 @@
 #include <pthread.h>
 #include "accel.h"
 
-#define CORE_MAX_BACKENDS 16
+/* The registry grows as plugins are found, up to CORE_MAX_BACKENDS (the
+ * built-in ones included); devices and engines are held in fixed tables. */
+#define CORE_MAX_BACKENDS 64
 #define CORE_MAX_DEVICES 64
 #define CORE_MAX_ENGINES 64
 
@@ -27,12 +29,12 @@ struct core_pci_fn {
 
 struct accel_ctx {
 	pthread_mutex_t lock;
-	/* The last slot is taken only by the first plugin the registry has no
-	 * room for, with the reason (and how many were left out). */
-	struct accel_backend_status backends[CORE_MAX_BACKENDS + 1];
-	int nbackends;
+	/* nbackends statuses in room for cap (grown by core_backend_add); the
+	 * one past CORE_MAX_BACKENDS is taken only by the first plugin the
+	 * registry has no room for, with the reason (and how many were left out). */
+	struct accel_backend_status *backends;
+	int nbackends, cap;
 	int left_out;                      /* plugins not loaded: registry full */
-	void *handles[CORE_MAX_BACKENDS + 1];  /* dlopen handles of plugins */
 	struct accel_device devices[CORE_MAX_DEVICES];
 	unsigned char fixed_id[CORE_MAX_DEVICES]; /* 1: the probe chose the id */
 	int view_rank[CORE_MAX_DEVICES];   /* whose view names it (accel_probe_add_device) */
@@ -63,6 +65,12 @@ void core_guard_std_fds(void);
 
 /* Whether `op` is listed in b->ops. */
 int core_backend_offers(const struct accel_backend *b, const char *op);
+/* A new, zeroed status for backend `name` from `origin` (a path, or
+ * "built-in") at the end of the registry, or NULL when the name is taken
+ * (the first one found wins, as with PATH), the registry is full (then the
+ * first one left out holds the reason, with the count) or memory is short.
+ * Statuses move when the registry grows: hold indices, not pointers. */
+struct accel_backend_status *core_backend_add(struct accel_ctx *ctx, const char *name, const char *origin);
 /* Index of the registered backend `name`, or -1. */
 int core_backend_index(const struct accel_ctx *ctx, const char *name);
 /* Split an engine selector "BACKEND[.VARIANT][:DEVICE]" into its parts

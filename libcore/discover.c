@@ -39,14 +39,22 @@ int core_backend_offers(const struct accel_backend *b, const char *op)
 	return 0;
 }
 
-/* A new status for backend `name` from `origin`, or NULL when the name is
- * taken (the first one found wins, as with PATH) or the registry is full
- * (then the first plugin left out holds the reason, with the count). */
-static struct accel_backend_status *add_status(struct accel_ctx *ctx, const char *name, const char *origin)
+struct accel_backend_status *core_backend_add(struct accel_ctx *ctx, const char *name, const char *origin)
 {
 	for (int i = 0; i < ctx->nbackends; i++)
 		if (!strcmp(ctx->backends[i].name, name))
 			return NULL;
+	if (ctx->nbackends == ctx->cap && ctx->cap <= CORE_MAX_BACKENDS) {
+		/* Doubled from 16, to the limit and the slot past it. */
+		int cap = ctx->cap ? ctx->cap * 2 : 16;
+		if (cap > CORE_MAX_BACKENDS)
+			cap = CORE_MAX_BACKENDS + 1;
+		struct accel_backend_status *b = realloc(ctx->backends, (size_t)cap * sizeof *b);
+		if (!b)
+			return NULL;
+		ctx->backends = b;
+		ctx->cap = cap;
+	}
 	if (ctx->nbackends >= CORE_MAX_BACKENDS) {
 		struct accel_backend_status *o = &ctx->backends[CORE_MAX_BACKENDS];
 		if (ctx->nbackends == CORE_MAX_BACKENDS) {
@@ -105,7 +113,7 @@ static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file
 	memcpy(name, file + 6, n - 9);
 	name[n - 9] = 0;
 	snprintf(path, sizeof path, "%s/%s", dir, file);
-	struct accel_backend_status *s = add_status(ctx, name, path);
+	struct accel_backend_status *s = core_backend_add(ctx, name, path);
 	if (!s)
 		return;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -123,7 +131,6 @@ static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file
 		core_strlcpy(s->reason, problem, sizeof s->reason);
 	} else {
 		s->backend = b;
-		ctx->handles[s - ctx->backends] = h;
 		return;
 	}
 	s->rc = ACCEL_ENOTSUP;
@@ -157,7 +164,11 @@ struct accel_ctx *accel_ctx_new(void)
 	const char *root = getenv("ACCEL_SYSROOT");
 	ctx->sysroot = root ? root : "";
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
-		struct accel_backend_status *s = add_status(ctx, builtin[i]->name, "built-in");
+		struct accel_backend_status *s = core_backend_add(ctx, builtin[i]->name, "built-in");
+		if (!s) {
+			accel_ctx_free(ctx);
+			return NULL;
+		}
 		s->backend = builtin[i];
 	}
 	const char *env = getenv("ACCEL_BACKEND_PATH");
@@ -189,9 +200,15 @@ void accel_ctx_free(struct accel_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	for (int i = 0; i < ctx->nengines; i++) {
+		struct accel_engine *e = &ctx->engines[i];
+		if (e->data && e->backend->release)
+			e->backend->release(e);
+	}
 	/* Plugins stay loaded: a backend's library may have registered
 	 * destructors (Vulkan and OpenCL loaders do) that must run at exit. */
 	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->backends);
 	free(ctx);
 }
 

@@ -85,14 +85,14 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 	}
 	if (!s->backend || !core_backend_offers(s->backend, op->name)) {
 		if ((x = add_entry(r, NULL, tok)))
-			snprintf(x->reason, sizeof x->reason, "%s", !s->backend ? s->reason :
-				 "does not offer this operation");
+			core_strlcpy(x->reason, !s->backend ? s->reason : "does not offer this operation",
+				     sizeof x->reason);
 		return;
 	}
 	accel_probe_backend(ctx, name);
 	if (s->rc < 0) {
 		if ((x = add_entry(r, NULL, tok)))
-			snprintf(x->reason, sizeof x->reason, "%s", s->reason);
+			core_strlcpy(x->reason, s->reason, sizeof x->reason);
 		return;
 	}
 	int k = 0, found = 0, hardware = 0, nsoft = 0;
@@ -284,8 +284,8 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 		struct accel_route_entry *x;
 		if (!s->backend || !core_backend_offers(s->backend, op->name)) {
 			if ((x = add_entry(r, NULL, s->name)))
-				snprintf(x->reason, sizeof x->reason, "%s",
-					 !s->backend ? s->reason : "does not offer this operation");
+				core_strlcpy(x->reason, !s->backend ? s->reason : "does not offer this operation",
+					     sizeof x->reason);
 			continue;
 		}
 		if (!s->probed) {
@@ -297,7 +297,7 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 		}
 		if (s->rc < 0) {
 			if ((x = add_entry(r, NULL, s->name)))
-				snprintf(x->reason, sizeof x->reason, "%s", s->reason);
+				core_strlcpy(x->reason, s->reason, sizeof x->reason);
 			continue;
 		}
 		for (int i = 0; i < ctx->nengines; i++) {

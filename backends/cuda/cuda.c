@@ -8,71 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accel.h"
-#include "cuda_api.h"
-
-#define MAX_GPUS 32
-
-struct cu_gpu {
-	char name[128], pci[16], uuid[48];
-	size_t mem;
-	int cc_major, cc_minor, sms;
-};
-
-struct cu_scan {
-	struct cu_api api;
-	char err[128];
-	int n, driver_version;
-	struct cu_gpu gpu[MAX_GPUS];
-};
-
-static void cu_error(struct cu_scan *s, const char *call, cu_result r)
-{
-	const char *name = NULL;
-	if (s->api.error_name)
-		s->api.error_name(r, &name);
-	snprintf(s->err, sizeof s->err, "%s failed: %s", call, name ? name : "unknown error");
-}
-
-/* cuInit and the device queries (runs bounded: a wedged GPU can hang cuInit). */
-static int scan(void *arg)
-{
-	struct cu_scan *s = arg;
-	struct cu_api *c = &s->api;
-	cu_result r = c->init(0);
-	if (r) {
-		cu_error(s, "cuInit", r);
-		return ACCEL_ENOTSUP;
-	}
-	c->driver_version(&s->driver_version);
-	int n = 0;
-	if ((r = c->count(&n))) {
-		cu_error(s, "cuDeviceGetCount", r);
-		return ACCEL_ENOTSUP;
-	}
-	for (int i = 0; i < n && s->n < MAX_GPUS; i++) {
-		cu_device d;
-		if (c->get(&d, i))
-			continue;
-		struct cu_gpu *g = &s->gpu[s->n++];
-		int dom = 0, bus = 0, dev = 0;
-		c->name(g->name, sizeof g->name, d);
-		c->total_mem(&g->mem, d);
-		c->attribute(&g->cc_major, CU_ATTR_COMPUTE_CAPABILITY_MAJOR, d);
-		c->attribute(&g->cc_minor, CU_ATTR_COMPUTE_CAPABILITY_MINOR, d);
-		c->attribute(&g->sms, CU_ATTR_MULTIPROCESSOR_COUNT, d);
-		if (!c->attribute(&bus, CU_ATTR_PCI_BUS_ID, d) && !c->attribute(&dev, CU_ATTR_PCI_DEVICE_ID, d)) {
-			c->attribute(&dom, CU_ATTR_PCI_DOMAIN_ID, d);
-			snprintf(g->pci, sizeof g->pci, "%04x:%02x:%02x.0", dom & 0xffff, bus & 0xff, dev & 0x1f);
-		}
-		unsigned char u[16];
-		if (c->uuid && !c->uuid(u, d))
-			snprintf(g->uuid, sizeof g->uuid,
-				 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-				 u[13], u[14], u[15]);
-	}
-	return 0;
-}
+#include "../common/cuda_driver.h"
+#include "nvml_api.h"
 
 static void *sym(void *lib, const char *a, const char *b)
 {
@@ -154,51 +91,16 @@ static int cuda_probe(struct accel_probe *p)
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
 	char why[300];
-	void *lib = accel_dlopen("libcuda.so.1", why, sizeof why);
-	if (!lib)
-		return accel_probe_fail(p, "%s", why);
-	struct cu_scan *s = calloc(1, sizeof *s);
-	if (!s)
-		return ACCEL_ENOMEM;
-	struct cu_api *c = &s->api;
-	c->init = sym(lib, "cuInit", NULL);
-	c->driver_version = sym(lib, "cuDriverGetVersion", NULL);
-	c->count = sym(lib, "cuDeviceGetCount", NULL);
-	c->get = sym(lib, "cuDeviceGet", NULL);
-	c->name = sym(lib, "cuDeviceGetName", NULL);
-	c->total_mem = sym(lib, "cuDeviceTotalMem_v2", "cuDeviceTotalMem");
-	c->attribute = sym(lib, "cuDeviceGetAttribute", NULL);
-	c->uuid = sym(lib, "cuDeviceGetUuid_v2", "cuDeviceGetUuid");
-	c->error_name = sym(lib, "cuGetErrorName", NULL);
-	if (!c->init || !c->driver_version || !c->count || !c->get || !c->name || !c->total_mem || !c->attribute) {
-		free(s);
-		return accel_probe_fail(p, "libcuda.so.1 lacks the CUDA driver API");
-	}
-	/* Abandoned on timeout: the scan may still write to s. */
-	int rc = accel_call_bounded(scan, s, 0);
-	if (rc == ACCEL_EDEVICE)
-		return accel_probe_fail(p, "cuInit did not return in time (ACCEL_PROBE_TIMEOUT)");
-	if (rc < 0 || !s->n) {
-		rc = accel_probe_fail(p, "%s", rc < 0 ? s->err : "no CUDA device");
-		free(s);
-		return rc;
-	}
+	const struct cu_driver *cu = cu_driver_load(why, sizeof why);
+	struct cu_scan *s = NULL;
+	int rc = cu ? cu_driver_scan(&s, why, sizeof why) : ACCEL_ENOTSUP;
+	if (rc < 0)
+		return rc == ACCEL_ENOMEM ? rc : accel_probe_fail(p, "%s", why);
 	for (int i = 0; i < s->n; i++) {
 		struct cu_gpu *g = &s->gpu[i];
 		struct accel_device d;
 		char buf[32];
-		memset(&d, 0, sizeof d);
-		d.cls = ACCEL_CLASS_GPU;
-		d.numa_node = -1;
-		snprintf(d.vendor, sizeof d.vendor, "NVIDIA");
-		snprintf(d.model, sizeof d.model, "%s", g->name);
-		snprintf(d.driver, sizeof d.driver, "nvidia");
-		snprintf(d.pci_address, sizeof d.pci_address, "%s", g->pci);
-		d.memory_bytes = g->mem;
-		accel_device_add_api(&d, "cuda", 1, NULL);
-		snprintf(buf, sizeof buf, "%d.%d", g->cc_major, g->cc_minor);
-		accel_device_set(&d, "compute_capability", buf);
-		accel_device_set_num(&d, "multiprocessors", g->sms);
+		cu_gpu_describe(g, &d);
 		snprintf(buf, sizeof buf, "%d.%d", s->driver_version / 1000, s->driver_version % 1000 / 10);
 		accel_device_set(&d, "cuda_driver_version", buf);
 		if (g->uuid[0])
@@ -220,7 +122,7 @@ static const struct accel_api_info cuda_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_cuda = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_cuda = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "cuda",
 	.description = "NVIDIA GPUs through the CUDA driver (libcuda.so.1) and NVML (libnvidia-ml.so.1)",

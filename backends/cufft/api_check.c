@@ -1,10 +1,12 @@
 /*
  * api_check.c - built only where the CUDA toolkit's headers are installed:
- * checks at compile time that each declaration of cufft_api.h (which the
- * plugin is built from, without the toolkit) matches cuda.h, cufft.h and
- * nvrtc.h: the function types of the entry points it dlopens (by their
- * exported names: cuda.h maps cuMemAlloc to cuMemAlloc_v2 ...), the
- * handles and the enum values. Nothing here runs.
+ * checks at compile time that each declaration of cufft_api.h and of the
+ * driver binding the CUDA backends share (backends/common/cuda_driver.h,
+ * which cufft_api.h includes), from which the plugins are built without
+ * the toolkit, matches cuda.h, cufft.h and nvrtc.h: the function types of
+ * the entry points they dlopen (by their exported names: cuda.h maps
+ * cuMemAlloc to cuMemAlloc_v2 ...), the handles, structs and enum values.
+ * Nothing here runs.
  */
 #include <stddef.h>
 #include <cuda.h>
@@ -13,11 +15,14 @@
 #include "cufft_api.h"
 
 #define SAME(real, ours) _Static_assert(__builtin_types_compatible_p(__typeof__(&(real)), ours), \
-					#real " differs from its declaration in cufft_api.h")
+					#real " differs from its declaration in cufft_api.h or cuda_driver.h")
 #define TYPE(real, ours) _Static_assert(__builtin_types_compatible_p(real, ours), \
-					#real " differs from " #ours " in cufft_api.h")
+					#real " differs from " #ours " in cufft_api.h or cuda_driver.h")
 #define VALUE(real, ours) _Static_assert((long long)(real) == (long long)(ours), \
-					 #real " differs from " #ours " in cufft_api.h")
+					 #real " differs from " #ours " in cufft_api.h or cuda_driver.h")
+
+/* backends/common/cuda_driver.h: the driver API of the cuda, cufft and
+ * onnxruntime backends. */
 
 TYPE(CUresult, cu_result);
 TYPE(CUdevice, cu_device);
@@ -29,15 +34,18 @@ TYPE(CUfunction, cu_function);
 TYPE(CUdevice_attribute, unsigned);
 TYPE(cudaStream_t, cu_stream);
 
+/* CUuuid is a struct of another tag: the same layout as struct cu_uuid. */
+_Static_assert(sizeof(CUuuid) == sizeof(struct cu_uuid) && offsetof(CUuuid, bytes) == offsetof(struct cu_uuid, bytes) &&
+	       sizeof(((CUuuid *)0)->bytes) == sizeof(((struct cu_uuid *)0)->bytes), "CUuuid's layout");
+
 VALUE(CUDA_SUCCESS, 0);
-VALUE(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CUFFT_CU_ATTR_MULTIPROCESSOR_COUNT);
-VALUE(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, CUFFT_CU_ATTR_PCI_BUS_ID);
-VALUE(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, CUFFT_CU_ATTR_PCI_DEVICE_ID);
-VALUE(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, CUFFT_CU_ATTR_PCI_DOMAIN_ID);
-VALUE(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CUFFT_CU_ATTR_CC_MAJOR);
-VALUE(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CUFFT_CU_ATTR_CC_MINOR);
-VALUE(CU_STREAM_NON_BLOCKING, CUFFT_CU_STREAM_NON_BLOCKING);
-VALUE(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUFFT_CU_ERROR_UNSUPPORTED_PTX_VERSION);
+VALUE(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_ATTR_MULTIPROCESSOR_COUNT);
+VALUE(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, CU_ATTR_PCI_BUS_ID);
+VALUE(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, CU_ATTR_PCI_DEVICE_ID);
+VALUE(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, CU_ATTR_PCI_DOMAIN_ID);
+VALUE(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_ATTR_CC_MAJOR);
+VALUE(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CU_ATTR_CC_MINOR);
+VALUE(CU_STREAM_NON_BLOCKING, CU_STREAM_FLAG_NON_BLOCKING);
 
 /* The exported symbols the plugin looks up, with the types cuda.h gives
  * the names that map to them. */
@@ -48,6 +56,9 @@ SAME(cuDeviceGet, cu_device_get_fn);
 SAME(cuDeviceGetName, cu_device_get_name_fn);
 SAME(cuDeviceTotalMem_v2, cu_device_total_mem_fn);
 SAME(cuDeviceGetAttribute, cu_device_get_attribute_fn);
+/* cuDeviceGetUuid_v2, the name cuda.h maps cuDeviceGetUuid to (drivers
+ * before CUDA 11.4 export only the latter, of the same type). */
+SAME(cuDeviceGetUuid_v2, cu_result (*)(CUuuid *, cu_device));
 SAME(cuGetErrorName, cu_get_error_name_fn);
 SAME(cuDevicePrimaryCtxRetain, cu_primary_ctx_retain_fn);
 SAME(cuDevicePrimaryCtxRelease_v2, cu_primary_ctx_release_fn);
@@ -65,6 +76,8 @@ SAME(cuModuleLoadData, cu_module_load_data_fn);
 SAME(cuModuleUnload, cu_module_unload_fn);
 SAME(cuModuleGetFunction, cu_module_get_function_fn);
 SAME(cuLaunchKernel, cu_launch_kernel_fn);
+
+/* cufft_api.h: cuFFT and NVRTC, the cufft backend's own. */
 
 TYPE(cufftResult, cufft_result);
 TYPE(cufftHandle, cufft_handle);

@@ -27,47 +27,35 @@
 #include "accel.h"
 #include "cufft_chain.h"
 
-#define MAX_GPUS 32
 #define BLOCK 256
 
 static const char *const cufft_ops[] = { "fft.c2c", "fft.r2c", NULL };
 
-/* The libraries, loaded by the first probe (under load_lock) and only read
- * after: the driver, then (once it has found a GPU) cuFFT and NVRTC. */
+/* The libraries, loaded by the first probe that finds a GPU (under
+ * load_lock) and only read after: the driver's table, cuFFT and NVRTC. */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int driver_loaded, cufft_loaded;   /* 1: loaded; -1: failed (load_why) */
+static int cufft_loaded;          /* 1: loaded; -1: failed (load_why) */
 static char load_why[160];
-static struct cu_driver cu;
+static const struct cu_driver *cu;
 static struct cufft_lib cf;
 static struct nvrtc_lib nv;
 static int have_nvrtc;
 static char nvrtc_why[160];
 
-/* A GPU: found by the probe, the engine's data. The PTX of chain.cu for
- * it is compiled by the first open that wants it, under `lock`. */
+/* A GPU: found by the probe, the engine's data (freed by release). The
+ * PTX of chain.cu for it is compiled by the first open that wants it,
+ * under `lock`. */
 struct cufft_gpu {
-	cu_device dev;
-	int cc_major, cc_minor, sms;
-	size_t mem;
-	char name[128], pci[16];
+	struct cu_gpu gpu;
 	pthread_mutex_t lock;
 	int ptx_tried;
 	char *ptx;
 	char why[200];                /* why the chain is not on the device */
 };
 
-struct cufft_scan {
-	int n;
-	char err[160];
-	struct cufft_gpu gpu[MAX_GPUS];
-};
-
 static const char *cu_name(cu_result r)
 {
-	const char *s = NULL;
-	if (cu.error_name)
-		cu.error_name(r, &s);
-	return s ? s : "unknown CUDA error";
+	return cu_driver_error(cu, r);
 }
 
 /* cufftResult names (cuFFT API reference, cufftResult_t; 0xA, 0xC and 0xF
@@ -100,63 +88,13 @@ static void *open_first(const char *const *names, size_t count)
 	return NULL;
 }
 
-/* dlopen the driver once: 0, or -1 with load_why set. */
-static int load_driver(void)
+/* Keep the driver's table d, and dlopen cuFFT (needed) and NVRTC
+ * (optional) once: 0, or -1 with load_why set. They are large (0.1 s
+ * each): loaded only for a GPU. */
+static int load_cufft(const struct cu_driver *d)
 {
 	pthread_mutex_lock(&load_lock);
-	if (driver_loaded) {
-		pthread_mutex_unlock(&load_lock);
-		return driver_loaded > 0 ? 0 : -1;
-	}
-	driver_loaded = -1;
-	/* The driver comes with the GPU's kernel module, never from the
-	 * toolkit (whose stubs/libcuda.so only links). */
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(load_why, sizeof load_why, "libcuda.so.1 not found");
-		goto out;
-	}
-	int missing = 0;
-#define SYM(field, type, name) (missing |= !(cu.field = (type)dlsym(lib, name)))
-	SYM(init, cu_init_fn, "cuInit");
-	SYM(driver_version, cu_driver_get_version_fn, "cuDriverGetVersion");
-	SYM(count, cu_device_get_count_fn, "cuDeviceGetCount");
-	SYM(get, cu_device_get_fn, "cuDeviceGet");
-	SYM(name, cu_device_get_name_fn, "cuDeviceGetName");
-	SYM(total_mem, cu_device_total_mem_fn, "cuDeviceTotalMem_v2");
-	SYM(attribute, cu_device_get_attribute_fn, "cuDeviceGetAttribute");
-	SYM(error_name, cu_get_error_name_fn, "cuGetErrorName");
-	SYM(primary_retain, cu_primary_ctx_retain_fn, "cuDevicePrimaryCtxRetain");
-	SYM(primary_release, cu_primary_ctx_release_fn, "cuDevicePrimaryCtxRelease_v2");
-	SYM(set_current, cu_ctx_set_current_fn, "cuCtxSetCurrent");
-	SYM(stream_create, cu_stream_create_fn, "cuStreamCreate");
-	SYM(stream_destroy, cu_stream_destroy_fn, "cuStreamDestroy_v2");
-	SYM(stream_sync, cu_stream_synchronize_fn, "cuStreamSynchronize");
-	SYM(mem_alloc, cu_mem_alloc_fn, "cuMemAlloc_v2");
-	SYM(mem_free, cu_mem_free_fn, "cuMemFree_v2");
-	SYM(host_alloc, cu_mem_host_alloc_fn, "cuMemHostAlloc");
-	SYM(free_host, cu_mem_free_host_fn, "cuMemFreeHost");
-	SYM(htod_async, cu_memcpy_htod_async_fn, "cuMemcpyHtoDAsync_v2");
-	SYM(dtoh_async, cu_memcpy_dtoh_async_fn, "cuMemcpyDtoHAsync_v2");
-	SYM(module_load, cu_module_load_data_fn, "cuModuleLoadData");
-	SYM(module_unload, cu_module_unload_fn, "cuModuleUnload");
-	SYM(module_function, cu_module_get_function_fn, "cuModuleGetFunction");
-	SYM(launch, cu_launch_kernel_fn, "cuLaunchKernel");
-#undef SYM
-	if (missing)
-		snprintf(load_why, sizeof load_why, "libcuda.so.1 lacks the CUDA driver API this backend needs");
-	else
-		driver_loaded = 1;
-out:
-	pthread_mutex_unlock(&load_lock);
-	return driver_loaded > 0 ? 0 : -1;
-}
-
-/* dlopen cuFFT (needed) and NVRTC (optional) once: 0, or -1 with
- * load_why set. They are large (0.1 s each): loaded only for a GPU. */
-static int load_cufft(void)
-{
-	pthread_mutex_lock(&load_lock);
+	cu = d;
 	if (cufft_loaded) {
 		pthread_mutex_unlock(&load_lock);
 		return cufft_loaded > 0 ? 0 : -1;
@@ -184,60 +122,25 @@ out:
 	return cufft_loaded > 0 ? 0 : -1;
 }
 
-/* cuInit and the devices (run bounded: a wedged GPU can hang cuInit). */
-static int scan(void *arg)
-{
-	struct cufft_scan *s = arg;
-	const char *call = "cuInit";
-	cu_result r = cu.init(0);
-	int n = 0;
-	if (r || (call = "cuDeviceGetCount", r = cu.count(&n))) {
-		snprintf(s->err, sizeof s->err, "%s failed: %s", call, cu_name(r));
-		return ACCEL_ENOTSUP;
-	}
-	for (int i = 0; i < n && s->n < MAX_GPUS; i++) {
-		struct cufft_gpu *g = &s->gpu[s->n];
-		int dom = 0, bus = 0, dev = 0;
-		if (cu.get(&g->dev, i) || cu.name(g->name, sizeof g->name, g->dev) ||
-		    cu.attribute(&g->cc_major, CUFFT_CU_ATTR_CC_MAJOR, g->dev) ||
-		    cu.attribute(&g->cc_minor, CUFFT_CU_ATTR_CC_MINOR, g->dev))
-			continue;
-		cu.total_mem(&g->mem, g->dev);
-		cu.attribute(&g->sms, CUFFT_CU_ATTR_MULTIPROCESSOR_COUNT, g->dev);
-		if (!cu.attribute(&bus, CUFFT_CU_ATTR_PCI_BUS_ID, g->dev) &&
-		    !cu.attribute(&dev, CUFFT_CU_ATTR_PCI_DEVICE_ID, g->dev)) {
-			cu.attribute(&dom, CUFFT_CU_ATTR_PCI_DOMAIN_ID, g->dev);
-			snprintf(g->pci, sizeof g->pci, "%04x:%02x:%02x.0", dom & 0xffff, bus & 0xff, dev & 0x1f);
-		}
-		s->n++;
-	}
-	return 0;
-}
-
 /* The device the cuda backend added for GPU g (the same PCI address), or
  * the one this probe adds as that backend would. -1 on failure. */
-static int find_or_add(struct accel_probe *p, const struct cufft_gpu *g)
+static int find_or_add(struct accel_probe *p, const struct cu_gpu *g)
 {
 	const struct accel_device *d;
 	for (int i = 0; g->pci[0] && (d = accel_probe_device(p, i)) != NULL; i++)
 		if (d->cls == ACCEL_CLASS_GPU && !strcmp(d->pci_address, g->pci))
 			return i;
 	struct accel_device nd;
-	char buf[32];
-	memset(&nd, 0, sizeof nd);
-	nd.cls = ACCEL_CLASS_GPU;
-	nd.numa_node = -1;
-	snprintf(nd.vendor, sizeof nd.vendor, "NVIDIA");
-	snprintf(nd.model, sizeof nd.model, "%s", g->name);
-	snprintf(nd.driver, sizeof nd.driver, "nvidia");
-	snprintf(nd.pci_address, sizeof nd.pci_address, "%s", g->pci);
-	nd.memory_bytes = g->mem;
-	accel_device_add_api(&nd, "cuda", 1, NULL);
-	snprintf(buf, sizeof buf, "%d.%d", g->cc_major, g->cc_minor);
-	accel_device_set(&nd, "compute_capability", buf);
-	accel_device_set_num(&nd, "multiprocessors", g->sms);
+	cu_gpu_describe(g, &nd);
 	accel_pci_locality(&nd, accel_probe_sysroot(p));
 	return accel_probe_add_device(p, &nd);
+}
+
+static void free_gpu(struct cufft_gpu *g)
+{
+	pthread_mutex_destroy(&g->lock);
+	free(g->ptx);
+	free(g);
 }
 
 static int cufft_probe(struct accel_probe *p)
@@ -245,49 +148,49 @@ static int cufft_probe(struct accel_probe *p)
 	/* The driver would see this host, not the recorded tree. */
 	if (accel_probe_sysroot(p)[0])
 		return accel_probe_fail(p, "not run: ACCEL_SYSROOT is set");
-	if (load_driver() < 0)
-		return accel_probe_fail(p, "%s", load_why);
-	/* Never freed when abandoned: the scan may still write to it. */
-	struct cufft_scan *s = calloc(1, sizeof *s);
-	if (!s)
-		return ACCEL_ENOMEM;
-	int rc = accel_call_bounded(scan, s, 0);
-	if (rc == ACCEL_EDEVICE)
-		return accel_probe_fail(p, "cuInit did not return in time (ACCEL_PROBE_TIMEOUT)");
-	if (rc < 0 || !s->n) {
-		rc = accel_probe_fail(p, "%s", rc < 0 ? s->err : "no CUDA device");
-		free(s);
-		return rc;
-	}
-	if (load_cufft() < 0) {
+	char why[300];
+	const struct cu_driver *d = cu_driver_load(why, sizeof why);
+	if (!d)
+		return accel_probe_fail(p, "%s", why);
+	if (!d->compute)
+		return accel_probe_fail(p, "libcuda.so.1 lacks the CUDA driver API this backend needs");
+	struct cu_scan *s = NULL;
+	int rc = cu_driver_scan(&s, why, sizeof why);
+	if (rc < 0)
+		return rc == ACCEL_ENOMEM ? rc : accel_probe_fail(p, "%s", why);
+	if (load_cufft(d) < 0) {
 		free(s);
 		return accel_probe_fail(p, "%s", load_why);
 	}
 	int version = 0, added = 0;
 	cf.version(&version);
 	for (int j = 0; j < s->n; j++) {
-		struct cufft_gpu *g = malloc(sizeof *g);
+		struct cufft_gpu *g = calloc(1, sizeof *g);
 		int i = g ? find_or_add(p, &s->gpu[j]) : -1;
 		if (i < 0) {
 			free(g);
 			continue;
 		}
-		*g = s->gpu[j];
+		g->gpu = s->gpu[j];
 		pthread_mutex_init(&g->lock, NULL);
 		if (!have_nvrtc)
 			snprintf(g->why, sizeof g->why, "%s", nvrtc_why);
 		if (accel_probe_add_engine(p, i, g) < 0) {
-			pthread_mutex_destroy(&g->lock);
-			free(g);
+			free_gpu(g);
 			continue;
 		}
 		added++;
-		accel_probe_note(p, "cuda: %s (compute capability %d.%d), cuFFT %d%s%s", g->name, g->cc_major,
-				 g->cc_minor, version, have_nvrtc ? "" : "; the chain on the host: ",
+		accel_probe_note(p, "cuda: %s (compute capability %d.%d), cuFFT %d%s%s", g->gpu.name, g->gpu.cc_major,
+				 g->gpu.cc_minor, version, have_nvrtc ? "" : "; the chain on the host: ",
 				 have_nvrtc ? "" : nvrtc_why);
 	}
 	free(s);
 	return added ? 0 : accel_probe_fail(p, "no CUDA device could be added");
+}
+
+static void cufft_release(const struct accel_engine *e)
+{
+	free_gpu(e->data);
 }
 
 /* ACCEL_CUFFT_CHAIN=host keeps conversion and reduction on the host. */
@@ -359,22 +262,22 @@ static void cufft_close(void *ctx)
 	if (!c)
 		return;
 	if (c->retained) {
-		cu.set_current(c->context);
+		cu->set_current(c->context);
 		if (c->plan_ok)
 			cf.destroy(c->plan);
 		cu_deviceptr d[] = { c->d_spec, c->d_raw, c->d_idx, c->d_win, c->d_rows };
 		for (size_t i = 0; i < sizeof d / sizeof *d; i++)
 			if (d[i])
-				cu.mem_free(d[i]);
+				cu->mem_free(d[i]);
 		void *h[] = { c->h_spec, c->h_raw, c->h_idx, c->h_rows };
 		for (size_t i = 0; i < sizeof h / sizeof *h; i++)
 			if (h[i])
-				cu.free_host(h[i]);
+				cu->free_host(h[i]);
 		if (c->module)
-			cu.module_unload(c->module);
+			cu->module_unload(c->module);
 		if (c->stream)
-			cu.stream_destroy(c->stream);
-		cu.primary_release(c->g->dev);
+			cu->stream_destroy(c->stream);
+		cu->primary_release(c->g->gpu.dev);
 	}
 	free(c->half);
 	free(c);
@@ -388,7 +291,7 @@ static const char *gpu_ptx(struct cufft_gpu *g)
 	if (!g->ptx_tried) {
 		g->ptx_tried = 1;
 		char err[sizeof g->why];
-		if (cufft_nvrtc_compile(&nv, g->cc_major, g->cc_minor, &g->ptx, err, sizeof err) < 0)
+		if (cufft_nvrtc_compile(&nv, g->gpu.cc_major, g->gpu.cc_minor, &g->ptx, err, sizeof err) < 0)
 			snprintf(g->why, sizeof g->why, "%s", err);
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -401,15 +304,15 @@ static int load_kernels(struct cufft_ctx *c, struct cufft_gpu *g)
 	const char *ptx = gpu_ptx(g);
 	if (!ptx)
 		return -1;
-	cu_result r = cu.module_load(&c->module, ptx);
-	if (!r && !(r = cu.module_function(&c->load, c->module, "chain_load")))
-		r = cu.module_function(&c->reduce, c->module, "chain_reduce");
+	cu_result r = cu->module_load(&c->module, ptx);
+	if (!r && !(r = cu->module_function(&c->load, c->module, "chain_load")))
+		r = cu->module_function(&c->reduce, c->module, "chain_reduce");
 	if (r) {
 		pthread_mutex_lock(&g->lock);
 		snprintf(g->why, sizeof g->why, "cuModuleLoadData failed: %s", cu_name(r));
 		pthread_mutex_unlock(&g->lock);
 		if (c->module)
-			cu.module_unload(c->module);
+			cu->module_unload(c->module);
 		c->module = NULL;
 		return -1;
 	}
@@ -418,12 +321,12 @@ static int load_kernels(struct cufft_ctx *c, struct cufft_gpu *g)
 
 static int dev_alloc(cu_deviceptr *d, size_t bytes)
 {
-	return cu.mem_alloc(d, bytes ? bytes : 1) ? -1 : 0;
+	return cu->mem_alloc(d, bytes ? bytes : 1) ? -1 : 0;
 }
 
 static int host_alloc(void **h, size_t bytes)
 {
-	return cu.host_alloc(h, bytes ? bytes : 1, 0) ? -1 : 0;
+	return cu->host_alloc(h, bytes ? bytes : 1, 0) ? -1 : 0;
 }
 
 /* Raw input of one unit at most: frames overlap by N - hop samples. */
@@ -446,13 +349,13 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 	c->lf = *f;
 	c->lf.r2c = 0;
 	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
-	if (cu.primary_retain(&c->context, g->dev)) {
+	if (cu->primary_retain(&c->context, g->gpu.dev)) {
 		free(c);
 		return ACCEL_EDEVICE;
 	}
 	c->retained = 1;
 	size_t spec = c->batch * f->n * 8;
-	int bad = cu.set_current(c->context) || cu.stream_create(&c->stream, CUFFT_CU_STREAM_NON_BLOCKING) ||
+	int bad = cu->set_current(c->context) || cu->stream_create(&c->stream, CU_STREAM_FLAG_NON_BLOCKING) ||
 		  dev_alloc(&c->d_spec, spec);
 	c->fused = !bad && have_nvrtc && !host_chain_asked() && load_kernels(c, g) == 0;
 	if (!bad && c->fused) {
@@ -463,8 +366,8 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 		      dev_alloc(&c->d_idx, f->unit_frames * 4) || host_alloc(&c->h_idx, f->unit_frames * 4) ||
 		      dev_alloc(&c->d_rows, c->rows_bytes) || host_alloc(&c->h_rows, c->rows_bytes) ||
 		      dev_alloc(&c->d_win, f->n * sizeof(float)) ||
-		      cu.htod_async(c->d_win, f->win, f->n * sizeof(float), c->stream) ||
-		      cu.stream_sync(c->stream);
+		      cu->htod_async(c->d_win, f->win, f->n * sizeof(float), c->stream) ||
+		      cu->stream_sync(c->stream);
 	} else if (!bad) {
 		bad = host_alloc(&c->h_spec, spec);
 		if (!bad && f->r2c && !(c->half = malloc(c->batch * f->bins * 8)))
@@ -527,8 +430,8 @@ static int run_fused(struct cufft_ctx *c, struct accel_unit *u, size_t frames, c
 	cu_result r;
 	if (u->in.len > c->raw_cap) {
 		/* Longer than any unit of this job should be: grown once. */
-		cu.mem_free(c->d_raw);
-		cu.free_host(c->h_raw);
+		cu->mem_free(c->d_raw);
+		cu->free_host(c->h_raw);
 		c->d_raw = 0;
 		c->h_raw = NULL;
 		if (dev_alloc(&c->d_raw, u->in.len) || host_alloc(&c->h_raw, u->in.len)) {
@@ -538,13 +441,13 @@ static int run_fused(struct cufft_ctx *c, struct accel_unit *u, size_t frames, c
 		c->raw_cap = u->in.len;
 	}
 	memcpy(c->h_raw, u->in.data, u->in.len);
-	if ((r = cu.htod_async(c->d_raw, c->h_raw, u->in.len, c->stream)) ||
-	    (r = cu.htod_async(c->d_idx, c->h_idx, kept * 4, c->stream)))
+	if ((r = cu->htod_async(c->d_raw, c->h_raw, u->in.len, c->stream)) ||
+	    (r = cu->htod_async(c->d_idx, c->h_idx, kept * 4, c->stream)))
 		return cu_fail(err, len, "cuMemcpyHtoDAsync", r);
 	unsigned long long avail = u->in.len / f->sample_bytes, k = kept, n = f->n, hop = f->hop;
 	int type = (int)f->type;
 	void *lp[] = { &c->d_raw, &avail, &c->d_idx, &k, &n, &hop, &type, &c->d_win, &c->d_spec };
-	if ((r = cu.launch(c->load, grid_for(k * n), 1, 1, BLOCK, 1, 1, 0, c->stream, lp, NULL)))
+	if ((r = cu->launch(c->load, grid_for(k * n), 1, 1, BLOCK, 1, 1, 0, c->stream, lp, NULL)))
 		return cu_fail(err, len, "cuLaunchKernel (chain_load)", r);
 	int rc = transform(c, err, len);
 	if (rc < 0)
@@ -554,11 +457,11 @@ static int run_fused(struct cufft_ctx *c, struct accel_unit *u, size_t frames, c
 	int kind = (int)f->out;
 	double s = f->scale, off = f->db_offset;
 	void *rp[] = { &c->d_spec, &k, &n, &bins, &avg, &rot, &kind, &s, &off, &c->d_rows };
-	if ((r = cu.launch(c->reduce, grid_for(nrows * bins), 1, 1, BLOCK, 1, 1, 0, c->stream, rp, NULL)))
+	if ((r = cu->launch(c->reduce, grid_for(nrows * bins), 1, 1, BLOCK, 1, 1, 0, c->stream, rp, NULL)))
 		return cu_fail(err, len, "cuLaunchKernel (chain_reduce)", r);
-	if ((r = cu.dtoh_async(c->h_rows, c->d_rows, nrows * vals * sizeof(float), c->stream)))
+	if ((r = cu->dtoh_async(c->h_rows, c->d_rows, nrows * vals * sizeof(float), c->stream)))
 		return cu_fail(err, len, "cuMemcpyDtoHAsync", r);
-	if ((r = cu.stream_sync(c->stream)))
+	if ((r = cu->stream_sync(c->stream)))
 		return cu_fail(err, len, "cuStreamSynchronize", r);
 	return accel_fft_put_rows(f, c->h_rows, nrows, &u->out);
 }
@@ -573,14 +476,14 @@ static int run_host(struct cufft_ctx *c, struct accel_unit *u, size_t frames, ch
 		return 0;
 	size_t bytes = kept * f->n * 8;
 	cu_result r;
-	if ((r = cu.htod_async(c->d_spec, c->h_spec, bytes, c->stream)))
+	if ((r = cu->htod_async(c->d_spec, c->h_spec, bytes, c->stream)))
 		return cu_fail(err, len, "cuMemcpyHtoDAsync", r);
 	int rc = transform(c, err, len);
 	if (rc < 0)
 		return rc;
-	if ((r = cu.dtoh_async(c->h_spec, c->d_spec, bytes, c->stream)))
+	if ((r = cu->dtoh_async(c->h_spec, c->d_spec, bytes, c->stream)))
 		return cu_fail(err, len, "cuMemcpyDtoHAsync", r);
-	if ((r = cu.stream_sync(c->stream)))
+	if ((r = cu->stream_sync(c->stream)))
 		return cu_fail(err, len, "cuStreamSynchronize", r);
 	const float *spec = c->h_spec;
 	if (f->r2c) {
@@ -599,7 +502,7 @@ static int cufft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		snprintf(err, len, "unit of %zu frames, planned for %zu", frames, c->f->unit_frames);
 		return ACCEL_EDATA;
 	}
-	cu_result r = cu.set_current(c->context);
+	cu_result r = cu->set_current(c->context);
 	if (r)
 		return cu_fail(err, len, "cuCtxSetCurrent", r);
 	return c->fused ? run_fused(c, u, frames, err, len) : run_host(c, u, frames, err, len);
@@ -610,7 +513,7 @@ static const struct accel_api_info cufft_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_cufft = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_cufft = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "cufft",
 	.description = "cuFFT on CUDA GPUs, the chain in kernels compiled by NVRTC (libcuda.so.1, libcufft, libnvrtc loaded at run time)",
@@ -626,4 +529,5 @@ const struct accel_backend accel_backend_cufft = {
 	.priority = 15,
 	.apis = cufft_apis,
 	.queue_depth = 2,
+	.release = cufft_release,
 };

@@ -599,7 +599,7 @@ static const struct accel_api_note ffmpeg_api_notes[] = {
 	{ NULL, NULL },
 };
 
-const struct accel_backend accel_backend_ffmpeg = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_ffmpeg = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "ffmpeg",
 	.description = "video engines through FFmpeg (" AVUTIL_SONAME ", " AVCODEC_SONAME ")",

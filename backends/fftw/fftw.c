@@ -330,7 +330,7 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return 0;
 }
 
-const struct accel_backend accel_backend_fftw = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_fftw = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "fftw",
 	.description = "FFTW 3 single precision on the CPU (batched, planned once, wisdom cached)",

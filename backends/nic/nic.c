@@ -234,7 +234,7 @@ static const struct accel_api_info nic_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_nic = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_nic = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "nic",
 	.description = "network interfaces: libpcap device list, sysfs, ethtool offloads",

@@ -15,15 +15,15 @@ else
 OPT_BACKENDS := $(filter-out onnxruntime,$(OPT_BACKENDS))
 $(info accel: leaving out the onnxruntime backend: no libonnxruntime (pkg-config) and no build-local copy (make deps))
 endif
-onnxruntime_SRC := backends/onnxruntime/onnxruntime.c
+onnxruntime_SRC := backends/onnxruntime/onnxruntime.c backends/common/onnx_cache.c backends/common/cuda_driver.c
 onnxruntime_LIBS := -ldl -lpthread
 # ortwin: this backend built again under another name, for the tests only
 # (build/tests/ortwin, never installed): a second engine that runs ONNX
 # models, so that tests/infer.bats can show fallback from a failing engine.
 ifneq ($(filter onnxruntime,$(OPT_BACKENDS)),)
 TEST_BACKEND_SO += $(B)/tests/ortwin/accel_ortwin.so
-$(B)/tests/ortwin/accel_ortwin.so: $(onnxruntime_SRC) $(LIB) libcore/include/accel.h
+$(B)/tests/ortwin/accel_ortwin.so: $(onnxruntime_SRC) $(wildcard backends/common/*.h) backends/common/plugin.ver $(LIB) libcore/include/accel.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(onnxruntime_CFLAGS) -DORT_BACKEND=ortwin $(shell pkg-config --cflags $(onnxruntime_PKGS)) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(onnxruntime_CFLAGS) -DORT_BACKEND=ortwin $(shell pkg-config --cflags $(onnxruntime_PKGS)) \
 		-shared -o $@ $(onnxruntime_SRC) $(LDFLAGS) -L$(B)/lib -laccel $(shell pkg-config --libs $(onnxruntime_PKGS)) $(onnxruntime_LIBS)
 endif

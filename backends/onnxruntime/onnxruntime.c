@@ -9,8 +9,8 @@
  * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
  * supports() loads the model into a session, so an engine that cannot load
  * it is left out with ONNX Runtime's reason; the session is kept and handed
- * to open(), and close() gives it back, so a model is loaded once per engine
- * however many routes and runs ask for it.
+ * to open(), and close() gives it back (backends/common/onnx_cache.h), so a
+ * model is loaded once per engine however many routes and runs ask for it.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +19,8 @@
 #include <cjson/cJSON.h>
 #include <onnxruntime_c_api.h>
 #include "accel.h"
+#include "../common/cuda_driver.h"
+#include "../common/onnx_cache.h"
 
 /* The backend's name; the tests build it a second time as "ortwin". */
 #ifndef ORT_BACKEND
@@ -48,28 +50,24 @@ static struct {
 	char env_reason[240];
 } lib = { .once = PTHREAD_ONCE_INIT, .env_once = PTHREAD_ONCE_INIT };
 
-/* A model loaded (or not) on an engine, under one set of session options. */
-struct model {
-	char *key;                 /* model path, threads and dims */
-	char reason[240];          /* why it could not be loaded, "" when it was */
-	OrtSession *idle;          /* a session no context holds, or NULL */
+/* What the cache keeps of a model: the names of its inputs and outputs. */
+struct ort_io {
 	size_t nin, nout;
 	char **in_names, **out_names;
-	struct model *next;
 };
 
-/* An engine: one execution provider on one device. */
+/* An engine: one execution provider on one device, and its models. */
 struct ort_engine {
 	const char *provider;      /* "CPUExecutionProvider" ... */
 	int device_id;             /* CUDA ordinal, 0 for the CPU */
-	pthread_mutex_t lock;
-	struct model *models;
+	struct onnx_cache cache;   /* sessions: OrtSession, infos: struct ort_io */
 };
 
 /* What one open() holds: a session and the outputs asked for. */
 struct ort_ctx {
 	struct ort_engine *eng;
-	struct model *m;
+	struct onnx_model *m;
+	const struct ort_io *io;   /* m's */
 	OrtSession *session;
 	OrtMemoryInfo *mem;
 	int info;                  /* onnx.info */
@@ -192,21 +190,6 @@ static ONNXTensorElementDataType to_ort(enum accel_dtype t)
 	return (unsigned)t < ACCEL_DTYPE_COUNT ? map[t] : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
 }
 
-/* The key of a model under the session options of p. NULL: out of memory. */
-static char *model_key(const struct accel_onnx_params *p)
-{
-	size_t len = strlen(p->model) + 32;
-	for (int i = 0; i < p->ndims; i++)
-		len += strlen(p->dim_names[i]) + 24;
-	char *k = malloc(len);
-	if (!k)
-		return NULL;
-	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
-	for (int i = 0; i < p->ndims; i++)
-		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
-	return k;
-}
-
 /* Append the engine's provider to the session options. */
 static OrtStatus *append_provider(const struct ort_engine *eng, OrtSessionOptions *so)
 {
@@ -321,72 +304,68 @@ static int session_names(OrtSession *s, int output, char ***names, size_t *n)
 	return 0;
 }
 
-/* The model of engine `eng` for params p, loading it on first use. The
- * engine's lock is held. NULL when out of memory. */
-static struct model *find_model(struct ort_engine *eng, const struct accel_onnx_params *p)
+static void free_io(void *info)
 {
-	char *key = model_key(p);
-	if (!key)
-		return NULL;
-	for (struct model *m = eng->models; m; m = m->next)
-		if (!strcmp(m->key, key)) {
-			free(key);
-			return m;
-		}
-	struct model *m = calloc(1, sizeof *m);
-	if (!m) {
-		free(key);
-		return NULL;
-	}
-	m->key = key;
-	if (new_session(eng, p, &m->idle, m->reason, sizeof m->reason) == 0 &&
-	    (session_names(m->idle, 0, &m->in_names, &m->nin) < 0 ||
-	     session_names(m->idle, 1, &m->out_names, &m->nout) < 0)) {
-		snprintf(m->reason, sizeof m->reason, "cannot read the inputs and outputs of %s", p->model);
-		lib.api->ReleaseSession(m->idle);
-		m->idle = NULL;
-	}
-	m->next = eng->models;
-	eng->models = m;
-	return m;
+	struct ort_io *io = info;
+	free_names(io->in_names, io->nin);
+	free_names(io->out_names, io->nout);
+	free(io);
 }
 
-/* The CUDA driver's few entry points the GPU engines need (cuda.h). */
-struct cu {
-	int (*init)(unsigned);
-	int (*count)(int *);
-	int (*get)(int *, int);
-	int (*name)(char *, int, int);
-	int (*attribute)(int *, int, int);
-	int (*total_mem)(size_t *, int);
-	int n;
-	struct { char name[128], pci[16]; size_t mem; } gpu[16];
-};
-#define CU_ATTR_PCI_BUS_ID 33
-#define CU_ATTR_PCI_DEVICE_ID 34
-#define CU_ATTR_PCI_DOMAIN_ID 50
-
-/* Run under accel_call_bounded: cuInit may hang in a broken driver. */
-static int cu_scan(void *arg)
+static void free_session(void *session)
 {
-	struct cu *c = arg;
-	int n = 0;
-	if (c->init(0) || c->count(&n))
-		return ACCEL_ENOTSUP;
-	for (int i = 0; i < n && c->n < 16; i++) {
-		int dev, bus = 0, slot = 0, dom = 0;
-		if (c->get(&dev, i))
-			continue;
-		c->name(c->gpu[c->n].name, sizeof c->gpu[c->n].name, dev);
-		c->attribute(&bus, CU_ATTR_PCI_BUS_ID, dev);
-		c->attribute(&slot, CU_ATTR_PCI_DEVICE_ID, dev);
-		c->attribute(&dom, CU_ATTR_PCI_DOMAIN_ID, dev);
-		snprintf(c->gpu[c->n].pci, sizeof c->gpu[c->n].pci, "%04x:%02x:%02x.0", dom & 0xffff, bus & 0xff,
-			 slot & 0x1f);
-		c->total_mem(&c->gpu[c->n].mem, dev);
-		c->n++;
+	lib.api->ReleaseSession(session);
+}
+
+/* The cache's loader: a session of p->model on the engine and, on the
+ * first load, the names of the model's inputs and outputs. */
+static int load_model(void *owner, const struct accel_onnx_params *p, void **session, void **info, char *reason,
+		      size_t len)
+{
+	OrtSession *s = NULL;
+	int rc = new_session(owner, p, &s, reason, len);
+	if (rc < 0 || !info) {
+		*session = s;
+		return rc;
 	}
+	struct ort_io *io = calloc(1, sizeof *io);
+	if (!io || session_names(s, 0, &io->in_names, &io->nin) < 0 ||
+	    session_names(s, 1, &io->out_names, &io->nout) < 0) {
+		snprintf(reason, len, "cannot read the inputs and outputs of %s", p->model);
+		if (io)
+			free_io(io);
+		lib.api->ReleaseSession(s);
+		return ACCEL_ENOTSUP;
+	}
+	*session = s;
+	*info = io;
 	return 0;
+}
+
+static const struct onnx_loader ort_loader = { load_model, free_session, free_io };
+
+/* A new engine of `provider` on device `device_id`; NULL: out of memory. */
+static struct ort_engine *new_engine(const char *provider, int device_id)
+{
+	struct ort_engine *eng = calloc(1, sizeof *eng);
+	if (!eng)
+		return NULL;
+	eng->provider = provider;
+	eng->device_id = device_id;
+	onnx_cache_init(&eng->cache, &ort_loader, eng);
+	return eng;
+}
+
+/* Free an engine: its models and their idle sessions. */
+static void free_engine(struct ort_engine *eng)
+{
+	onnx_cache_free(&eng->cache);
+	free(eng);
+}
+
+static void ort_release(const struct accel_engine *e)
+{
+	free_engine(e->data);
 }
 
 /* Whether the provider library `name` loads from the folder of the ONNX
@@ -415,52 +394,28 @@ static void add_gpu_engines(struct accel_probe *p, int want_cuda, int want_trt)
 		accel_probe_note(p, "onnxruntime: no GPU engines: ACCEL_SYSROOT is set");
 		return;
 	}
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	/* Left to the process on timeout: the bounded call may still use it. */
-	struct cu *c = h ? calloc(1, sizeof *c) : NULL;
-	if (!c) {
-		accel_probe_note(p, "onnxruntime: no GPU engines: libcuda.so.1 not found");
+	char why[300];
+	const struct cu_driver *cu = cu_driver_load(why, sizeof why);
+	struct cu_scan *s = NULL;
+	if (!cu || cu_driver_scan(&s, why, sizeof why) < 0) {
+		accel_probe_note(p, "onnxruntime: no GPU engines: %s", why);
 		return;
 	}
-	c->init = (int (*)(unsigned))dlsym(h, "cuInit");
-	c->count = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
-	c->get = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
-	c->name = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
-	c->attribute = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
-	c->total_mem = (int (*)(size_t *, int))dlsym(h, "cuDeviceTotalMem_v2");
-	if (!c->init || !c->count || !c->get || !c->name || !c->attribute || !c->total_mem ||
-	    accel_call_bounded(cu_scan, c, 0) < 0) {
-		accel_probe_note(p, "onnxruntime: no GPU engines: the CUDA driver found no device");
-		return;
-	}
-	for (int i = 0; i < c->n; i++) {
+	for (int i = 0; i < s->n; i++) {
 		struct accel_device d;
-		memset(&d, 0, sizeof d);
-		d.cls = ACCEL_CLASS_GPU;
-		d.numa_node = -1;
-		snprintf(d.vendor, sizeof d.vendor, "NVIDIA");
-		snprintf(d.model, sizeof d.model, "%s", c->gpu[i].name);
-		snprintf(d.driver, sizeof d.driver, "nvidia");
-		snprintf(d.pci_address, sizeof d.pci_address, "%s", c->gpu[i].pci);
-		d.memory_bytes = c->gpu[i].mem;
-		accel_device_add_api(&d, "cuda", 1, NULL);
+		cu_gpu_describe(&s->gpu[i], &d);
+		accel_pci_locality(&d, accel_probe_sysroot(p));
 		int k = accel_probe_add_device(p, &d);
 		for (int v = 0; k >= 0 && v < 2; v++) {
 			if (!(v ? want_trt : want_cuda))
 				continue;
-			struct ort_engine *eng = calloc(1, sizeof *eng);
-			if (!eng)
-				return;
-			eng->provider = v ? "TensorrtExecutionProvider" : "CUDAExecutionProvider";
-			eng->device_id = i;
-			pthread_mutex_init(&eng->lock, NULL);
-			if (accel_probe_add_engine_variant(p, k, v ? "tensorrt" : "cuda", eng) < 0) {
-				pthread_mutex_destroy(&eng->lock);
-				free(eng);
-			}
+			struct ort_engine *eng = new_engine(v ? "TensorrtExecutionProvider" : "CUDAExecutionProvider",
+							    s->gpu[i].dev);
+			if (eng && accel_probe_add_engine_variant(p, k, v ? "tensorrt" : "cuda", eng) < 0)
+				free_engine(eng);
 		}
 	}
-	free(c);
+	free(s);
 }
 
 static int ort_probe(struct accel_probe *p)
@@ -491,49 +446,25 @@ static int ort_probe(struct accel_probe *p)
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)
 		return accel_probe_fail(p, "no CPU device");
-	struct ort_engine *eng = calloc(1, sizeof *eng);
+	struct ort_engine *eng = new_engine("CPUExecutionProvider", 0);
 	if (!eng)
 		return accel_probe_fail(p, "out of memory");
-	eng->provider = "CPUExecutionProvider";
-	pthread_mutex_init(&eng->lock, NULL);
 	if (accel_probe_add_engine_variant(p, cpu, "cpu", eng) < 0) {
-		pthread_mutex_destroy(&eng->lock);
-		free(eng);
+		free_engine(eng);
 		return accel_probe_fail(p, "cannot add the CPU engine");
 	}
 	add_gpu_engines(p, cuda, trt);
 	return 0;
 }
 
-static int is_onnx_op(const struct accel_op *op)
-{
-	return !strcmp(op->name, "onnx.run") || !strcmp(op->name, "onnx.info");
-}
-
 static int ort_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
 			size_t len)
 {
-	if (!is_onnx_op(op)) {
-		snprintf(reason, len, "only onnx.run and onnx.info");
+	const struct accel_onnx_params *p = onnx_op_params(op, reason, len);
+	if (!p)
 		return ACCEL_ENOTSUP;
-	}
-	const struct accel_onnx_params *p = op->ext;
-	if (!p || !p->model) {
-		snprintf(reason, len, "no model given");
-		return ACCEL_ENOTSUP;
-	}
 	struct ort_engine *eng = e->data;
-	pthread_mutex_lock(&eng->lock);
-	struct model *m = find_model(eng, p);
-	int rc = 0;
-	if (!m) {
-		snprintf(reason, len, "out of memory");
-		rc = ACCEL_ENOTSUP;
-	} else if (m->reason[0]) {
-		snprintf(reason, len, "%s", m->reason);
-		rc = ACCEL_ENOTSUP;
-	}
-	pthread_mutex_unlock(&eng->lock);
+	int rc = onnx_cache_check(&eng->cache, p, reason, len);
 	if (rc)
 		return rc;
 	*prior_mbps = !strcmp(e->variant, "cpu") ? 100 : !strcmp(e->variant, "cuda") ? 1000 : 1500;
@@ -546,16 +477,7 @@ static void ort_close(void *vctx)
 	struct ort_ctx *c = vctx;
 	if (!c)
 		return;
-	if (c->session) {
-		pthread_mutex_lock(&c->eng->lock);
-		if (!c->m->idle) {
-			c->m->idle = c->session;
-			c->session = NULL;
-		}
-		pthread_mutex_unlock(&c->eng->lock);
-		if (c->session)
-			lib.api->ReleaseSession(c->session);
-	}
+	onnx_cache_give(&c->eng->cache, c->m, c->session);
 	if (c->mem)
 		lib.api->ReleaseMemoryInfo(c->mem);
 	free(c->out_names);
@@ -565,41 +487,31 @@ static void ort_close(void *vctx)
 static int ort_open(const struct accel_engine *e, const struct accel_op *op, void **vctx)
 {
 	*vctx = NULL;
-	const struct accel_onnx_params *p = op->ext;
-	if (!is_onnx_op(op) || !p || !p->model)
+	char why[80];
+	const struct accel_onnx_params *p = onnx_op_params(op, why, sizeof why);
+	if (!p)
 		return ACCEL_ENOTSUP;
 	struct ort_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return ACCEL_ENOMEM;
 	c->eng = e->data;
 	c->info = !strcmp(op->name, "onnx.info");
-	pthread_mutex_lock(&c->eng->lock);
-	c->m = find_model(c->eng, p);
-	if (c->m && !c->m->reason[0]) {
-		c->session = c->m->idle;
-		c->m->idle = NULL;
-	}
-	pthread_mutex_unlock(&c->eng->lock);
-	int rc = 0;
-	char reason[240];
-	if (!c->m)
-		rc = ACCEL_ENOMEM;
-	else if (c->m->reason[0])
-		rc = ACCEL_ENOTSUP;
-	else if (!c->session)
-		rc = new_session(c->eng, p, &c->session, reason, sizeof reason);
+	void *session = NULL;
+	int rc = onnx_cache_take(&c->eng->cache, p, &c->m, &session);
+	c->session = session;
 	if (!rc) {
+		c->io = c->m->info;
 		/* The outputs asked for, by name; all when none is named. */
-		c->nout = p->noutputs ? (size_t)p->noutputs : c->m->nout;
+		c->nout = p->noutputs ? (size_t)p->noutputs : c->io->nout;
 		c->out_names = calloc(c->nout ? c->nout : 1, sizeof *c->out_names);
 		if (!c->out_names)
 			rc = ACCEL_ENOMEM;
 		for (size_t i = 0; !rc && i < c->nout; i++) {
-			c->out_names[i] = p->noutputs ? p->outputs[i] : c->m->out_names[i];
+			c->out_names[i] = p->noutputs ? p->outputs[i] : c->io->out_names[i];
 			size_t k = 0;
-			while (k < c->m->nout && strcmp(c->m->out_names[k], c->out_names[i]))
+			while (k < c->io->nout && strcmp(c->io->out_names[k], c->out_names[i]))
 				k++;
-			if (k == c->m->nout)
+			if (k == c->io->nout)
 				rc = ACCEL_EINVAL;
 		}
 	}
@@ -663,7 +575,7 @@ static int run_info(struct ort_ctx *c, struct accel_unit *u, char *err, size_t l
 	cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
 	cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
 	for (int o = 0; o < 2; o++) {
-		size_t n = o ? c->m->nout : c->m->nin;
+		size_t n = o ? c->io->nout : c->io->nin;
 		for (size_t i = 0; i < n; i++) {
 			OrtTypeInfo *ti = NULL;
 			OrtStatus *st = o ? a->SessionGetOutputTypeInfo(c->session, i, &ti)
@@ -673,7 +585,7 @@ static int run_info(struct ort_ctx *c, struct accel_unit *u, char *err, size_t l
 				cJSON_Delete(root);
 				return ACCEL_EDEVICE;
 			}
-			cJSON_AddItemToArray(o ? outs : ins, type_json(o ? c->m->out_names[i] : c->m->in_names[i], ti));
+			cJSON_AddItemToArray(o ? outs : ins, type_json(o ? c->io->out_names[i] : c->io->in_names[i], ti));
 			a->ReleaseTypeInfo(ti);
 		}
 	}
@@ -739,7 +651,7 @@ static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 	const OrtApi *a = lib.api;
 	if (c->info)
 		return run_info(c, u, err, len);
-	size_t nin = c->m->nin, off = 0;
+	size_t nin = c->io->nin, off = 0;
 	OrtValue **in = calloc(nin ? nin : 1, sizeof *in);
 	OrtValue **out = calloc(c->nout ? c->nout : 1, sizeof *out);
 	int rc = in && out ? 0 : ACCEL_ENOMEM;
@@ -752,7 +664,7 @@ static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 		if (r == 0)
 			accel_tensor_size(&t, 0, NULL, &bytes);
 		if (r != 0 || bytes > u->in.len - off - hlen) {
-			snprintf(err, len, "input '%s': %s", c->m->in_names[i], r < 0 ? why : "truncated");
+			snprintf(err, len, "input '%s': %s", c->io->in_names[i], r < 0 ? why : "truncated");
 			rc = ACCEL_EDATA;
 			break;
 		}
@@ -765,7 +677,7 @@ static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 		off += hlen + (size_t)bytes;
 	}
 	if (!rc) {
-		OrtStatus *st = a->Run(c->session, NULL, (const char *const *)c->m->in_names, (const OrtValue *const *)in,
+		OrtStatus *st = a->Run(c->session, NULL, (const char *const *)c->io->in_names, (const OrtValue *const *)in,
 				       nin, c->out_names, c->nout, out);
 		if (st) {
 			char msg[240];
@@ -789,7 +701,7 @@ static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 	return rc;
 }
 
-const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = ORT_STR(ORT_BACKEND),
 	.description = "ONNX Runtime (C API, dlopen'ed): ONNX models on its CPU, CUDA and TensorRT providers",
@@ -804,4 +716,5 @@ const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
 	 * found when an operation it offers is routed: no class probes it. */
 	.classes = 0,
 	.priority = 60,
+	.release = ort_release,
 };

@@ -272,7 +272,7 @@ static const struct accel_api_info opencl_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_opencl = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_opencl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "opencl",
 	.description = "OpenCL platforms and devices through the ICD loader (libOpenCL.so.1)",

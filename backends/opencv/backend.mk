@@ -9,7 +9,7 @@ OPENCV_INC := $(firstword $(wildcard /usr/include/opencv4 /usr/local/include/ope
 OPENCV_ARCH_INC := $(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)/opencv4)
 ifneq ($(wildcard $(OPENCV_INC)/opencv2/dnn.hpp),)
 opencv_PKGS := libcjson OpenCL
-opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c
+opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c backends/common/onnx_cache.c
 opencv_CFLAGS := -Wl,--as-needed
 opencv_LIBS := -ldl
 opencv_PARTS := dnn

@@ -16,7 +16,8 @@
  *
  * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
  * supports() loads the model, so one OpenCV cannot load is a reason and the
- * next engine is tried; the net is kept for open(), close() gives it back.
+ * next engine is tried; the net is kept for open(), close() gives it back
+ * (backends/common/onnx_cache.h).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "accel.h"
+#include "../common/onnx_cache.h"
 #include "dnn.h"
 #include "onnxpb.h"
 
@@ -33,26 +35,18 @@ static const char *const ocv_ops[] = { "onnx.run", "onnx.info", NULL };
 /* The largest model file read for its inputs and outputs. */
 #define MODEL_MAX_BYTES (4ull << 30)
 
-/* A model loaded (or not) on an engine. */
-struct model {
-	char *key;                 /* model path and threads */
-	char reason[240];          /* why OpenCV cannot run it, "" when it can */
-	struct onnxpb_io io;       /* its inputs and outputs, as the file declares them */
-	struct ocv_net *idle;      /* a net no context holds, or NULL */
-	struct model *next;
-};
-
-/* An engine: the CPU path, or the OpenCL target on one device. */
+/* An engine: the CPU path, or the OpenCL target on one device, and its
+ * models. */
 struct ocv_engine {
 	int opencl;
 	struct ocv_cl_device cl;
-	pthread_mutex_t lock;
-	struct model *models;
+	struct onnx_cache cache;   /* sessions: struct ocv_net, infos: struct onnxpb_io */
 };
 
 struct ocv_ctx {
 	struct ocv_engine *eng;
-	struct model *m;
+	struct onnx_model *m;
+	const struct onnxpb_io *io;   /* m's inputs and outputs, as the file declares them */
 	struct ocv_net *net;
 	int info;
 	int nout;
@@ -69,21 +63,6 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init(void)
 {
 	dnn->init();
-}
-
-/* The key of a model under p's threads and --dim values. */
-static char *model_key(const struct accel_onnx_params *p)
-{
-	size_t len = strlen(p->model) + 32;
-	for (int i = 0; i < p->ndims; i++)
-		len += strlen(p->dim_names[i]) + 24;
-	char *k = malloc(len);
-	if (!k)
-		return NULL;
-	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
-	for (int i = 0; i < p->ndims; i++)
-		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
-	return k;
 }
 
 /* --dim NAME=N: the symbolic dims named take their value, in the shapes
@@ -168,37 +147,72 @@ static int check_types(const struct onnxpb_io *io, char *reason, size_t len)
 	return 0;
 }
 
-/* The model of engine eng for p, loaded on first use; the engine's lock
- * is held. NULL when out of memory. */
-static struct model *find_model(struct ocv_engine *eng, const struct accel_onnx_params *p)
+static void free_net(void *session)
 {
-	char *key = model_key(p);
-	if (!key)
-		return NULL;
-	for (struct model *m = eng->models; m; m = m->next)
-		if (!strcmp(m->key, key)) {
-			free(key);
-			return m;
+	dnn->net_free(session);
+}
+
+/* The cache's loader: p->model as a net for the engine and, on the first
+ * load, the inputs and outputs the file declares (which OpenCV must be
+ * able to run). */
+static int load_model(void *owner, const struct accel_onnx_params *p, void **session, void **info, char *reason,
+		      size_t len)
+{
+	struct ocv_engine *eng = owner;
+	struct onnxpb_io *io = NULL;
+	if (info) {
+		int rc = ACCEL_ENOMEM;
+		if (!(io = calloc(1, sizeof *io)))
+			snprintf(reason, len, "out of memory");
+		else if ((rc = read_io(p->model, io, reason, len)) == 0)
+			set_dims(io, p);
+		if (rc == 0)
+			rc = check_types(io, reason, len);
+		if (rc < 0) {
+			free(io);
+			return rc;
 		}
-	struct model *m = calloc(1, sizeof *m);
-	if (!m) {
-		free(key);
-		return NULL;
 	}
-	m->key = key;
 	char why[200];
-	int rc = read_io(p->model, &m->io, m->reason, sizeof m->reason);
-	if (rc == 0)
-		set_dims(&m->io, p);
-	if (rc == 0 &&
-	    check_types(&m->io, m->reason, sizeof m->reason) == 0 &&
-	    !(m->idle = dnn->net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why))) {
+	struct ocv_net *n = dnn->net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why);
+	if (!n) {
 		accel_text_sanitize(why);
-		snprintf(m->reason, sizeof m->reason, "OpenCV %s cannot load the model: %.190s", dnn->version_string(), why);
+		snprintf(reason, len, "OpenCV %s cannot load the model: %.190s", dnn->version_string(), why);
+		free(io);
+		return ACCEL_ENOTSUP;
 	}
-	m->next = eng->models;
-	eng->models = m;
-	return m;
+	*session = n;
+	if (info)
+		*info = io;
+	return 0;
+}
+
+static const struct onnx_loader ocv_loader = { load_model, free_net, free };
+
+/* A new engine, on the CPU path (cl NULL) or the OpenCL target of cl;
+ * NULL: out of memory. */
+static struct ocv_engine *new_engine(const struct ocv_cl_device *cl)
+{
+	struct ocv_engine *eng = calloc(1, sizeof *eng);
+	if (!eng)
+		return NULL;
+	eng->opencl = cl != NULL;
+	if (cl)
+		eng->cl = *cl;
+	onnx_cache_init(&eng->cache, &ocv_loader, eng);
+	return eng;
+}
+
+/* Free an engine: its models and their idle nets. */
+static void free_engine(struct ocv_engine *eng)
+{
+	onnx_cache_free(&eng->cache);
+	free(eng);
+}
+
+static void ocv_release(const struct accel_engine *e)
+{
+	free_engine(e->data);
 }
 
 /* The OpenCL scan, run in a child process (a driver may hang or abort):
@@ -262,15 +276,11 @@ static void add_cl_engines(struct accel_probe *p)
 			accel_device_add_api(&d, "opencl", 1, NULL);
 			i = accel_probe_add_device(p, &d);
 		}
-		struct ocv_engine *eng = i >= 0 ? calloc(1, sizeof *eng) : NULL;
+		struct ocv_engine *eng = i >= 0 ? new_engine(&s->d[j]) : NULL;
 		if (!eng)
 			continue;
-		eng->opencl = 1;
-		eng->cl = s->d[j];
-		pthread_mutex_init(&eng->lock, NULL);
 		if (accel_probe_add_engine_variant(p, i, "opencl", eng) < 0) {
-			pthread_mutex_destroy(&eng->lock);
-			free(eng);
+			free_engine(eng);
 			continue;
 		}
 		accel_probe_note(p, "opencv: OpenCL %s (%s)%s", s->d[j].name, s->d[j].platform_name,
@@ -303,36 +313,23 @@ static int ocv_probe(struct accel_probe *p)
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)
 		return accel_probe_fail(p, "no CPU device");
-	struct ocv_engine *eng = calloc(1, sizeof *eng);
+	struct ocv_engine *eng = new_engine(NULL);
 	if (!eng)
 		return accel_probe_fail(p, "out of memory");
-	pthread_mutex_init(&eng->lock, NULL);
 	if (accel_probe_add_engine(p, cpu, eng) < 0) {
-		pthread_mutex_destroy(&eng->lock);
-		free(eng);
+		free_engine(eng);
 		return accel_probe_fail(p, "cannot add the CPU engine");
 	}
 	add_cl_engines(p);
 	return 0;
 }
 
-static int is_onnx_op(const struct accel_op *op)
-{
-	return !strcmp(op->name, "onnx.run") || !strcmp(op->name, "onnx.info");
-}
-
 static int ocv_supports(const struct accel_engine *e, const struct accel_op *op, double *prior_mbps, char *reason,
 			size_t len)
 {
-	if (!is_onnx_op(op)) {
-		snprintf(reason, len, "only onnx.run and onnx.info");
+	const struct accel_onnx_params *p = onnx_op_params(op, reason, len);
+	if (!p)
 		return ACCEL_ENOTSUP;
-	}
-	const struct accel_onnx_params *p = op->ext;
-	if (!p || !p->model) {
-		snprintf(reason, len, "no model given");
-		return ACCEL_ENOTSUP;
-	}
 	/* OpenCV DNN takes each run's shapes as they come; --dim values only
 	 * fix what onnx.info reports, within OpenCV's int dims. */
 	for (int i = 0; i < p->ndims; i++)
@@ -342,17 +339,7 @@ static int ocv_supports(const struct accel_engine *e, const struct accel_op *op,
 			return ACCEL_ENOTSUP;
 		}
 	struct ocv_engine *eng = e->data;
-	pthread_mutex_lock(&eng->lock);
-	struct model *m = find_model(eng, p);
-	int rc = 0;
-	if (!m) {
-		snprintf(reason, len, "out of memory");
-		rc = ACCEL_ENOTSUP;
-	} else if (m->reason[0]) {
-		snprintf(reason, len, "%s", m->reason);
-		rc = ACCEL_ENOTSUP;
-	}
-	pthread_mutex_unlock(&eng->lock);
+	int rc = onnx_cache_check(&eng->cache, p, reason, len);
 	if (rc)
 		return rc;
 	/* After ONNX Runtime's CPU provider (100): it is faster. */
@@ -366,46 +353,27 @@ static void ocv_close(void *vctx)
 	struct ocv_ctx *c = vctx;
 	if (!c)
 		return;
-	if (c->net) {
-		pthread_mutex_lock(&c->eng->lock);
-		if (!c->m->idle) {
-			c->m->idle = c->net;
-			c->net = NULL;
-		}
-		pthread_mutex_unlock(&c->eng->lock);
-		dnn->net_free(c->net);
-	}
+	onnx_cache_give(&c->eng->cache, c->m, c->net);
 	free(c);
 }
 
 static int ocv_open(const struct accel_engine *e, const struct accel_op *op, void **vctx)
 {
 	*vctx = NULL;
-	const struct accel_onnx_params *p = op->ext;
-	if (!is_onnx_op(op) || !p || !p->model)
+	char why[80];
+	const struct accel_onnx_params *p = onnx_op_params(op, why, sizeof why);
+	if (!p)
 		return ACCEL_ENOTSUP;
 	struct ocv_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return ACCEL_ENOMEM;
 	c->eng = e->data;
 	c->info = !strcmp(op->name, "onnx.info");
-	pthread_mutex_lock(&c->eng->lock);
-	c->m = find_model(c->eng, p);
-	if (c->m && !c->m->reason[0]) {
-		c->net = c->m->idle;
-		c->m->idle = NULL;
-	}
-	pthread_mutex_unlock(&c->eng->lock);
-	int rc = 0;
-	char why[200];
-	if (!c->m)
-		rc = ACCEL_ENOMEM;
-	else if (c->m->reason[0])
-		rc = ACCEL_ENOTSUP;
-	else if (!c->net && !(c->net = dnn->net_load(p->model, c->eng->opencl ? &c->eng->cl : NULL, p->intra_threads,
-						     why, sizeof why)))
-		rc = ACCEL_ENOTSUP;
-	const struct onnxpb_io *io = c->m ? &c->m->io : NULL;
+	void *net = NULL;
+	int rc = onnx_cache_take(&c->eng->cache, p, &c->m, &net);
+	c->net = net;
+	const struct onnxpb_io *io = rc ? NULL : c->m->info;
+	c->io = io;
 	if (!rc) {
 		c->nout = p->noutputs ? p->noutputs : io->nout;
 		if (c->nout > ONNXPB_MAX_IO)
@@ -462,10 +430,10 @@ static int run_info(struct ocv_ctx *c, struct accel_unit *u)
 	cJSON *root = cJSON_CreateObject();
 	cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
 	cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
-	for (int i = 0; i < c->m->io.nin; i++)
-		cJSON_AddItemToArray(ins, value_json(&c->m->io.in[i]));
-	for (int i = 0; i < c->m->io.nout; i++)
-		cJSON_AddItemToArray(outs, value_json(&c->m->io.out[i]));
+	for (int i = 0; i < c->io->nin; i++)
+		cJSON_AddItemToArray(ins, value_json(&c->io->in[i]));
+	for (int i = 0; i < c->io->nout; i++)
+		cJSON_AddItemToArray(outs, value_json(&c->io->out[i]));
 	char *text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	if (!text)
@@ -533,7 +501,7 @@ static int ocv_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 	struct ocv_ctx *c = vctx;
 	if (c->info)
 		return run_info(c, u);
-	const struct onnxpb_io *io = &c->m->io;
+	const struct onnxpb_io *io = c->io;
 	struct ocv_tensor in[ONNXPB_MAX_IO], out[ONNXPB_MAX_IO];
 	const char *names[ONNXPB_MAX_IO];
 	size_t off = 0;
@@ -583,7 +551,7 @@ static const struct accel_api_info ocv_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_opencv = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_opencv = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "opencv",
 	.description = "OpenCV DNN: ONNX models (float32) on its CPU path and its OpenCL target",
@@ -599,4 +567,5 @@ const struct accel_backend accel_backend_opencv = {
 	/* After the opencl backend (30), whose devices it joins. */
 	.priority = 65,
 	.apis = ocv_apis,
+	.release = ocv_release,
 };

@@ -66,7 +66,7 @@ static const struct accel_api_info openssl_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_openssl = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_openssl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "openssl",
 	.description = "OpenSSL 3 providers (active, built in, and in the modules folder); age STREAM and hashes on the CPU",

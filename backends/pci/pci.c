@@ -150,7 +150,7 @@ static const struct accel_api_info pci_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_pci = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_pci = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "pci",
 	.description = "sysfs PCI display controllers and accelerators: NUMA node, closest CPUs, device files",

@@ -110,7 +110,7 @@ static const struct accel_api_info qat_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_qat = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_qat = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "qat",
 	.description = "Intel QuickAssist engines in sysfs (PCI class 0x0b40, qat/state)",

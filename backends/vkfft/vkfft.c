@@ -154,13 +154,20 @@ static void vkfft_close(void *ctx)
 	free(c);
 }
 
+static void vkfft_release(const struct accel_engine *e)
+{
+	const struct vkfft_api *t = part_of(e);
+	if (t)
+		t->release(e->data);
+}
+
 static const struct accel_api_info vkfft_apis[] = {
 	{ "opencl", ACCEL_API_COMPUTE },
 	{ "vulkan", ACCEL_API_COMPUTE },
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_vkfft = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_vkfft = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "vkfft",
 	.description = "VkFFT on OpenCL and Vulkan devices (the whole FFT chain on the device: conversion, window, batched FFTs, power, dB, averaging)",
@@ -176,4 +183,5 @@ const struct accel_backend accel_backend_vkfft = {
 	.priority = 35,
 	.apis = vkfft_apis,
 	.queue_depth = 2,
+	.release = vkfft_release,
 };

@@ -53,7 +53,7 @@ size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const
  * vkfft_api_vulkan. The plugin loads them at probe time: a program that
  * never probes vkfft maps none of those libraries.
  */
-#define VKFFT_API_VERSION 1
+#define VKFFT_API_VERSION 2
 struct vkfft_api {
 	unsigned version;    /* VKFFT_API_VERSION: the plugin and the companion are of one build */
 	/* Find the API's devices, add each (or find it, added by the opencl or
@@ -63,6 +63,8 @@ struct vkfft_api {
 	int (*open)(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
 	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
 	void (*close)(void *ctx);
+	/* Free an engine's data (Vulkan: the instance with its last engine). */
+	void (*release)(void *data);
 };
 extern __attribute__((visibility("default"))) const struct vkfft_api vkfft_api_opencl;
 extern __attribute__((visibility("default"))) const struct vkfft_api vkfft_api_vulkan;

@@ -143,6 +143,11 @@ static int vkfft_cl_probe(struct accel_probe *p)
 	return added ? 0 : ACCEL_ENOTSUP;
 }
 
+static void vkfft_cl_release(void *data)
+{
+	free(data);
+}
+
 /*
  * The kernels of the chain (vkfft.h), built per context with the job's
  * constants as -D options: T_name (the sample type, accel_sample_name: T_cf32,
@@ -437,4 +442,5 @@ const struct vkfft_api vkfft_api_opencl = {
 	.open = vkfft_cl_open,
 	.run = vkfft_cl_run,
 	.close = vkfft_cl_close,
+	.release = vkfft_cl_release,
 };

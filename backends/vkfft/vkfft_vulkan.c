@@ -19,8 +19,15 @@
 
 #define MAX_DEVICES 16
 
+/* The instance of one probe, kept while an engine on one of its devices
+ * is (vkfft_vk_release destroys it with the last). */
+struct vk_instance {
+	VkInstance handle;
+	int engines;
+};
+
 struct vkfft_vk_dev {
-	VkInstance instance;
+	struct vk_instance *inst;
 	VkPhysicalDevice pd;
 	uint32_t family;
 };
@@ -34,7 +41,7 @@ struct vk_found {
 };
 
 /* The instance and its devices with a compute queue (bounded: a driver
- * may hang). The instance is kept for the life of the process. */
+ * may hang). */
 static int scan(void *arg)
 {
 	struct vk_found *s = arg;
@@ -56,7 +63,6 @@ static int scan(void *arg)
 		for (uint32_t k = 0; k < nq; k++) {
 			if (q[k].queueFlags & VK_QUEUE_COMPUTE_BIT) {
 				struct vkfft_vk_dev *d = &s->dev[s->n];
-				d->instance = s->instance;
 				d->pd = pds[i];
 				d->family = k;
 				vkGetPhysicalDeviceProperties(pds[i], &s->props[s->n]);
@@ -92,7 +98,13 @@ static int vkfft_vk_probe(struct accel_probe *p)
 		accel_probe_note(p, "vulkan: %s", s->err[0] ? s->err : "the Vulkan driver did not answer in time");
 		return ACCEL_ENOTSUP;
 	}
-	int added = 0;
+	struct vk_instance *inst = calloc(1, sizeof *inst);
+	if (!inst) {
+		vkDestroyInstance(s->instance, NULL);
+		free(s);
+		return ACCEL_ENOMEM;
+	}
+	inst->handle = s->instance;
 	for (int j = 0; j < s->n; j++) {
 		const VkPhysicalDeviceProperties *pr = &s->props[j];
 		int i = find_device(p, pr);
@@ -113,14 +125,29 @@ static int vkfft_vk_probe(struct accel_probe *p)
 			continue;
 		}
 		*dev = s->dev[j];
+		dev->inst = inst;
 		if (accel_probe_add_engine_variant(p, i, "vulkan", dev) < 0)
 			free(dev);
 		else
-			added++;
+			inst->engines++;
 		accel_probe_note(p, "vulkan: %s", pr->deviceName);
 	}
 	free(s);
-	return added ? 0 : ACCEL_ENOTSUP;
+	if (inst->engines)
+		return 0;
+	vkDestroyInstance(inst->handle, NULL);
+	free(inst);
+	return ACCEL_ENOTSUP;
+}
+
+static void vkfft_vk_release(void *data)
+{
+	struct vkfft_vk_dev *d = data;
+	if (--d->inst->engines == 0) {
+		vkDestroyInstance(d->inst->handle, NULL);
+		free(d->inst);
+	}
+	free(d);
 }
 
 /*
@@ -579,4 +606,5 @@ const struct vkfft_api vkfft_api_vulkan = {
 	.open = vkfft_vk_open,
 	.run = vkfft_vk_run,
 	.close = vkfft_vk_close,
+	.release = vkfft_vk_release,
 };

@@ -281,7 +281,7 @@ static const struct accel_api_info vulkan_apis[] = {
 	{ NULL, 0 },
 };
 
-const struct accel_backend accel_backend_vulkan = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_vulkan = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "vulkan",
 	.description = "Vulkan physical devices through the loader (libvulkan.so.1)",

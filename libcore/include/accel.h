@@ -214,7 +214,11 @@ struct accel_output;
 
 /* The ABI of the backend table. A plugin built against another value is
  * refused with a reason, never called. */
-#define ACCEL_BACKEND_ABI 2
+#define ACCEL_BACKEND_ABI 3
+
+/* Plugins are built with -fvisibility=hidden and export one symbol, their
+ * table: ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_NAME. */
+#define ACCEL_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 /* An operation with its parameters, as a program asks for it. */
 struct accel_op {
@@ -349,6 +353,14 @@ struct accel_backend {
 	 * --require quotes the note of the backend that reports it which
 	 * begins with that word (else with the API's name) and a space. */
 	const struct accel_api_note *api_notes;
+
+	/* ---- Engine data (ABI 3) ----
+	 * Optional: free what the probe gave engine e as its data (e->data,
+	 * from accel_probe_add_engine: loaded models, compiled kernels).
+	 * Called by accel_ctx_free, once per engine of this backend whose data
+	 * is not NULL, after every context from open() is closed; the engine
+	 * is not used again. Required of a backend whose engines hold data. */
+	void (*release)(const struct accel_engine *e);
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 
@@ -550,7 +562,8 @@ const char *accel_address_limit(char *buf, size_t len);
  * is a reason, not an error. Returns NULL only when out of memory. Safe
  * from any thread (dlopen); each context is independent. */
 struct accel_ctx *accel_ctx_new(void);
-/* Free a context (NULL: nothing). Plugins stay loaded. Call when no other
+/* Free a context (NULL: nothing): each engine's data goes back to its
+ * backend (struct accel_backend.release). Plugins stay loaded. Call when no other
  * thread uses ctx, nor an abandoned bounded call holds a pointer into it. */
 void accel_ctx_free(struct accel_ctx *ctx);
 

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	void *h;
 	if (!init || !get || !retain || !set_current || !stream_create || !sync || !mem_alloc || !host_alloc ||
 	    !htod || !dtoh || init(0) || get(&dev, 0) || retain(&ctx, dev) || set_current(ctx) ||
-	    stream_create(&s, CUFFT_CU_STREAM_NON_BLOCKING) || mem_alloc(&d, bytes) || host_alloc(&h, bytes, 0)) {
+	    stream_create(&s, CU_STREAM_FLAG_NON_BLOCKING) || mem_alloc(&d, bytes) || host_alloc(&h, bytes, 0)) {
 		fprintf(stderr, "fft-cuda-bw: no CUDA device to measure\n");
 		return 1;
 	}

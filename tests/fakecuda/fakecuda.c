@@ -58,12 +58,12 @@ EXPORT cu_result cuDeviceTotalMem_v2(size_t *b, cu_device d) { *b = (size_t)8 <<
 EXPORT cu_result cuDeviceGetAttribute(int *v, unsigned attr, cu_device d)
 {
 	switch (attr) {
-	case CUFFT_CU_ATTR_MULTIPROCESSOR_COUNT: *v = 4; return 0;
-	case CUFFT_CU_ATTR_PCI_BUS_ID: *v = 0xe0 + d; return 0;
-	case CUFFT_CU_ATTR_PCI_DEVICE_ID: *v = 0; return 0;
-	case CUFFT_CU_ATTR_PCI_DOMAIN_ID: *v = 0; return 0;
-	case CUFFT_CU_ATTR_CC_MAJOR: *v = 8; return 0;
-	case CUFFT_CU_ATTR_CC_MINOR: *v = 0; return 0;
+	case CU_ATTR_MULTIPROCESSOR_COUNT: *v = 4; return 0;
+	case CU_ATTR_PCI_BUS_ID: *v = 0xe0 + d; return 0;
+	case CU_ATTR_PCI_DEVICE_ID: *v = 0; return 0;
+	case CU_ATTR_PCI_DOMAIN_ID: *v = 0; return 0;
+	case CU_ATTR_CC_MAJOR: *v = 8; return 0;
+	case CU_ATTR_CC_MINOR: *v = 0; return 0;
 	}
 	return 1;
 }

@@ -13,7 +13,7 @@ static int badabi_probe(struct accel_probe *p)
 	abort();
 }
 
-const struct accel_backend accel_backend_badabi = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_badabi = {
 	.abi = ACCEL_BACKEND_ABI + 100,
 	.name = "badabi",
 	.description = "a plugin with a wrong ABI number (test suite)",

@@ -4,7 +4,7 @@
  */
 #include "accel.h"
 
-const struct accel_backend accel_backend_noname = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_noname = {
 	.abi = ACCEL_BACKEND_ABI,
 	.description = "a plugin table without name and probe (test suite)",
 };

@@ -20,7 +20,7 @@ static int norun_supports(const struct accel_engine *e, const struct accel_op *o
 	abort();
 }
 
-const struct accel_backend accel_backend_norun = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_norun = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "norun",
 	.description = "a plugin that offers zstd.compress without a run function (test suite)",

@@ -70,7 +70,7 @@ static void test_close(void *ctx)
 	accel_backend_cpu.close(ctx);
 }
 
-const struct accel_backend accel_backend_test = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_test = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "test",
 	.description = "test engine for the test suite (runs the CPU codecs)",

@@ -115,10 +115,8 @@ static struct accel_ctx *new_ctx(void)
 		ctx->nbackends--;
 	const struct accel_backend *b[] = { &deep_backend, &flat_backend };
 	for (int i = 0; i < 2; i++) {
-		struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-		memset(s, 0, sizeof *s);
-		strcpy(s->name, b[i]->name);
-		strcpy(s->origin, "test_async.c");
+		struct accel_backend_status *s = core_backend_add(ctx, b[i]->name, "test_async.c");
+		assert_non_null(s);
 		s->backend = b[i];
 	}
 	return ctx;

@@ -78,9 +78,8 @@ static const struct accel_backend fc = { .abi = ACCEL_BACKEND_ABI, .name = "fc",
 
 static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, b->name);
+	struct accel_backend_status *s = core_backend_add(ctx, b->name, "test_fault.c");
+	assert_non_null(s);
 	s->backend = b;
 }
 

@@ -75,10 +75,8 @@ static const struct accel_backend fakes[] = { FAKE(second), FAKE(first), FAKE(so
 
 static void register_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, b->name);
-	strcpy(s->origin, "test_ids.c");
+	struct accel_backend_status *s = core_backend_add(ctx, b->name, "test_ids.c");
+	assert_non_null(s);
 	s->backend = b;
 }
 

@@ -81,10 +81,8 @@ static struct accel_ctx *fake_ctx(struct accel_route *route)
 	assert_int_equal(core_fault_parse(""), 0);
 	struct accel_ctx *ctx = accel_ctx_new();
 	assert_non_null(ctx);
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, "fio");
-	strcpy(s->origin, "test_io.c");
+	struct accel_backend_status *s = core_backend_add(ctx, "fio", "test_io.c");
+	assert_non_null(s);
 	s->backend = &fio_backend;
 	struct accel_route_req req = { &upper_op, "fio", -1, "/nonexistent" };
 	assert_int_equal(accel_route(ctx, &req, route), 0);

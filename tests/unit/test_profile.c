@@ -69,10 +69,8 @@ static struct accel_ctx *new_ctx(void)
 	assert_non_null(ctx);
 	while (ctx->nbackends > 1 && strcmp(ctx->backends[ctx->nbackends - 1].origin, "built-in"))
 		ctx->nbackends--;
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, "g");
-	strcpy(s->origin, "test_profile.c");
+	struct accel_backend_status *s = core_backend_add(ctx, "g", "test_profile.c");
+	assert_non_null(s);
 	s->backend = &g_backend;
 	accel_discover(ctx, "zstd.compress");
 	assert_int_equal(accel_engine_count(ctx), 3);

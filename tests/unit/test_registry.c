@@ -3,7 +3,8 @@
  * classes they find, their probe priority, their APIs' kinds), engines with
  * variants named BACKEND.VARIANT:DEVICE, device ids that do not depend on
  * the order of probing, the CPU device for plugins and --fallback cpu on a
- * plugin's CPU engine, and the limits of the registry with their reasons.
+ * plugin's CPU engine, the limits of the registry with their reasons, and
+ * engine data given back to its backend when the context is freed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,12 +240,39 @@ static const struct accel_backend many_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "many", .probe = many_probe, .classes = GPU_CLASSES,
 };
 
+/* A backend whose engines hold data: two with a number each (malloc'd), one
+ * with none; release records the numbers it is given back. */
+static int released[4], nreleased;
+static int owner_probe(struct accel_probe *p)
+{
+	struct accel_device d = gpu("0000:17:00.0", "NVIDIA", "H100");
+	int dev = accel_probe_add_device(p, &d), cpu = accel_probe_cpu_device(p);
+	assert_true(dev >= 0 && cpu >= 0);
+	for (int i = 0; i < 2; i++) {
+		int *v = malloc(sizeof *v);
+		assert_non_null(v);
+		*v = i + 1;
+		assert_true(accel_probe_add_engine(p, i ? dev : cpu, v) >= 0);
+	}
+	assert_true(accel_probe_add_engine_variant(p, dev, "bare", NULL) >= 0);
+	return 0;
+}
+static void owner_release(const struct accel_engine *e)
+{
+	if (nreleased < 4)
+		released[nreleased] = *(int *)e->data;
+	nreleased++;
+	free(e->data);
+}
+static const struct accel_backend owner_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "owner", .probe = owner_probe, .classes = GPU_CLASSES,
+	.release = owner_release,
+};
+
 static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, b->name);
-	strcpy(s->origin, "test_registry.c");
+	struct accel_backend_status *s = core_backend_add(ctx, b->name, "test_registry.c");
+	assert_non_null(s);
 	s->backend = b;
 }
 
@@ -563,6 +591,44 @@ static void a_full_registry_says_why(void **state)
 	accel_ctx_free(ctx);
 }
 
+static void the_registry_grows_to_its_limit(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	char name[16];
+	for (int i = 1; i < CORE_MAX_BACKENDS; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		assert_non_null(core_backend_add(ctx, name, "test_registry.c"));
+	}
+	assert_string_equal(accel_backend_status(ctx, 0)->name, "cpu");
+	assert_string_equal(accel_backend_status(ctx, CORE_MAX_BACKENDS - 1)->name, "p63");
+	assert_null(core_backend_add(ctx, "p1", "again"));
+	assert_null(core_backend_add(ctx, "p64", "/plugins/accel_p64.so"));
+	assert_null(core_backend_add(ctx, "p65", "/plugins/accel_p65.so"));
+	assert_int_equal(accel_backend_count(ctx), CORE_MAX_BACKENDS + 1);
+	const struct accel_backend_status *s = accel_backend_status(ctx, CORE_MAX_BACKENDS);
+	assert_string_equal(s->name, "p64");
+	assert_string_equal(s->reason, "the registry is full: libaccel holds at most 64 backends (2 plugins left out)");
+	assert_null(accel_backend_status(ctx, CORE_MAX_BACKENDS + 1));
+	accel_ctx_free(ctx);
+}
+
+static void freeing_the_context_releases_engine_data(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &owner_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	nreleased = 0;
+	assert_int_equal(accel_probe_backend(ctx, "owner"), 0);
+	assert_int_equal(accel_engine_count(ctx), 4);
+	assert_int_equal(nreleased, 0);
+	accel_ctx_free(ctx);
+	assert_int_equal(nreleased, 2);
+	assert_int_equal(released[0], 1);
+	assert_int_equal(released[1], 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +641,8 @@ int main(void)
 		cmocka_unit_test(cpu_device_exists_for_a_plugin),
 		cmocka_unit_test(fallback_cpu_takes_a_plugin_cpu_engine),
 		cmocka_unit_test(a_full_registry_says_why),
+		cmocka_unit_test(the_registry_grows_to_its_limit),
+		cmocka_unit_test(freeing_the_context_releases_engine_data),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

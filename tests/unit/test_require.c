@@ -242,10 +242,8 @@ static struct accel_ctx *class_ctx(int n)
 	assert_non_null(ctx);
 	ctx->nbackends = 1;   /* cpu; no plugin of the test binary's folder */
 	for (int i = 0; i < n; i++) {
-		struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-		memset(s, 0, sizeof *s);
-		strcpy(s->name, class_backends[i].name);
-		strcpy(s->origin, "test_require.c");
+		struct accel_backend_status *s = core_backend_add(ctx, class_backends[i].name, "test_require.c");
+		assert_non_null(s);
 		s->backend = &class_backends[i];
 	}
 	return ctx;
@@ -315,10 +313,8 @@ static const struct accel_backend novideo_backend = {
 static void test_unseen_api_reasons(void **state)
 {
 	struct accel_ctx *ctx = class_ctx(0);
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, novideo_backend.name);
-	strcpy(s->origin, "test_require.c");
+	struct accel_backend_status *s = core_backend_add(ctx, novideo_backend.name, "test_require.c");
+	assert_non_null(s);
 	s->backend = &novideo_backend;
 	accel_discover_classes(ctx, ACCEL_CLASS_ALL);
 	void *st = ctx;

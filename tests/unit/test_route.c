@@ -74,11 +74,8 @@ static const struct accel_backend gpuonly_backend = {
 
 static void add_backend(struct accel_ctx *ctx, const struct accel_backend *b)
 {
-	assert_true(ctx->nbackends < CORE_MAX_BACKENDS);
-	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
-	strcpy(s->name, b->name);
-	strcpy(s->origin, "test_route.c");
+	struct accel_backend_status *s = core_backend_add(ctx, b->name, "test_route.c");
+	assert_non_null(s);
 	s->backend = b;
 }
 
@@ -557,7 +554,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_non_null(test->backend);
 	assert_string_equal(test->origin, "build/tests/plugins/accel_test.so");
 	assert_null(bad->backend);
-	assert_string_equal(bad->reason, "plugin built for backend ABI 102, this libaccel has ABI 2");
+	assert_string_equal(bad->reason, "plugin built for backend ABI 103, this libaccel has ABI 3");
 
 	struct accel_route r;
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
@@ -569,7 +566,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_int_equal(route(ctx, "badabi,test:other0", -1, NULL, &r), 0);
 	assert_ranked(&r, 1, "test:other0");
 	assert_string_equal(entry(&r, "badabi")->reason,
-			    "plugin built for backend ABI 102, this libaccel has ABI 2");
+			    "plugin built for backend ABI 103, this libaccel has ABI 3");
 	accel_ctx_free(ctx);
 }
 

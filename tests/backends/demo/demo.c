@@ -69,7 +69,7 @@ static void demo_close(void *ctx)
 {
 }
 
-const struct accel_backend accel_backend_demo = {
+ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_demo = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "demo",
 	.description = "demo backend for the tests: an emulated NPU reversing bytes",

@@ -1,37 +1,11 @@
 /*
- * cuda_api.h - the few CUDA driver API and NVML entry points the probe
- * calls, declared from NVIDIA's documented ABI so the plugin builds without
- * the toolkit; the libraries are dlopen'ed at run time.
+ * nvml_api.h - the few NVML entry points the cuda backend's probe calls,
+ * declared from NVIDIA's documented ABI (nvml.h) so the plugin builds
+ * without it; libnvidia-ml.so.1 is dlopen'ed at run time. The driver API
+ * is backends/common/cuda_driver.h.
  */
-#ifndef ACCEL_BACKEND_CUDA_API_H
-#define ACCEL_BACKEND_CUDA_API_H
-
-#include <stddef.h>
-
-typedef int cu_result;            /* CUresult: 0 is CUDA_SUCCESS */
-typedef int cu_device;            /* CUdevice */
-
-/* CUdevice_attribute values. */
-enum {
-	CU_ATTR_MULTIPROCESSOR_COUNT = 16,
-	CU_ATTR_PCI_BUS_ID = 33,
-	CU_ATTR_PCI_DEVICE_ID = 34,
-	CU_ATTR_PCI_DOMAIN_ID = 50,
-	CU_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
-	CU_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
-};
-
-struct cu_api {
-	cu_result (*init)(unsigned flags);
-	cu_result (*driver_version)(int *v);
-	cu_result (*count)(int *n);
-	cu_result (*get)(cu_device *d, int ordinal);
-	cu_result (*name)(char *name, int len, cu_device d);
-	cu_result (*total_mem)(size_t *bytes, cu_device d);
-	cu_result (*attribute)(int *v, int attr, cu_device d);
-	cu_result (*uuid)(unsigned char uuid[16], cu_device d);
-	cu_result (*error_name)(cu_result r, const char **s);
-};
+#ifndef ACCEL_BACKEND_NVML_API_H
+#define ACCEL_BACKEND_NVML_API_H
 
 typedef int nvml_return;          /* nvmlReturn_t: 0 is NVML_SUCCESS */
 typedef struct nvml_device *nvml_device;

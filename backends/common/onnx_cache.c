@@ -1,0 +1,145 @@
+/*
+ * onnx_cache.c - the models of an ONNX engine and its idle sessions, for
+ * the onnxruntime and opencv backends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accel.h"
+#include "onnx_cache.h"
+
+void onnx_cache_init(struct onnx_cache *c, const struct onnx_loader *loader, void *owner)
+{
+	memset(c, 0, sizeof *c);
+	c->loader = loader;
+	c->owner = owner;
+	pthread_mutex_init(&c->lock, NULL);
+}
+
+void onnx_cache_free(struct onnx_cache *c)
+{
+	struct onnx_model *m = c->models, *next;
+	for (; m; m = next) {
+		next = m->next;
+		if (m->idle)
+			c->loader->free_session(m->idle);
+		if (m->info)
+			c->loader->free_info(m->info);
+		free(m->key);
+		free(m);
+	}
+	c->models = NULL;
+	pthread_mutex_destroy(&c->lock);
+}
+
+const struct accel_onnx_params *onnx_op_params(const struct accel_op *op, char *reason, size_t len)
+{
+	const struct accel_onnx_params *p = op->ext;
+	if (strcmp(op->name, "onnx.run") && strcmp(op->name, "onnx.info")) {
+		snprintf(reason, len, "only onnx.run and onnx.info");
+		return NULL;
+	}
+	if (!p || !p->model) {
+		snprintf(reason, len, "no model given");
+		return NULL;
+	}
+	return p;
+}
+
+/* The key of a model under the session options of p. NULL: out of memory. */
+static char *model_key(const struct accel_onnx_params *p)
+{
+	size_t len = strlen(p->model) + 32;
+	for (int i = 0; i < p->ndims; i++)
+		len += strlen(p->dim_names[i]) + 24;
+	char *k = malloc(len);
+	if (!k)
+		return NULL;
+	size_t n = (size_t)snprintf(k, len, "%s|%d", p->model, p->intra_threads);
+	for (int i = 0; i < p->ndims; i++)
+		n += (size_t)snprintf(k + n, len - n, "|%s=%lld", p->dim_names[i], (long long)p->dim_values[i]);
+	return k;
+}
+
+/* The model of p, loaded on first use; the lock is held. NULL when out of
+ * memory. */
+static struct onnx_model *find_model(struct onnx_cache *c, const struct accel_onnx_params *p)
+{
+	char *key = model_key(p);
+	if (!key)
+		return NULL;
+	for (struct onnx_model *m = c->models; m; m = m->next)
+		if (!strcmp(m->key, key)) {
+			free(key);
+			return m;
+		}
+	struct onnx_model *m = calloc(1, sizeof *m);
+	if (!m) {
+		free(key);
+		return NULL;
+	}
+	m->key = key;
+	if (c->loader->load(c->owner, p, &m->idle, &m->info, m->reason, sizeof m->reason) < 0) {
+		m->idle = m->info = NULL;
+		if (!m->reason[0])
+			snprintf(m->reason, sizeof m->reason, "cannot load the model");
+	} else {
+		m->reason[0] = 0;
+	}
+	m->next = c->models;
+	c->models = m;
+	return m;
+}
+
+int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, char *reason, size_t len)
+{
+	pthread_mutex_lock(&c->lock);
+	struct onnx_model *m = find_model(c, p);
+	int rc = 0;
+	if (!m) {
+		snprintf(reason, len, "out of memory");
+		rc = ACCEL_ENOTSUP;
+	} else if (m->reason[0]) {
+		snprintf(reason, len, "%s", m->reason);
+		rc = ACCEL_ENOTSUP;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, struct onnx_model **out,
+		    void **session)
+{
+	*out = NULL;
+	*session = NULL;
+	pthread_mutex_lock(&c->lock);
+	struct onnx_model *m = find_model(c, p);
+	int rc = !m ? ACCEL_ENOMEM : m->reason[0] ? ACCEL_ENOTSUP : 0;
+	if (!rc) {
+		*session = m->idle;
+		m->idle = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	/* Another session, loaded while other contexts open theirs. */
+	if (!rc && !*session) {
+		char why[240];
+		rc = c->loader->load(c->owner, p, session, NULL, why, sizeof why);
+	}
+	if (!rc)
+		*out = m;
+	return rc;
+}
+
+void onnx_cache_give(struct onnx_cache *c, struct onnx_model *m, void *session)
+{
+	if (!session)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (!m->idle) {
+		m->idle = session;
+		session = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (session)
+		c->loader->free_session(session);
+}

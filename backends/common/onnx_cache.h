@@ -1,0 +1,73 @@
+/*
+ * onnx_cache.h - what the backends that run ONNX models (onnxruntime,
+ * opencv) share: each engine's cache of the models asked of it, one per set
+ * of session options (path, threads, --dim values), loaded once by
+ * supports() and kept with the reason it cannot be loaded or what the
+ * backend read of it; and the pool of its sessions: the one a model was
+ * loaded with waits idle for open(), close() gives it back, and the
+ * engine's release frees them all. The backend loads and frees sessions
+ * (struct onnx_loader); the cache only keeps them.
+ */
+#ifndef ACCEL_BACKEND_ONNX_CACHE_H
+#define ACCEL_BACKEND_ONNX_CACHE_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+struct accel_op;
+struct accel_onnx_params;
+
+/* How a backend loads a model for an engine and frees what it loaded. */
+struct onnx_loader {
+	/* Load p->model for engine `owner`: 0 with *session set and, when
+	 * info is not NULL, *info (what the backend keeps of the model, as its
+	 * inputs and outputs); else a negative ACCEL_E* with one line in
+	 * reason[len]. The first load of a model (info not NULL) runs with
+	 * the cache's lock held, the others may run at once on several
+	 * threads. */
+	int (*load)(void *owner, const struct accel_onnx_params *p, void **session, void **info, char *reason,
+		    size_t len);
+	void (*free_session)(void *session);
+	void (*free_info)(void *info);
+};
+
+/* A model asked of an engine. */
+struct onnx_model {
+	char *key;                 /* path, threads and --dim values */
+	char reason[240];          /* why it cannot be loaded, "" when it can */
+	void *info;                /* from load, NULL when it cannot be loaded */
+	void *idle;                /* a session no context holds, or NULL */
+	struct onnx_model *next;
+};
+
+struct onnx_cache {
+	const struct onnx_loader *loader;
+	void *owner;               /* the engine, passed to load */
+	pthread_mutex_t lock;
+	struct onnx_model *models;
+};
+
+void onnx_cache_init(struct onnx_cache *c, const struct onnx_loader *loader, void *owner);
+/* Free every model, with its info and idle session (no context holds one). */
+void onnx_cache_free(struct onnx_cache *c);
+
+/* op's parameters when it is onnx.run or onnx.info with a model; else
+ * NULL with the reason in reason[len]. */
+const struct accel_onnx_params *onnx_op_params(const struct accel_op *op, char *reason, size_t len);
+
+/* For supports(): 0 when p's model loads on the engine (loaded by the
+ * first call, kept), else ACCEL_ENOTSUP with the reason in reason[len].
+ * Thread-safe. */
+int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, char *reason, size_t len);
+
+/* For open(): p's model and a session of it, the idle one or else a new
+ * one from load. Returns 0 with *m and *session set; ACCEL_ENOTSUP when
+ * the model cannot be loaded; ACCEL_ENOMEM; or load's code. Thread-safe. */
+int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, struct onnx_model **m,
+		    void **session);
+
+/* For close(): session (NULL: none) back to model m, kept as its idle one
+ * when it has none, else freed. Thread-safe. */
+void onnx_cache_give(struct onnx_cache *c, struct onnx_model *m, void *session);
+
+#endif
