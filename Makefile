@@ -40,7 +40,7 @@ PKGS := libzstd liblz4 libisal hwloc libcjson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-CORE_SRC := $(wildcard libcore/*.c) $(wildcard backends/cpu/*.c)
+CORE_SRC := $(wildcard libcore/*.c libcore/ops/*.c) $(wildcard backends/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 # Programs: one cmd/accel-NAME.c each. A program that needs more than
 # libaccel has cmd/accel-NAME.mk setting accel-NAME_SRC (extra sources, for

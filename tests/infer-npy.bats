@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# accel-infer's .npy reader (libcore/npy.c) against numpy's: every file of
+# accel-infer's .npy reader (libcore/ops/npy.c) against numpy's: every file of
 # the npy fuzz corpus and a few thousand headers mutated from numpy's own,
 # read array by array by both (tests/infer/npyref.py, through the fuzz
 # target's replay with FUZZ_NPY_VERDICT): the same arrays (dtype, shape)

@@ -1,4 +1,4 @@
-# accel-fft: the WAV header reader (libcore/wav.c). Seed corpus written by
+# accel-fft: the WAV header reader (libcore/ops/wav.c). Seed corpus written by
 # tests/fuzz/corpus-wav.sh into tests/fuzz/corpus/wav.
 FUZZ_TARGETS += wav
 FUZZ_SRC_wav := tests/fuzz/wav.c

@@ -1,5 +1,5 @@
 /*
- * frame.c - fuzz target for the frame walker (libcore/frame.c): walking
+ * frame.c - fuzz target for the frame walker (libcore/ops/frame.c): walking
  * frames by consuming them and reading them whole must agree with each
  * other and with libzstd's frame sizes, never claim bytes past the input,
  * and a frame the parallel path declines (ACCEL_ENOTSUP) must leave the

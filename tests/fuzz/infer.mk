@@ -1,4 +1,4 @@
-# The .npy reader of accel-infer (libcore/npy.c); corpus in tests/fuzz/corpus/npy
+# The .npy reader of accel-infer (libcore/ops/npy.c); corpus in tests/fuzz/corpus/npy
 # (crafted seeds from tests/infer/npyref.py seeds; tests/infer-npy.bats reads
 # it with numpy too).
 FUZZ_TARGETS += npy

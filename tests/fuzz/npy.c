@@ -1,5 +1,5 @@
 /*
- * npy.c - fuzz target for the .npy reader (libcore/npy.c): a stream of
+ * npy.c - fuzz target for the .npy reader (libcore/ops/npy.c): a stream of
  * arrays read one after another from memory must give, for each array, a
  * header that parses the same on its own and round-trips through the
  * writer, data of exactly the size its shape says, never more than the

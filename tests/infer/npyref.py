@@ -1,4 +1,4 @@
-"""numpy's reading of .npy streams against accel's (libcore/npy.c, through
+"""numpy's reading of .npy streams against accel's (libcore/ops/npy.c, through
 the npy fuzz target's replay with FUZZ_NPY_VERDICT set):
 
   npyref.py compare REPLAY PATH...   every file (or file of a folder) given

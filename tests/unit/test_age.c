@@ -1,5 +1,5 @@
 /*
- * test_age.c - the age STREAM module (libcore/age.c): nonces, the cutting
+ * test_age.c - the age STREAM module (libcore/ops/age.c): nonces, the cutting
  * of a unit into chunks with their indexes and final flag, and the rules of
  * the final chunk, with a stand-in AEAD whose tag is the nonce (so a chunk
  * opens only under the nonce it was sealed with, as with ChaCha20-Poly1305).

@@ -1,6 +1,6 @@
 /*
- * test_fft.c - the FFT operation module (libcore/fft.c) and the WAV header
- * reader (libcore/wav.c): sample types, windows, frame and row counts,
+ * test_fft.c - the FFT operation module (libcore/ops/fft.c) and the WAV header
+ * reader (libcore/ops/wav.c): sample types, windows, frame and row counts,
  * decimation, what accel_fft_emit makes of transformed frames (scale,
  * power, dB, averaging, shift, text), and WAV headers.
  */

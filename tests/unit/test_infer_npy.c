@@ -1,5 +1,5 @@
 /*
- * test_infer_npy.c - tensors and the .npy format (libcore/npy.c), as
+ * test_infer_npy.c - tensors and the .npy format (libcore/ops/npy.c), as
  * accel-infer reads and writes them: numpy's own headers parse, the writer's
  * headers are what numpy writes, sizes are checked before any allocation,
  * and a stream of arrays reads one by one to its end or to one error.

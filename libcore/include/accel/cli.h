@@ -1,0 +1,234 @@
+/*
+ * accel/cli.h - what the accel-* programs share: messages, options, progress meters.
+ * Part of libaccel's public API; <accel.h> includes every such header.
+ */
+#ifndef ACCEL_CLI_H
+#define ACCEL_CLI_H
+
+#include <accel/context.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/* The CLI helpers are for a program's main thread, before it starts
+ * others: they are not thread-safe (accel_getopt and the completions use
+ * static storage, accel_common_init sets the accel_msg_prog name, and they
+ * read the environment). */
+
+enum accel_opt_flags {
+	ACCEL_OPT_HIDDEN = 1 << 0,   /* not in --help, man page or completions */
+	ACCEL_OPT_NUMERIC = 1 << 1,  /* matches -N (e.g. compression level -19) */
+	ACCEL_OPT_OPTIONAL = 1 << 2, /* long option whose argument is optional: only
+	                              * "--name=ARG" gives one (*arg NULL otherwise) */
+};
+
+/* One option, declared once: --help, the man page and the completions are
+ * generated from the table. */
+struct accel_option {
+	int id;               /* returned by accel_getopt; 0 ends the table */
+	char short_name;      /* 0: none */
+	const char *long_name;/* NULL: none */
+	const char *arg;      /* argument name ("N", "FILE"), NULL: a flag */
+	const char *help;     /* one line */
+	const char *complete; /* "file", "dir", or a space-separated list of words; NULL */
+	unsigned flags;
+};
+
+/* Ids of the options every program shares (DESIGN.md). */
+enum accel_common_opt {
+	ACCEL_OPT_BACKEND = 1000, ACCEL_OPT_FALLBACK, ACCEL_OPT_THREADS,
+	ACCEL_OPT_VERBOSE, ACCEL_OPT_QUIET, ACCEL_OPT_PROGRESS, ACCEL_OPT_NO_PROGRESS,
+	ACCEL_OPT_JSON, ACCEL_OPT_HELP, ACCEL_OPT_VERSION,
+	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
+};
+
+/* An option's `complete` that lists "auto" and the registered backends'
+ * names, read from the registry when the shell completes (--completion
+ * backends). */
+#define ACCEL_COMPLETE_BACKENDS "@backends"
+
+/* The common options, to splice into a program's table: a program lists
+ * only those it acts on (an option in --help is an option that works). */
+#define ACCEL_BACKEND_OPTION \
+	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, 0 }
+/* For programs that run the stream engine. */
+#define ACCEL_RUN_OPTIONS \
+	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
+	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "worker threads (0 = all cores; default 0)", NULL, 0 }, \
+	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
+	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }
+/* For every program. */
+#define ACCEL_BASIC_OPTIONS \
+	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", NULL, 0 }, \
+	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
+	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
+	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
+	{ ACCEL_OPT_GEN_MAN, 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN }, \
+	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
+#define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
+
+/* A subcommand, `PROG NAME [options]` when NAME is the first argument (as
+ * accel-crypt keygen): its own table, a section of the program's man page
+ * and its own completions. */
+struct accel_subcommand {
+	const char *name;                  /* "keygen"; NULL ends the list */
+	const struct accel_cli *cli;       /* prog "accel-crypt keygen", its options */
+	int (*run)(int argc, char **argv); /* argv[0] is name; returns the exit status */
+};
+
+/* A program's description for the generated texts. */
+struct accel_cli {
+	const char *prog;        /* "accel-compress" */
+	const char *usage;       /* "[options] [FILE...]" */
+	const char *summary;     /* one line */
+	const struct accel_option *options;
+	/* The exit statuses the program can return (enum accel_exit), ending
+	 * with -1, for --help; NULL: 0, 1 and 2. */
+	const int *exit_statuses;
+	/* NULL: none. The completions go one level deep (a subcommand's own list
+	 * is not read). */
+	const struct accel_subcommand *subcommands;
+};
+
+/* Settings of the common options, after accel_cli_common(). */
+struct accel_common {
+	const char *backend;
+	enum accel_fallback fallback;
+	int threads;
+	int verbose, quiet, json;
+	int progress;            /* -1: auto (stderr is a terminal) */
+};
+
+/* Option parser state. */
+struct accel_optparse {
+	const struct accel_cli *cli;
+	int argc;
+	char **argv;
+	int i;                   /* next argv index */
+	const char *cluster;     /* rest of a "-abc" cluster */
+	int done;                /* "--" seen */
+	char **operands;         /* collected operands (argv order), moved to the
+	                          * front of argv itself: nothing to free */
+	int noperands;
+	char errbuf[160];
+};
+/* Start parsing argv[1..argc) against cli's table. Operands are moved to
+ * the front of argv itself. */
+void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv);
+/* Next option: returns 1 with *id and *arg set (numeric options give the
+ * digits as *arg, at most 15, in a static buffer that the next numeric
+ * option overwrites; other *arg point into argv), 0 when all argv is
+ * parsed (operands in p->operands), or ACCEL_EINVAL with the message in
+ * p->errbuf (unknown or ambiguous option, missing or unwanted argument).
+ * Long options may be abbreviated to a unique prefix. */
+int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
+/* Set defaults for the common options from the environment (ACCEL_BACKEND,
+ * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
+ * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout);
+ * also accel_msg_prog(cli->prog). The start-up of every program: call it
+ * first, before any other thread, file or library. It opens /dev/null on
+ * each of fds 0, 1 and 2 that is closed (stdin write-only, stdout and
+ * stderr read-only, so that using them still fails with EBADF), so no
+ * descriptor opened later takes their place, and installs the signal
+ * handlers of accel_output_open. Returns 0, or ACCEL_EINVAL with a
+ * message on stderr for a malformed environment value. */
+int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
+/* Handle a common option: returns 1 handled, 0 not a common option,
+ * ACCEL_EINVAL bad value (usage message printed), 2 when the program must
+ * exit 0 now (help, version, generated texts printed to stdout; a reader
+ * that went away counts as success), or ACCEL_EIO when writing them failed
+ * (message printed: the program exits 1). --backend is checked against
+ * the registry of a context made and freed for it (plugins are loaded). */
+int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
+/* --help text (usage, visible options, exit statuses) to f; write errors
+ * are left in f's error flag. */
+void accel_cli_help(const struct accel_cli *cli, FILE *f);
+/* The man page's OPTIONS entries (roff .TP items) to f, then each
+ * subcommand's under a .SS heading naming it. */
+void accel_cli_man(const struct accel_cli *cli, FILE *f);
+/* A completion script for `shell` ("bash", "zsh" or "fish") to f, the
+ * subcommands' names and options with it; the same bytes on every machine,
+ * as the scripts are committed (completions/). For "backends", the words
+ * of ACCEL_COMPLETE_BACKENDS one a line, which the scripts ask the program
+ * for when completing: this loads the registry (a context). Returns 0, or
+ * ACCEL_EINVAL for any other `shell`. */
+int accel_cli_completion(const struct accel_cli *cli, const char *shell, FILE *f);
+
+/* Parse "12", "4K", "64M", "1G", "2T" (powers of 1024; either case, an
+ * optional "i" and "B": "4KiB") to bytes in *out. Returns 0, or
+ * ACCEL_EINVAL (*out unchanged) for anything else or an overflow. Safe
+ * from any thread, as is accel_parse_int. */
+int accel_parse_size(const char *s, uint64_t *out);
+/* Parse a decimal int from min to max (a leading '-' allowed, no blanks)
+ * into *out. Returns 0, or ACCEL_EINVAL (*out unchanged). */
+int accel_parse_int(const char *s, int min, int max, int *out);
+
+/* Messages: "PROG: text" on stderr, one line (text cut at 1023 bytes),
+ * written with one fprintf so lines from several threads do not mix:
+ * safe from any thread (not from a signal handler). accel_msg_prog sets
+ * PROG ("accel" before): it keeps the pointer, not a copy, and must be
+ * called before other threads print. */
+void accel_msg_prog(const char *prog);
+void accel_msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Usage error: message plus "Try 'PROG --help' for more information." on
+ * a second line (two writes: call it from one thread). */
+void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Progress meter on stderr, one line redrawn at most five times a second:
+ * the amount done, the rate, and the ETA when the total is known. Not
+ * thread-safe: one thread at a time updates a meter (in the stream engine
+ * the writer, or the reader during a sequential region, under the run's
+ * lock). The meter keeps the label pointer: it must outlive the meter. */
+struct accel_progress;
+/* A meter counting bytes; total in bytes, <= 0 unknown. NULL when out of
+ * memory (the update functions then do nothing). */
+struct accel_progress *accel_progress_new(const char *label, int64_t total);
+/* A meter counting in the operation's unit: `unit` NULL or "B" bytes
+ * (shown as B, KiB, MiB ...), "s" seconds of media (shown as [h:]mm:ss,
+ * the rate as a speed, "1.50x"), any other name ("samples", "frames")
+ * counted with k, M, G and that name (cut at 15 bytes). `scale`: units per byte given to
+ * accel_progress_update (<= 0: 1; 1/4 for 16-bit stereo samples).
+ * `total`: the total in the unit, <= 0 unknown (no ETA). NULL when out of
+ * memory. */
+struct accel_progress *accel_progress_new_unit(const char *label, const char *unit, double scale, double total);
+/* Bytes done so far (times the meter's scale); p may be NULL. */
+void accel_progress_update(struct accel_progress *p, uint64_t done);
+/* Amount done so far in the meter's unit; p may be NULL. */
+void accel_progress_set(struct accel_progress *p, double done);
+/* The meter's line as it would be drawn `elapsed` seconds after it was
+ * made, without the carriage return and line erase: "zstd.compress: 1.0
+ * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
+int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len);
+/* Draw the final line, end it with a newline, free the meter (NULL:
+ * nothing). */
+void accel_progress_end(struct accel_progress *p);
+
+/* End the program with exit status `status`: exit() normally; when a
+ * bounded call was abandoned (accel_abandoned_calls() > 0), stdout and
+ * stderr are flushed and closed and the process ends with _exit(), so no
+ * atexit handler or library destructor runs under the thread still inside
+ * a driver. A failure to write stdout then turns status 0 into 1, with
+ * one line on stderr. Never returns. Call it from one thread (as exit()). */
+__attribute__((noreturn)) void accel_exit(int status);
+
+/* Replace, in place, what must not reach a terminal or a file from text a
+ * driver, sysfs or a database gave: control characters (C0 but tab, which
+ * becomes a space; DEL; C1), Unicode direction overrides and bytes that
+ * are not valid UTF-8 become '?'; so do U+2028 and U+2029. The text never
+ * grows. Touches only s: safe from any thread. */
+void accel_text_sanitize(char *s);
+
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC), from an arbitrary
+ * start. Async-signal-safe. */
+double accel_now(void);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/*
+ * accel/ops/age.h - age STREAM (age-encryption.org/v1) payloads and file hashes (accel-crypt).
+ * Part of libaccel's public API; <accel.h> includes every such header.
+ */
+#ifndef ACCEL_OPS_AGE_H
+#define ACCEL_OPS_AGE_H
+
+#include <accel/stream.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/*
+ * The payload of an age v1 file (age-encryption.org/v1, C2SP age.md,
+ * "Payload"): the plaintext cut into chunks of ACCEL_AGE_CHUNK bytes, each
+ * sealed with ChaCha20-Poly1305 under the payload key with the nonce
+ * "11-byte big-endian chunk counter || last-chunk flag" (0x01 on the final
+ * chunk, else 0x00). The final chunk may be short; it is empty only when
+ * the whole plaintext is. Chunks depend only on their index, so units of
+ * whole chunks run in parallel. Operations "age.encrypt" and "age.decrypt":
+ * op->ext points to a struct accel_age_key, op->chunk_size is the plaintext
+ * bytes of one unit (a multiple of ACCEL_AGE_CHUNK); unit u holds the
+ * chunks from index u->seq * op->chunk_size / ACCEL_AGE_CHUNK on. The
+ * functions of this section use only their arguments: safe from any thread.
+ */
+#define ACCEL_AGE_CHUNK 65536
+#define ACCEL_AGE_TAG 16
+#define ACCEL_AGE_NONCE_LEN 12
+#define ACCEL_AGE_KEY_LEN 32
+/* Chunks per unit by default (1 MiB of plaintext). */
+#define ACCEL_AGE_UNIT_CHUNKS 16
+
+/* op->ext of age.encrypt and age.decrypt: the payload key (HKDF-SHA256 of
+ * the file key and the payload nonce, info "payload"). */
+struct accel_age_key {
+	uint8_t key[ACCEL_AGE_KEY_LEN];
+};
+
+/* The STREAM nonce of chunk `counter` (last: 1 for the final chunk). */
+void accel_age_nonce(uint64_t counter, int last, uint8_t nonce[ACCEL_AGE_NONCE_LEN]);
+
+/*
+ * For an engine's run(): seal (decrypt 0) or open (decrypt 1) every chunk
+ * of unit u into u->out, calling aead(arg, decrypt, nonce, src, n, dst) per
+ * chunk: n plaintext bytes; sealing writes n + ACCEL_AGE_TAG bytes
+ * (ciphertext, then tag) to dst, opening reads them from src and writes n
+ * bytes, returning 0, ACCEL_EDATA when the tag does not verify, or another
+ * ACCEL_E* code. Checks the final-chunk rules while opening. Returns 0;
+ * ACCEL_EDATA with one line in err[len] naming the chunk ("chunk 3 failed
+ * authentication (...)", "final chunk 2 is empty", "chunk 0 is missing
+ * (truncated file)", "trailing data after the final chunk 5"); aead's
+ * other codes; ACCEL_ENOMEM.
+ */
+int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decrypt,
+		       int (*aead)(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *src, size_t n,
+				   uint8_t *dst),
+		       void *arg, char *err, size_t len);
+
+/* How accel_age_encrypt and accel_age_decrypt run. */
+struct accel_age_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	int verbose;                  /* > 0: print the route on stderr */
+	const uint8_t *key;           /* ACCEL_AGE_KEY_LEN bytes: the payload key (copied) */
+	uint64_t unit_chunks;         /* chunks per unit; 0: ACCEL_AGE_UNIT_CHUNKS */
+	/* Optional (encryption): write the header and the payload nonce
+	 * before the first chunk; 0 or a negative ACCEL_E* code. */
+	int (*begin)(void *user, struct accel_output *out);
+	void *user;
+};
+
+/*
+ * Encrypt the rest of `in` (the plaintext; an empty input is one empty
+ * final chunk) to `out` as an age payload, or decrypt the rest of `in`
+ * (the chunks after the payload nonce) to `out`: routed as "age.encrypt"
+ * or "age.decrypt" for in->size, units in parallel on the route's engines,
+ * written in order. Decryption writes a unit only after each of its chunks
+ * verified, and stops at the first that does not: earlier units may have
+ * been written (the caller aborts a FILE output). Returns 0; ACCEL_EDATA
+ * (err names the chunk and byte offset); ACCEL_EINVAL (malformed backend
+ * list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO; ACCEL_EPIPE;
+ * ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]; stats may be NULL.
+ * Memory and threads as accel_stream_run (units of unit_chunks chunks).
+ */
+int accel_age_encrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+int accel_age_decrypt(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, struct accel_input *in,
+		      struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+
+/*
+ * Hashing files in parallel (accel-crypt hash): operations "sha256",
+ * "sha512", "sha3-256", "blake2b512", "sha1", "md5". Each unit is one
+ * file: u->in holds its name (NUL-terminated; "-" is standard input), then
+ * any bytes of the caller's. The engine reads and hashes the file itself
+ * (so files are hashed at once on several workers, each in bounded
+ * memory) and calls done() with the digest, or with errnum set when the
+ * file cannot be read (digest NULL); done() fills u->out and returns 0 or
+ * a negative ACCEL_E* code. op->ext points to this struct; done runs on
+ * worker threads, several at once.
+ */
+struct accel_hash_files {
+	int (*done)(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
+		    struct accel_buf *out);
+	void *arg;
+};
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

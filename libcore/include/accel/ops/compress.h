@@ -1,0 +1,192 @@
+/*
+ * accel/ops/compress.h - compressed frames (zstd, gzip, lz4): detection, walking, compression and
+ * decompression through the stream engine.
+ * Part of libaccel's public API; <accel.h> includes every such header.
+ */
+#ifndef ACCEL_OPS_COMPRESS_H
+#define ACCEL_OPS_COMPRESS_H
+
+#include <accel/stream.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+struct accel_report;
+
+enum accel_format {
+	ACCEL_FORMAT_NONE,       /* end of input */
+	ACCEL_FORMAT_UNKNOWN,
+	ACCEL_FORMAT_ZSTD,
+	ACCEL_FORMAT_GZIP,
+	ACCEL_FORMAT_LZ4,
+	ACCEL_FORMAT_SKIPPABLE,  /* zstd/lz4 skippable frame: no content */
+};
+
+/* The functions of this section use only their arguments: safe from any
+ * thread, one thread per input. */
+
+/* "zstd", "gzip", "lz4", "skippable", "unknown" (static strings). */
+const char *accel_format_name(enum accel_format f);
+/* lz4's legacy frame (magic 0x184C2102, written by lz4 -l; ACCEL_FORMAT_LZ4):
+ * blocks decode to at most ACCEL_LZ4_LEGACY_BLOCK bytes each, and a block
+ * size over ACCEL_LZ4_LEGACY_BOUND (LZ4_compressBound of that) is the magic
+ * of the next frame, ending the legacy one, as lz4 -d reads it. */
+#define ACCEL_LZ4_LEGACY_BLOCK ((size_t)8 << 20)
+#define ACCEL_LZ4_LEGACY_BOUND (ACCEL_LZ4_LEGACY_BLOCK + ACCEL_LZ4_LEGACY_BLOCK / 255 + 16)
+/* Format named by its magic bytes at p[0..n): 2 bytes for gzip, 4 for
+ * the others; UNKNOWN when n is too short or nothing matches. */
+enum accel_format accel_format_detect(const uint8_t *p, size_t n);
+
+/* What is known of one frame (a gzip member, a zstd or lz4 frame) without
+ * decoding it. */
+struct accel_frame {
+	enum accel_format format;
+	int64_t content_size;    /* decompressed bytes, -1 unknown */
+	int64_t frame_size;      /* compressed bytes of the whole frame, -1 unknown */
+	int checksum;            /* 1: the frame carries a content checksum */
+	int blocks;              /* number of blocks walked (zstd, lz4) */
+};
+
+/*
+ * Inspect the frame at the current position of `in` and find its end
+ * without decoding: from the zstd (RFC 8878) and lz4 (LZ4 Frame Format)
+ * block headers, or from the 'A','C' FEXTRA subfield of our gzip members.
+ * consume = 0: peek only, and stop with ACCEL_ENOTSUP (nothing consumed)
+ * when the frame or its stated content is longer than `max` bytes, or its
+ * end cannot be found without inflating (a gzip member of another tool, or
+ * one whose 'A','C' sizes do not match its trailer's ISIZE and the start of
+ * the next member, or an lz4 legacy frame, whose content size is never
+ * stated); the frame is then
+ * whole at the input's peek pointer. consume = 1: consume the frame while
+ * walking (for --list; memory stays bounded). Returns 0 (f->format NONE at
+ * end of input), ACCEL_ENOTSUP, ACCEL_EDATA (an unknown format included)
+ * with a message naming the byte offset in err[len], ACCEL_EIO (errno
+ * kept) or ACCEL_ENOMEM.
+ */
+int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct accel_frame *f,
+		     char *err, size_t len);
+
+/* Like accel_frame_scan in peek mode, but once the frame is known to fit
+ * `max` it is read whole into dst (dst->len = f->frame_size), straight from
+ * the file for its large blocks. ACCEL_ENOTSUP still consumes nothing: bytes
+ * already read (at most `max`) are given back to the input's buffer, so the
+ * frame can be decoded sequentially from its first byte. A skippable frame
+ * is walked past instead (consumed whatever its size, dst->len 0). Returns
+ * as accel_frame_scan; dst may trade buffers with the input. */
+int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
+		     char *err, size_t len);
+
+/* --------------------------------------------------------- decompression */
+
+/* Frames (and their stated content) up to this many bytes are decoded in
+ * parallel, one unit each; larger ones, and frames whose end or content
+ * size is not stated, are decoded sequentially in bounded memory. */
+#define ACCEL_DECOMPRESS_PARALLEL_MAX ((uint64_t)64 << 20)
+
+/* How accel_decompress runs. */
+struct accel_decompress_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	uint64_t memory_limit;        /* bytes a frame's window may take; raises the window limit, 0: none */
+	int window_log_max;           /* zstd windows up to 2^N bytes are decoded (--long=N); 0: 27 */
+	int verbose;                  /* > 0: print the route on stderr */
+	uint64_t parallel_max;        /* parallel limit in bytes; 0: ACCEL_DECOMPRESS_PARALLEL_MAX */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
+};
+
+/*
+ * Decompress every frame of `in` to `out` as accel-compress -d does: format
+ * from the first non-skippable frame, frames in parallel on the route's
+ * engines when their end is known and they fit the parallel limit, else
+ * sequentially; the switch happens only at frame boundaries. Sizes stated
+ * in frame headers are hints, checked against what decoding finds. Input
+ * holding only skippable frames writes nothing and returns 0. A zstd frame
+ * whose window is over max(2^window_log_max, memory_limit) is refused.
+ * Memory: at most 2 * workers + 2 units in flight, each at most
+ * parallel_max bytes of input and as much output, plus one sequential
+ * decoder (its window, within the limit above).
+ * After gzip members only members may follow, as gzip -d takes them: zero
+ * bytes are ignored; other bytes (two or more) end the decoding with
+ * ACCEL_DECOMPRESS_GARBAGE (everything before them written). After zstd and
+ * lz4 frames anything but a frame is corrupt input, as zstd and lz4 say.
+ * Returns 0; ACCEL_DECOMPRESS_GARBAGE (err: "decompression OK, trailing
+ * garbage ignored", gzip's words); ACCEL_EDATA (corrupt, truncated, empty,
+ * not a known format or failed a check: err names the byte offset);
+ * ACCEL_ENOMEM (out of memory, or a window over the limit); ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_EINVAL (malformed backend list or $ACCEL_FAULT);
+ * ACCEL_ENOENGINE; ACCEL_EDEVICE. One line in err[len]; stats may be NULL.
+ * Threads as accel_stream_run (it routes, so it may probe ctx).
+ */
+#define ACCEL_DECOMPRESS_GARBAGE 1
+int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
+		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+
+/*
+ * Decode the one frame (zstd or lz4 frame, gzip member) at the position of
+ * `in` sequentially into nothing, consuming it, and give its decompressed
+ * size in *content: for listing frames whose size is not stated (a gzip
+ * member of another tool). Runs on the CPU engine in the calling thread,
+ * memory bounded by the decoder's window. Returns 0; ACCEL_EDATA (corrupt:
+ * err names the byte offset); ACCEL_EIO; ACCEL_ENOMEM; ACCEL_EINVAL for a
+ * format that is not a compressed one. Probes the cpu backend if needed
+ * (under ctx's lock); then thread-safe for distinct inputs.
+ */
+int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct accel_input *in,
+			uint64_t *content, char *err, size_t len);
+
+/* ----------------------------------------------------------- compression */
+
+/* Level used when none is given: zstd 3, gzip 6, lz4 1; ACCEL_EINVAL for a
+ * format other than "zstd", "gzip" or "lz4". Pure, as is the next one. */
+int accel_compress_default_level(const char *format);
+/* Bytes of input per parallel chunk when none is given, by format and
+ * level: gzip 1 MiB, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
+ * 2, 8, 16 and above (about four times the level's window, as zstd -T
+ * does). 0 for an unknown format. */
+uint64_t accel_compress_default_chunk(const char *format, int level);
+
+/* How accel_compress runs. */
+struct accel_compress_cfg {
+	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
+	struct accel_stream_config stream;
+	const char *format;           /* "zstd", "gzip" or "lz4"; NULL: zstd */
+	int level;                    /* in the format's scale; 0: accel_compress_default_level */
+	int checksum;                 /* 1: write content checksums */
+	uint64_t chunk_size;          /* bytes per unit; 0: accel_compress_default_chunk */
+	uint64_t memory_limit;        /* bytes a codec context may use, 0: default */
+	int verbose;                  /* > 0: print the route on stderr */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
+};
+
+/*
+ * Compress `in` to `out` as accel-compress does: the input cut into chunks
+ * of cfg->chunk_size bytes (an empty input is one empty chunk), each
+ * compressed in parallel on the route's engines into a frame (zstd, lz4) or
+ * member (gzip) of its own, written in input order; the output is what the
+ * format's standard tool reads. Routed for in->size (-v: the route printed
+ * when cfg->verbose > 0). Returns 0; ACCEL_EINVAL (unknown format, or a
+ * malformed backend list or $ACCEL_FAULT); ACCEL_ENOENGINE; ACCEL_EIO;
+ * ACCEL_EPIPE; ACCEL_ENOMEM; ACCEL_EDEVICE. One line in err[len]; stats
+ * may be NULL. Memory and threads as accel_stream_run.
+ */
+int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
+		   struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len);
+/* Several inputs as accel_compress does each, routed once (for
+ * cfg->stream.total_size, the sum of their sizes or -1) and run as the
+ * jobs of one accel_stream_run_jobs: the same engine contexts serve every
+ * input. The jobs' `user` is ignored. Returns as accel_compress; a route
+ * failure is returned before any job starts. */
+int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg,
+			const struct accel_stream_jobs *jobs, char *err, size_t len);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/*
+ * accel/unit.h - buffers and units: the pieces of a stream an engine works on.
+ * Part of libaccel's public API; <accel.h> includes every such header.
+ */
+#ifndef ACCEL_UNIT_H
+#define ACCEL_UNIT_H
+
+#include <accel/errors.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+struct accel_engine;
+
+/* A growable byte buffer (zero-initialised: empty). One thread at a time. */
+struct accel_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+/* Make room for `cap` bytes in total (grows by at least half; from 2 MiB
+ * the data is 2 MiB-aligned, marked for huge pages); keeps the content
+ * (b->len bytes). Returns 0, or ACCEL_ENOMEM with b unchanged. */
+int accel_buf_reserve(struct accel_buf *b, size_t cap);
+/* Free the data and leave b empty (reusable). */
+void accel_buf_free(struct accel_buf *b);
+
+/* A unit of work in the stream engine: a chunk, a frame, a batch. */
+struct accel_unit {
+	uint64_t seq;        /* index in the stream, from 0 (a STREAM nonce counter) */
+	uint64_t offset;     /* byte offset of the unit's input in the stream */
+	int last;            /* 1: the final unit of the stream */
+	size_t out_hint;     /* expected output size in bytes, 0 unknown */
+	struct accel_buf in;
+	struct accel_buf out;
+	const struct accel_engine *engine; /* the engine that produced out */
+	/* Bytes at the start of `in` that the previous unit held too
+	 * (overlapping FFT frames, a model's context window): statistics
+	 * count only in.len - in_overlap as input, so overlap is not counted
+	 * twice. Set by ops->next; 0 before each call. */
+	size_t in_overlap;
+};
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif
