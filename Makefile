@@ -74,8 +74,9 @@ $(1)_OK := $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --exists $$($(1)_PK
 ifeq ($$($(1)_OK),yes)
 $(4) += $(3)/accel_$(1).so
 PLUGIN_PARTS += $$($(1)_PARTS:%=$(3)/$(1)/%.so)
-$(3)/accel_$(1).so: $$($(1)_SRC) $$(wildcard $(2)/$(1)/*.h backends/common/*.h) backends/common/plugin.ver $(LIB) libcore/include/accel.h
+$(3)/accel_$(1).so: $$($(1)_SRC) backends/common/plugin.ver | $(LIB)
 	@mkdir -p $$(@D)
+	$$(call hdeps,$$(CPPFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))),$$($(1)_SRC))
 	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(PLUGIN_CFLAGS) $$($(1)_CFLAGS) $$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --cflags $$($(1)_PKGS))) \
 		-shared -o $$@ $$($(1)_SRC) $$(LDFLAGS) -L$(B)/lib -laccel \
 		$$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --libs $$($(1)_PKGS))) $$($(1)_LIBS)
@@ -128,9 +129,9 @@ all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(B)/accel.pc
 # pragma); core_ internals and the backends' own symbols stay hidden.
 $(CORE_OBJ): CFLAGS += -fvisibility=hidden
 
-$(B)/obj/%.o: %.c libcore/include/accel.h libcore/core.h $(wildcard backends/cpu/*.h)
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DACCEL_PLUGIN_DIR='"$(PLUGINDIR)"' -c -o $@ $<
+	$(CC) -MMD -MP $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DACCEL_PLUGIN_DIR='"$(PLUGINDIR)"' -c -o $@ $<
 
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)
@@ -138,9 +139,23 @@ $(LIB): $(CORE_OBJ)
 	ln -sf libaccel.so.$(VERSION) $(B)/lib/libaccel.so.$(SOVERSION)
 	ln -sf libaccel.so.$(VERSION) $(B)/lib/libaccel.so
 
+# Header dependencies: objects compiled one by one write their .d (-MMD
+# -MP); a target built by one cc call over several sources (a program, a
+# plugin, a companion object, a test) writes its .d with $(call hdeps,FLAGS,
+# SOURCES), gcc -MM over the same include flags. Each rebuilds when a header
+# it includes changes, and no other. What links libaccel.so has it as an
+# order-only prerequisite: a new libaccel (its soname unchanged) is taken at
+# run time, so editing one libcore file relinks libaccel alone.
+# (Those go under $(B)/dep/, out of reach of the pattern rules that build
+# $(B)/%.)
+hdeps = @mkdir -p $(dir $(B)/dep/$(patsubst $(B)/%,%,$@)) && \
+	$(CC) -MM -MP -MT $@ $(filter -I% -D% -U% -std=%,$(1)) $(2) > $(B)/dep/$(patsubst $(B)/%,%,$@).d
+-include $(shell find $(B)/obj $(B)/dep -name '*.d' 2>/dev/null)
+
 # Programs find libaccel beside them in the build tree and in ../lib installed.
 .SECONDEXPANSION:
-$(B)/%: cmd/%.c $$($$*_SRC) $$(wildcard cmd/$$*/*.h) $(LIB) libcore/include/accel.h
+$(B)/%: cmd/%.c $$($$*_SRC) | $(LIB)
+	$(call hdeps,$(CPPFLAGS) $(PKG_CFLAGS) $($*_CFLAGS) $(if $($*_PKGS),$(shell pkg-config --cflags $($*_PKGS))),$< $($*_SRC))
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $($*_CFLAGS) $(if $($*_PKGS),$(shell pkg-config --cflags $($*_PKGS))) \
 		-o $@ $< $($*_SRC) $(LDFLAGS) -L$(B)/lib -laccel \
 		-Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib' $(PKG_LIBS) \
@@ -176,10 +191,10 @@ define test_plugin
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
 endef
-$(B)/tests/plugins/accel_%.so: tests/plugins/%.c $(LIB)
+$(B)/tests/plugins/accel_%.so: tests/plugins/%.c | $(LIB)
 	$(test_plugin)
 # Plugins with malformed tables live apart, so other tests' routes stay as they are.
-$(B)/tests/badplugins/accel_%.so: tests/plugins/%.c $(LIB)
+$(B)/tests/badplugins/accel_%.so: tests/plugins/%.c | $(LIB)
 	$(test_plugin)
 
 # Unit tests reach core_ internals, which libaccel does not export: they
@@ -189,11 +204,13 @@ $(B)/tests/badplugins/accel_%.so: tests/plugins/%.c $(LIB)
 $(B)/tests/test_ids: backends/pci/pci.c backends/pci/devnodes.c backends/pci/pci.h
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS) $(PKG_CFLAGS),$<)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
 		$$(pkg-config --libs cmocka)
 
-$(B)/fuzz/replay-%: tests/fuzz/driver.c tests/fuzz/fuzz.h $(LIB) $$(FUZZ_SRC_$$*)
+$(B)/fuzz/replay-%: tests/fuzz/driver.c $$(FUZZ_SRC_$$*) | $(LIB)
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS) $(FUZZ_DEF_$*),$(FUZZ_SRC_$*) tests/fuzz/driver.c)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUZZ_DEF_$*) -o $@ $(FUZZ_SRC_$*) tests/fuzz/driver.c \
 		$(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../lib' $(FUZZ_LIBS_$*)
 
@@ -248,7 +265,7 @@ bench:
 	@for s in $(filter-out tests/bench/corpus.sh,$(sort $(wildcard tests/bench/*.sh))); do sh $$s || exit 1; done
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/accel/ops \
 		$(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
@@ -257,6 +274,8 @@ install: all
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so.$(SOVERSION)
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so
 	install -m 644 libcore/include/accel.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(wildcard libcore/include/accel/*.h) $(DESTDIR)$(INCLUDEDIR)/accel/
+	install -m 644 $(wildcard libcore/include/accel/ops/*.h) $(DESTDIR)$(INCLUDEDIR)/accel/ops/
 	install -m 644 $(B)/accel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/)
 	$(foreach f,$(PLUGIN_PARTS),install -D -m 755 $(f) $(DESTDIR)$(PLUGINDIR)/$(patsubst $(B)/plugins/%,%,$(f));)
@@ -273,7 +292,7 @@ uninstall:
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/zsh/site-functions/_%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/%.fish)
-	rm -rf $(DESTDIR)$(PLUGINDIR)
+	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/accel
 
 clean:
 	rm -rf $(B)

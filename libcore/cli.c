@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <accel/cli.h>
 #include "core.h"
 
 void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv)

@@ -6,7 +6,7 @@
 #define ACCEL_CORE_H
 
 #include <pthread.h>
-#include "accel.h"
+#include <accel/context.h>
 
 /* The registry grows as plugins are found, up to CORE_MAX_BACKENDS (the
  * built-in ones included); devices and engines are held in fixed tables. */

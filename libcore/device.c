@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/cli.h>
 #include "core.h"
 
 static const char *const class_names[ACCEL_CLASS_COUNT] = {

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <accel/cli.h>
 #include "core.h"
 
 static const struct accel_backend *const builtin[] = {

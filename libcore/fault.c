@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/fault.h>
+#include <accel/stream.h>
 #include "core.h"
 
 #define MAX_RULES 16

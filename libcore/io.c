@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <accel/cli.h>
+#include <accel/stream.h>
 #include "core.h"
 
 #define INPUT_BUF (1u << 20)

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <accel/cli.h>
 #include "core.h"
 
 /* What the start-up of each API did in a child, once known. */

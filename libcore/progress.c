@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/cli.h>
 #include "core.h"
 
 struct accel_progress {

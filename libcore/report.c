@@ -12,6 +12,8 @@
 #include <sys/utsname.h>
 #include <cjson/cJSON.h>
 #include <hwloc.h>
+#include <accel/cli.h>
+#include <accel/report.h>
 #include "core.h"
 
 #define BIT(c) (1u << (c))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <accel/report.h>
 #include "core.h"
 
 #define ALL_CLASSES ((1u << ACCEL_CLASS_COUNT) - 1)

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/report.h>
 #include "core.h"
 
 static struct accel_route_entry *add_entry(struct accel_route *r, const struct accel_engine *e,

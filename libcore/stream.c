@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <hwloc.h>
+#include <accel/cli.h>
+#include <accel/stream.h>
 #include "core.h"
 
 struct slot {                  /* one engine the run may use */

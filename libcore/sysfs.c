@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <accel/cli.h>
 #include "core.h"
 
 static void vpath(char *buf, size_t len, const char *root, const char *fmt, va_list ap)

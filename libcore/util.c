@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <accel/cli.h>
 #include "core.h"
 
 static const char *prog_name = "accel";

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accel.h"
+#include <accel/backend.h>
 #include "cuda_driver.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

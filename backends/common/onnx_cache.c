@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accel.h"
+#include <accel/backend.h>
+#include <accel/ops/tensor.h>
 #include "onnx_cache.h"
 
 void onnx_cache_init(struct onnx_cache *c, const struct onnx_loader *loader, void *owner)

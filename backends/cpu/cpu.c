@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <accel/context.h>
 #include "cpu.h"
 
 static const struct cpu_codec *const codecs[] = {

@@ -5,7 +5,8 @@
 #ifndef ACCEL_BACKEND_CPU_H
 #define ACCEL_BACKEND_CPU_H
 
-#include "accel.h"
+#include <accel/backend.h>
+#include <accel/io.h>
 
 struct cpu_codec {
 	const char *op;           /* "zstd.compress" */

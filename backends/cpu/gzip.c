@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <isa-l/igzip_lib.h>
+#include <accel/ops/compress.h>
 #include "cpu.h"
 
 /* Header written before each member: 10 fixed bytes, XLEN, one subfield. */

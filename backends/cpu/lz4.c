@@ -8,6 +8,7 @@
 #include <string.h>
 #include <lz4.h>
 #include <lz4frame.h>
+#include <accel/ops/compress.h>
 #include "cpu.h"
 
 /* accel level to lz4's: 1-2 the fast compressor, 3-12 LZ4HC levels (as the

@@ -7,7 +7,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accel.h"
+#include <accel/backend.h>
 #include "../common/cuda_driver.h"
 #include "nvml_api.h"
 

@@ -33,7 +33,7 @@ ifneq ($(and $(wildcard $(CUDA_INC)/cuda.h),$(wildcard $(CUDA_INC)/cufft.h),$(wi
 $(B)/plugins/accel_cufft.so: $(B)/cufft/api_check.o
 $(B)/cufft/api_check.o: backends/cufft/api_check.c backends/cufft/cufft_api.h backends/common/cuda_driver.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(CUDA_INC) -c -o $@ $<
+	$(CC) -MMD -MP $(CPPFLAGS) $(CFLAGS) -I$(CUDA_INC) -c -o $@ $<
 endif
 
 # A test double of libcuda.so.1 and libcufft.so.12 (tests/fakecuda) for

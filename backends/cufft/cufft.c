@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accel.h"
+#include <accel/ops/fft.h>
 #include "cufft_chain.h"
 
 #define BLOCK 256

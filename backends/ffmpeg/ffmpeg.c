@@ -36,7 +36,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/log.h>
 #include <libavutil/macros.h>
-#include "accel.h"
+#include <accel/backend.h>
 
 #define AVUTIL_SONAME "libavutil.so." AV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR)
 #define AVCODEC_SONAME "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)

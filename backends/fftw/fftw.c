@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <fftw3.h>
-#include "accel.h"
+#include <accel/ops/fft.h>
 
 static const char *const fftw_ops[] = { "fft.c2c", "fft.r2c", "fft.c2r", NULL };
 

@@ -16,7 +16,7 @@
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <pcap/pcap.h>
-#include "accel.h"
+#include <accel/backend.h>
 
 typedef int (*findalldevs_fn)(pcap_if_t **, char *);
 typedef void (*freealldevs_fn)(pcap_if_t *);

@@ -22,8 +22,9 @@ onnxruntime_LIBS := -ldl -lpthread
 # models, so that tests/infer.bats can show fallback from a failing engine.
 ifneq ($(filter onnxruntime,$(OPT_BACKENDS)),)
 TEST_BACKEND_SO += $(B)/tests/ortwin/accel_ortwin.so
-$(B)/tests/ortwin/accel_ortwin.so: $(onnxruntime_SRC) $(wildcard backends/common/*.h) backends/common/plugin.ver $(LIB) libcore/include/accel.h
+$(B)/tests/ortwin/accel_ortwin.so: $(onnxruntime_SRC) backends/common/plugin.ver | $(LIB)
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS) $(onnxruntime_CFLAGS) $(shell pkg-config --cflags $(onnxruntime_PKGS)),$(onnxruntime_SRC))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PLUGIN_CFLAGS) $(onnxruntime_CFLAGS) -DORT_BACKEND=ortwin $(shell pkg-config --cflags $(onnxruntime_PKGS)) \
 		-shared -o $@ $(onnxruntime_SRC) $(LDFLAGS) -L$(B)/lib -laccel $(shell pkg-config --libs $(onnxruntime_PKGS)) $(onnxruntime_LIBS)
 endif

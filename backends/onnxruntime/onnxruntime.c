@@ -18,7 +18,8 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <onnxruntime_c_api.h>
-#include "accel.h"
+#include <accel/cli.h>
+#include <accel/ops/tensor.h>
 #include "../common/cuda_driver.h"
 #include "../common/onnx_cache.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
-#include "accel.h"
+#include <accel/backend.h>
 
 #define MAX_DEVICES 32
 

@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "accel.h"
+#include <accel/cli.h>
+#include <accel/ops/tensor.h>
 #include "../common/onnx_cache.h"
 #include "dnn.h"
 #include "onnxpb.h"

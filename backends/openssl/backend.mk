@@ -7,8 +7,8 @@ openssl_SRC := backends/openssl/openssl.c
 openssl_CFLAGS := -Wl,--as-needed
 openssl_LIBS := -ldl -lpthread
 openssl_PARTS := crypto
-$(B)/plugins/openssl/crypto.so: backends/openssl/providers.c backends/openssl/engine.c backends/openssl/engine.h \
-		$(LIB) libcore/include/accel.h
+$(B)/plugins/openssl/crypto.so: backends/openssl/providers.c backends/openssl/engine.c | $(LIB)
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS),backends/openssl/providers.c backends/openssl/engine.c)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden $$(pkg-config --cflags libcrypto) -shared -o $@ \
 		backends/openssl/providers.c backends/openssl/engine.c $(LDFLAGS) -L$(B)/lib -laccel $$(pkg-config --libs libcrypto)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include "accel.h"
+#include <accel/ops/age.h>
 #include "engine.h"
 
 /* Bytes read at a time from a file being hashed. */

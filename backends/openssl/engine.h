@@ -9,7 +9,7 @@
 #ifndef ACCEL_OPENSSL_ENGINE_H
 #define ACCEL_OPENSSL_ENGINE_H
 
-#include "accel.h"
+#include <accel/backend.h>
 
 #define ACCEL_OPENSSL_API_VERSION 1
 /* The backend's functions but its table (struct accel_backend's). */

@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include "accel.h"
 #include "engine.h"
 
 static const char *const openssl_ops[] = {

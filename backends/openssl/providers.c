@@ -23,7 +23,6 @@
 #include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
-#include "accel.h"
 #include "engine.h"
 
 #define MAX_PROVIDERS 16

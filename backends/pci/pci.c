@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pci/pci.h>
+#include <accel/backend.h>
 #include "pci.h"
 
 /* Device names from the PCI ID database (pci.ids, through libpciutils'

@@ -5,7 +5,7 @@
 #ifndef ACCEL_BACKEND_PCI_H
 #define ACCEL_BACKEND_PCI_H
 
-#include "accel.h"
+#include <accel/device.h>
 
 /* Add the device files of PCI function d->pci_address: "device_file"
  * (/dev/nvidiaN, /dev/dri/renderD*, /dev/accel/accelN), "render_node". */

@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accel.h"
+#include <accel/backend.h>
 
 static const struct { unsigned id; const char *name; } qat_ids[] = {
 	{ 0x0435, "QAT DH895xCC" }, { 0x0443, "QAT DH895xCC VF" },

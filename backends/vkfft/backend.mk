@@ -36,9 +36,9 @@ ifeq ($(wildcard /usr/include/vkFFT.h),)
 vkfft_PKGS := libvkfft-is-not-installed
 endif
 
-$(B)/plugins/vkfft/%.so: backends/vkfft/vkfft_%.c backends/vkfft/chain.c backends/vkfft/vkfft.h $(B)/vkfft/vkFFT.h \
-		$(LIB) libcore/include/accel.h
+$(B)/plugins/vkfft/%.so: backends/vkfft/vkfft_%.c backends/vkfft/chain.c $(B)/vkfft/vkFFT.h | $(LIB)
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS) $(VKFFT_CFLAGS),$< backends/vkfft/chain.c)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(VKFFT_CFLAGS) -shared -o $@ $< backends/vkfft/chain.c $(LDFLAGS) \
 		-L$(B)/lib -laccel $(vkfft_$*_LIBS)
 

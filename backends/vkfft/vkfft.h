@@ -6,7 +6,7 @@
 #ifndef ACCEL_VKFFT_H
 #define ACCEL_VKFFT_H
 
-#include "accel.h"
+#include <accel/ops/fft.h>
 
 /*
  * The chain on the device: a unit's raw samples go up once (the span of its

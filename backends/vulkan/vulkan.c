@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
-#include "accel.h"
+#include <accel/backend.h>
 
 #define MAX_GPUS 16
 

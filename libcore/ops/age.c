@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <accel/ops/age.h>
 #include "core.h"
 
 #define SEALED (ACCEL_AGE_CHUNK + ACCEL_AGE_TAG)

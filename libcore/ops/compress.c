@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/ops/compress.h>
 #include "core.h"
 
 /* zstd's default limit on the window of a frame it decodes (windowLog 27). */

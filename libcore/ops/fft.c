@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/ops/fft.h>
 #include "core.h"
 
 static const struct {

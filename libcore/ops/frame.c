@@ -6,6 +6,7 @@
  * (backends/cpu/gzip.c).
  */
 #include <string.h>
+#include <accel/ops/compress.h>
 #include "core.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u

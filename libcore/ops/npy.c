@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <accel/ops/tensor.h>
 #include "core.h"
 
 static const struct {

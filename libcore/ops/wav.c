@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <accel/ops/fft.h>
 #include "core.h"
 
 /* Bytes of header (chunks before the samples) accepted at most. */

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <accel/ops/age.h>
 #include "core.h"
 
 #define SEALED (ACCEL_AGE_CHUNK + ACCEL_AGE_TAG)

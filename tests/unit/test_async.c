@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <accel/stream.h>
 #include "core.h"
 
 static const char *const ops_list[] = { "copy", "zstd.compress", NULL };

@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <accel/cli.h>
+#include <accel/io.h>
 #include "core.h"
 
 enum { O_DEC = 1, O_OUT, O_LEVEL, O_CHECK, O_CHECKSUM, O_FORCE };

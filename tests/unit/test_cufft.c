@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <accel/ops/fft.h>
 #include "core.h"
 #include "chain.cu"
 #include "chain_src.c"

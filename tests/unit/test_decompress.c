@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <zstd.h>
+#include <accel/ops/compress.h>
 #include "core.h"
 
 #define LIMIT 4096

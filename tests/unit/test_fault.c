@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <accel/stream.h>
 #include "core.h"
 
 static void messages(void **state)

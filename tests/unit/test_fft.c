@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include <cmocka.h>
+#include <accel/ops/fft.h>
 #include "core.h"
 
 static void job(struct accel_fft *f, size_t n)

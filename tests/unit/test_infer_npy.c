@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <accel/ops/tensor.h>
 #include "core.h"
 
 /* np.save(f, np.arange(6, dtype='<f4').reshape(2, 3)), header only: 128 bytes. */

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <accel/cli.h>
+#include <accel/ops/compress.h>
 #include "core.h"
 
 #define CHUNK 10

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <accel/stream.h>
 #include "core.h"
 
 static struct accel_device gpu(const char *pci, const char *vendor, const char *model)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <accel/cli.h>
+#include <accel/report.h>
 #include "fake_devices.h"
 
 static int setup(void **state)

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <cmocka.h>
+#include <accel/report.h>
 #include "fake_devices.h"
 
 #define SYNTAX " (NAME[.FIELD][OP VALUE], as gpu>=2, gpu.memory>=40G)"

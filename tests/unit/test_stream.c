@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <accel/stream.h>
 #include "core.h"
 
 #define CHUNK 10

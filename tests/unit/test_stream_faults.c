@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include <cmocka.h>
+#include <accel/stream.h>
 #include "core.h"
 
 #define CHUNK 10
