@@ -89,3 +89,19 @@ plugins() {
 		[ "$status" -ne 2 ] || { echo "gpu.$k: $stderr"; false; }
 	done
 }
+
+@test "the layouts ACCEL_BACKEND_ABI stands for are those recorded for its value (a change must raise it)" {
+	run -0 python3 "$ROOT/tests/abi-layouts.py"
+	diff -u "$ROOT/tests/abi-layouts.txt" - <<<"$output"
+}
+
+@test "abi-layouts.py sees a layout change: a member added to struct accel_fft changes its line" {
+	mkdir -p tree/tests tree/libcore
+	cp "$ROOT/tests/abi-layouts.py" tree/tests/
+	cp -r "$ROOT/libcore/include" tree/libcore/
+	sed -i 's/^\tunsigned average; /\tunsigned average; int extra; /' tree/libcore/include/accel/ops/fft.h
+	grep -q 'int extra;' tree/libcore/include/accel/ops/fft.h
+	run -0 python3 tree/tests/abi-layouts.py
+	run -1 diff "$ROOT/tests/abi-layouts.txt" - <<<"$output"
+	[[ "$output" == *"> accel_fft "* ]]
+}

@@ -21,8 +21,13 @@ struct accel_probe;
 struct accel_input;
 struct accel_output;
 
-/* The ABI of the backend table. A plugin built against another value is
- * refused with a reason, never called. */
+/* The ABI of plugins: the backend table, the structs its hooks are given
+ * (accel_op, accel_engine, accel_device, accel_unit, accel_buf) and those
+ * that reach a plugin through op->ext (the accel/ops/ headers: accel_fft,
+ * accel_age_key, accel_hash_files, accel_onnx_params, accel_tensor). A
+ * change to any of their layouts raises it (libcore/abi.c stops a build
+ * that forgets); a plugin built against another value is refused at load
+ * with a reason, never called. */
 #define ACCEL_BACKEND_ABI 3
 
 /* Plugins are built with -fvisibility=hidden and export one symbol, their
