@@ -1,18 +1,13 @@
 /*
  * gzip.c - gzip members (RFC 1952) with ISA-L's igzip. Each unit becomes one
- * member whose FEXTRA field carries the subfield 'A','C' (LEN 8: the
- * member's total size and its uncompressed size, both 32-bit little-endian),
- * so a reader finds member boundaries without inflating, as BGZF does with
- * its 'B','C' subfield. gzip, pigz and zlib ignore unknown subfields.
+ * member with our 'A','C' FEXTRA subfield (accel/ops/compress.h,
+ * accel_gzip_ac_header), so a reader finds member boundaries without
+ * inflating.
  */
 #include <stdlib.h>
-#include <string.h>
 #include <isa-l/igzip_lib.h>
 #include <accel/ops/compress.h>
 #include "cpu.h"
-
-/* Header written before each member: 10 fixed bytes, XLEN, one subfield. */
-#define GZ_HDR 24
 
 /* accel level (1..19) to ISA-L's 0..3: 1 -> 0, 2-3 -> 1, 4-6 -> 2, 7+ -> 3. */
 static int isal_level(int level)
@@ -45,18 +40,10 @@ static int gc_open(const struct accel_op *op, void **ctx)
 	return 0;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 static int gc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct gc *g = ctx;
-	size_t cap = GZ_HDR + u->in.len + u->in.len / 8 + 1024;
+	size_t cap = ACCEL_GZIP_AC_HEADER + u->in.len + u->in.len / 8 + 1024;
 	if (u->in.len > 0xffffffffu - 65536) {
 		snprintf(err, len, "gzip: unit of %zu bytes is too large for a member", u->in.len);
 		return ACCEL_EINVAL;
@@ -64,13 +51,8 @@ static int gc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	if (accel_buf_reserve(&u->out, cap))
 		return ACCEL_ENOMEM;
 	uint8_t *h = u->out.data;
-	static const uint8_t fixed[10] = { 0x1f, 0x8b, 8, 4 /* FEXTRA */, 0, 0, 0, 0, 0, 3 /* Unix */ };
-	memcpy(h, fixed, 10);
-	h[8] = g->level == 0 ? 4 : g->level == 3 ? 2 : 0; /* XFL: fastest / max compression */
-	h[10] = 12; h[11] = 0;      /* XLEN */
-	h[12] = 'A'; h[13] = 'C';   /* subfield id */
-	h[14] = 8; h[15] = 0;       /* subfield LEN */
-	put32(h + 20, (uint32_t)u->in.len);
+	/* XFL: 4 fastest, 2 maximum compression */
+	accel_gzip_ac_header(h, g->level == 0 ? 4 : g->level == 3 ? 2 : 0, (uint32_t)u->in.len);
 
 	struct isal_zstream *z = &g->z;
 	isal_deflate_stateless_init(z);
@@ -82,15 +64,15 @@ static int gc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	z->flush = NO_FLUSH;
 	z->next_in = u->in.data;
 	z->avail_in = (uint32_t)u->in.len;
-	z->next_out = u->out.data + GZ_HDR;
-	z->avail_out = (uint32_t)(cap - GZ_HDR);
+	z->next_out = u->out.data + ACCEL_GZIP_AC_HEADER;
+	z->avail_out = (uint32_t)(cap - ACCEL_GZIP_AC_HEADER);
 	int rc = isal_deflate_stateless(z);
 	if (rc != COMP_OK) {
 		snprintf(err, len, "igzip: deflate failed (error %d)", rc);
 		return ACCEL_EDEVICE;
 	}
-	u->out.len = GZ_HDR + z->total_out;
-	put32(h + 16, (uint32_t)u->out.len);
+	u->out.len = ACCEL_GZIP_AC_HEADER + z->total_out;
+	accel_gzip_ac_set_size(h, (uint32_t)u->out.len);
 	return 0;
 }
 

@@ -331,36 +331,69 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 	size_t xlen = (size_t)(p[10] | p[11] << 8);
 	if ((rc = need(c, 12 + xlen, &p)) < 0)
 		return rc;
-	const uint8_t *x = p + 12, *end = x + xlen;
+	uint32_t member, isize;
+	if (!accel_gzip_ac_find(p + 12, xlen, &member, &isize))
+		return ACCEL_ENOTSUP;
+	f->content_size = isize;
+	/* Another tool's 'AC' field, or a lie: inflating finds the end. */
+	if (member < 12 + xlen + 8)
+		return ACCEL_ENOTSUP;
+	/* The field is a hint: a member (or its content) over the limit, or
+	 * one whose end does not look like the end of a member, is left to
+	 * the sequential decoder. */
+	if (!c->consume && (member > c->max || (uint64_t)f->content_size > c->max))
+		return ACCEL_ENOTSUP;
+	if ((rc = start_copy(c)) < 0)
+		return rc;
+	/* A member said to run past the end of the input is one more lie, not
+	 * a truncation, until inflating says so. */
+	if ((rc = skip(c, member)) < 0)
+		return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
+	if (!c->consume && !member_end_plausible(c, f))
+		return ACCEL_ENOTSUP;
+	return 0;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void accel_gzip_ac_header(uint8_t *h, unsigned xfl, uint32_t isize)
+{
+	static const uint8_t fixed[16] = {
+		0x1f, 0x8b, 8 /* deflate */, 4 /* FEXTRA */, 0, 0, 0, 0 /* MTIME */,
+		0 /* XFL */, 3 /* Unix */, 12, 0 /* XLEN */, 'A', 'C', 8, 0 /* LEN */,
+	};
+	memcpy(h, fixed, sizeof fixed);
+	h[8] = (uint8_t)xfl;
+	put_le32(h + 16, 0);
+	put_le32(h + 20, isize);
+}
+
+void accel_gzip_ac_set_size(uint8_t *h, uint32_t member_size)
+{
+	put_le32(h + 16, member_size);
+}
+
+int accel_gzip_ac_find(const uint8_t *x, size_t xlen, uint32_t *member, uint32_t *isize)
+{
+	const uint8_t *end = x + xlen;
 	while (end - x >= 4) {
 		size_t sl = (size_t)(x[2] | x[3] << 8);
 		if ((size_t)(end - x - 4) < sl)
-			break;
-		if (x[0] == 'A' && x[1] == 'C' && sl == 8) {
-			uint32_t member = le32(x + 4);
-			f->content_size = le32(x + 8);
-			/* Another tool's 'AC' field, or a lie: inflating finds
-			 * the end. */
-			if (member < 12 + xlen + 8)
-				return ACCEL_ENOTSUP;
-			/* The field is a hint: a member (or its content) over
-			 * the limit, or one whose end does not look like the
-			 * end of a member, is left to the sequential decoder. */
-			if (!c->consume && (member > c->max || (uint64_t)f->content_size > c->max))
-				return ACCEL_ENOTSUP;
-			if ((rc = start_copy(c)) < 0)
-				return rc;
-			/* A member said to run past the end of the input is
-			 * one more lie, not a truncation, until inflating says so. */
-			if ((rc = skip(c, member)) < 0)
-				return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
-			if (!c->consume && !member_end_plausible(c, f))
-				return ACCEL_ENOTSUP;
 			return 0;
+		if (x[0] == 'A' && x[1] == 'C' && sl == 8) {
+			*member = le32(x + 4);
+			*isize = le32(x + 8);
+			return 1;
 		}
 		x += 4 + sl;
 	}
-	return ACCEL_ENOTSUP;
+	return 0;
 }
 
 static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_buf *dst,

@@ -3,7 +3,8 @@
  * parallel limit: a frame whose content fits the limit but which is longer
  * itself gives back what it read and is decoded sequentially, frames on both
  * sides of the switch come out in order, skippable-only input decodes to
- * nothing, and a zstd window over the limit is refused.
+ * nothing, and a zstd window over the limit is refused; the gzip 'AC'
+ * member header our writers and the frame walker share.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +183,37 @@ static void window_over_the_limit_is_refused(void **state)
 	free(got.data);
 }
 
+/* The 'AC' member header: its bytes as RFC 1952 lays them out, the sizes
+ * read back, another subfield before it skipped, one whose LEN runs past
+ * XLEN ending the search. */
+static void gzip_ac_header_bytes_and_find(void **state)
+{
+	uint8_t h[ACCEL_GZIP_AC_HEADER];
+	accel_gzip_ac_header(h, 2, 0x01020304);
+	accel_gzip_ac_set_size(h, 0x0a0b0c0d);
+	static const uint8_t want[ACCEL_GZIP_AC_HEADER] = {
+		0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 2, 3, 12, 0, 'A', 'C', 8, 0,
+		0x0d, 0x0c, 0x0b, 0x0a, 0x04, 0x03, 0x02, 0x01,
+	};
+	assert_memory_equal(h, want, sizeof want);
+	uint32_t member = 0, isize = 0;
+	assert_int_equal(accel_gzip_ac_find(h + 12, 12, &member, &isize), 1);
+	assert_int_equal(member, 0x0a0b0c0d);
+	assert_int_equal(isize, 0x01020304);
+
+	uint8_t x[18] = { 'B', 'C', 2, 0, 0x10, 0x00 };
+	memcpy(x + 6, h + 12, 12);
+	member = isize = 0;
+	assert_int_equal(accel_gzip_ac_find(x, sizeof x, &member, &isize), 1);
+	assert_int_equal(member, 0x0a0b0c0d);
+	assert_int_equal(accel_gzip_ac_find(x, sizeof x - 1, &member, &isize), 0);
+	x[2] = 200;  /* the first subfield's LEN lies */
+	assert_int_equal(accel_gzip_ac_find(x, sizeof x, &member, &isize), 0);
+	x[2] = 2;
+	x[6 + 2] = 4;  /* 'AC' of another length: not ours */
+	assert_int_equal(accel_gzip_ac_find(x, sizeof x, &member, &isize), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +221,7 @@ int main(void)
 		cmocka_unit_test(frames_across_the_limit_in_order),
 		cmocka_unit_test(skippable_only_is_empty),
 		cmocka_unit_test(window_over_the_limit_is_refused),
+		cmocka_unit_test(gzip_ac_header_bytes_and_find),
 	};
 	return cmocka_run_group_tests_name("decompress", tests, NULL, NULL);
 }

@@ -40,6 +40,28 @@ const char *accel_format_name(enum accel_format f);
  * the others; UNKNOWN when n is too short or nothing matches. */
 enum accel_format accel_format_detect(const uint8_t *p, size_t n);
 
+/* Our gzip members (RFC 1952, 2.3) carry FEXTRA (XLEN 12) with one
+ * subfield, SI1 'A' SI2 'C', LEN 8: the member's total size in bytes and its
+ * uncompressed size (ISIZE), both 32-bit little-endian, so that a reader
+ * finds member boundaries without inflating, as BGZF does with its 'B','C'
+ * subfield (SAM/BAM format specification, 4.1). gzip, pigz and zlib skip
+ * unknown subfields. ACCEL_GZIP_AC_HEADER is the bytes of the header before
+ * the deflate data. */
+#define ACCEL_GZIP_AC_HEADER 24
+/* Write the member header at h[0..ACCEL_GZIP_AC_HEADER): deflate, FEXTRA,
+ * no time, OS 3 (Unix), XFL `xfl` (2: slowest, 4: fastest, 0: other) and
+ * the 'AC' subfield with ISIZE `isize` and a member size of 0, which
+ * accel_gzip_ac_set_size fills once the deflate data and the trailer are
+ * written. */
+void accel_gzip_ac_header(uint8_t *h, unsigned xfl, uint32_t isize);
+/* Store the member's total size (header, deflate data and the 8-byte
+ * trailer, in bytes) in the header at h. */
+void accel_gzip_ac_set_size(uint8_t *h, uint32_t member_size);
+/* Find an 'AC' subfield in a member's extra field x[0..xlen) (the bytes
+ * after XLEN): 1 with *member and *isize set, 0 when there is none (or it
+ * is not 8 bytes long). Subfields whose LEN runs past xlen end the search. */
+int accel_gzip_ac_find(const uint8_t *x, size_t xlen, uint32_t *member, uint32_t *isize);
+
 /* What is known of one frame (a gzip member, a zstd or lz4 frame) without
  * decoding it. */
 struct accel_frame {
