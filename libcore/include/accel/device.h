@@ -55,8 +55,9 @@ enum accel_cpu_flag {
 /* Functions on devices and their properties (this section) touch only the
  * objects they are given: safe from any thread, one thread per device. */
 
-/* CPU flag bits named in a /proc/cpuinfo "flags" line (or its value, the
- * words after the first ':'; unknown words ignored). */
+/* CPU flag bits (enum accel_cpu_flag) named in a /proc/cpuinfo "flags"
+ * line (or its value, the words after the first ':'; unknown words
+ * ignored); 0 when none is named. */
 uint64_t accel_cpu_flags_parse(const char *line);
 /* Name of one CPU flag bit ("vaes"), or NULL for an unknown bit. */
 const char *accel_cpu_flag_name(uint64_t bit);
@@ -115,6 +116,7 @@ struct accel_device {
  * fields (47 and 127 bytes). Returns 0, or ACCEL_ENOMEM when the key is
  * new and the device has ACCEL_MAX_PROPS already. */
 int accel_device_set(struct accel_device *d, const char *key, const char *value);
+/* accel_device_set with a number, written with %.15g; the same returns. */
 int accel_device_set_num(struct accel_device *d, const char *key, double value);
 /* The property "uuid" from the 16 bytes a driver gives (Vulkan's deviceUUID,
  * OpenCL's CL_DEVICE_UUID_KHR), as 8-4-4-4-12 lowercase hex digits: devices

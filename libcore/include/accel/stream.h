@@ -75,6 +75,12 @@ struct accel_stream_config {
 	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u);
 };
 
+/* Bytes of memory this process may use: the smaller of /proc/meminfo's
+ * MemAvailable (MemTotal without it) and the cgroup v2 memory.max of the
+ * process, read under ctx's sysroot on every call; 0 when neither can be
+ * read. */
+uint64_t accel_memory_available(const struct accel_ctx *ctx);
+
 /*
  * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
  * workers run them on the route's engines, a writer emits outputs in input
@@ -93,9 +99,7 @@ struct accel_stream_config {
  * input size + 1/8 before it runs; the output buffer after). In all,
  * memory in use ~ units_in_flight * (in + out per unit) + the input buffer
  * + each engine context's own state. A cap that holds no whole unit still
- * runs one unit at a time. accel_memory_available() is the smaller of
- * MemAvailable and the cgroup's limit (under ctx's sysroot), 0 when
- * neither can be read.
+ * runs one unit at a time.
  *
  * A worker or writer thread that cannot be created ends the run with
  * ACCEL_ENOMEM. Fault injection: $ACCEL_FAULT (see accel(7)). Returns 0 or
@@ -112,7 +116,6 @@ struct accel_stream_config {
  * it returns. Several runs may share ctx and route at once on other
  * threads (the engines are only read), as long as no thread probes ctx.
  */
-uint64_t accel_memory_available(const struct accel_ctx *ctx);
 int accel_stream_run(struct accel_ctx *ctx, const struct accel_stream_config *cfg,
 		     const struct accel_route *route, const struct accel_op *op,
 		     const struct accel_stream_ops *ops, void *user,
