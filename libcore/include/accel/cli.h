@@ -108,13 +108,13 @@ enum accel_common_opt {
 #define ACCEL_BASIC_OPTIONS \
 	{ 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", ACCEL_COMMON(ACCEL_OPT_VERBOSE) }, \
 	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
-	ACCEL_HELP_OPTIONS
-/* --help, --version and the generated texts: for subcommands too. */
-#define ACCEL_HELP_OPTIONS \
-	{ 'h', "help", NULL, "show this help and exit", ACCEL_COMMON(ACCEL_OPT_HELP) }, \
-	{ 'V', "version", NULL, "show the version and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }, \
+	ACCEL_HELP_OPTIONS, \
 	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
 	{ 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_COMPLETION) }
+/* --help and --version: a subcommand's own. */
+#define ACCEL_HELP_OPTIONS \
+	{ 'h', "help", NULL, "show this help and exit", ACCEL_COMMON(ACCEL_OPT_HELP) }, \
+	{ 'V', "version", NULL, "show the version and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
 #define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 /* -o FILE and -f, as most programs say them. */
 #define ACCEL_OUTPUT_OPTION \
