@@ -1,6 +1,49 @@
 /*
  * accel/cli.h - what the accel-* programs share: messages, options, progress meters.
  * Part of libaccel's public API; <accel.h> includes every such header.
+ *
+ * How to write a program: cmd/accel-NAME.c and its man page
+ * man/accel-NAME.1.in (whose @OPTIONS@ the build fills from the table; the
+ * build stops when the page is missing), nothing else. accel-compress is
+ * the full example; its skeleton:
+ *
+ *	struct job {
+ *		int level;
+ *		const char *format;
+ *		struct accel_common common;     -o, -f, -b, -T, -v ... land here
+ *	};
+ *	#define JOB(field) ACCEL_AT(struct job, field)
+ *
+ *	static const struct accel_option options[] = {
+ *		{ 'F', "format", "FORMAT", "zstd or gzip", "zstd gzip", ACCEL_WORD(JOB(format)) },
+ *		{ 'L', "level", "N", "level 1-19", ACCEL_INT(JOB(level), 1, 19, NULL) },
+ *		ACCEL_OUTPUT_OPTION,
+ *		ACCEL_COMMON_OPTIONS,
+ *		{ 0 },
+ *	};
+ *	static const struct accel_cli cli = {
+ *		"accel-name", "[options] [FILE...]", "What it does, in one line.", options, NULL, NULL,
+ *	};
+ *
+ *	static int run(int argc, char **argv)
+ *	{
+ *		struct job job = { .level = 3, .format = "zstd" };
+ *		int rc = accel_parse(&cli, argc, argv, &job, &job.common);
+ *		if (rc)
+ *			return rc < 0 ? 0 : rc;
+ *		route and run the job on job.common.operands[0 .. noperands)
+ *		(accel_route_job, the stream engine), map the result to an exit
+ *		status (accel_exit_status)
+ *	}
+ *
+ *	int main(int argc, char **argv)
+ *	{
+ *		accel_exit(run(argc, argv));
+ *	}
+ *
+ * An option whose value needs more than a type and a range (two fields, a
+ * list, its own message) is ACCEL_CALL(fn); checks across options follow
+ * accel_parse. Subcommands (accel-crypt keygen) are struct accel_subcommand.
  */
 #ifndef ACCEL_CLI_H
 #define ACCEL_CLI_H
