@@ -47,6 +47,10 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 # example under cmd/NAME/), accel-NAME_PKGS (pkg-config names) and
 # accel-NAME_LIBS.
 PROGS := $(sort $(patsubst cmd/%.c,%,$(wildcard cmd/accel-*.c)))
+NO_MAN := $(filter-out $(patsubst man/%.1.in,%,$(wildcard man/accel-*.1.in)),$(PROGS))
+ifneq ($(NO_MAN),)
+$(error man/$(firstword $(NO_MAN)).1.in is missing: every program has a man page)
+endif
 PROG_BIN := $(PROGS:%=$(B)/%)
 -include $(wildcard cmd/*.mk)
 LIB := $(B)/lib/libaccel.so.$(VERSION)

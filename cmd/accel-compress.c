@@ -11,27 +11,54 @@
 #include <cjson/cJSON.h>
 #include "accel.h"
 
-enum {
-	OPT_DECOMPRESS = 1, OPT_COMPRESS, OPT_OUTPUT, OPT_FORCE, OPT_LEVEL, OPT_ULTRA,
-	OPT_FORMAT, OPT_CHUNK, OPT_NO_CHECK, OPT_LIST, OPT_TEST, OPT_STDOUT, OPT_MEMORY, OPT_LONG,
+struct job {
+	int decompress, list, test, ultra, checksum, level;
+	int window_log;          /* --long=N, 0: default */
+	const char *format;
+	uint64_t chunk;
+	struct accel_common common;   /* -o, -f, --memory, --json, -v ... */
+	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
+	int garbage;         /* a FILE's gzip data ended in trailing garbage */
 };
+#define JOB(field) ACCEL_AT(struct job, field)
+
+static int level_option(void *job, const char *arg)
+{
+	if (accel_parse_int(arg, 1, 22, &((struct job *)job)->level) < 0) {
+		accel_msg_usage("level -%s is out of range (1-19, 20-22 with --ultra)", arg);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
+static int stdout_option(void *job, const char *arg)
+{
+	((struct job *)job)->common.output = NULL;
+	return 0;
+}
+
+static int test_option(void *job, const char *arg)
+{
+	((struct job *)job)->test = ((struct job *)job)->decompress = 1;
+	return 0;
+}
 
 static const struct accel_option options[] = {
-	{ OPT_DECOMPRESS, 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", NULL, 0 },
-	{ OPT_COMPRESS, 'z', "compress", NULL, "compress (the default)", NULL, 0 },
-	{ OPT_LEVEL, 0, NULL, "LEVEL", "compression level 1-19 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC },
-	{ OPT_ULTRA, 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", NULL, 0 },
-	{ OPT_FORMAT, 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", 0 },
-	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
-	{ OPT_STDOUT, 'c', "stdout", NULL, "write to stdout (the default; for zstd and gzip habits)", NULL, 0 },
-	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
-	{ OPT_CHUNK, 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", NULL, 0 },
-	{ OPT_MEMORY, 0, "memory", "SIZE", "cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)", NULL, 0 },
-	{ OPT_NO_CHECK, 0, "no-check", NULL, "do not write content checksums", NULL, 0 },
-	{ OPT_LIST, 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", NULL, 0 },
-	{ OPT_TEST, 't', "test", NULL, "decompress and verify, writing nothing", NULL, 0 },
-	{ OPT_LONG, 0, "long", "N", "decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)", NULL, ACCEL_OPT_OPTIONAL },
-	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --list: print JSON; else the -v report (route, devices, statistics, probes) as one JSON document on stderr", NULL, 0 },
+	{ 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", ACCEL_SET(JOB(decompress), 1) },
+	{ 'z', "compress", NULL, "compress (the default)", ACCEL_SET(JOB(decompress), 0) },
+	{ 0, NULL, "LEVEL", "compression level 1-19 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
+	{ 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", ACCEL_SET(JOB(ultra), 1) },
+	{ 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", ACCEL_WORD(JOB(format)) },
+	ACCEL_OUTPUT_OPTION,
+	{ 'c', "stdout", NULL, "write to stdout (the default; for zstd and gzip habits)", ACCEL_CALL(stdout_option) },
+	ACCEL_FORCE_OPTION,
+	{ 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", ACCEL_SIZE(JOB(chunk), 1024, 1 << 30, "a size from 1K to 1G") },
+	{ 0, "memory", "SIZE", "cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)", ACCEL_COMMON(ACCEL_OPT_MEMORY) },
+	{ 0, "no-check", NULL, "do not write content checksums", ACCEL_SET(JOB(checksum), 0) },
+	{ 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", ACCEL_SET(JOB(list), 1) },
+	{ 't', "test", NULL, "decompress and verify, writing nothing", ACCEL_CALL(test_option) },
+	{ 0, "long", "N", "decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)", NULL, ACCEL_OPT_OPTIONAL, ACCEL_INT(JOB(window_log), 10, 31, "a window log from 10 to 31"), .value = 27 },
+	{ 0, "json", NULL, "with --list: print JSON; else the -v report (route, devices, statistics, probes) as one JSON document on stderr", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	ACCEL_COMMON_OPTIONS,
 	{ 0 },
 };
@@ -44,18 +71,6 @@ static const struct accel_cli cli = {
 	"accel-compress", "[options] [FILE...]",
 	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
 	options, exit_statuses, NULL,
-};
-
-struct job {
-	int decompress, list, test, force, ultra, checksum, level;
-	int window_log;          /* --long=N, 0: default */
-	const char *format;
-	const char *output;
-	uint64_t chunk;
-	uint64_t memory;     /* --memory or $ACCEL_MEMORY, 0: the library's default */
-	struct accel_common common;
-	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
-	int garbage;         /* a FILE's gzip data ended in trailing garbage */
 };
 
 /* A malformed --backend list (an option: "Try --help" follows) or
@@ -86,7 +101,7 @@ static int open_input(const struct job *job, const char *path, struct accel_inpu
 		accel_msg_error("cannot read %s: %s", strcmp(path, "-") ? path : "stdin", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
-	if (in->fd == 0 && isatty(0) && !job->force) {
+	if (in->fd == 0 && isatty(0) && !job->common.force) {
 		accel_msg_error("stdin is a terminal; give a FILE, a pipe or -f");
 		accel_input_close(in);
 		return ACCEL_EXIT_FAILURE;
@@ -103,7 +118,7 @@ static struct accel_stream_config stream_config(const struct job *job, int64_t t
 		.total_size = total,
 		.prog = cli.prog,
 		.verbose = job->common.quiet ? -1 : job->common.verbose,
-		.memory_limit = job->memory,
+		.memory_limit = job->common.memory,
 	};
 	return cfg;
 }
@@ -155,7 +170,7 @@ static int decompress_one(struct accel_ctx *ctx, struct job *job, const char *pa
 		.backend = job->common.backend,
 		.stream = stream_config(job, in.size),
 		.window_log_max = job->window_log,
-		.memory_limit = job->memory,
+		.memory_limit = job->common.memory,
 		.verbose = job->common.verbose,
 		.report = job->report,
 	};
@@ -228,7 +243,7 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 		.level = job->level,
 		.checksum = job->checksum,
 		.chunk_size = job->chunk,
-		.memory_limit = job->memory,
+		.memory_limit = job->common.memory,
 		.verbose = job->common.verbose,
 		.report = job->report,
 	};
@@ -447,84 +462,15 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 	return 0;
 }
 
-/* A --memory value: 1 MiB or more. */
-static int parse_memory(const char *s, uint64_t *out)
-{
-	return accel_parse_size(s, out) < 0 || *out < (1u << 20) ? ACCEL_EINVAL : 0;
-}
-
-static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
+/* The options into job: 0, -1 (exit 0) or the exit status. */
+static int parse_args(int argc, char **argv, struct job *job)
 {
 	memset(job, 0, sizeof *job);
 	job->checksum = 1;
 	job->format = "zstd";
-	if (accel_common_init(&job->common, &cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	const char *env = getenv("ACCEL_MEMORY");
-	if (env && *env && parse_memory(env, &job->memory) < 0) {
-		accel_msg_error("ACCEL_MEMORY: '%s' is not a size of 1M or more", env);
-		return ACCEL_EXIT_USAGE;
-	}
-	accel_optparse_init(p, &cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
-		int c = accel_common_option(&job->common, &cli, id, arg);
-		if (c == 2)
-			return -1;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		switch (id) {
-		case OPT_DECOMPRESS: job->decompress = 1; break;
-		case OPT_COMPRESS: job->decompress = 0; break;
-		case OPT_OUTPUT: job->output = arg; break;
-		case OPT_STDOUT: job->output = NULL; break;
-		case OPT_FORCE: job->force = 1; break;
-		case OPT_ULTRA: job->ultra = 1; break;
-		case OPT_NO_CHECK: job->checksum = 0; break;
-		case OPT_LIST: job->list = 1; break;
-		case OPT_TEST: job->test = 1; job->decompress = 1; break;
-		case OPT_LONG:
-			if (!arg) {
-				job->window_log = 27;
-			} else if (accel_parse_int(arg, 10, 31, &job->window_log) < 0) {
-				accel_msg_usage("--long: '%s' is not a window log from 10 to 31", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_LEVEL:
-			if (accel_parse_int(arg, 1, 22, &job->level) < 0) {
-				accel_msg_usage("level -%s is out of range (1-19, 20-22 with --ultra)", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_FORMAT:
-			if (strcmp(arg, "zstd") && strcmp(arg, "gzip") && strcmp(arg, "lz4")) {
-				accel_msg_usage("--format: '%s' is not one of zstd, gzip, lz4", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->format = arg;
-			break;
-		case OPT_MEMORY:
-			if (parse_memory(arg, &job->memory) < 0) {
-				accel_msg_usage("--memory: '%s' is not a size of 1M or more", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_CHUNK:
-			if (accel_parse_size(arg, &job->chunk) < 0 || job->chunk < 1024 || job->chunk > (1u << 30)) {
-				accel_msg_usage("--chunk-size: '%s' is not a size from 1K to 1G", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p->errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
+	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
 	if (!job->level)
 		job->level = accel_compress_default_level(job->format);
 	if (job->level > 19 && (!job->ultra || strcmp(job->format, "zstd"))) {
@@ -539,13 +485,12 @@ static int parse_args(int argc, char **argv, struct job *job, struct accel_optpa
 static int compress(int argc, char **argv)
 {
 	struct job job;
-	struct accel_optparse p;
-	int rc = parse_args(argc, argv, &job, &p);
+	int rc = parse_args(argc, argv, &job);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	char *stdin_only[] = { "-" };
-	char **files = p.noperands ? p.operands : stdin_only;
-	int nfiles = p.noperands ? p.noperands : 1;
+	char **files = job.common.noperands ? job.common.operands : stdin_only;
+	int nfiles = job.common.noperands ? job.common.noperands : 1;
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx) {
 		accel_msg_error("out of memory");
@@ -587,14 +532,14 @@ static int compress(int argc, char **argv)
 	}
 
 	struct accel_output out;
-	rc = job.test ? accel_output_null(&out) : accel_output_open(&out, job.output, job.force, !job.decompress);
+	rc = job.test ? accel_output_null(&out) : accel_output_open(&out, job.common.output, job.common.force, !job.decompress);
 	if (rc < 0) {
 		if (rc == ACCEL_EEXIST)
-			accel_msg_error("%s already exists; use -f to overwrite it", job.output);
+			accel_msg_error("%s already exists; use -f to overwrite it", job.common.output);
 		else if (rc == ACCEL_EINVAL)
 			accel_msg_error("refusing to write compressed data to a terminal; use -o FILE, a pipe or -f");
 		else
-			accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+			accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout", strerror(errno));
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
@@ -602,7 +547,7 @@ static int compress(int argc, char **argv)
 	struct stat st;
 	if (nfiles == 1 && strcmp(files[0], "-") && stat(files[0], &st) == 0 && S_ISREG(st.st_mode) &&
 	    accel_output_mode(&out, st.st_mode) < 0) {
-		accel_msg_error("cannot write %s: %s", job.output, strerror(out.error));
+		accel_msg_error("cannot write %s: %s", job.common.output, strerror(out.error));
 		accel_output_abort(&out);
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
@@ -627,7 +572,7 @@ static int compress(int argc, char **argv)
 	if (status || out.broken) {
 		accel_output_abort(&out);
 	} else if ((rc = accel_output_commit(&out)) < 0) {
-		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
+		accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout",
 				strerror(out.error ? out.error : errno));
 		status = ACCEL_EXIT_FAILURE;
 	}

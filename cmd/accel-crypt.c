@@ -13,23 +13,64 @@
 #include "accel.h"
 #include "crypt/crypt.h"
 
-enum {
-	OPT_ENCRYPT = 1, OPT_DECRYPT, OPT_RECIPIENT, OPT_RECIPIENTS_FILE, OPT_IDENTITY, OPT_PASSPHRASE,
-	OPT_PASSFILE, OPT_PASSFD, OPT_ARMOR, OPT_OUTPUT, OPT_FORCE,
+struct job {
+	int decrypt, passphrase, armor, passfd;
+	const char *passfile, *input;
+	struct recipient *rs;
+	int nrs;
+	struct identity *ids;
+	int nids;
+	struct accel_common common;   /* -o, -f, -v ... */
 };
+#define JOB(field) ACCEL_AT(struct job, field)
+
+static void job_free(struct job *job)
+{
+	keys_free(job->rs, job->nrs, job->ids, job->nids);
+}
+
+static int recipient_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	char err[300];
+	struct recipient *nr = realloc(job->rs, (size_t)(job->nrs + 1) * sizeof *nr);
+	if (!nr) {
+		accel_msg_error("out of memory");
+		return ACCEL_ENOMEM;
+	}
+	job->rs = nr;
+	if (recipient_parse(arg, &job->rs[job->nrs], err, sizeof err) < 0) {
+		accel_msg_usage("-r: %s", err);
+		return ACCEL_EINVAL;
+	}
+	job->nrs++;
+	return 0;
+}
+
+static int recipients_file_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	return recipients_read(arg, &job->rs, &job->nrs) < 0 ? ACCEL_EIO : 0;
+}
+
+static int identity_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	return identities_read(arg, &job->ids, &job->nids) < 0 ? ACCEL_EIO : 0;
+}
 
 static const struct accel_option options[] = {
-	{ OPT_ENCRYPT, 'e', "encrypt", NULL, "encrypt (the default)", NULL, 0 },
-	{ OPT_DECRYPT, 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", NULL, 0 },
-	{ OPT_RECIPIENT, 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", NULL, 0 },
-	{ OPT_RECIPIENTS_FILE, 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", 0 },
-	{ OPT_IDENTITY, 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines or an OpenSSH private key (repeatable)", "file", 0 },
-	{ OPT_PASSPHRASE, 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", NULL, 0 },
-	{ OPT_PASSFILE, 0, "passphrase-file", "FILE", "read the passphrase from the first line of FILE", "file", 0 },
-	{ OPT_PASSFD, 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", NULL, 0 },
-	{ OPT_ARMOR, 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", NULL, 0 },
-	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
-	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; write binary to a terminal", NULL, 0 },
+	{ 'e', "encrypt", NULL, "encrypt (the default)", ACCEL_SET(JOB(decrypt), 0) },
+	{ 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", ACCEL_SET(JOB(decrypt), 1) },
+	{ 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", ACCEL_CALL(recipient_option) },
+	{ 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", ACCEL_CALL(recipients_file_option) },
+	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines or an OpenSSH private key (repeatable)", "file", ACCEL_CALL(identity_option) },
+	{ 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", ACCEL_SET(JOB(passphrase), 1) },
+	{ 0, "passphrase-file", "FILE", "read the passphrase from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
+	{ 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", ACCEL_INT(JOB(passfd), 0, 1 << 20, "a file descriptor") },
+	{ 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", ACCEL_SET(JOB(armor), 1) },
+	ACCEL_OUTPUT_OPTION,
+	{ 'f', "force", NULL, "overwrite FILE; write binary to a terminal", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	ACCEL_COMMON_OPTIONS,
 	{ 0 },
 };
@@ -55,87 +96,22 @@ static const struct accel_cli cli = {
 	options, exit_statuses, subcommands,
 };
 
-struct job {
-	int decrypt, passphrase, armor, force, passfd;
-	const char *output, *passfile, *input;
-	struct recipient *rs;
-	int nrs;
-	struct identity *ids;
-	int nids;
-	struct accel_common common;
-};
-
-static void job_free(struct job *job)
-{
-	keys_free(job->rs, job->nrs, job->ids, job->nids);
-}
-
+/* The options into job: 0, -1 (exit 0) or the exit status (job_free
+ * it either way). */
 static int parse_args(int argc, char **argv, struct job *job)
 {
 	memset(job, 0, sizeof *job);
 	job->passfd = -1;
-	if (accel_common_init(&job->common, &cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	struct accel_optparse p;
-	accel_optparse_init(&p, &cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
-		int c = accel_common_option(&job->common, &cli, id, arg);
-		if (c == 2)
-			return -1;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		char err[300];
-		switch (id) {
-		case OPT_ENCRYPT: job->decrypt = 0; break;
-		case OPT_DECRYPT: job->decrypt = 1; break;
-		case OPT_PASSPHRASE: job->passphrase = 1; break;
-		case OPT_PASSFILE: job->passfile = arg; break;
-		case OPT_ARMOR: job->armor = 1; break;
-		case OPT_OUTPUT: job->output = arg; break;
-		case OPT_FORCE: job->force = 1; break;
-		case OPT_PASSFD:
-			if (accel_parse_int(arg, 0, 1 << 20, &job->passfd) < 0) {
-				accel_msg_usage("--passphrase-fd: '%s' is not a file descriptor", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_RECIPIENT: {
-			struct recipient *nr = realloc(job->rs, (size_t)(job->nrs + 1) * sizeof *nr);
-			if (!nr) {
-				accel_msg_error("out of memory");
-				return ACCEL_EXIT_FAILURE;
-			}
-			job->rs = nr;
-			if (recipient_parse(arg, &job->rs[job->nrs], err, sizeof err) < 0) {
-				accel_msg_usage("-r: %s", err);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->nrs++;
-			break;
-		}
-		case OPT_RECIPIENTS_FILE:
-			if (recipients_read(arg, &job->rs, &job->nrs) < 0)
-				return ACCEL_EXIT_FAILURE;
-			break;
-		case OPT_IDENTITY:
-			if (identities_read(arg, &job->ids, &job->nids) < 0)
-				return ACCEL_EXIT_FAILURE;
-			break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p.errbuf);
+	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
+	int nops = job->common.noperands;
+	char **ops = job->common.operands;
+	if (nops > 1) {
+		accel_msg_usage("one input FILE at most ('%s' is a second)", ops[1]);
 		return ACCEL_EXIT_USAGE;
 	}
-	if (p.noperands > 1) {
-		accel_msg_usage("one input FILE at most ('%s' is a second)", p.operands[1]);
-		return ACCEL_EXIT_USAGE;
-	}
-	job->input = p.noperands ? p.operands[0] : "-";
+	job->input = nops ? ops[0] : "-";
 	if (job->passfile && job->passfd >= 0) {
 		accel_msg_usage("--passphrase-file and --passphrase-fd exclude each other");
 		return ACCEL_EXIT_USAGE;
@@ -206,15 +182,15 @@ static int write_head(void *user, struct accel_output *out)
 /* Open the output: 0, or the exit status after a message. */
 static int open_output(struct job *job, struct accel_output *out, int binary)
 {
-	int rc = accel_output_open(out, job->output, job->force, binary);
+	int rc = accel_output_open(out, job->common.output, job->common.force, binary);
 	if (rc == 0)
 		return 0;
 	if (rc == ACCEL_EEXIST)
-		accel_msg_error("%s already exists; use -f to overwrite it", job->output);
+		accel_msg_error("%s already exists; use -f to overwrite it", job->common.output);
 	else if (rc == ACCEL_EINVAL)
 		accel_msg_error("refusing to write encrypted data to a terminal; use -a, -o FILE, a pipe or -f");
 	else
-		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout", strerror(errno));
+		accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout", strerror(errno));
 	return ACCEL_EXIT_FAILURE;
 }
 
@@ -326,7 +302,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 		int arc = armor_out_end(aw, rc < 0);
 		if (rc == 0 && arc < 0) {
 			rc = arc;
-			snprintf(err, sizeof err, "cannot write %s: %s", job->output ? job->output : "stdout",
+			snprintf(err, sizeof err, "cannot write %s: %s", job->common.output ? job->common.output : "stdout",
 				 strerror(out.error ? out.error : EIO));
 		}
 	}
@@ -338,7 +314,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 	} else if (out.broken) {
 		accel_output_abort(&out);
 	} else if (accel_output_commit(&out) < 0) {
-		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout",
+		accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout",
 				strerror(out.error ? out.error : errno));
 		status = ACCEL_EXIT_FAILURE;
 	}
@@ -505,7 +481,7 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 		if (status || out.broken) {
 			accel_output_abort(&out);
 		} else if (accel_output_commit(&out) < 0) {
-			accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout",
+			accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout",
 					strerror(out.error ? out.error : errno));
 			status = ACCEL_EXIT_FAILURE;
 		}

@@ -12,42 +12,16 @@
 #include <unistd.h>
 #include "accel.h"
 
-enum {
-	OPT_CLASS = 1, OPT_ROUTES, OPT_REQUIRE, OPT_FORMAT, OPT_OUTPUT,
-};
-
-static const struct accel_option options[] = {
-	{ OPT_CLASS, 'c', "class", "LIST", "show only these classes: cpu,gpu,crypto,video,nic,npu,other", "cpu gpu crypto video nic npu other", 0 },
-	{ ACCEL_OPT_JSON, 0, "json", NULL, "print one JSON document (same as --format json)", NULL, 0 },
-	{ OPT_FORMAT, 'F', "format", "FORMAT", "output format: table (default), json, gres (Slurm gres.conf), nfd (Kubernetes NFD features)", "table json gres nfd", 0 },
-	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE, replaced atomically, instead of stdout", "file", 0 },
-	{ OPT_ROUTES, 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given)", NULL, 0 },
-	{ OPT_REQUIRE, 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", NULL, 0 },
-	ACCEL_BACKEND_OPTION,
-	ACCEL_BASIC_OPTIONS,
-	{ 0 },
-};
-
-static const int exit_statuses[] = {
-	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_UNMET, -1,
-};
-
-static const struct accel_cli cli = {
-	"accel-detect", "[options] [OPERATION...]",
-	"List the accelerators of this machine, the routes operations take, or check a requirement.",
-	options, exit_statuses, NULL,
-};
-
 struct job {
 	unsigned classes;        /* bit per enum accel_device_class */
 	enum accel_report_format format;
 	int routes;
 	const char *require;
-	const char *output;
 	char **ops;
 	int nops;
-	struct accel_common common;
+	struct accel_common common;   /* -o, -b, -v ... */
 };
+#define JOB(field) ACCEL_AT(struct job, field)
 
 /* "cpu, gpu, crypto, video, nic, npu, other" into buf. */
 static const char *class_list(char *buf, size_t len)
@@ -59,10 +33,11 @@ static const char *class_list(char *buf, size_t len)
 	return buf;
 }
 
-/* A comma-separated list of classes; an empty one, or an empty or
- * unknown name in it, is a usage error naming it. */
-static int parse_classes(const char *list, unsigned *out)
+/* --class: a comma-separated list of classes; an empty one, or an empty
+ * or unknown name in it, is a usage error naming it. */
+static int class_option(void *v, const char *list)
 {
+	unsigned *out = &((struct job *)v)->classes;
 	char names[80];
 	*out = 0;
 	for (const char *w = list;; w++) {
@@ -80,6 +55,28 @@ static int parse_classes(const char *list, unsigned *out)
 			return 0;
 	}
 }
+
+static const struct accel_option options[] = {
+	{ 'c', "class", "LIST", "show only these classes: cpu,gpu,crypto,video,nic,npu,other", "cpu gpu crypto video nic npu other", ACCEL_CALL(class_option) },
+	{ 0, "json", NULL, "print one JSON document (same as --format json)", ACCEL_SET(JOB(format), ACCEL_REPORT_JSON) },
+	{ 'F', "format", "FORMAT", "output format: table (default), json, gres (Slurm gres.conf), nfd (Kubernetes NFD features)", "table json gres nfd", ACCEL_CHOICE(JOB(format)) },
+	{ 'o', "output", "FILE", "write to FILE, replaced atomically, instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
+	{ 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given)", ACCEL_SET(JOB(routes), 1) },
+	{ 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", ACCEL_STRING(JOB(require)) },
+	ACCEL_BACKEND_OPTION,
+	ACCEL_BASIC_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_UNMET, -1,
+};
+
+static const struct accel_cli cli = {
+	"accel-detect", "[options] [OPERATION...]",
+	"List the accelerators of this machine, the routes operations take, or check a requirement.",
+	options, exit_statuses, NULL,
+};
 
 /* ------------------------------------------------------------------ main */
 
@@ -105,9 +102,9 @@ static int all_ops(struct accel_ctx *ctx, const char **ops, int max)
 static int emit(const struct job *job, const char *text, size_t len)
 {
 	struct accel_output out;
-	int rc = accel_output_open(&out, job->output, 1, 0);
+	int rc = accel_output_open(&out, job->common.output, 1, 0);
 	if (rc < 0) {
-		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout", strerror(errno));
+		accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
 	rc = accel_output_write(&out, text, len);
@@ -116,7 +113,7 @@ static int emit(const struct job *job, const char *text, size_t len)
 	else
 		accel_output_abort(&out);
 	if (rc < 0 && rc != ACCEL_EPIPE) {
-		accel_msg_error("cannot write %s: %s", job->output ? job->output : "stdout", strerror(errno));
+		accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
 	return 0;
@@ -124,64 +121,13 @@ static int emit(const struct job *job, const char *text, size_t len)
 
 static int parse_args(struct job *job, int argc, char **argv)
 {
-	struct accel_optparse p;
-	int id, rc;
-	const char *arg;
 	memset(job, 0, sizeof *job);
 	job->classes = ACCEL_CLASS_ALL;
-	if (accel_common_init(&job->common, &cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_optparse_init(&p, &cli, argc, argv);
-	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
-		switch (id) {
-		case OPT_CLASS:
-			if (parse_classes(arg, &job->classes) < 0)
-				return ACCEL_EXIT_USAGE;
-			break;
-		case ACCEL_OPT_JSON:
-			job->format = ACCEL_REPORT_JSON;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(arg, "table"))
-				job->format = ACCEL_REPORT_TABLE;
-			else if (!strcmp(arg, "json"))
-				job->format = ACCEL_REPORT_JSON;
-			else if (!strcmp(arg, "gres"))
-				job->format = ACCEL_REPORT_GRES;
-			else if (!strcmp(arg, "nfd"))
-				job->format = ACCEL_REPORT_NFD;
-			else {
-				accel_msg_usage("--format: '%s' is not one of table, json, gres, nfd", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_OUTPUT:
-			job->output = arg;
-			break;
-		case OPT_ROUTES:
-			job->routes = 1;
-			break;
-		case OPT_REQUIRE:
-			job->require = arg;
-			break;
-		default:
-			rc = accel_common_option(&job->common, &cli, id, arg);
-			if (rc == 2)
-				return -1;
-			if (rc < 0)
-				return accel_exit_status(rc);
-			if (rc == 0) {
-				accel_msg_usage("unexpected option");
-				return ACCEL_EXIT_USAGE;
-			}
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p.errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
-	job->ops = p.operands;
-	job->nops = p.noperands;
+	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
+	job->ops = job->common.operands;
+	job->nops = job->common.noperands;
 	if (job->nops && !job->routes) {
 		accel_msg_usage("operations (%s) are only taken with --routes", job->ops[0]);
 		return ACCEL_EXIT_USAGE;
@@ -234,7 +180,7 @@ static int report(FILE *f, struct accel_ctx *ctx, const struct job *job, double 
 		.classes = job->classes,
 		.verbose = job->common.verbose,
 		.quiet = job->common.quiet,
-		.color = job->format == ACCEL_REPORT_TABLE && !job->output && isatty(1) && !(nc && *nc),
+		.color = job->format == ACCEL_REPORT_TABLE && !job->common.output && isatty(1) && !(nc && *nc),
 		.routes = job->routes,
 		.started = t0,
 		.prog = cli.prog,

@@ -15,55 +15,11 @@
 #include <cjson/cJSON.h>
 #include "infer/infer.h"
 
-enum {
-	OPT_MODEL = 1, OPT_INFO, OPT_OUTFILE, OPT_FORCE, OPT_OUTPUT, OPT_INPUT, OPT_DIM, OPT_SHAPE, OPT_DTYPE,
-	OPT_BATCH, OPT_MAX_WAIT, OPT_TOPK, OPT_LABELS, OPT_DECODE, OPT_RESIZE, OPT_MEAN, OPT_STD, OPT_SCALE,
-	OPT_LAYOUT, OPT_BGR,
-};
-
-static const struct accel_option options[] = {
-	{ OPT_MODEL, 'm', "model", "FILE", "the ONNX model to run (required)", "file", 0 },
-	{ OPT_INFO, 0, "info", NULL, "print the model's inputs and outputs (names, dtypes, shapes) and exit", NULL, 0 },
-	{ ACCEL_OPT_JSON, 0, "json", NULL, "with --info: print JSON", NULL, 0 },
-	{ OPT_INPUT, 'i', "input", "NAME=FILE", "read the model input NAME from FILE (.npy arrays; repeat for each input)", NULL, 0 },
-	{ OPT_SHAPE, 0, "shape", "DIMS", "the stream holds raw tensors of this shape (\"1,3,224,224\"; default the model's)", NULL, 0 },
-	{ OPT_DTYPE, 0, "dtype", "TYPE", "the stream holds raw tensors of this dtype (float32, uint8 ...; default the model's)", "float32 float64 float16 int8 uint8 int16 uint16 int32 uint32 int64 uint64 bool", 0 },
-	{ OPT_RESIZE, 0, "resize", "WxH", "images: scale to W by H pixels (0 for one side keeps the aspect ratio; default the image's size)", NULL, 0 },
-	{ OPT_SCALE, 0, "scale", "X", "images: multiply each pixel value (0-255) by X first (default 1/255)", NULL, 0 },
-	{ OPT_MEAN, 0, "mean", "M[,M,M]", "images: subtract M (per channel R,G,B) after --scale (default 0)", NULL, 0 },
-	{ OPT_STD, 0, "std", "S[,S,S]", "images: then divide by S (per channel; default 1)", NULL, 0 },
-	{ OPT_LAYOUT, 0, "layout", "LAYOUT", "images: nchw (1,3,H,W; the default) or nhwc (1,H,W,3)", "nchw nhwc", 0 },
-	{ OPT_BGR, 0, "bgr", NULL, "images: channels in B,G,R order (models trained with OpenCV)", NULL, 0 },
-	{ OPT_DIM, 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", NULL, 0 },
-	{ OPT_OUTPUT, 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", NULL, 0 },
-	{ OPT_BATCH, 0, "batch", "N", "run up to N consecutive inputs at once (1-1024), where the model keeps them apart along axis 0", NULL, 0 },
-	{ OPT_MAX_WAIT, 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", NULL, 0 },
-	{ OPT_TOPK, 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", NULL, 0 },
-	{ OPT_LABELS, 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", 0 },
-	{ OPT_DECODE, 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", 0 },
-	{ OPT_OUTFILE, 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
-	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
-	ACCEL_BACKEND_OPTION,
-	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 },
-	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", NULL, 0 },
-	ACCEL_BASIC_OPTIONS,
-	{ 0 },
-};
-
-static const int exit_statuses[] = {
-	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
-};
-
-static const struct accel_cli cli = {
-	"accel-infer", "-m MODEL.onnx [options] [FILE...]",
-	"Run an ONNX model on each tensor of FILEs (or stdin): .npy arrays in, .npy arrays or JSON lines out.",
-	options, exit_statuses, NULL,
-};
-
 struct job {
-	const char *model, *outfile, *labels_path;
-	int info, force, batch, topk, ctc;
-	double max_wait;
+	const char *model, *labels_path;
+	int info, batch, topk;
+	int max_wait_ms;         /* -1: wait for a full batch */
+	const char *decode;      /* "ctc" or NULL */
 	const char *shape, *dtype;
 	const char *input_names[INFER_MAX_IO], *input_files[INFER_MAX_IO];
 	int ninputs;
@@ -73,8 +29,9 @@ struct job {
 	const char *outputs[INFER_MAX_IO];
 	int noutputs;
 	struct image_opts image;
-	struct accel_common common;
+	struct accel_common common;   /* -o, -f, --json, -v ... */
 };
+#define JOB(field) ACCEL_AT(struct job, field)
 
 /* "0.5" (every channel) or "0.485,0.456,0.406" into v[3]. */
 static int parse_triple(const char *s, float *v, int nonzero)
@@ -111,144 +68,148 @@ static int split_pair(char *arg, const char **name, const char **value)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct job *job, struct accel_optparse *p)
+static int dtype_option(void *v, const char *arg)
+{
+	if (accel_dtype_parse(arg) < 0) {
+		accel_msg_usage("--dtype: '%s' is not a dtype (float32, uint8 ...)", arg);
+		return ACCEL_EINVAL;
+	}
+	((struct job *)v)->dtype = arg;
+	return 0;
+}
+
+static int resize_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	char *end;
+	long w = strtol(arg, &end, 10), h = -1;
+	if (end != arg && *end == 'x')
+		h = strtol(end + 1, &end, 10);
+	if (h < 0 || *end || w < 0 || w > 16384 || h > 16384 || !(w || h)) {
+		accel_msg_usage("--resize: '%s' is not WxH (0 for one side keeps the ratio)", arg);
+		return ACCEL_EINVAL;
+	}
+	job->image.width = (int)w;
+	job->image.height = (int)h;
+	return 0;
+}
+
+static int mean_option(void *v, const char *arg)
+{
+	if (parse_triple(arg, ((struct job *)v)->image.mean, 0) < 0) {
+		accel_msg_usage("--mean: '%s' is not one number or three separated by commas", arg);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
+static int std_option(void *v, const char *arg)
+{
+	if (parse_triple(arg, ((struct job *)v)->image.std, 1) < 0) {
+		accel_msg_usage("--std: '%s' is not one number or three separated by commas (not 0)", arg);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
+static int output_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	if (job->noutputs == INFER_MAX_IO) {
+		accel_msg_usage("--output: at most %d", INFER_MAX_IO);
+		return ACCEL_EINVAL;
+	}
+	job->outputs[job->noutputs++] = arg;
+	return 0;
+}
+
+static int input_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	const char *name, *value;
+	if (job->ninputs == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 || !*value) {
+		accel_msg_usage("--input: '%s' is not NAME=FILE", arg);
+		return ACCEL_EINVAL;
+	}
+	job->input_names[job->ninputs] = name;
+	job->input_files[job->ninputs++] = value;
+	return 0;
+}
+
+static int dim_option(void *v, const char *arg)
+{
+	struct job *job = v;
+	const char *name, *value;
+	int n;
+	if (job->ndims == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 ||
+	    accel_parse_int(value, 0, 1 << 30, &n) < 0) {
+		accel_msg_usage("--dim: '%s' is not NAME=N", arg);
+		return ACCEL_EINVAL;
+	}
+	job->dim_names[job->ndims] = name;
+	job->dim_values[job->ndims++] = n;
+	return 0;
+}
+
+static const struct accel_option options[] = {
+	{ 'm', "model", "FILE", "the ONNX model to run (required)", "file", ACCEL_STRING(JOB(model)) },
+	{ 0, "info", NULL, "print the model's inputs and outputs (names, dtypes, shapes) and exit", ACCEL_SET(JOB(info), 1) },
+	{ 0, "json", NULL, "with --info: print JSON", ACCEL_COMMON(ACCEL_OPT_JSON) },
+	{ 'i', "input", "NAME=FILE", "read the model input NAME from FILE (.npy arrays; repeat for each input)", ACCEL_CALL(input_option) },
+	{ 0, "shape", "DIMS", "the stream holds raw tensors of this shape (\"1,3,224,224\"; default the model's)", ACCEL_STRING(JOB(shape)) },
+	{ 0, "dtype", "TYPE", "the stream holds raw tensors of this dtype (float32, uint8 ...; default the model's)", "float32 float64 float16 int8 uint8 int16 uint16 int32 uint32 int64 uint64 bool", ACCEL_CALL(dtype_option) },
+	{ 0, "resize", "WxH", "images: scale to W by H pixels (0 for one side keeps the aspect ratio; default the image's size)", ACCEL_CALL(resize_option) },
+	{ 0, "scale", "X", "images: multiply each pixel value (0-255) by X first (default 1/255)", ACCEL_DOUBLE(JOB(image.scale), 0, 0, "a number") },
+	{ 0, "mean", "M[,M,M]", "images: subtract M (per channel R,G,B) after --scale (default 0)", ACCEL_CALL(mean_option) },
+	{ 0, "std", "S[,S,S]", "images: then divide by S (per channel; default 1)", ACCEL_CALL(std_option) },
+	{ 0, "layout", "LAYOUT", "images: nchw (1,3,H,W; the default) or nhwc (1,H,W,3)", "nchw nhwc", ACCEL_CHOICE(JOB(image.nhwc)) },
+	{ 0, "bgr", NULL, "images: channels in B,G,R order (models trained with OpenCV)", ACCEL_SET(JOB(image.bgr), 1) },
+	{ 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", ACCEL_CALL(dim_option) },
+	{ 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", ACCEL_CALL(output_option) },
+	{ 0, "batch", "N", "run up to N consecutive inputs at once (1-1024), where the model keeps them apart along axis 0", ACCEL_INT(JOB(batch), 1, 1024, "a count from 1 to 1024") },
+	{ 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", ACCEL_INT(JOB(max_wait_ms), 0, 3600000, "a number of milliseconds") },
+	{ 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", ACCEL_INT(JOB(topk), 1, 256, "a count from 1 to 256") },
+	{ 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", ACCEL_STRING(JOB(labels_path)) },
+	{ 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", ACCEL_WORD(JOB(decode)) },
+	{ 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
+	ACCEL_FORCE_OPTION,
+	ACCEL_BACKEND_OPTION,
+	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
+	{ 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	ACCEL_BASIC_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
+static const struct accel_cli cli = {
+	"accel-infer", "-m MODEL.onnx [options] [FILE...]",
+	"Run an ONNX model on each tensor of FILEs (or stdin): .npy arrays in, .npy arrays or JSON lines out.",
+	options, exit_statuses, NULL,
+};
+
+/* The options into job: 0, -1 (exit 0) or the exit status. */
+static int parse_args(int argc, char **argv, struct job *job)
 {
 	memset(job, 0, sizeof *job);
 	job->batch = 1;
-	job->max_wait = -1;
+	job->max_wait_ms = -1;
 	job->image.scale = 1.0f / 255;
 	job->image.std[0] = job->image.std[1] = job->image.std[2] = 1;
-	if (accel_common_init(&job->common, &cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_optparse_init(p, &cli, argc, argv);
-	int id, rc, v;
-	const char *arg, *name, *value;
-	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
-		int c = accel_common_option(&job->common, &cli, id, arg);
-		if (c == 2)
-			return -1;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		switch (id) {
-		case OPT_MODEL: job->model = arg; break;
-		case OPT_INFO: job->info = 1; break;
-		case OPT_OUTFILE: job->outfile = arg; break;
-		case OPT_FORCE: job->force = 1; break;
-		case OPT_SHAPE: job->shape = arg; break;
-		case OPT_DTYPE:
-			if (accel_dtype_parse(arg) < 0) {
-				accel_msg_usage("--dtype: '%s' is not a dtype (float32, uint8 ...)", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->dtype = arg;
-			break;
-		case OPT_LABELS: job->labels_path = arg; break;
-		case OPT_BGR: job->image.bgr = 1; break;
-		case OPT_LAYOUT:
-			if (strcmp(arg, "nchw") && strcmp(arg, "nhwc")) {
-				accel_msg_usage("--layout: '%s' is not nchw or nhwc", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->image.nhwc = !strcmp(arg, "nhwc");
-			break;
-		case OPT_RESIZE: {
-			char *end;
-			long w = strtol(arg, &end, 10), h = -1;
-			if (end != arg && *end == 'x')
-				h = strtol(end + 1, &end, 10);
-			if (h < 0 || *end || w < 0 || w > 16384 || h > 16384 || !(w || h)) {
-				accel_msg_usage("--resize: '%s' is not WxH (0 for one side keeps the ratio)", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->image.width = (int)w;
-			job->image.height = (int)h;
-			break;
-		}
-		case OPT_SCALE: {
-			char *end;
-			double x = strtod(arg, &end);
-			if (end == arg || *end || !isfinite(x)) {
-				accel_msg_usage("--scale: '%s' is not a number", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->image.scale = (float)x;
-			break;
-		}
-		case OPT_MEAN:
-		case OPT_STD:
-			if (parse_triple(arg, id == OPT_MEAN ? job->image.mean : job->image.std, id == OPT_STD) < 0) {
-				accel_msg_usage("--%s: '%s' is not one number or three separated by commas%s",
-						id == OPT_MEAN ? "mean" : "std", arg, id == OPT_STD ? " (not 0)" : "");
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_OUTPUT:
-			if (job->noutputs == INFER_MAX_IO) {
-				accel_msg_usage("--output: at most %d", INFER_MAX_IO);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->outputs[job->noutputs++] = arg;
-			break;
-		case OPT_INPUT:
-			if (job->ninputs == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 || !*value) {
-				accel_msg_usage("--input: '%s' is not NAME=FILE", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->input_names[job->ninputs] = name;
-			job->input_files[job->ninputs++] = value;
-			break;
-		case OPT_DIM:
-			if (job->ndims == INFER_MAX_IO || split_pair((char *)arg, &name, &value) < 0 ||
-			    accel_parse_int(value, 0, 1 << 30, &v) < 0) {
-				accel_msg_usage("--dim: '%s' is not NAME=N", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->dim_names[job->ndims] = name;
-			job->dim_values[job->ndims++] = v;
-			break;
-		case OPT_BATCH:
-			if (accel_parse_int(arg, 1, 1024, &job->batch) < 0) {
-				accel_msg_usage("--batch: '%s' is not a count from 1 to 1024", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_MAX_WAIT:
-			if (accel_parse_int(arg, 0, 3600000, &v) < 0) {
-				accel_msg_usage("--max-wait: '%s' is not a number of milliseconds", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->max_wait = v / 1000.0;
-			break;
-		case OPT_TOPK:
-			if (accel_parse_int(arg, 1, 256, &job->topk) < 0) {
-				accel_msg_usage("--topk: '%s' is not a count from 1 to 256", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			break;
-		case OPT_DECODE:
-			if (strcmp(arg, "ctc")) {
-				accel_msg_usage("--decode: '%s' is not ctc", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			job->ctc = 1;
-			break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p->errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
+	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
 	if (!job->model) {
 		accel_msg_usage("no model: give -m MODEL.onnx");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (job->ctc && !job->labels_path) {
+	if (job->decode && !job->labels_path) {
 		accel_msg_usage("--decode ctc needs --labels FILE");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (job->ctc && job->topk) {
+	if (job->decode && job->topk) {
 		accel_msg_usage("--topk and --decode cannot be used together");
 		return ACCEL_EXIT_USAGE;
 	}
@@ -488,7 +449,7 @@ static int job_start(void *arg, size_t k, struct accel_input **in, struct accel_
 		r->status = ACCEL_EXIT_FAILURE;
 		return ACCEL_EIO;
 	}
-	if (r->in.fd == 0 && isatty(0) && !r->job->force) {
+	if (r->in.fd == 0 && isatty(0) && !r->job->common.force) {
 		accel_msg_error("stdin is a terminal; give a FILE, a pipe or -f");
 		accel_input_close(&r->in);
 		r->status = ACCEL_EXIT_FAILURE;
@@ -522,8 +483,7 @@ static void job_finish(void *arg, size_t k, int rc, const struct accel_stream_st
 static int infer(int argc, char **argv)
 {
 	struct job job;
-	struct accel_optparse p;
-	int st = parse_args(argc, argv, &job, &p);
+	int st = parse_args(argc, argv, &job);
 	if (st)
 		return st < 0 ? 0 : st;
 	if (access(job.model, R_OK) < 0) {
@@ -580,7 +540,7 @@ static int infer(int argc, char **argv)
 	memset(&rd, 0, sizeof rd);
 	rd.m = &m;
 	rd.batch = job.batch;
-	rd.max_wait = job.max_wait;
+	rd.max_wait = job.max_wait_ms < 0 ? -1 : job.max_wait_ms / 1000.0;
 	rd.dim_names = job.dim_names;
 	rd.dim_values = job.dim_values;
 	rd.ndims = job.ndims;
@@ -609,11 +569,11 @@ static int infer(int argc, char **argv)
 			rd.main_input = i;
 		}
 	char *stdin_only[] = { "-" };
-	char **files = p.noperands ? p.operands : stdin_only;
-	int nfiles = p.noperands ? p.noperands : 1;
+	char **files = job.common.noperands ? job.common.operands : stdin_only;
+	int nfiles = job.common.noperands ? job.common.noperands : 1;
 	if (!st && rd.main_input < 0) {
 		/* Every input named: the first --input file is the stream. */
-		if (p.noperands) {
+		if (job.common.noperands) {
 			accel_msg_usage("every model input is given with --input: no FILE operand is read");
 			st = ACCEL_EXIT_USAGE;
 		}
@@ -677,7 +637,7 @@ static int infer(int argc, char **argv)
 		}
 	}
 	int score_output = 0;
-	if (!st && (job.topk || job.ctc) && (job.noutputs ? job.noutputs : m.nout) != 1) {
+	if (!st && (job.topk || job.decode) && (job.noutputs ? job.noutputs : m.nout) != 1) {
 		accel_msg_usage("--%s reads one output: name it with --output", job.topk ? "topk" : "decode");
 		st = ACCEL_EXIT_USAGE;
 	}
@@ -704,15 +664,15 @@ static int infer(int argc, char **argv)
 		st = route(ctx, &job, &op, &r);
 	}
 	struct accel_output out;
-	int json_out = job.topk || job.ctc;
-	if (!st && accel_output_open(&out, job.outfile, job.force, !json_out) < 0) {
+	int json_out = job.topk || job.decode;
+	if (!st && accel_output_open(&out, job.common.output, job.common.force, !json_out) < 0) {
 		int e = errno;
-		if (e == EEXIST || (job.outfile && !access(job.outfile, F_OK) && !job.force))
-			accel_msg_error("%s already exists; use -f to overwrite it", job.outfile);
-		else if (!job.outfile && isatty(1))
+		if (e == EEXIST || (job.common.output && !access(job.common.output, F_OK) && !job.common.force))
+			accel_msg_error("%s already exists; use -f to overwrite it", job.common.output);
+		else if (!job.common.output && isatty(1))
 			accel_msg_error("refusing to write .npy arrays to a terminal; use -o FILE, a pipe or -f");
 		else
-			accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout", strerror(e));
+			accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout", strerror(e));
 		st = ACCEL_EXIT_FAILURE;
 	}
 	if (st) {
@@ -743,7 +703,7 @@ static int infer(int argc, char **argv)
 		/* A larger pipe: fewer switches between the writer and the
 		 * post-processing thread (the default limit allows 1 MiB). */
 		fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
-		ps.mode = job.topk ? POST_TOPK : job.ctc ? POST_CTC : POST_NPY;
+		ps.mode = job.topk ? POST_TOPK : job.decode ? POST_CTC : POST_NPY;
 		ps.nout = job.noutputs ? job.noutputs : m.nout;
 		ps.score_output = score_output;
 		ps.topk = job.topk;
@@ -778,7 +738,7 @@ static int infer(int argc, char **argv)
 	if (st || out.broken)
 		accel_output_abort(&out);
 	else if (accel_output_commit(&out) < 0) {
-		accel_msg_error("cannot write %s: %s", job.outfile ? job.outfile : "stdout",
+		accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout",
 				strerror(out.error ? out.error : errno));
 		st = ACCEL_EXIT_FAILURE;
 	}

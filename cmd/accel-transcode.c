@@ -11,66 +11,6 @@
 #include <unistd.h>
 #include "transcode/transcode.h"
 
-enum {
-	OPT_OUTPUT = 1, OPT_FORCE, OPT_TO, OPT_CONTAINER, OPT_AUDIO, OPT_SCALE, OPT_FPS, OPT_PIX_FMT, OPT_CROP,
-	OPT_DEINTERLACE, OPT_QUALITY, OPT_BITRATE, OPT_PRESET, OPT_KEYINT, OPT_LAYOUT, OPT_NORMALIZE, OPT_HW,
-	OPT_DEVICE, OPT_STRICT, OPT_PROGRESS_JSON,
-};
-
-static const struct accel_option options[] = {
-	{ OPT_TO, 't', "to", "FORMAT", "what to write: h264, hevc, av1, vp9 (encoded), rawvideo, y4m or npy (frames); default h264",
-	  "h264 hevc av1 vp9 rawvideo y4m npy", 0 },
-	{ OPT_OUTPUT, 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", 0 },
-	{ OPT_FORCE, 'f', "force", NULL, "overwrite FILE; read or write a terminal", NULL, 0 },
-	{ OPT_CONTAINER, 'c', "container", "NAME", "container: mkv, mpegts, nut or mp4 (default: by FILE's extension, else mkv)",
-	  "mkv mpegts nut mp4", 0 },
-	{ OPT_AUDIO, 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac)",
-	  "copy aac opus none", 0 },
-	{ OPT_SCALE, 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio", NULL, 0 },
-	{ OPT_FPS, 0, "fps", "N[/D]", "frame rate of the output (frames dropped or repeated)", NULL, 0 },
-	{ OPT_PIX_FMT, 0, "pix-fmt", "FMT", "pixel format of the output (yuv420p, yuv444p, rgb24, gray ...); default: the input's when the encoder takes it, else its closest", NULL, 0 },
-	{ OPT_CROP, 0, "crop", "W:H:X:Y", "keep the W by H pixels whose top left corner is at X,Y", NULL, 0 },
-	{ OPT_DEINTERLACE, 0, "deinterlace", NULL, "deinterlace frames marked interlaced (yadif; on the device: yadif_cuda, deinterlace_vaapi, vpp_qsv)", NULL, 0 },
-	{ OPT_QUALITY, 'Q', "quality", "N", "constant quality 0-51, lower is better (CRF; the matching mode of hardware encoders)", NULL, 0 },
-	{ OPT_BITRATE, 0, "bitrate", "RATE", "target bit rate in bits per second (k and M suffixes: 2M)", NULL, 0 },
-	{ OPT_PRESET, 'p', "preset", "NAME", "speed: fast, medium or slow (mapped per encoder), or the encoder's own preset name",
-	  "fast medium slow", 0 },
-	{ OPT_KEYINT, 'g', "keyint", "N", "at most N frames between keyframes", NULL, 0 },
-	{ OPT_LAYOUT, 0, "layout", "LAYOUT", "--to npy: hwc (H x W x C per frame, default) or nchw (1 x C x H x W)", "hwc nchw", 0 },
-	{ OPT_NORMALIZE, 0, "normalize", NULL, "--to npy with nchw: float32 values in [0, 1] instead of uint8", NULL, 0 },
-	{ OPT_HW, 0, "hw", "TYPE", "hardware to use: auto, none, cuda, vaapi or qsv (default auto); frames stay on it from decoder to encoder when filters allow", "auto none cuda vaapi qsv", 0 },
-	{ OPT_DEVICE, 'd', "device", "DEV", "with --hw TYPE: the device, as an id (gpu1) or FFmpeg's device string", NULL, 0 },
-	{ OPT_STRICT, 0, "strict", NULL, "fail (exit 3) on the first undecodable packet", NULL, 0 },
-	{ OPT_PROGRESS_JSON, 0, "progress-json", NULL, "write one JSON object of progress per second to stderr", NULL, 0 },
-	/* The common run options, with what they mean here. */
-	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when a hardware stage cannot run: cpu or next (software, one line on stderr) or none (exit 1)",
-	  "cpu next none", 0 },
-	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)",
-	  NULL, 0 },
-	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)", NULL, 0 },
-	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show the progress line", NULL, 0 },
-	ACCEL_BASIC_OPTIONS,
-	{ 0 },
-};
-
-static const int exit_statuses[] = {
-	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
-};
-
-static const struct accel_cli cli = {
-	"accel-transcode", "[options] [FILE]",
-	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
-	options, exit_statuses, NULL,
-};
-
-static int one_of(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(s, *list))
-			return 1;
-	return 0;
-}
-
 /* "640x360", "224x-1": each side 1-16384 or -1, not both -1. */
 static int parse_scale(const char *s, int *w, int *h)
 {
@@ -135,102 +75,97 @@ static int parse_bitrate(const char *s, int64_t *out)
 static int usage(const char *opt, const char *arg, const char *what)
 {
 	accel_msg_usage("%s: '%s' is not %s", opt, arg, what);
-	return ACCEL_EXIT_USAGE;
+	return ACCEL_EINVAL;
 }
 
-static int parse_args(int argc, char **argv, struct tc_job *job, struct accel_optparse *p)
+static int scale_option(void *v, const char *arg)
 {
-	static const char *const tos[] = { "h264", "hevc", "av1", "vp9", "rawvideo", "y4m", "npy", NULL };
-	static const char *const containers[] = { "mkv", "mpegts", "nut", "mp4", NULL };
-	static const char *const audios[] = { "copy", "aac", "opus", "none", NULL };
-	static const char *const hws[] = { "auto", "none", "cuda", "vaapi", "qsv", NULL };
+	struct tc_job *job = v;
+	if (parse_scale(arg, &job->scale_w, &job->scale_h) < 0)
+		return usage("--scale", arg, "WxH with sides from 1 to 16384 (one may be -1)");
+	return 0;
+}
+
+static int fps_option(void *v, const char *arg)
+{
+	struct tc_job *job = v;
+	if (parse_fps(arg, &job->fps_num, &job->fps_den) < 0)
+		return usage("--fps", arg, "a frame rate N or N/D");
+	return 0;
+}
+
+static int crop_option(void *v, const char *arg)
+{
+	if (parse_crop(arg, ((struct tc_job *)v)->crop) < 0)
+		return usage("--crop", arg, "W:H:X:Y in pixels");
+	return 0;
+}
+
+static int bitrate_option(void *v, const char *arg)
+{
+	if (parse_bitrate(arg, &((struct tc_job *)v)->bitrate) < 0)
+		return usage("--bitrate", arg, "a bit rate such as 800k or 2M");
+	return 0;
+}
+
+#define JOB(field) ACCEL_AT(struct tc_job, field)
+
+static const struct accel_option options[] = {
+	{ 't', "to", "FORMAT", "what to write: h264, hevc, av1, vp9 (encoded), rawvideo, y4m or npy (frames); default h264", "h264 hevc av1 vp9 rawvideo y4m npy", ACCEL_WORD(JOB(to)) },
+	/* The pipeline reads job->output and job->force. */
+	{ 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_STRING(JOB(output)) },
+	{ 'f', "force", NULL, "overwrite FILE; read or write a terminal", ACCEL_SET(JOB(force), 1) },
+	{ 'c', "container", "NAME", "container: mkv, mpegts, nut or mp4 (default: by FILE's extension, else mkv)", "mkv mpegts nut mp4", ACCEL_WORD(JOB(container)) },
+	{ 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac)", "copy aac opus none", ACCEL_WORD(JOB(audio)) },
+	{ 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio", ACCEL_CALL(scale_option) },
+	{ 0, "fps", "N[/D]", "frame rate of the output (frames dropped or repeated)", ACCEL_CALL(fps_option) },
+	{ 0, "pix-fmt", "FMT", "pixel format of the output (yuv420p, yuv444p, rgb24, gray ...); default: the input's when the encoder takes it, else its closest", ACCEL_STRING(JOB(pix_fmt)) },
+	{ 0, "crop", "W:H:X:Y", "keep the W by H pixels whose top left corner is at X,Y", ACCEL_CALL(crop_option) },
+	{ 0, "deinterlace", NULL, "deinterlace frames marked interlaced (yadif; on the device: yadif_cuda, deinterlace_vaapi, vpp_qsv)", ACCEL_SET(JOB(deinterlace), 1) },
+	{ 'Q', "quality", "N", "constant quality 0-51, lower is better (CRF; the matching mode of hardware encoders)", ACCEL_INT(JOB(quality), 0, 51, NULL) },
+	{ 0, "bitrate", "RATE", "target bit rate in bits per second (k and M suffixes: 2M)", ACCEL_CALL(bitrate_option) },
+	{ 'p', "preset", "NAME", "speed: fast, medium or slow (mapped per encoder), or the encoder's own preset name", "fast medium slow", ACCEL_STRING(JOB(preset)) },
+	{ 'g', "keyint", "N", "at most N frames between keyframes", ACCEL_INT(JOB(keyint), 1, 100000, "a number of frames from 1 to 100000") },
+	{ 0, "layout", "LAYOUT", "--to npy: hwc (H x W x C per frame, default) or nchw (1 x C x H x W)", "hwc nchw", ACCEL_CHOICE(JOB(nchw)) },
+	{ 0, "normalize", NULL, "--to npy with nchw: float32 values in [0, 1] instead of uint8", ACCEL_SET(JOB(normalize), 1) },
+	{ 0, "hw", "TYPE", "hardware to use: auto, none, cuda, vaapi or qsv (default auto); frames stay on it from decoder to encoder when filters allow", "auto none cuda vaapi qsv", ACCEL_WORD(JOB(hw)) },
+	{ 'd', "device", "DEV", "with --hw TYPE: the device, as an id (gpu1) or FFmpeg's device string", ACCEL_STRING(JOB(device)) },
+	{ 0, "strict", NULL, "fail (exit 3) on the first undecodable packet", ACCEL_SET(JOB(strict), 1) },
+	{ 0, "progress-json", NULL, "write one JSON object of progress per second to stderr", ACCEL_SET(JOB(progress_json), 1) },
+	/* The common run options, with what they mean here. */
+	{ 0, "fallback", "POLICY", "when a hardware stage cannot run: cpu or next (software, one line on stderr) or none (exit 1)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
+	{ 'T', "threads", "N", "threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 0, "progress", NULL, "show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
+	{ 0, "no-progress", NULL, "never show the progress line", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
+	ACCEL_BASIC_OPTIONS,
+	{ 0 },
+};
+
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
+};
+
+static const struct accel_cli cli = {
+	"accel-transcode", "[options] [FILE]",
+	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
+	options, exit_statuses, NULL,
+};
+
+/* The options into job: 0, -1 (exit 0) or the exit status. */
+static int parse_args(int argc, char **argv, struct tc_job *job)
+{
 	memset(job, 0, sizeof *job);
 	job->to = "h264";
 	job->quality = -1;
 	job->hw = "auto";
-	if (accel_common_init(&job->common, &cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_optparse_init(p, &cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
-		int c = accel_common_option(&job->common, &cli, id, arg);
-		if (c == 2)
-			return -1;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		switch (id) {
-		case OPT_OUTPUT: job->output = arg; break;
-		case OPT_FORCE: job->force = 1; break;
-		case OPT_DEINTERLACE: job->deinterlace = 1; break;
-		case OPT_NORMALIZE: job->normalize = 1; break;
-		case OPT_STRICT: job->strict = 1; break;
-		case OPT_PROGRESS_JSON: job->progress_json = 1; break;
-		case OPT_PIX_FMT: job->pix_fmt = arg; break;
-		case OPT_PRESET: job->preset = arg; break;
-		case OPT_DEVICE: job->device = arg; break;
-		case OPT_TO:
-			if (!one_of(arg, tos))
-				return usage("--to", arg, "one of h264, hevc, av1, vp9, rawvideo, y4m, npy");
-			job->to = arg;
-			break;
-		case OPT_CONTAINER:
-			if (!one_of(arg, containers))
-				return usage("--container", arg, "one of mkv, mpegts, nut, mp4");
-			job->container = arg;
-			break;
-		case OPT_AUDIO:
-			if (!one_of(arg, audios))
-				return usage("--audio", arg, "one of copy, aac, opus, none");
-			job->audio = arg;
-			break;
-		case OPT_HW:
-			if (!one_of(arg, hws))
-				return usage("--hw", arg, "one of auto, none, cuda, vaapi, qsv");
-			job->hw = arg;
-			break;
-		case OPT_LAYOUT:
-			if (strcmp(arg, "hwc") && strcmp(arg, "nchw"))
-				return usage("--layout", arg, "hwc or nchw");
-			job->nchw = !strcmp(arg, "nchw");
-			break;
-		case OPT_SCALE:
-			if (parse_scale(arg, &job->scale_w, &job->scale_h) < 0)
-				return usage("--scale", arg, "WxH with sides from 1 to 16384 (one may be -1)");
-			break;
-		case OPT_FPS:
-			if (parse_fps(arg, &job->fps_num, &job->fps_den) < 0)
-				return usage("--fps", arg, "a frame rate N or N/D");
-			break;
-		case OPT_CROP:
-			if (parse_crop(arg, job->crop) < 0)
-				return usage("--crop", arg, "W:H:X:Y in pixels");
-			break;
-		case OPT_QUALITY:
-			if (accel_parse_int(arg, 0, 51, &job->quality) < 0)
-				return usage("--quality", arg, "a number from 0 to 51");
-			break;
-		case OPT_BITRATE:
-			if (parse_bitrate(arg, &job->bitrate) < 0)
-				return usage("--bitrate", arg, "a bit rate such as 800k or 2M");
-			break;
-		case OPT_KEYINT:
-			if (accel_parse_int(arg, 1, 100000, &job->keyint) < 0)
-				return usage("--keyint", arg, "a number of frames from 1 to 100000");
-			break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p->errbuf);
+	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
+	if (job->common.noperands > 1) {
+		accel_msg_usage("one input at a time (%d given)", job->common.noperands);
 		return ACCEL_EXIT_USAGE;
 	}
-	if (p->noperands > 1) {
-		accel_msg_usage("one input at a time (%d given)", p->noperands);
-		return ACCEL_EXIT_USAGE;
-	}
-	job->input = p->noperands ? p->operands[0] : NULL;
+	job->input = job->common.noperands ? job->common.operands[0] : NULL;
 	int frames = !strcmp(job->to, "npy") || !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
 	if (frames && (job->quality >= 0 || job->bitrate || job->preset || job->keyint)) {
 		accel_msg_usage("--quality, --bitrate, --preset and --keyint are for encoded output, not --to %s", job->to);
@@ -263,8 +198,7 @@ static int parse_args(int argc, char **argv, struct tc_job *job, struct accel_op
 static int transcode(int argc, char **argv)
 {
 	struct tc_job job;
-	struct accel_optparse p;
-	int rc = parse_args(argc, argv, &job, &p);
+	int rc = parse_args(argc, argv, &job);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct accel_ctx *ctx = accel_ctx_new();

@@ -4,27 +4,31 @@
  * completions are all generated, plus the common options of DESIGN.md.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <accel/cli.h>
 #include "core.h"
 
-void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv)
-{
-	memset(p, 0, sizeof *p);
-	p->cli = cli;
-	p->argc = argc;
-	p->argv = argv;
-	p->i = 1;
-	/* Operands are gathered in argv itself, from argv[1]: the k-th one
-	 * goes to a slot already consumed (1 + k <= its own index). */
-	p->operands = argv + 1;
-}
+/* The parser's state over argv. */
+struct parser {
+	const struct accel_cli *cli;
+	int argc;
+	char **argv;
+	int i;                   /* next argv index */
+	const char *cluster;     /* rest of a "-abc" cluster */
+	int done;                /* "--" seen */
+	char **operands;         /* gathered in argv itself, from argv[1]: the k-th
+	                          * goes to a slot already read (1 + k <= its index) */
+	int noperands;
+	char errbuf[160];
+};
 
 static const struct accel_option *find_short(const struct accel_cli *cli, char c)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++)
+	for (const struct accel_option *o = cli->options; o->type; o++)
 		if (o->short_name == c)
 			return o;
 	return NULL;
@@ -32,18 +36,18 @@ static const struct accel_option *find_short(const struct accel_cli *cli, char c
 
 static const struct accel_option *find_numeric(const struct accel_cli *cli)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++)
+	for (const struct accel_option *o = cli->options; o->type; o++)
 		if (o->flags & ACCEL_OPT_NUMERIC)
 			return o;
 	return NULL;
 }
 
 /* Exact long name, or a unique prefix of one (as getopt_long). */
-static const struct accel_option *find_long(struct accel_optparse *p, const char *name, size_t n)
+static const struct accel_option *find_long(struct parser *p, const char *name, size_t n)
 {
 	const struct accel_option *hit = NULL;
 	int count = 0;
-	for (const struct accel_option *o = p->cli->options; o->id; o++) {
+	for (const struct accel_option *o = p->cli->options; o->type; o++) {
 		if (!o->long_name || strncmp(o->long_name, name, n))
 			continue;
 		if (strlen(o->long_name) == n)
@@ -60,44 +64,53 @@ static const struct accel_option *find_long(struct accel_optparse *p, const char
 	return hit;
 }
 
-int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
+/* The next option of a "-abc" cluster (p->cluster non-empty). */
+static int next_short(struct parser *p, const struct accel_option **out, const char **arg)
 {
 	static char digits[16];
-	*arg = NULL;
-	if (p->cluster && *p->cluster) {
-		const char *c = p->cluster;
-		const struct accel_option *num = find_numeric(p->cli);
-		if (num && *c >= '0' && *c <= '9') {
-			size_t n = strspn(c, "0123456789");
-			if (n >= sizeof digits)
-				n = sizeof digits - 1;
-			memcpy(digits, c, n);
-			digits[n] = 0;
-			p->cluster = c + n;
-			*id = num->id;
-			*arg = digits;
-			return 1;
-		}
-		const struct accel_option *o = find_short(p->cli, *c);
-		if (!o) {
-			snprintf(p->errbuf, sizeof p->errbuf, "unknown option '-%c'", *c);
-			return ACCEL_EINVAL;
-		}
-		p->cluster = c + 1;
-		if (o->arg) {
-			if (*p->cluster) {
-				*arg = p->cluster;
-			} else if (p->i < p->argc) {
-				*arg = p->argv[p->i++];
-			} else {
-				snprintf(p->errbuf, sizeof p->errbuf, "option '-%c' needs an argument (%s)", *c, o->arg);
-				return ACCEL_EINVAL;
-			}
-			p->cluster = NULL;
-		}
-		*id = o->id;
+	const char *c = p->cluster;
+	const struct accel_option *num = find_numeric(p->cli);
+	if (num && *c >= '0' && *c <= '9') {
+		size_t n = strspn(c, "0123456789");
+		if (n >= sizeof digits)
+			n = sizeof digits - 1;
+		memcpy(digits, c, n);
+		digits[n] = 0;
+		p->cluster = c + n;
+		*out = num;
+		*arg = digits;
 		return 1;
 	}
+	const struct accel_option *o = find_short(p->cli, *c);
+	if (!o) {
+		snprintf(p->errbuf, sizeof p->errbuf, "unknown option '-%c'", *c);
+		return ACCEL_EINVAL;
+	}
+	p->cluster = c + 1;
+	if (o->arg) {
+		if (*p->cluster) {
+			*arg = p->cluster;
+		} else if (p->i < p->argc) {
+			*arg = p->argv[p->i++];
+		} else {
+			snprintf(p->errbuf, sizeof p->errbuf, "option '-%c' needs an argument (%s)", *c, o->arg);
+			return ACCEL_EINVAL;
+		}
+		p->cluster = NULL;
+	}
+	*out = o;
+	return 1;
+}
+
+/* Next option: 1 with *out and *arg set (numeric options give the digits,
+ * at most 15, in a static buffer; other arguments point into argv; NULL
+ * for none), 0 when all argv is read, or ACCEL_EINVAL with the message in
+ * p->errbuf (unknown or ambiguous option, missing or unwanted argument). */
+static int next_option(struct parser *p, const struct accel_option **out, const char **arg)
+{
+	*arg = NULL;
+	if (p->cluster && *p->cluster)
+		return next_short(p, out, arg);
 	while (p->i < p->argc) {
 		char *a = p->argv[p->i++];
 		if (p->done || a[0] != '-' || !a[1]) {
@@ -110,7 +123,7 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
 		}
 		if (a[1] != '-') {
 			p->cluster = a + 1;
-			return accel_getopt(p, id, arg);
+			return next_short(p, out, arg);
 		}
 		const char *name = a + 2, *eq = strchr(name, '=');
 		size_t n = eq ? (size_t)(eq - name) : strlen(name);
@@ -133,17 +146,17 @@ int accel_getopt(struct accel_optparse *p, int *id, const char **arg)
 			snprintf(p->errbuf, sizeof p->errbuf, "option '--%s' takes no argument", o->long_name);
 			return ACCEL_EINVAL;
 		}
-		*id = o->id;
+		*out = o;
 		return 1;
 	}
 	return 0;
 }
 
-/* Whether the program's table has option `id`. */
+/* Whether the program's table has common option `id`. */
 static int has_option(const struct accel_cli *cli, int id)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++)
-		if (o->id == id)
+	for (const struct accel_option *o = cli->options; o->type; o++)
+		if (o->type == ACCEL_OPT_COMMON && o->value == id)
 			return 1;
 	return 0;
 }
@@ -163,12 +176,25 @@ static int check_backends(const char *list)
 	return rc;
 }
 
+/* A --memory value: 1 MiB or more. */
+static int parse_memory(const char *s, uint64_t *out)
+{
+	uint64_t v;
+	if (accel_parse_size(s, &v) < 0 || v < (1u << 20))
+		return ACCEL_EINVAL;
+	*out = v;
+	return 0;
+}
+
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 {
+	/* A subcommand's messages name the program ("accel-crypt"). */
+	static char prog[64];
+	snprintf(prog, sizeof prog, "%.*s", (int)strcspn(cli->prog, " "), cli->prog);
 	memset(c, 0, sizeof *c);
 	c->progress = -1;
 	c->fallback = ACCEL_FALLBACK_CPU;
-	accel_msg_prog(cli->prog);
+	accel_msg_prog(prog);
 	core_io_startup();
 	const char *v;
 	/* Not checked against the registry: a setting shared by many machines
@@ -184,6 +210,11 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 	if ((v = getenv("ACCEL_THREADS")) && *v && has_option(cli, ACCEL_OPT_THREADS) &&
 	    accel_parse_int(v, 0, 4096, &c->threads) < 0) {
 		accel_msg_error("ACCEL_THREADS: '%s' is not a number of threads (0-4096)", v);
+		return ACCEL_EINVAL;
+	}
+	if ((v = getenv("ACCEL_MEMORY")) && *v && has_option(cli, ACCEL_OPT_MEMORY) &&
+	    parse_memory(v, &c->memory) < 0) {
+		accel_msg_error("ACCEL_MEMORY: '%s' is not a size of 1M or more", v);
 		return ACCEL_EINVAL;
 	}
 	double timeout;
@@ -208,8 +239,9 @@ int accel_fallback_parse(const char *s, enum accel_fallback *out)
 	return 0;
 }
 
-/* After a text for stdout: 2 (exit now, 0) when it all went out or the
+/* After a text for stdout: DONE (exit 0) when it all went out or the
  * reader went away, else ACCEL_EIO with the one-line error printed. */
+enum { DONE = 1 };
 static int flushed(void)
 {
 	int e = 0;
@@ -218,36 +250,48 @@ static int flushed(void)
 	else if (ferror(stdout))
 		e = EIO;
 	if (!e || e == EPIPE)
-		return 2;
+		return DONE;
 	accel_msg_error("cannot write stdout: %s", strerror(e));
 	return ACCEL_EIO;
 }
 
-int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg)
+/* A common option into c: 0, DONE (a text printed: exit 0), ACCEL_EINVAL
+ * (bad value, usage message printed) or ACCEL_EIO (writing a text failed,
+ * message printed). --backend is checked against the registry of a context
+ * made and freed for it (plugins are loaded). */
+static int common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg)
 {
 	switch (id) {
 	case ACCEL_OPT_BACKEND:
 		if (check_backends(arg) < 0)
 			return ACCEL_EINVAL;
 		c->backend = arg;
-		return 1;
+		break;
 	case ACCEL_OPT_FALLBACK:
 		if (accel_fallback_parse(arg, &c->fallback) < 0) {
 			accel_msg_usage("--fallback: '%s' is not one of cpu, next, none", arg);
 			return ACCEL_EINVAL;
 		}
-		return 1;
+		break;
 	case ACCEL_OPT_THREADS:
 		if (accel_parse_int(arg, 0, 4096, &c->threads) < 0) {
 			accel_msg_usage("--threads: '%s' is not a number of threads (0-4096)", arg);
 			return ACCEL_EINVAL;
 		}
-		return 1;
-	case ACCEL_OPT_VERBOSE: c->verbose++; c->quiet = 0; return 1;
-	case ACCEL_OPT_QUIET: c->quiet = 1; c->verbose = 0; return 1;
-	case ACCEL_OPT_PROGRESS: c->progress = 1; return 1;
-	case ACCEL_OPT_NO_PROGRESS: c->progress = 0; return 1;
-	case ACCEL_OPT_JSON: c->json = 1; return 1;
+		break;
+	case ACCEL_OPT_MEMORY:
+		if (parse_memory(arg, &c->memory) < 0) {
+			accel_msg_usage("--memory: '%s' is not a size of 1M or more", arg);
+			return ACCEL_EINVAL;
+		}
+		break;
+	case ACCEL_OPT_VERBOSE: c->verbose++; c->quiet = 0; break;
+	case ACCEL_OPT_QUIET: c->quiet = 1; c->verbose = 0; break;
+	case ACCEL_OPT_PROGRESS: c->progress = 1; break;
+	case ACCEL_OPT_NO_PROGRESS: c->progress = 0; break;
+	case ACCEL_OPT_JSON: c->json = 1; break;
+	case ACCEL_OPT_OUTPUT: c->output = arg; break;
+	case ACCEL_OPT_FORCE: c->force = 1; break;
 	case ACCEL_OPT_HELP: accel_cli_help(cli, stdout); return flushed();
 	case ACCEL_OPT_VERSION: printf("%s %s\n", cli->prog, ACCEL_VERSION); return flushed();
 	case ACCEL_OPT_GEN_MAN: accel_cli_man(cli, stdout); return flushed();
@@ -258,6 +302,152 @@ int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int
 		}
 		return flushed();
 	}
+	return 0;
+}
+
+/* The index of word w among the space-separated words of list, or -1. */
+static int word_index(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (int i = 0; list && *list; i++) {
+		size_t len = strcspn(list, " ");
+		if (len == n && !strncmp(list, w, n))
+			return i;
+		list += len + strspn(list + len, " ");
+	}
+	return -1;
+}
+
+/* "--name", or "-c" for an option without a long name. */
+static void option_name(const struct accel_option *o, char *buf, size_t len)
+{
+	if (o->long_name)
+		snprintf(buf, len, "--%s", o->long_name);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+}
+
+/* The usage line for o's bad argument arg; ACCEL_EINVAL. */
+static int bad_value(const struct accel_option *o, const char *arg)
+{
+	char name[48], what[256];
+	option_name(o, name, sizeof name);
+	if (o->what) {
+		snprintf(what, sizeof what, "%s", o->what);
+	} else if (o->type == ACCEL_OPT_WORD || o->type == ACCEL_OPT_CHOICE) {
+		/* "A", "A or B", "one of A, B, C". */
+		int n = 0;
+		for (const char *w = o->complete; *w; n++)
+			w += strcspn(w, " ") + strspn(w + strcspn(w, " "), " ");
+		size_t used = (size_t)snprintf(what, sizeof what, "%s", n > 2 ? "one of " : "");
+		const char *w = o->complete;
+		for (int i = 0; i < n && used < sizeof what; i++) {
+			size_t len = strcspn(w, " ");
+			used += (size_t)snprintf(what + used, sizeof what - used, "%s%.*s",
+						 !i ? "" : n == 2 ? " or " : ", ", (int)len, w);
+			w += len + strspn(w + len, " ");
+		}
+	} else {
+		snprintf(what, sizeof what, "a number from %.0f to %.0f", o->min, o->max);
+	}
+	accel_msg_usage("%s: '%s' is not %s", name, arg, what);
+	return ACCEL_EINVAL;
+}
+
+/* Whether v is outside o's range (when it has one). */
+static int out_of_range(const struct accel_option *o, double v)
+{
+	return o->min < o->max && (v < o->min || v > o->max);
+}
+
+/* Act on option o with argument arg (NULL: none): its variable in job, a
+ * common option in c, or its callback. 0, DONE, or a negative ACCEL_E*
+ * after the message. */
+static int apply(const struct accel_option *o, const char *arg, void *job, struct accel_common *c,
+		 const struct accel_cli *cli)
+{
+	char *var = (char *)job + o->at;
+	static const size_t sizes[] = {
+		[ACCEL_OPT_SET] = sizeof(int), [ACCEL_OPT_INT] = sizeof(int), [ACCEL_OPT_SIZE] = sizeof(uint64_t),
+		[ACCEL_OPT_STRING] = sizeof(char *), [ACCEL_OPT_WORD] = sizeof(char *), [ACCEL_OPT_CHOICE] = sizeof(int),
+	};
+	if ((o->type < sizeof sizes / sizeof sizes[0] && sizes[o->type] && o->size != sizes[o->type]) ||
+	    (o->type == ACCEL_OPT_DOUBLE && o->size != sizeof(double) && o->size != sizeof(float))) {
+		char name[48];
+		option_name(o, name, sizeof name);
+		accel_msg_error("option table: %s: a variable of %zu bytes does not fit its type", name, o->size);
+		return ACCEL_ENOTSUP;
+	}
+	int i = (int)o->value;
+	switch (o->type) {
+	case ACCEL_OPT_END:
+		break;
+	case ACCEL_OPT_COMMON:
+		return common_option(c, cli, (int)o->value, arg);
+	case ACCEL_OPT_CALL:
+		return o->call(job, arg);
+	case ACCEL_OPT_SET:
+		memcpy(var, &i, sizeof i);
+		break;
+	case ACCEL_OPT_INT:
+		if (arg && accel_parse_int(arg, o->min < o->max ? (int)o->min : INT_MIN,
+					   o->min < o->max ? (int)o->max : INT_MAX, &i) < 0)
+			return bad_value(o, arg);
+		memcpy(var, &i, sizeof i);
+		break;
+	case ACCEL_OPT_SIZE: {
+		uint64_t v;
+		if (accel_parse_size(arg, &v) < 0 || out_of_range(o, (double)v))
+			return bad_value(o, arg);
+		memcpy(var, &v, sizeof v);
+		break;
+	}
+	case ACCEL_OPT_DOUBLE: {
+		char *end;
+		errno = 0;
+		double v = strtod(arg, &end);
+		if (errno || end == arg || *end || !isfinite(v) || out_of_range(o, v))
+			return bad_value(o, arg);
+		float f = (float)v;
+		memcpy(var, o->size == sizeof f ? (void *)&f : (void *)&v, o->size);
+		break;
+	}
+	case ACCEL_OPT_WORD:
+	case ACCEL_OPT_STRING:
+		if (o->type == ACCEL_OPT_WORD && word_index(o->complete, arg) < 0)
+			return bad_value(o, arg);
+		memcpy(var, &arg, sizeof arg);
+		break;
+	case ACCEL_OPT_CHOICE:
+		if ((i = word_index(o->complete, arg)) < 0)
+			return bad_value(o, arg);
+		memcpy(var, &i, sizeof i);
+		break;
+	}
+	return 0;
+}
+
+int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, struct accel_common *common)
+{
+	if (accel_common_init(common, cli) < 0)
+		return ACCEL_EXIT_USAGE;
+	struct parser p = { .cli = cli, .argc = argc, .argv = argv, .i = 1, .operands = argv + 1 };
+	const struct accel_option *o;
+	const char *arg;
+	int rc;
+	while ((rc = next_option(&p, &o, &arg)) == 1) {
+		rc = apply(o, arg, job, common, cli);
+		if (rc == DONE)
+			return -1;
+		if (rc < 0)
+			return accel_exit_status(rc);
+	}
+	if (rc < 0) {
+		accel_msg_usage("%s", p.errbuf);
+		return ACCEL_EXIT_USAGE;
+	}
+	common->operands = p.operands;
+	common->noperands = p.noperands;
 	return 0;
 }
 
@@ -293,7 +483,7 @@ static const char *exit_text(int status)
 void accel_cli_help(const struct accel_cli *cli, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n\nOptions:\n", cli->prog, cli->usage, cli->summary);
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (o->flags & ACCEL_OPT_HIDDEN)
 			continue;
 		char label[64];
@@ -324,7 +514,7 @@ static void roff(FILE *f, const char *s)
 
 void accel_cli_man(const struct accel_cli *cli, FILE *f)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (o->flags & ACCEL_OPT_HIDDEN)
 			continue;
 		fputs(".TP\n", f);
@@ -393,7 +583,7 @@ static int is_backends(const struct accel_option *o)
 /* Whether any option of cli or of its subcommands completes to backends. */
 static int wants_backends(const struct accel_cli *cli)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++)
+	for (const struct accel_option *o = cli->options; o->type; o++)
 		if (completed(o) && is_backends(o))
 			return 1;
 	for (const struct accel_subcommand *s = cli->subcommands; s && s->name; s++)
@@ -441,7 +631,7 @@ static void bash_function(FILE *f, const struct accel_cli *cli, const char *prog
 		fputs("\t\tesac\n\tfi\n", f);
 	}
 	fputs("\tcase \"$prev\" in\n", f);
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (!completed(o) || (o->flags & ACCEL_OPT_OPTIONAL) || !o->arg)
 			continue;
 		fputc('\t', f);
@@ -462,7 +652,7 @@ static void bash_function(FILE *f, const struct accel_cli *cli, const char *prog
 	}
 	fputs("\tesac\n\tif [[ \"$cur\" == -* ]]; then\n\t\tCOMPREPLY=($(compgen -W '", f);
 	int first = 1;
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (!completed(o))
 			continue;
 		if (o->short_name)
@@ -513,7 +703,7 @@ static void zsh_action(FILE *f, const struct accel_option *o)
 static void zsh_arguments(FILE *f, const struct accel_cli *cli, const char *sub)
 {
 	fputs("_arguments -s -S \\\n", f);
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (!completed(o))
 			continue;
 		fputs("  ", f);
@@ -578,7 +768,7 @@ static void fish_quote(FILE *f, const char *s)
 static void fish_options(FILE *f, const struct accel_cli *cli, const char *prog, int subcommands,
 			 const char *sub)
 {
-	for (const struct accel_option *o = cli->options; o->id; o++) {
+	for (const struct accel_option *o = cli->options; o->type; o++) {
 		if (!completed(o))
 			continue;
 		fprintf(f, "complete -c %s", prog);

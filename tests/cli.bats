@@ -145,3 +145,15 @@ usage() {
 	[ "$("$A" -d < out.zst)" = "$(printf 'world\nhello')" ]
 	"$A" -d -- - < out.zst | cmp <(printf 'world\nhello\n') -
 }
+
+@test "a program without its man page stops the build with one line naming the page" {
+	mkdir -p tree/cmd tree/man
+	cp "$ROOT/Makefile" tree/
+	touch tree/cmd/accel-new.c tree/cmd/accel-old.c tree/man/accel-old.1.in
+	run -2 make -s -C tree help
+	[[ "$output" == "Makefile:"*": *** man/accel-new.1.in is missing: every program has a man page.  Stop." ]]
+	[ "${#lines[@]}" -eq 1 ]
+	touch tree/man/accel-new.1.in
+	run -0 make -s -C tree help
+	[[ "$output" == targets:* ]]
+}

@@ -23,34 +23,6 @@
 #include <openssl/crypto.h>
 #include "crypt.h"
 
-enum { OPT_ALGO = 1, OPT_TAG, OPT_CHECK, OPT_STATUS, OPT_STRICT, OPT_WARN, OPT_IGNORE_MISSING };
-
-static const struct accel_option hash_options[] = {
-	{ OPT_ALGO, 'a', "algorithm", "ALGO", "sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5", "sha256 sha512 sha3-256 blake2b512 sha1 md5", 0 },
-	{ OPT_TAG, 0, "tag", NULL, "print BSD-style lines: SHA256 (FILE) = DIGEST", NULL, 0 },
-	{ OPT_CHECK, 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c", NULL, 0 },
-	{ OPT_STATUS, 0, "status", NULL, "with -c: print nothing; the exit status tells", NULL, 0 },
-	{ OPT_STRICT, 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", NULL, 0 },
-	{ OPT_WARN, 'w', "warn", NULL, "with -c: warn about improperly formatted lines", NULL, 0 },
-	{ OPT_IGNORE_MISSING, 0, "ignore-missing", NULL, "with -c: say nothing of files that do not exist", NULL, 0 },
-	ACCEL_BACKEND_OPTION,
-	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 },
-	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", NULL, 0 },
-	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "the route and per-engine statistics on stderr", NULL, 0 },
-	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "with -c: do not print OK for each file that matches", NULL, 0 },
-	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
-	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
-	{ 0 },
-};
-
-static const int hash_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, -1 };
-
-const struct accel_cli hash_cli = {
-	PROG " hash", "[-a ALGO] [--tag] [FILE...] | -c [FILE...]",
-	"Print or check digests of FILEs (or stdin) as sha256sum does, several files at once.",
-	hash_options, hash_exit, NULL,
-};
-
 static const struct {
 	const char *name, *tag;
 	size_t len;      /* digest bytes */
@@ -77,6 +49,72 @@ struct hash_run {
 	pthread_mutex_t lock;
 	unsigned long matched, mismatched, unreadable;
 	int failed;      /* without -c: a file could not be read */
+	int strict;
+	struct accel_common common;   /* -b, -T, -v ... */
+};
+#define HASH(field) ACCEL_AT(struct hash_run, field)
+
+static int algo_option(void *v, const char *arg)
+{
+	struct hash_run *r = v;
+	for (r->algo = 0; (size_t)r->algo < NALGOS && strcmp(algos[r->algo].name, arg); r->algo++)
+		;
+	if ((size_t)r->algo == NALGOS) {
+		accel_msg_usage("-a: '%s' is not one of sha256, sha512, sha3-256, blake2b512, sha1, md5", arg);
+		return ACCEL_EINVAL;
+	}
+	return 0;
+}
+
+/* --status, -w and --quiet: the last one given counts, as in sha256sum. */
+static int status_option(void *v, const char *arg)
+{
+	struct hash_run *r = v;
+	r->quiet = r->warn = 0;
+	r->status_only = 1;
+	return 0;
+}
+
+static int warn_option(void *v, const char *arg)
+{
+	struct hash_run *r = v;
+	r->quiet = r->status_only = 0;
+	r->warn = 1;
+	return 0;
+}
+
+static int quiet_option(void *v, const char *arg)
+{
+	struct hash_run *r = v;
+	r->status_only = r->warn = 0;
+	r->quiet = r->common.quiet = 1;
+	r->common.verbose = 0;
+	return 0;
+}
+
+static const struct accel_option hash_options[] = {
+	{ 'a', "algorithm", "ALGO", "sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5", "sha256 sha512 sha3-256 blake2b512 sha1 md5", ACCEL_CALL(algo_option) },
+	{ 0, "tag", NULL, "print BSD-style lines: SHA256 (FILE) = DIGEST", ACCEL_SET(HASH(tag), 1) },
+	{ 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c", ACCEL_SET(HASH(check), 1) },
+	{ 0, "status", NULL, "with -c: print nothing; the exit status tells", ACCEL_CALL(status_option) },
+	{ 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", ACCEL_SET(HASH(strict), 1) },
+	{ 'w', "warn", NULL, "with -c: warn about improperly formatted lines", ACCEL_CALL(warn_option) },
+	{ 0, "ignore-missing", NULL, "with -c: say nothing of files that do not exist", ACCEL_SET(HASH(ignore_missing), 1) },
+	ACCEL_BACKEND_OPTION,
+	{ 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
+	{ 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 'v', "verbose", NULL, "the route and per-engine statistics on stderr", ACCEL_COMMON(ACCEL_OPT_VERBOSE) },
+	{ 'q', "quiet", NULL, "with -c: do not print OK for each file that matches", ACCEL_CALL(quiet_option) },
+	ACCEL_HELP_OPTIONS,
+	{ 0 },
+};
+
+static const int hash_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, -1 };
+
+const struct accel_cli hash_cli = {
+	PROG " hash", "[-a ALGO] [--tag] [FILE...] | -c [FILE...]",
+	"Print or check digests of FILEs (or stdin) as sha256sum does, several files at once.",
+	hash_options, hash_exit, NULL,
 };
 
 /* Append a record to out. */
@@ -488,66 +526,23 @@ static int finish_stdout(struct accel_output *out, int status)
 
 int cmd_hash(int argc, char **argv)
 {
-	struct accel_common common;
-	struct accel_optparse p;
 	struct hash_run r;
-	int strict = 0;
 	memset(&r, 0, sizeof r);
 	pthread_mutex_init(&r.lock, NULL);
-	if (accel_common_init(&common, &hash_cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_msg_prog(PROG);
-	accel_optparse_init(&p, &hash_cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
-		/* --status, -w and --quiet: the last one given counts, as in
-		 * sha256sum. */
-		if (id == ACCEL_OPT_QUIET || id == OPT_STATUS || id == OPT_WARN) {
-			r.quiet = id == ACCEL_OPT_QUIET;
-			r.status_only = id == OPT_STATUS;
-			r.warn = id == OPT_WARN;
-		}
-		int c = accel_common_option(&common, &hash_cli, id, arg);
-		if (c == 2)
-			return 0;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		switch (id) {
-		case OPT_ALGO: {
-			size_t i;
-			for (i = 0; i < NALGOS && strcmp(algos[i].name, arg); i++)
-				;
-			if (i == NALGOS) {
-				accel_msg_usage("-a: '%s' is not one of sha256, sha512, sha3-256, blake2b512, sha1, md5", arg);
-				return ACCEL_EXIT_USAGE;
-			}
-			r.algo = (int)i;
-			break;
-		}
-		case OPT_TAG: r.tag = 1; break;
-		case OPT_CHECK: r.check = 1; break;
-		case OPT_STRICT: strict = 1; break;
-		case OPT_IGNORE_MISSING: r.ignore_missing = 1; break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p.errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
+	int rc = accel_parse(&hash_cli, argc, argv, &r, &r.common);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	if (r.check && r.tag) {
 		accel_msg_usage("--tag does not go with -c");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (!r.check && (r.status_only || strict || r.warn || r.ignore_missing)) {
+	if (!r.check && (r.status_only || r.strict || r.warn || r.ignore_missing)) {
 		accel_msg_usage("--status, --strict, -w and --ignore-missing go with -c");
 		return ACCEL_EXIT_USAGE;
 	}
 	char *stdin_only[] = { "-" };
-	char **files = p.noperands ? p.operands : stdin_only;
-	int nfiles = p.noperands ? p.noperands : 1;
+	char **files = r.common.noperands ? r.common.operands : stdin_only;
+	int nfiles = r.common.noperands ? r.common.noperands : 1;
 	int status = 0;
 	struct accel_output out;
 	if (accel_output_open(&out, NULL, 1, 0) < 0) {
@@ -564,7 +559,7 @@ int cmd_hash(int argc, char **argv)
 		for (int i = 0; i < nfiles; i++)
 			r.e[i].name = files[i];
 		r.n = (size_t)nfiles;
-		status = finish_stdout(&out, run_files(&r, &common, &out));
+		status = finish_stdout(&out, run_files(&r, &r.common, &out));
 		free(r.e);
 		return status ? status : r.failed ? ACCEL_EXIT_FAILURE : 0;
 	}
@@ -583,7 +578,7 @@ int cmd_hash(int argc, char **argv)
 		r.matched = r.mismatched = r.unreadable = 0;
 		int st = read_list(&r, files[i], &improper, &valid) < 0 ? ACCEL_EXIT_FAILURE : 0;
 		if (!st && valid)
-			st = run_files(&r, &common, &out);
+			st = run_files(&r, &r.common, &out);
 		if (r.tail)
 			fputs(r.tail, stderr);
 		if (!st && !valid) {
@@ -605,7 +600,7 @@ int cmd_hash(int argc, char **argv)
 		}
 		/* Nothing verified is a failure too (all missing, with
 		 * --ignore-missing). */
-		if (!st && (!r.matched || r.mismatched || r.unreadable || (strict && improper)))
+		if (!st && (!r.matched || r.mismatched || r.unreadable || (r.strict && improper)))
 			st = ACCEL_EXIT_FAILURE;
 		if (!status)
 			status = st;

@@ -231,16 +231,20 @@ int recipients_read(const char *path, struct recipient **rs, int *n)
 
 /* ------------------------------------------------------------ keygen */
 
-enum { OPT_OUTPUT = 1, OPT_PUBLIC, OPT_SIGN, OPT_PUBFILE };
+struct keygen {
+	int public, sign;
+	const char *pubfile;
+	struct accel_common common;   /* -o, -q */
+};
+#define KEYGEN(field) ACCEL_AT(struct keygen, field)
 
 static const struct accel_option keygen_options[] = {
-	{ OPT_OUTPUT, 'o', "output", "FILE", "write the identity (secret key) to FILE, mode 0600, never over an existing file", "file", 0 },
-	{ OPT_PUBLIC, 'y', NULL, NULL, "print the recipient (public key) of each identity in FILE (or stdin)", NULL, 0 },
-	{ OPT_SIGN, 0, "sign", NULL, "make a minisign (Ed25519) key pair instead: -o the secret key (default minisign.key, unencrypted, 0600)", NULL, 0 },
-	{ OPT_PUBFILE, 'p', "public-key", "FILE", "with --sign: the public key file (default minisign.pub)", "file", 0 },
-	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "do not print the public key on stderr", NULL, 0 },
-	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
-	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
+	{ 'o', "output", "FILE", "write the identity (secret key) to FILE, mode 0600, never over an existing file", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
+	{ 'y', NULL, NULL, "print the recipient (public key) of each identity in FILE (or stdin)", ACCEL_SET(KEYGEN(public), 1) },
+	{ 0, "sign", NULL, "make a minisign (Ed25519) key pair instead: -o the secret key (default minisign.key, unencrypted, 0600)", ACCEL_SET(KEYGEN(sign), 1) },
+	{ 'p', "public-key", "FILE", "with --sign: the public key file (default minisign.pub)", "file", ACCEL_STRING(KEYGEN(pubfile)) },
+	{ 'q', "quiet", NULL, "do not print the public key on stderr", ACCEL_COMMON(ACCEL_OPT_QUIET) },
+	ACCEL_HELP_OPTIONS,
 	{ 0 },
 };
 
@@ -334,54 +338,29 @@ static int keygen_public(const char *path)
 
 int cmd_keygen(int argc, char **argv)
 {
-	struct accel_common common;
-	struct accel_optparse p;
-	const char *output = NULL, *pubfile = NULL;
-	int public = 0, sign = 0;
-	if (accel_common_init(&common, &keygen_cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_msg_prog(PROG);
-	accel_optparse_init(&p, &keygen_cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(&p, &id, &arg)) == 1) {
-		int c = accel_common_option(&common, &keygen_cli, id, arg);
-		if (c == 2)
-			return 0;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 1)
-			continue;
-		switch (id) {
-		case OPT_OUTPUT: output = arg; break;
-		case OPT_PUBLIC: public = 1; break;
-		case OPT_SIGN: sign = 1; break;
-		case OPT_PUBFILE: pubfile = arg; break;
-		}
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p.errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
-	if (public && (output || sign)) {
+	struct keygen k = { 0 };
+	int rc = accel_parse(&keygen_cli, argc, argv, &k, &k.common);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (k.public && (k.common.output || k.sign)) {
 		accel_msg_usage("-y takes no -o or --sign");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (public) {
-		if (p.noperands > 1) {
+	if (k.public) {
+		if (k.common.noperands > 1) {
 			accel_msg_usage("-y reads one identity file");
 			return ACCEL_EXIT_USAGE;
 		}
-		return keygen_public(p.noperands ? p.operands[0] : "-");
+		return keygen_public(k.common.noperands ? k.common.operands[0] : "-");
 	}
-	if (p.noperands) {
-		accel_msg_usage("unexpected operand '%s'", p.operands[0]);
+	if (k.common.noperands) {
+		accel_msg_usage("unexpected operand '%s'", k.common.operands[0]);
 		return ACCEL_EXIT_USAGE;
 	}
 
-	if (sign)
-		return minisign_keygen(output, pubfile, common.quiet);
-	if (pubfile) {
+	if (k.sign)
+		return minisign_keygen(k.common.output, k.pubfile, k.common.quiet);
+	if (k.pubfile) {
 		accel_msg_usage("-p goes with --sign");
 		return ACCEL_EXIT_USAGE;
 	}
@@ -398,17 +377,17 @@ int cmd_keygen(int argc, char **argv)
 	char text[512];
 	int n = snprintf(text, sizeof text, "# created: %s\n# public key: %s\n%s\n", when, recipient, secret);
 	wipe(secret, sizeof secret);
-	int fd = output ? secret_create(output) : 1;
+	int fd = k.common.output ? secret_create(k.common.output) : 1;
 	if (fd < 0) {
 		wipe(text, sizeof text);
 		return ACCEL_EXIT_FAILURE;
 	}
 	int tty = isatty(fd);
-	rc = secret_finish(fd, output, text, (size_t)n);
+	rc = secret_finish(fd, k.common.output, text, (size_t)n);
 	wipe(text, sizeof text);
 	if (rc < 0)
 		return ACCEL_EXIT_FAILURE;
-	if (!tty && !common.quiet)
+	if (!tty && !k.common.quiet)
 		fprintf(stderr, "Public key: %s\n", recipient);
 	return 0;
 }

@@ -356,26 +356,29 @@ int minisign_keygen(const char *secpath, const char *pubpath, int quiet)
 
 /* ------------------------------------------------------------ sign */
 
-enum { OPT_SECKEY = 1, OPT_PUBKEY, OPT_PUBKEY_B64, OPT_SIGFILE, OPT_TRUSTED, OPT_UNTRUSTED, OPT_OUTPUT };
+/* The options of sign and verify. */
+struct sign_opts {
+	const char *seckey, *pubkey, *pubkey_b64, *sigfile, *trusted, *untrusted;
+	struct accel_common common;   /* -q */
+};
+#define SIGN(field) ACCEL_AT(struct sign_opts, field)
 
 static const struct accel_option sign_options[] = {
-	{ OPT_SECKEY, 's', "secret-key", "FILE", "the minisign secret key (default minisign.key)", "file", 0 },
-	{ OPT_SIGFILE, 'x', "signature", "FILE", "where the signature goes (default FILE.minisig; one FILE only)", "file", 0 },
-	{ OPT_TRUSTED, 't', "trusted-comment", "TEXT", "the trusted (signed) comment (default timestamp:T<TAB>file:NAME<TAB>hashed)", NULL, 0 },
-	{ OPT_UNTRUSTED, 'c', "comment", "TEXT", "the untrusted comment", NULL, 0 },
-	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 },
-	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
-	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
+	{ 's', "secret-key", "FILE", "the minisign secret key (default minisign.key)", "file", ACCEL_STRING(SIGN(seckey)) },
+	{ 'x', "signature", "FILE", "where the signature goes (default FILE.minisig; one FILE only)", "file", ACCEL_STRING(SIGN(sigfile)) },
+	{ 't', "trusted-comment", "TEXT", "the trusted (signed) comment (default timestamp:T<TAB>file:NAME<TAB>hashed)", ACCEL_STRING(SIGN(trusted)) },
+	{ 'c', "comment", "TEXT", "the untrusted comment", ACCEL_STRING(SIGN(untrusted)) },
+	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) },
+	ACCEL_HELP_OPTIONS,
 	{ 0 },
 };
 
 static const struct accel_option verify_options[] = {
-	{ OPT_PUBKEY, 'p', "public-key", "FILE", "the minisign public key (default minisign.pub)", "file", 0 },
-	{ OPT_PUBKEY_B64, 'P', "public-key-string", "KEY", "the public key itself (its base64 line)", NULL, 0 },
-	{ OPT_SIGFILE, 'x', "signature", "FILE", "the signature (default FILE.minisig)", "file", 0 },
-	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing; the exit status tells", NULL, 0 },
-	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 },
-	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 },
+	{ 'p', "public-key", "FILE", "the minisign public key (default minisign.pub)", "file", ACCEL_STRING(SIGN(pubkey)) },
+	{ 'P', "public-key-string", "KEY", "the public key itself (its base64 line)", ACCEL_STRING(SIGN(pubkey_b64)) },
+	{ 'x', "signature", "FILE", "the signature (default FILE.minisig)", "file", ACCEL_STRING(SIGN(sigfile)) },
+	{ 'q', "quiet", NULL, "print nothing; the exit status tells", ACCEL_COMMON(ACCEL_OPT_QUIET) },
+	ACCEL_HELP_OPTIONS,
 	{ 0 },
 };
 
@@ -391,34 +394,6 @@ const struct accel_cli verify_cli = {
 	"Verify FILE's minisign signature (minisign's or ours) and print its trusted comment.", verify_options, sign_exit, NULL,
 };
 
-/* Parse a subcommand's options: 0, or an exit status (-1: exit 0). */
-static int parse_sub(const struct accel_cli *cli, int argc, char **argv, struct accel_optparse *p,
-		     const char **opt, int *quiet)
-{
-	struct accel_common common;
-	if (accel_common_init(&common, cli) < 0)
-		return ACCEL_EXIT_USAGE;
-	accel_msg_prog(PROG);
-	accel_optparse_init(p, cli, argc, argv);
-	int id, rc;
-	const char *arg;
-	while ((rc = accel_getopt(p, &id, &arg)) == 1) {
-		int c = accel_common_option(&common, cli, id, arg);
-		if (c == 2)
-			return -1;
-		if (c < 0)
-			return accel_exit_status(c);
-		if (c == 0)
-			opt[id] = arg;
-	}
-	if (rc < 0) {
-		accel_msg_usage("%s", p->errbuf);
-		return ACCEL_EXIT_USAGE;
-	}
-	*quiet = common.quiet;
-	return 0;
-}
-
 /* A comment must be one line. */
 static int one_line(const char *what, const char *s)
 {
@@ -431,28 +406,26 @@ static int one_line(const char *what, const char *s)
 
 int cmd_sign(int argc, char **argv)
 {
-	const char *opt[OPT_OUTPUT + 1] = { 0 };
-	struct accel_optparse p;
-	int quiet;
-	int st = parse_sub(&sign_cli, argc, argv, &p, opt, &quiet);
+	struct sign_opts o = { 0 };
+	int st = accel_parse(&sign_cli, argc, argv, &o, &o.common);
 	if (st)
 		return st < 0 ? 0 : st;
-	if (!p.noperands) {
+	if (!o.common.noperands) {
 		accel_msg_usage("no FILE to sign");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (opt[OPT_SIGFILE] && p.noperands > 1) {
+	if (o.sigfile && o.common.noperands > 1) {
 		accel_msg_usage("-x names the signature of one FILE only");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (one_line("-t", opt[OPT_TRUSTED]) < 0 || one_line("-c", opt[OPT_UNTRUSTED]) < 0)
+	if (one_line("-t", o.trusted) < 0 || one_line("-c", o.untrusted) < 0)
 		return ACCEL_EXIT_USAGE;
 	struct mkey k;
-	if (read_secret(opt[OPT_SECKEY] ? opt[OPT_SECKEY] : "minisign.key", &k) < 0)
+	if (read_secret(o.seckey ? o.seckey : "minisign.key", &k) < 0)
 		return ACCEL_EXIT_FAILURE;
 	int status = 0;
-	for (int i = 0; i < p.noperands && !status; i++) {
-		const char *file = p.operands[i];
+	for (int i = 0; i < o.common.noperands && !status; i++) {
+		const char *file = o.common.operands[i];
 		uint8_t md[64], blob[SIG_BLOB], gsig[SIG_LEN];
 		if (file_digest(file, md, NULL, NULL) < 0) {
 			accel_msg_error("cannot read %s: %s", file, strerror(errno));
@@ -463,8 +436,8 @@ int cmd_sign(int argc, char **argv)
 		memcpy(blob + 2, k.id, KEYID_LEN);
 		char trusted[COMMENT_MAX + 64];
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-		if (opt[OPT_TRUSTED])
-			snprintf(trusted, sizeof trusted, "%s", opt[OPT_TRUSTED]);
+		if (o.trusted)
+			snprintf(trusted, sizeof trusted, "%s", o.trusted);
 		else
 			snprintf(trusted, sizeof trusted, "timestamp:%lld\tfile:%s\thashed", (long long)time(NULL), base);
 		if (one_line("the file name in the trusted comment", trusted) < 0) {
@@ -488,13 +461,13 @@ int cmd_sign(int argc, char **argv)
 		char b1[200], b2[120], sigpath[4096];
 		b64p_encode(blob, sizeof blob, b1);
 		b64p_encode(gsig, sizeof gsig, b2);
-		snprintf(sigpath, sizeof sigpath, "%s", opt[OPT_SIGFILE] ? opt[OPT_SIGFILE] : "");
-		if (!opt[OPT_SIGFILE])
+		snprintf(sigpath, sizeof sigpath, "%s", o.sigfile ? o.sigfile : "");
+		if (!o.sigfile)
 			snprintf(sigpath, sizeof sigpath, "%s.minisig", strcmp(file, "-") ? file : "stdin");
 		struct accel_output out;
 		char text[4 * COMMENT_MAX];
 		int n = snprintf(text, sizeof text, "untrusted comment: %s\n%s\ntrusted comment: %s\n%s\n",
-				 opt[OPT_UNTRUSTED] ? opt[OPT_UNTRUSTED] : "signature from minisign secret key", b1,
+				 o.untrusted ? o.untrusted : "signature from minisign secret key", b1,
 				 trusted, b2);
 		/* A signature replaces an older one, as minisign -S does. */
 		if (accel_output_open(&out, sigpath, 1, 0) < 0 || accel_output_write(&out, text, (size_t)n) < 0 ||
@@ -510,27 +483,25 @@ int cmd_sign(int argc, char **argv)
 
 int cmd_verify(int argc, char **argv)
 {
-	const char *opt[OPT_OUTPUT + 1] = { 0 };
-	struct accel_optparse p;
-	int quiet;
-	int st = parse_sub(&verify_cli, argc, argv, &p, opt, &quiet);
+	struct sign_opts o = { 0 };
+	int st = accel_parse(&verify_cli, argc, argv, &o, &o.common);
 	if (st)
 		return st < 0 ? 0 : st;
-	if (p.noperands != 1) {
+	if (o.common.noperands != 1) {
 		accel_msg_usage("verify takes one FILE");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (opt[OPT_PUBKEY] && opt[OPT_PUBKEY_B64]) {
+	if (o.pubkey && o.pubkey_b64) {
 		accel_msg_usage("-p and -P exclude each other");
 		return ACCEL_EXIT_USAGE;
 	}
-	const char *file = p.operands[0];
+	const char *file = o.common.operands[0];
 	struct mkey k;
-	if (read_public(opt[OPT_PUBKEY] ? opt[OPT_PUBKEY] : "minisign.pub", opt[OPT_PUBKEY_B64], &k) < 0)
+	if (read_public(o.pubkey ? o.pubkey : "minisign.pub", o.pubkey_b64, &k) < 0)
 		return ACCEL_EXIT_FAILURE;
 	char sigpath[4096];
-	if (opt[OPT_SIGFILE])
-		snprintf(sigpath, sizeof sigpath, "%s", opt[OPT_SIGFILE]);
+	if (o.sigfile)
+		snprintf(sigpath, sizeof sigpath, "%s", o.sigfile);
 	else
 		snprintf(sigpath, sizeof sigpath, "%s.minisig", file);
 	char *buf = NULL;
@@ -575,7 +546,7 @@ int cmd_verify(int argc, char **argv)
 				why = "the trusted comment's signature failed (the comment was changed)";
 			} else {
 				status = 0;
-				if (!quiet)
+				if (!o.common.quiet)
 					printf("Signature and comment signature verified\nTrusted comment: %s\n", tc);
 			}
 		}

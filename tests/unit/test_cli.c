@@ -1,7 +1,8 @@
 /*
  * test_cli.c - the option parser (clusters, attached and separate
  * arguments, numeric options, "--", operands, error texts), size and
- * integer parsing, the ACCEL_FAULT specification parser, and the start-up
+ * integer parsing, the variables options are bound to (each type, its
+ * usage line), the ACCEL_FAULT specification parser, and the start-up
  * that holds fds 0, 1 and 2 open.
  */
 #include <stdarg.h>
@@ -18,53 +19,111 @@
 #include <accel/io.h>
 #include "core.h"
 
-enum { O_DEC = 1, O_OUT, O_LEVEL, O_CHECK, O_CHECKSUM, O_FORCE };
+/* The grammar: each option of this table records itself ("d", "o=ARG")
+ * in the job's trace. */
+struct tjob {
+	char trace[256];
+	struct accel_common common;
+};
+
+static int record(void *v, const char *name, const char *arg)
+{
+	struct tjob *j = v;
+	size_t n = strlen(j->trace);
+	snprintf(j->trace + n, sizeof j->trace - n, arg ? "%s=%s " : "%s ", name, arg);
+	return 0;
+}
+
+#define RECORD(name) \
+	static int rec_##name(void *v, const char *arg) { return record(v, #name, arg); }
+RECORD(d) RECORD(o) RECORD(level) RECORD(check) RECORD(checksum) RECORD(f) RECORD(T)
 
 static const struct accel_option options[] = {
-	{ O_DEC, 'd', "decompress", NULL, "decompress", NULL, 0 },
-	{ O_OUT, 'o', "output", "FILE", "write FILE", "file", 0 },
-	{ O_LEVEL, 0, NULL, "LEVEL", "level", NULL, ACCEL_OPT_NUMERIC },
-	{ O_CHECK, 0, "check", NULL, "check", NULL, 0 },
-	{ O_CHECKSUM, 0, "checksum", "ALGO", "checksum", NULL, 0 },
-	{ O_FORCE, 'f', "force", NULL, "force", NULL, 0 },
-	ACCEL_COMMON_OPTIONS,
+	{ 'd', "decompress", NULL, "decompress", ACCEL_CALL(rec_d) },
+	{ 'o', "output", "FILE", "write FILE", "file", ACCEL_CALL(rec_o) },
+	{ 0, NULL, "LEVEL", "level", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(rec_level) },
+	{ 0, "check", NULL, "check", ACCEL_CALL(rec_check) },
+	{ 0, "checksum", "ALGO", "checksum", ACCEL_CALL(rec_checksum) },
+	{ 'f', "force", NULL, "force", ACCEL_CALL(rec_f) },
+	{ 'T', "threads", "N", "worker threads (0 = all cores; default 0)", ACCEL_CALL(rec_T) },
+	ACCEL_BASIC_OPTIONS,
 	{ 0 },
 };
 
 static const struct accel_cli cli = { "accel-test", "[options] [FILE...]", "test", options, NULL, NULL };
 
 static const struct accel_option plain_options[] = {
-	{ O_DEC, 'd', "decompress", NULL, "decompress", NULL, 0 },
+	{ 'd', "decompress", NULL, "decompress", ACCEL_CALL(rec_d) },
 	{ 0 },
 };
 static const struct accel_cli plain_cli = { "accel-plain", "", "no numeric option", plain_options, NULL, NULL };
 
-/* Parse argv (NULL-terminated, without the program name); write the
- * options as "id=arg id ..." and the operands, or the error text. */
-static void parse(const struct accel_cli *c, char *out, size_t len, ...)
+/* Run f(arg) with stderr going to err[len] (what it printed, NUL-ended). */
+static int with_stderr(int (*f)(void *), void *arg, char *err, size_t len)
 {
-	char *argv[32] = { "prog" };
+	fflush(stderr);
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	int saved = dup(2);
+	dup2(fileno(tmp), 2);
+	int rc = f(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	size_t n = fread(err, 1, len - 1, tmp);
+	err[n] = 0;
+	fclose(tmp);
+	return rc;
+}
+
+struct call {
+	const struct accel_cli *cli;
+	int argc;
+	char **argv;
+	void *job;
+	struct accel_common *common;
+};
+
+static int call_parse(void *v)
+{
+	struct call *c = v;
+	return accel_parse(c->cli, c->argc, c->argv, c->job, c->common);
+}
+
+/* accel_parse of argv (NULL-terminated, after the program name) against
+ * cli into job: its return value, and what it printed in err[len]. */
+static int parse_into(const struct accel_cli *c, void *job, struct accel_common *common, char *err, size_t len,
+		      va_list ap)
+{
+	static char *argv[32];
+	argv[0] = "prog";
 	int argc = 1;
-	va_list ap;
-	va_start(ap, len);
 	for (char *a; (a = va_arg(ap, char *));)
 		argv[argc++] = a;
+	struct call call = { c, argc, argv, job, common };
+	return with_stderr(call_parse, &call, err, len);
+}
+
+/* The trace of the options and the operands ("d o=out | a b"), or the
+ * usage error's first line. */
+static void parse(const struct accel_cli *c, char *out, size_t len, ...)
+{
+	struct tjob j;
+	memset(&j, 0, sizeof j);
+	char err[512];
+	va_list ap;
+	va_start(ap, len);
+	int rc = parse_into(c, &j, &j.common, err, sizeof err, ap);
 	va_end(ap);
-	struct accel_optparse p;
-	accel_optparse_init(&p, c, argc, argv);
-	int id, rc;
-	const char *arg;
-	size_t n = 0;
-	out[0] = 0;
-	while ((rc = accel_getopt(&p, &id, &arg)) == 1)
-		n += (size_t)snprintf(out + n, len - n, arg ? "%d=%s " : "%d ", id, arg);
-	if (rc < 0) {
-		snprintf(out, len, "error: %s", p.errbuf);
-	} else {
-		n += (size_t)snprintf(out + n, len - n, "|");
-		for (int i = 0; i < p.noperands; i++)
-			n += (size_t)snprintf(out + n, len - n, " %s", p.operands[i]);
+	if (rc) {
+		const char *colon = strstr(err, ": ");
+		snprintf(out, len, "%d %.*s", rc, (int)strcspn(colon ? colon + 2 : err, "\n"), colon ? colon + 2 : err);
+		return;
 	}
+	size_t n = (size_t)snprintf(out, len, "%s|", j.trace);
+	for (int i = 0; i < j.common.noperands; i++)
+		n += (size_t)snprintf(out + n, len - n, " %s", j.common.operands[i]);
 }
 
 #define EXPECT(want, ...) do { \
@@ -75,94 +134,248 @@ static void parse(const struct accel_cli *c, char *out, size_t len, ...)
 
 static void short_options(void **state)
 {
-	EXPECT("1 6 |", "-d", "-f");
-	EXPECT("1 6 |", "-df");
-	EXPECT("1 2=out |", "-do", "out");
-	EXPECT("1 2=out |", "-doout");
-	EXPECT("2=-d |", "-o", "-d");  /* an argument may start with '-' */
-	EXPECT("1002=4 |", "-T4");
-	EXPECT("1002=4 |", "-T", "4");
-	EXPECT("1 1002=4 1003 |", "-dT4", "-v");
-	EXPECT("1002=v |", "-Tv");
+	EXPECT("d f |", "-d", "-f");
+	EXPECT("d f |", "-df");
+	EXPECT("d o=out |", "-do", "out");
+	EXPECT("d o=out |", "-doout");
+	EXPECT("o=-d |", "-o", "-d");  /* an argument may start with '-' */
+	EXPECT("T=4 |", "-T4");
+	EXPECT("T=4 |", "-T", "4");
+	EXPECT("d T=4 |", "-dT4", "-v");
+	EXPECT("T=v |", "-Tv");
 }
 
 static void long_options(void **state)
 {
-	EXPECT("1002=4 |", "--threads=4");
-	EXPECT("1002=4 |", "--threads", "4");
-	EXPECT("1002= |", "--threads=");
-	EXPECT("2=a=b |", "--output=a=b");
-	EXPECT("1 |", "--decompress");
+	EXPECT("T=4 |", "--threads=4");
+	EXPECT("T=4 |", "--threads", "4");
+	EXPECT("T= |", "--threads=");
+	EXPECT("o=a=b |", "--output=a=b");
+	EXPECT("d |", "--decompress");
 	/* Unique prefixes are accepted, as getopt_long does. */
-	EXPECT("1 1002=2 |", "--decomp", "--thr=2");
+	EXPECT("d T=2 |", "--decomp", "--thr=2");
 	/* An exact name wins over a longer one it prefixes. */
-	EXPECT("4 |", "--check");
-	EXPECT("5=xxh |", "--checks=xxh");
+	EXPECT("check |", "--check");
+	EXPECT("checksum=xxh |", "--checks=xxh");
 }
 
 static void numeric_options(void **state)
 {
-	EXPECT("3=19 |", "-19");
-	EXPECT("3=1 |", "-1");
-	EXPECT("1 3=9 6 |", "-d9f");
-	EXPECT("3=3 1 |", "-3d");
-	EXPECT("3=5 3=7 |", "-5", "-7");
+	EXPECT("level=19 |", "-19");
+	EXPECT("level=1 |", "-1");
+	EXPECT("d level=9 f |", "-d9f");
+	EXPECT("level=3 d |", "-3d");
+	EXPECT("level=5 level=7 |", "-5", "-7");
 	char got[256];
 	parse(&plain_cli, got, sizeof got, "-1", (char *)NULL);
-	assert_string_equal(got, "error: unknown option '-1'");
+	assert_string_equal(got, "2 unknown option '-1'");
 }
 
 static void operands(void **state)
 {
 	EXPECT("| a", "a");
 	EXPECT("| -", "-");
-	EXPECT("1 | a b", "a", "-d", "b");
-	EXPECT("1 | a -f --threads=2 - b", "a", "-d", "--", "-f", "--threads=2", "-", "b");
-	EXPECT("1 | --", "-d", "--", "--");
+	EXPECT("d | a b", "a", "-d", "b");
+	EXPECT("d | a -f --threads=2 - b", "a", "-d", "--", "-f", "--threads=2", "-", "b");
+	EXPECT("d | --", "-d", "--", "--");
 	EXPECT("|", (char *)NULL);
 }
 
 static void errors(void **state)
 {
-	EXPECT("error: unknown option '-x'", "-x");
-	EXPECT("error: unknown option '-x'", "-dx");
-	EXPECT("error: unknown option '--nope'", "--nope");
-	EXPECT("error: unknown option '--nope'", "--nope=3");
-	EXPECT("error: option '--ver' is ambiguous", "--ver");
-	EXPECT("error: option '--chec' is ambiguous", "--chec");
-	EXPECT("error: option '-T' needs an argument (N)", "-T");
-	EXPECT("error: option '-o' needs an argument (FILE)", "-do");
-	EXPECT("error: option '--threads' needs an argument (N)", "--threads");
-	EXPECT("error: option '--threads' needs an argument (N)", "--thr");
-	EXPECT("error: option '--verbose' takes no argument", "--verbose=1");
+	EXPECT("2 unknown option '-x'", "-x");
+	EXPECT("2 unknown option '-x'", "-dx");
+	EXPECT("2 unknown option '--nope'", "--nope");
+	EXPECT("2 unknown option '--nope'", "--nope=3");
+	EXPECT("2 option '--ver' is ambiguous", "--ver");
+	EXPECT("2 option '--chec' is ambiguous", "--chec");
+	EXPECT("2 option '-T' needs an argument (N)", "-T");
+	EXPECT("2 option '-o' needs an argument (FILE)", "-do");
+	EXPECT("2 option '--threads' needs an argument (N)", "--threads");
+	EXPECT("2 option '--threads' needs an argument (N)", "--thr");
+	EXPECT("2 option '--verbose' takes no argument", "--verbose=1");
+}
+
+/* The bound types: each option's variable, and the usage line for a bad
+ * value. */
+struct bjob {
+	int dec, level, mode, window;
+	const char *format, *name;
+	uint64_t chunk;
+	double ratio;
+	float scale;
+	char small;
+	struct accel_common common;
+};
+#define B(field) ACCEL_AT(struct bjob, field)
+
+static const struct accel_option bound_options[] = {
+	{ 'd', "decompress", NULL, "decompress", ACCEL_SET(B(dec), 1) },
+	{ 'z', "compress", NULL, "compress", ACCEL_SET(B(dec), 0) },
+	{ 'L', "level", "N", "level", ACCEL_INT(B(level), 1, 19, NULL) },
+	{ 0, "window", "N", "window log", NULL, ACCEL_OPT_OPTIONAL, ACCEL_INT(B(window), 10, 31, "a window log from 10 to 31"), .value = 27 },
+	{ 'm', "mode", "MODE", "mode", "fast medium slow", ACCEL_CHOICE(B(mode)) },
+	{ 0, "layout", "L", "layout", "nchw nhwc", ACCEL_CHOICE(B(mode)) },
+	{ 0, "decode", "D", "decoder", "ctc", ACCEL_WORD(B(name)) },
+	{ 'F', "format", "FORMAT", "format", "zstd gzip lz4", ACCEL_WORD(B(format)) },
+	{ 'B', "chunk-size", "SIZE", "chunk", ACCEL_SIZE(B(chunk), 1024, 1 << 30, "a size from 1K to 1G") },
+	{ 'r', "ratio", "F", "ratio", ACCEL_DOUBLE(B(ratio), 0, 0.99, "a fraction from 0 to 0.99") },
+	{ 0, "scale", "X", "scale", ACCEL_DOUBLE(B(scale), 0, 0, "a number") },
+	{ 0, "memory", "SIZE", "memory cap", ACCEL_COMMON(ACCEL_OPT_MEMORY) },
+	ACCEL_OUTPUT_OPTION,
+	ACCEL_FORCE_OPTION,
+	ACCEL_COMMON_OPTIONS,
+	{ 0 },
+};
+static const struct accel_cli bound_cli = { "accel-bound", "[options]", "bound", bound_options, NULL, NULL };
+
+static const struct accel_option bad_table[] = {
+	{ 's', "small", NULL, "a char bound as an int", ACCEL_SET(B(small), 1) },
+	{ 0 },
+};
+static const struct accel_cli bad_cli = { "accel-bad", "", "a bad table", bad_table, NULL, NULL };
+
+/* accel_parse against bound_cli into *j: its return value; err gets the
+ * first line printed on stderr. */
+static int bparse(const struct accel_cli *c, struct bjob *j, char *err, size_t len, ...)
+{
+	memset(j, 0, sizeof *j);
+	j->level = -1;
+	va_list ap;
+	va_start(ap, len);
+	int rc = parse_into(c, j, &j->common, err, len, ap);
+	va_end(ap);
+	err[strcspn(err, "\n")] = 0;
+	return rc;
+}
+
+#define BAD(line, ...) do { \
+		struct bjob j; \
+		char err[512]; \
+		assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, __VA_ARGS__, (char *)NULL), 2); \
+		assert_string_equal(err, line); \
+	} while (0)
+
+static void bound_values(void **state)
+{
+	struct bjob j;
+	char err[512];
+	unsetenv("ACCEL_MEMORY");
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-d", "-L7", "--mode=slow", "-F", "lz4", "-B", "64K",
+				"-r", "0.5", "--scale", "-2.5", "--decode", "ctc", "-o", "out", "-f", "--memory", "2M",
+				"--window", (char *)NULL), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(j.dec, 1);
+	assert_int_equal(j.level, 7);
+	assert_int_equal(j.mode, 2);
+	assert_string_equal(j.format, "lz4");
+	assert_string_equal(j.name, "ctc");
+	assert_true(j.chunk == 64 << 10);
+	assert_true(j.ratio == 0.5);
+	assert_true(j.scale == -2.5f);
+	assert_string_equal(j.common.output, "out");
+	assert_int_equal(j.common.force, 1);
+	assert_true(j.common.memory == 2 << 20);
+	assert_int_equal(j.window, 27);  /* an optional argument left out */
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-dz", "--window=12", "--layout", "nhwc", "-B", "1G",
+				(char *)NULL), 0);
+	assert_int_equal(j.dec, 0);  /* the last one counts */
+	assert_int_equal(j.window, 12);
+	assert_int_equal(j.mode, 1);
+	assert_true(j.chunk == 1 << 30);
+	assert_null(j.common.output);
+	/* Abbreviations reach bound options as they reach the others. */
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "--lev=19", "--mem", "1G", "--chunk=4KiB", (char *)NULL), 0);
+	assert_int_equal(j.level, 19);
+	assert_true(j.common.memory == 1 << 30);
+	assert_true(j.chunk == 4096);
+	setenv("ACCEL_MEMORY", "8M", 1);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, (char *)NULL), 0);
+	assert_true(j.common.memory == 8 << 20);
+	setenv("ACCEL_MEMORY", "8", 1);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, (char *)NULL), 2);
+	assert_string_equal(err, "accel-bound: ACCEL_MEMORY: '8' is not a size of 1M or more");
+	unsetenv("ACCEL_MEMORY");
+}
+
+static void bound_errors(void **state)
+{
+	BAD("accel-bound: --level: '0' is not a number from 1 to 19", "-L0");
+	BAD("accel-bound: --level: '20' is not a number from 1 to 19", "--level=20");
+	BAD("accel-bound: --level: '3x' is not a number from 1 to 19", "-L", "3x");
+	BAD("accel-bound: --level: '99999999999' is not a number from 1 to 19", "-L99999999999");
+	BAD("accel-bound: --window: '9' is not a window log from 10 to 31", "--window=9");
+	BAD("accel-bound: --mode: 'Fast' is not one of fast, medium, slow", "-m", "Fast");
+	BAD("accel-bound: --layout: 'nch' is not nchw or nhwc", "--layout", "nch");
+	BAD("accel-bound: --decode: 'beam' is not ctc", "--decode=beam");
+	BAD("accel-bound: --format: 'xz' is not one of zstd, gzip, lz4", "-Fxz");
+	BAD("accel-bound: --chunk-size: '512' is not a size from 1K to 1G", "-B512");
+	BAD("accel-bound: --chunk-size: '2G' is not a size from 1K to 1G", "-B", "2G");
+	BAD("accel-bound: --chunk-size: '1.5M' is not a size from 1K to 1G", "-B", "1.5M");
+	BAD("accel-bound: --ratio: '1' is not a fraction from 0 to 0.99", "-r1");
+	BAD("accel-bound: --ratio: '0.5x' is not a fraction from 0 to 0.99", "-r", "0.5x");
+	BAD("accel-bound: --scale: 'inf' is not a number", "--scale=inf");
+	BAD("accel-bound: --scale: '1e999' is not a number", "--scale=1e999");
+	BAD("accel-bound: --memory: '512K' is not a size of 1M or more", "--memory=512K");
+	BAD("accel-bound: --threads: '-1' is not a number of threads (0-4096)", "-T-1");
+	BAD("accel-bound: --fallback: 'cpus' is not one of cpu, next, none", "--fallback", "cpus");
+	BAD("accel-bound: option '--m' is ambiguous", "--m=fast");
+	/* A table binding a variable of the wrong size is refused, not
+	 * written past. */
+	struct bjob j;
+	char err[512];
+	assert_int_equal(bparse(&bad_cli, &j, err, sizeof err, "-s", (char *)NULL), 1);
+	assert_string_equal(err, "accel-bad: option table: --small: a variable of 1 bytes does not fit its type");
+	assert_int_equal(j.small, 0);
+}
+
+/* -v counts; -q and -v undo each other, the last one counting. */
+static void verbosity(void **state)
+{
+	struct bjob j;
+	char err[512];
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-vv", (char *)NULL), 0);
+	assert_int_equal(j.common.verbose, 2);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-v", "--verb", "-v", (char *)NULL), 0);
+	assert_int_equal(j.common.verbose, 3);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-vvq", (char *)NULL), 0);
+	assert_int_equal(j.common.verbose, 0);
+	assert_int_equal(j.common.quiet, 1);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-qv", (char *)NULL), 0);
+	assert_int_equal(j.common.verbose, 1);
+	assert_int_equal(j.common.quiet, 0);
 }
 
 static void common_options(void **state)
 {
-	struct accel_common c;
+	struct bjob j;
+	char err[512];
 	unsetenv("ACCEL_BACKEND");
 	unsetenv("ACCEL_FALLBACK");
 	unsetenv("ACCEL_THREADS");
-	assert_int_equal(accel_common_init(&c, &cli), 0);
-	assert_null(c.backend);
-	assert_int_equal(c.fallback, ACCEL_FALLBACK_CPU);
-	assert_int_equal(c.threads, 0);
-	assert_int_equal(c.progress, -1);
-	assert_int_equal(accel_common_option(&c, &cli, ACCEL_OPT_THREADS, "8"), 1);
-	assert_int_equal(c.threads, 8);
-	assert_int_equal(accel_common_option(&c, &cli, ACCEL_OPT_FALLBACK, "next"), 1);
-	assert_int_equal(c.fallback, ACCEL_FALLBACK_NEXT);
-	assert_int_equal(accel_common_option(&c, &cli, ACCEL_OPT_BACKEND, "cpu"), 1);
-	assert_string_equal(c.backend, "cpu");
-	assert_int_equal(accel_common_option(&c, &cli, O_DEC, NULL), 0);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, (char *)NULL), 0);
+	assert_null(j.common.backend);
+	assert_int_equal(j.common.fallback, ACCEL_FALLBACK_CPU);
+	assert_int_equal(j.common.threads, 0);
+	assert_int_equal(j.common.progress, -1);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, "-T8", "--fallback", "next", "--no-progress",
+				"-b", "cpu", (char *)NULL), 0);
+	assert_string_equal(j.common.backend, "cpu");
+	assert_int_equal(j.common.threads, 8);
+	assert_int_equal(j.common.fallback, ACCEL_FALLBACK_NEXT);
+	assert_int_equal(j.common.progress, 0);
 
 	setenv("ACCEL_BACKEND", "vulkan,cpu", 1);
 	setenv("ACCEL_FALLBACK", "none", 1);
 	setenv("ACCEL_THREADS", "3", 1);
-	assert_int_equal(accel_common_init(&c, &cli), 0);
-	assert_string_equal(c.backend, "vulkan,cpu");
-	assert_int_equal(c.fallback, ACCEL_FALLBACK_NONE);
-	assert_int_equal(c.threads, 3);
+	assert_int_equal(bparse(&bound_cli, &j, err, sizeof err, (char *)NULL), 0);
+	assert_string_equal(j.common.backend, "vulkan,cpu");
+	assert_int_equal(j.common.fallback, ACCEL_FALLBACK_NONE);
+	assert_int_equal(j.common.threads, 3);
+	/* A program without the option does not read its variable. */
+	assert_int_equal(bparse(&plain_cli, &j, err, sizeof err, (char *)NULL), 0);
+	assert_null(j.common.backend);
+	assert_int_equal(j.common.threads, 0);
 	unsetenv("ACCEL_BACKEND");
 	unsetenv("ACCEL_FALLBACK");
 	unsetenv("ACCEL_THREADS");
@@ -340,6 +553,9 @@ int main(void)
 		cmocka_unit_test(numeric_options),
 		cmocka_unit_test(operands),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(bound_values),
+		cmocka_unit_test(bound_errors),
+		cmocka_unit_test(verbosity),
 		cmocka_unit_test(common_options),
 		cmocka_unit_test(closed_std_fds),
 		cmocka_unit_test(completion_shells),

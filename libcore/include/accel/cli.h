@@ -1,10 +1,54 @@
 /*
  * accel/cli.h - what the accel-* programs share: messages, options, progress meters.
  * Part of libaccel's public API; <accel.h> includes every such header.
+ *
+ * How to write a program: cmd/accel-NAME.c and its man page
+ * man/accel-NAME.1.in (whose @OPTIONS@ the build fills from the table; the
+ * build stops when the page is missing), nothing else. accel-compress is
+ * the full example; its skeleton:
+ *
+ *	struct job {
+ *		int level;
+ *		const char *format;
+ *		struct accel_common common;     -o, -f, -b, -T, -v ... land here
+ *	};
+ *	#define JOB(field) ACCEL_AT(struct job, field)
+ *
+ *	static const struct accel_option options[] = {
+ *		{ 'F', "format", "FORMAT", "zstd or gzip", "zstd gzip", ACCEL_WORD(JOB(format)) },
+ *		{ 'L', "level", "N", "level 1-19", ACCEL_INT(JOB(level), 1, 19, NULL) },
+ *		ACCEL_OUTPUT_OPTION,
+ *		ACCEL_COMMON_OPTIONS,
+ *		{ 0 },
+ *	};
+ *	static const struct accel_cli cli = {
+ *		"accel-name", "[options] [FILE...]", "What it does, in one line.", options, NULL, NULL,
+ *	};
+ *
+ *	static int run(int argc, char **argv)
+ *	{
+ *		struct job job = { .level = 3, .format = "zstd" };
+ *		int rc = accel_parse(&cli, argc, argv, &job, &job.common);
+ *		if (rc)
+ *			return rc < 0 ? 0 : rc;
+ *		route and run the job on job.common.operands[0 .. noperands)
+ *		(accel_route_job, the stream engine), map the result to an exit
+ *		status (accel_exit_status)
+ *	}
+ *
+ *	int main(int argc, char **argv)
+ *	{
+ *		accel_exit(run(argc, argv));
+ *	}
+ *
+ * An option whose value needs more than a type and a range (two fields, a
+ * list, its own message) is ACCEL_CALL(fn); checks across options follow
+ * accel_parse. Subcommands (accel-crypt keygen) are struct accel_subcommand.
  */
 #ifndef ACCEL_CLI_H
 #define ACCEL_CLI_H
 
+#include <stddef.h>
 #include <accel/context.h>
 
 #ifdef __cplusplus
@@ -14,35 +58,76 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* The CLI helpers are for a program's main thread, before it starts
- * others: they are not thread-safe (accel_getopt and the completions use
- * static storage, accel_common_init sets the accel_msg_prog name, and they
- * read the environment). */
+ * others: they are not thread-safe (the parser and the completions use
+ * static storage, accel_parse sets the accel_msg_prog name, and they read
+ * the environment). */
 
 enum accel_opt_flags {
 	ACCEL_OPT_HIDDEN = 1 << 0,   /* not in --help, man page or completions */
 	ACCEL_OPT_NUMERIC = 1 << 1,  /* matches -N (e.g. compression level -19) */
 	ACCEL_OPT_OPTIONAL = 1 << 2, /* long option whose argument is optional: only
-	                              * "--name=ARG" gives one (*arg NULL otherwise) */
+	                              * "--name=ARG" gives one */
 };
 
-/* One option, declared once: --help, the man page and the completions are
- * generated from the table. */
+/* What an option does with its variable (the field of the job at `at`). */
+enum accel_opt_type {
+	ACCEL_OPT_END,     /* ends the table ({ 0 }) */
+	ACCEL_OPT_SET,     /* int (or enum): becomes `value`; takes no argument */
+	ACCEL_OPT_INT,     /* int: a decimal number from min to max */
+	ACCEL_OPT_SIZE,    /* uint64_t: bytes, "64M" (accel_parse_size), from min to max */
+	ACCEL_OPT_DOUBLE,  /* double or float: a finite number from min to max */
+	ACCEL_OPT_STRING,  /* const char *: the argument (a pointer into argv) */
+	ACCEL_OPT_WORD,    /* const char *: the argument, one of the words of `complete` */
+	ACCEL_OPT_CHOICE,  /* int (or enum): the index of the argument among the words of `complete` */
+	ACCEL_OPT_CALL,    /* call(job, arg) */
+	ACCEL_OPT_COMMON,  /* a common option (`value`: enum accel_common_opt), parsed by libcore */
+};
+
+/* One option, declared once: the parser, --help, the man page and the
+ * completions come from the table. */
 struct accel_option {
-	int id;               /* returned by accel_getopt; 0 ends the table */
 	char short_name;      /* 0: none */
 	const char *long_name;/* NULL: none */
 	const char *arg;      /* argument name ("N", "FILE"), NULL: a flag */
 	const char *help;     /* one line */
-	const char *complete; /* "file", "dir", or a space-separated list of words; NULL */
+	const char *complete; /* "file", "dir", ACCEL_COMPLETE_BACKENDS or a
+	                       * space-separated list of words (WORD and CHOICE
+	                       * take one of them); NULL */
 	unsigned flags;
+	enum accel_opt_type type;
+	size_t at, size;      /* the variable: its offset in the job and its bytes (ACCEL_AT) */
+	long long value;      /* SET: the value; an OPTIONAL option given no
+	                       * argument sets this; COMMON: which */
+	double min, max;      /* INT, SIZE, DOUBLE: the range, when min < max */
+	/* The usage line for a bad argument is "--NAME: 'ARG' is not WHAT"
+	 * (-C when there is no long name); NULL: "a number from MIN to MAX",
+	 * or the words ("A", "A or B", "one of A, B, C"). */
+	const char *what;
+	/* CALL: act on arg (NULL for a flag); returns 0, or a negative
+	 * ACCEL_E* after printing the message (ACCEL_EINVAL: a usage error, by
+	 * accel_msg_usage; exit status by accel_exit_status). */
+	int (*call)(void *job, const char *arg);
 };
 
-/* Ids of the options every program shares (DESIGN.md). */
+/* The variable of an option: field `f` of the job, a struct of type T. */
+#define ACCEL_AT(T, f) .at = offsetof(T, f), .size = sizeof(((T *)0)->f)
+/* The rest of an entry, after its help text (or its `complete`). */
+#define ACCEL_SET(var, v) .type = ACCEL_OPT_SET, var, .value = (v)
+#define ACCEL_INT(var, lo, hi, w) .type = ACCEL_OPT_INT, var, .min = (lo), .max = (hi), .what = (w)
+#define ACCEL_SIZE(var, lo, hi, w) .type = ACCEL_OPT_SIZE, var, .min = (lo), .max = (hi), .what = (w)
+#define ACCEL_DOUBLE(var, lo, hi, w) .type = ACCEL_OPT_DOUBLE, var, .min = (lo), .max = (hi), .what = (w)
+#define ACCEL_STRING(var) .type = ACCEL_OPT_STRING, var
+#define ACCEL_WORD(var) .type = ACCEL_OPT_WORD, var
+#define ACCEL_CHOICE(var) .type = ACCEL_OPT_CHOICE, var
+#define ACCEL_CALL(fn) .type = ACCEL_OPT_CALL, .call = (fn)
+#define ACCEL_COMMON(id) .type = ACCEL_OPT_COMMON, .value = (id)
+
+/* The options every program shares (DESIGN.md), into struct accel_common. */
 enum accel_common_opt {
-	ACCEL_OPT_BACKEND = 1000, ACCEL_OPT_FALLBACK, ACCEL_OPT_THREADS,
+	ACCEL_OPT_BACKEND = 1, ACCEL_OPT_FALLBACK, ACCEL_OPT_THREADS,
 	ACCEL_OPT_VERBOSE, ACCEL_OPT_QUIET, ACCEL_OPT_PROGRESS, ACCEL_OPT_NO_PROGRESS,
-	ACCEL_OPT_JSON, ACCEL_OPT_HELP, ACCEL_OPT_VERSION,
-	ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
+	ACCEL_OPT_JSON, ACCEL_OPT_OUTPUT, ACCEL_OPT_FORCE, ACCEL_OPT_MEMORY,
+	ACCEL_OPT_HELP, ACCEL_OPT_VERSION, ACCEL_OPT_GEN_MAN, ACCEL_OPT_GEN_COMPLETION,
 };
 
 /* An option's `complete` that lists "auto" and the registered backends'
@@ -51,24 +136,34 @@ enum accel_common_opt {
 #define ACCEL_COMPLETE_BACKENDS "@backends"
 
 /* The common options, to splice into a program's table: a program lists
- * only those it acts on (an option in --help is an option that works). */
+ * only those it acts on (an option in --help is an option that works). One
+ * with its own help text is an entry of its own: { 'T', "threads", "N",
+ * "files hashed at once", ACCEL_COMMON(ACCEL_OPT_THREADS) }. */
 #define ACCEL_BACKEND_OPTION \
-	{ ACCEL_OPT_BACKEND, 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, 0 }
+	{ 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
-	{ ACCEL_OPT_FALLBACK, 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", 0 }, \
-	{ ACCEL_OPT_THREADS, 'T', "threads", "N", "worker threads (0 = all cores; default 0)", NULL, 0 }, \
-	{ ACCEL_OPT_PROGRESS, 0, "progress", NULL, "show a progress meter on stderr", NULL, 0 }, \
-	{ ACCEL_OPT_NO_PROGRESS, 0, "no-progress", NULL, "never show a progress meter", NULL, 0 }
+	{ 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) }, \
+	{ 'T', "threads", "N", "worker threads (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) }, \
+	{ 0, "progress", NULL, "show a progress meter on stderr", ACCEL_COMMON(ACCEL_OPT_PROGRESS) }, \
+	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) }
 /* For every program. */
 #define ACCEL_BASIC_OPTIONS \
-	{ ACCEL_OPT_VERBOSE, 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", NULL, 0 }, \
-	{ ACCEL_OPT_QUIET, 'q', "quiet", NULL, "print nothing but errors", NULL, 0 }, \
-	{ ACCEL_OPT_HELP, 'h', "help", NULL, "show this help and exit", NULL, 0 }, \
-	{ ACCEL_OPT_VERSION, 'V', "version", NULL, "show the version and exit", NULL, 0 }, \
-	{ ACCEL_OPT_GEN_MAN, 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN }, \
-	{ ACCEL_OPT_GEN_COMPLETION, 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN }
+	{ 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", ACCEL_COMMON(ACCEL_OPT_VERBOSE) }, \
+	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
+	ACCEL_HELP_OPTIONS, \
+	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
+	{ 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_COMPLETION) }
+/* --help and --version: a subcommand's own. */
+#define ACCEL_HELP_OPTIONS \
+	{ 'h', "help", NULL, "show this help and exit", ACCEL_COMMON(ACCEL_OPT_HELP) }, \
+	{ 'V', "version", NULL, "show the version and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
 #define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
+/* -o FILE and -f, as most programs say them. */
+#define ACCEL_OUTPUT_OPTION \
+	{ 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) }
+#define ACCEL_FORCE_OPTION \
+	{ 'f', "force", NULL, "overwrite FILE; read or write a terminal", ACCEL_COMMON(ACCEL_OPT_FORCE) }
 
 /* A subcommand, `PROG NAME [options]` when NAME is the first argument (as
  * accel-crypt keygen): its own table, a section of the program's man page
@@ -81,7 +176,7 @@ struct accel_subcommand {
 
 /* A program's description for the generated texts. */
 struct accel_cli {
-	const char *prog;        /* "accel-compress" */
+	const char *prog;        /* "accel-compress"; a subcommand's "accel-crypt keygen" */
 	const char *usage;       /* "[options] [FILE...]" */
 	const char *summary;     /* one line */
 	const struct accel_option *options;
@@ -93,56 +188,45 @@ struct accel_cli {
 	const struct accel_subcommand *subcommands;
 };
 
-/* Settings of the common options, after accel_cli_common(). */
+/* Settings of the common options, after accel_parse. */
 struct accel_common {
 	const char *backend;
 	enum accel_fallback fallback;
 	int threads;
 	int verbose, quiet, json;
 	int progress;            /* -1: auto (stderr is a terminal) */
+	const char *output;      /* -o FILE; NULL: stdout */
+	int force;               /* -f */
+	uint64_t memory;         /* --memory or $ACCEL_MEMORY: bytes, 1 MiB or
+	                          * more; 0: the library's default */
+	char **operands;         /* the operands, in argv order (moved to the
+	                          * front of argv itself: nothing to free) */
+	int noperands;
 };
 
-/* Option parser state. */
-struct accel_optparse {
-	const struct accel_cli *cli;
-	int argc;
-	char **argv;
-	int i;                   /* next argv index */
-	const char *cluster;     /* rest of a "-abc" cluster */
-	int done;                /* "--" seen */
-	char **operands;         /* collected operands (argv order), moved to the
-	                          * front of argv itself: nothing to free */
-	int noperands;
-	char errbuf[160];
-};
-/* Start parsing argv[1..argc) against cli's table. Operands are moved to
- * the front of argv itself. */
-void accel_optparse_init(struct accel_optparse *p, const struct accel_cli *cli, int argc, char **argv);
-/* Next option: returns 1 with *id and *arg set (numeric options give the
- * digits as *arg, at most 15, in a static buffer that the next numeric
- * option overwrites; other *arg point into argv), 0 when all argv is
- * parsed (operands in p->operands), or ACCEL_EINVAL with the message in
- * p->errbuf (unknown or ambiguous option, missing or unwanted argument).
- * Long options may be abbreviated to a unique prefix. */
-int accel_getopt(struct accel_optparse *p, int *id, const char **arg);
-/* Set defaults for the common options from the environment (ACCEL_BACKEND,
- * ACCEL_FALLBACK, ACCEL_THREADS), each read only when the program's table
- * has its option, and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout);
- * also accel_msg_prog(cli->prog). The start-up of every program: call it
- * first, before any other thread, file or library. It opens /dev/null on
- * each of fds 0, 1 and 2 that is closed (stdin write-only, stdout and
- * stderr read-only, so that using them still fails with EBADF), so no
- * descriptor opened later takes their place, and installs the signal
- * handlers of accel_output_open. Returns 0, or ACCEL_EINVAL with a
- * message on stderr for a malformed environment value. */
+/* The start-up of every program and its options: accel_common_init, then
+ * each option of argv[1..argc) into its variable in `job` (the struct the
+ * table's ACCEL_AT offsets are in) or into `common` (for the
+ * ACCEL_OPT_COMMON ones; usually job's own member), then the operands into
+ * common->operands. Long options may be abbreviated to a unique prefix;
+ * short ones cluster ("-dfo FILE"); "--" ends the options. A program sets
+ * its defaults in `job` first. Returns 0: run the job; -1: a text was
+ * printed to stdout (--help, --version ...): exit 0; else the exit status
+ * after the message on stderr (2 for a usage error: an unknown option, a
+ * bad value, a malformed environment variable). */
+int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, struct accel_common *common);
+/* The first step of accel_parse: set defaults for the common options from
+ * the environment (ACCEL_BACKEND, ACCEL_FALLBACK, ACCEL_THREADS,
+ * ACCEL_MEMORY), each read only when the program's table has its option,
+ * and check ACCEL_PROBE_TIMEOUT (accel_probe_timeout); also accel_msg_prog
+ * (cli->prog up to its first blank: a subcommand's messages name the
+ * program). Call it first, before any other thread, file or library. It
+ * opens /dev/null on each of fds 0, 1 and 2 that is closed (stdin
+ * write-only, stdout and stderr read-only, so that using them still fails
+ * with EBADF), so no descriptor opened later takes their place, and
+ * installs the signal handlers of accel_output_open. Returns 0, or
+ * ACCEL_EINVAL with a message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
-/* Handle a common option: returns 1 handled, 0 not a common option,
- * ACCEL_EINVAL bad value (usage message printed), 2 when the program must
- * exit 0 now (help, version, generated texts printed to stdout; a reader
- * that went away counts as success), or ACCEL_EIO when writing them failed
- * (message printed: the program exits 1). --backend is checked against
- * the registry of a context made and freed for it (plugins are loaded). */
-int accel_common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg);
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
