@@ -48,6 +48,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
 # accel-NAME_LIBS.
 PROGS := $(sort $(patsubst cmd/%.c,%,$(wildcard cmd/accel-*.c)))
 PROG_BIN := $(PROGS:%=$(B)/%)
+-include libcore/ops/crypt/crypt.mk
 -include $(wildcard cmd/*.mk)
 LIB := $(B)/lib/libaccel.so.$(VERSION)
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)

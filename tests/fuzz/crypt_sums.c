@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static const struct {

@@ -11,7 +11,7 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 void wipe(void *p, size_t n)
 {
