@@ -11,7 +11,7 @@
 
 #define PROG "accel-crypt"
 
-/* ---- recipients and identities files (keys.c) */
+/* ---- recipients and identities files (keygen.c) */
 /* Read an identity file (crypt_format.h: identities_parse; "-": stdin):
  * appends to *ids. Warns when other users may read it. 0, or -1 after a
  * message. */
@@ -26,7 +26,7 @@ int recipients_read(const char *path, struct recipient **rs, int *n);
  * in it). */
 char *passphrase_get(const char *file, int fd, int confirm, size_t *len);
 
-/* ---- key files (keys.c) */
+/* ---- key files (keygen.c) */
 /* Create path for a secret: mode 0600, never over an existing file. An
  * fd, or -1 after a message. */
 int secret_create(const char *path);

@@ -1,8 +1,8 @@
 /*
  * crypt_minisig.c - fuzz target for accel-crypt's minisign signature file
- * parser (cmd/crypt/sign.c). A file it accepts, written again in
- * minisign's layout (padded base64 of "ED"/"Ed" || key id || signature),
- * parses to the same fields; it never reads past the text.
+ * parser (libcore/ops/crypt/minisign.c). A file it accepts, written again
+ * in minisign's layout (padded base64 of "ED"/"Ed" || key id ||
+ * signature), parses to the same fields; it never reads past the text.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <accel/io.h>
 #include <accel/unit.h>
 
@@ -60,6 +61,14 @@ int wrap_seal(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst)
 int wrap_open(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst);
 int x25519_public(const uint8_t priv[X25519_LEN], uint8_t pub[X25519_LEN]);
 int x25519_shared(const uint8_t priv[X25519_LEN], const uint8_t pub[X25519_LEN], uint8_t out[X25519_LEN]);
+/* Ed25519 (RFC 8032) from a 32-byte seed: its public key, a signature of
+ * msg[0..n), and a signature's check (-1: it does not verify). */
+#define ED25519_SEED_LEN 32
+#define ED25519_PK_LEN 32
+#define ED25519_SIG_LEN 64
+int ed25519_public(const uint8_t seed[ED25519_SEED_LEN], uint8_t pk[ED25519_PK_LEN]);
+int ed25519_sign(const uint8_t seed[ED25519_SEED_LEN], const uint8_t *msg, size_t n, uint8_t sig[ED25519_SIG_LEN]);
+int ed25519_verify(const uint8_t pk[ED25519_PK_LEN], const uint8_t *msg, size_t n, const uint8_t sig[ED25519_SIG_LEN]);
 int random_bytes(uint8_t *p, size_t n);
 int scrypt_key(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len, int log_n,
 	       uint8_t out[32]);
@@ -105,6 +114,13 @@ void text_stanza(struct text *t, const char *const *args, int nargs, const uint8
 int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN]);
 
 /* ---- recipients and identities files (keys.c) */
+/* Key files are at most this large (age's limit for identity files). */
+#define KEY_FILE_MAX ((size_t)16 << 20)
+/* Read all of path ("-": stdin) into a malloc'd buffer of *len bytes (a NUL
+ * after them, not part of the text; wipe and free it); *mode: the
+ * permission bits of a regular file, else 0. NULL with errno set (EFBIG:
+ * larger than KEY_FILE_MAX). */
+char *key_file_read(const char *path, size_t *len, mode_t *mode);
 /* The text of an identity file (age's format: AGE-SECRET-KEY-1 lines, '#'
  * comments, blank lines; or an OpenSSH private key) or of a recipients
  * file (one age1... or SSH key a line, '#' comments, blank lines), p[0..n)
@@ -199,19 +215,72 @@ struct armor_reader;
 int armor_in_start(struct accel_input *in, struct armor_reader **r, struct accel_input *bin);
 int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, size_t len);
 
-/* ---- minisign files (minisign.c) */
+/* ---- minisign files (minisign.c; jedisct1.github.io/minisign)
+ *
+ *   public key:  "untrusted comment: ..." / base64("Ed" || key id (8) || public key (32))
+ *   secret key:  "untrusted comment: ..." / base64("Ed" || kdf "\0\0" || "B2" || salt (32) ||
+ *                opslimit (8, LE) || memlimit (8, LE) || key id || seed || public key || checksum (32))
+ *   signature:   "untrusted comment: ..." / base64("ED" || key id || Ed25519(BLAKE2b-512(file)))
+ *                "trusted comment: TEXT" / base64(Ed25519(signature || TEXT))
+ *
+ * Secret keys are read and written unencrypted (minisign -W): minisign's
+ * encrypted keys need BLAKE2b-256, which OpenSSL 3.0 does not offer.
+ * Legacy signatures ("Ed", over the file itself) are read too. */
+#define MINISIGN_KEYID_LEN 8
+/* The longest comment line written (bytes), and the largest minisign file
+ * read (bytes). */
+#define MINISIGN_COMMENT_MAX 1024
+#define MINISIGN_FILE_MAX (4 * MINISIGN_COMMENT_MAX + 1024)
+/* The base64 line of a public key (NUL included). */
+#define MINISIGN_PUB_B64_LEN 60
+
+struct minisign_key {
+	uint8_t id[MINISIGN_KEYID_LEN];
+	uint8_t pk[ED25519_PK_LEN];
+	uint8_t seed[ED25519_SEED_LEN];  /* secret keys only */
+};
+
 /* A parsed .minisig file (its strings point into the text parsed). */
 struct minisig {
 	int legacy;                 /* "Ed": the signature covers the file itself */
-	uint8_t id[8];
-	uint8_t sig[64];            /* of BLAKE2b-512(file), or of the file (legacy) */
-	uint8_t gsig[64];           /* of sig || trusted */
+	uint8_t id[MINISIGN_KEYID_LEN];
+	uint8_t sig[ED25519_SIG_LEN];   /* of BLAKE2b-512(file), or of the file (legacy) */
+	uint8_t gsig[ED25519_SIG_LEN];  /* of sig || trusted */
 	const char *untrusted, *trusted;
 };
 /* Parse the text of a .minisig file, text[0..n) with a NUL at text[n]
  * (cut in place; a NUL byte in it is malformed): 0, or -1 when it is not
  * one. */
 int minisign_sig_parse(char *text, size_t n, struct minisig *sig);
+/* Check sig with public key pk over msg[0..n) (the file's BLAKE2b-512, or
+ * the file itself when sig->legacy), then its trusted comment: 0 both
+ * verify, 1 the signature does not, 2 the comment's signature does not,
+ * -1 out of memory. */
+int minisign_sig_verify(const struct minisig *sig, const uint8_t pk[ED25519_PK_LEN], const uint8_t *msg, size_t n);
+/* Sign md (a file's BLAKE2b-512) and the trusted comment with secret key
+ * k: the text of a .minisig file into buf[len], comments one line each.
+ * Its length, or -1 (OpenSSL failed, or buf too small). */
+int minisign_sig_format(const struct minisign_key *k, const uint8_t md[64], const char *untrusted,
+			const char *trusted, char *buf, size_t len);
+
+/* A public key's base64 line (minisign -P) into k. 0, or -1 when it is
+ * not an Ed25519 one. */
+int minisign_pub_parse(const char *line, struct minisign_key *k);
+/* The text of a public key file, text[0..n) with a NUL at text[n] (cut in
+ * place); its first line is a comment, whatever it says. 0, or -1 with
+ * the reason in err[len]. */
+int minisign_pub_file_parse(char *text, size_t n, struct minisign_key *k, char *err, size_t len);
+/* The text of an unencrypted secret key file, as above; its public half
+ * must match its seed. 0, or -1 with the reason in err[len]. */
+int minisign_sec_file_parse(char *text, size_t n, struct minisign_key *k, char *err, size_t len);
+/* The base64 line of k's public key into b64. */
+void minisign_pub_b64(const struct minisign_key *k, char b64[MINISIGN_PUB_B64_LEN]);
+/* The text of k's public key file, or of its secret key file
+ * (unencrypted), into buf[len]. Its length, or -1 when buf is too small. */
+int minisign_pub_format(const struct minisign_key *k, char *buf, size_t len);
+int minisign_sec_format(const struct minisign_key *k, char *buf, size_t len);
+/* A key id as minisign prints it: the 8 bytes little-endian, in hex. */
+void minisign_keyid_hex(const uint8_t id[MINISIGN_KEYID_LEN], char out[17]);
 
 /* ---- checksum lists (sums.c): the lines sha256sum -c reads */
 struct sum_reader {
