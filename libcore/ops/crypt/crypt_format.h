@@ -8,9 +8,11 @@
  * minisign's key and signature files, GNU sha256sum's lists.
  *
  * Internal, not installed: these live in the static archive
- * libaccel-crypt.a (libcore/ops/crypt/crypt.mk), which accel-crypt and the
- * crypt fuzz targets link, not in libaccel.so, which loads no libcrypto.
- * Functions return 0 or -1 (a reason in err[len] where they take one).
+ * libaccel-crypt.a (libcore/ops/crypt/crypt.mk), which accel-crypt links
+ * (the crypt fuzz targets compile its sources), not in libaccel.so, which
+ * loads no libcrypto.
+ * Functions return 0 or -1 (a reason in err[len] where they take one)
+ * unless their comment says otherwise.
  */
 #ifndef ACCEL_CRYPT_FORMAT_H
 #define ACCEL_CRYPT_FORMAT_H
