@@ -52,6 +52,7 @@ ifneq ($(NO_MAN),)
 $(error man/$(firstword $(NO_MAN)).1.in is missing: every program has a man page)
 endif
 PROG_BIN := $(PROGS:%=$(B)/%)
+-include libcore/ops/crypt/crypt.mk
 -include $(wildcard cmd/*.mk)
 LIB := $(B)/lib/libaccel.so.$(VERSION)
 
@@ -152,8 +153,11 @@ $(LIB): $(CORE_OBJ)
 # run time, so editing one libcore file relinks libaccel alone.
 # (Those go under $(B)/dep/, out of reach of the pattern rules that build
 # $(B)/%.)
+# The sources get empty rules too (as -MP gives headers), so a source moved
+# or removed stops nothing.
 hdeps = @mkdir -p $(dir $(B)/dep/$(patsubst $(B)/%,%,$@)) && \
-	$(CC) -MM -MP -MT $@ $(filter -I% -D% -U% -std=%,$(1)) $(2) > $(B)/dep/$(patsubst $(B)/%,%,$@).d
+	$(CC) -MM -MP -MT $@ $(filter -I% -D% -U% -std=%,$(1)) $(2) > $(B)/dep/$(patsubst $(B)/%,%,$@).d && \
+	printf '%s:\n' $(2) >> $(B)/dep/$(patsubst $(B)/%,%,$@).d
 -include $(shell find $(B)/obj $(B)/dep -name '*.d' 2>/dev/null)
 
 # Programs find libaccel beside them in the build tree and in ../lib installed.

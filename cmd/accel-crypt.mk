@@ -1,5 +1,7 @@
-# accel-crypt: the age header, keys, armor, hashes and signatures link
-# libcrypto (OpenSSL 3); the payload runs on the openssl plugin's engine.
+# accel-crypt: its keys, hashes and signatures link libcrypto (OpenSSL 3),
+# its formats come from libaccel-crypt.a (libcore/ops/crypt/crypt.mk); the
+# payload runs on the openssl plugin's engine.
 accel-crypt_SRC := $(wildcard cmd/crypt/*.c)
 accel-crypt_PKGS := libcrypto
-$(B)/accel-crypt: $(wildcard cmd/crypt/*.h)
+accel-crypt_LIBS := $(CRYPT_LIB) $(CRYPT_LIBS)
+$(B)/accel-crypt: $(CRYPT_LIB)

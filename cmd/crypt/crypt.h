@@ -1,211 +1,32 @@
 /*
- * crypt.h - what accel-crypt's files share: the age v1 header (stanzas,
- * header MAC, X25519 and scrypt recipients), base64 and bech32 encodings,
- * the ASCII armor, keys and passphrases, hashing and minisign signatures.
- * Formats: age-encryption.org/v1 (C2SP age.md), BIP 173 (bech32), RFC 4648
- * (base64), RFC 7468 (armor), minisign's key and signature files.
+ * crypt.h - what accel-crypt's own files share: the subcommands, the
+ * passphrase prompt, and writing key files. The formats they read and
+ * write are in libcore/ops/crypt (crypt_format.h).
  */
 #ifndef ACCEL_CRYPT_H
 #define ACCEL_CRYPT_H
 
-#include <stddef.h>
-#include <stdint.h>
 #include "accel.h"
+#include "ops/crypt/crypt_format.h"
 
 #define PROG "accel-crypt"
 
-#define FILE_KEY_LEN 16
-#define MAC_LEN 32
-#define NONCE_LEN 16
-#define X25519_LEN 32
-#define SCRYPT_SALT_LEN 16
-/* scrypt work factor (log2 N) age writes, and the largest it reads. */
-#define SCRYPT_LOG_N 18
-#define SCRYPT_LOG_N_MAX 22
-/* The largest header accepted (bytes up to the end of the MAC line). age
- * reads a header of any size and lines of any length; 64 MiB (some 90,000
- * ssh-rsa recipients) bounds the memory a hostile file can take. */
-#define HEADER_MAX ((size_t)64 << 20)
-#define STANZA_ARGS_MAX 16
-
-/* ---- base64 (RFC 4648, standard alphabet) */
-/* Encode without padding ("canonical" age form) into dst (4 * n / 3 + 4
- * bytes suffice, NUL-terminated). Returns the length. */
-size_t b64_encode(const uint8_t *src, size_t n, char *dst);
-/* Decode canonical unpadded base64 (no padding, no other byte, unused bits
- * zero) of n characters into dst (at least n * 3 / 4 bytes). Returns the
- * decoded length, or -1. */
-ssize_t b64_decode(const char *src, size_t n, uint8_t *dst);
-
-/* ---- bech32 (BIP 173, without the 90-character limit, as age uses it) */
-/* Encode data under hrp into dst[len]; upper: upper case. 0 or -1. */
-int bech32_encode(const char *hrp, const uint8_t *data, size_t n, int upper, char *dst, size_t len);
-/* Decode s (one case only): hrp into hrp[hlen] (lower case), data into
- * data[dlen]. Returns the data length, or -1. */
-ssize_t bech32_decode(const char *s, char *hrp, size_t hlen, uint8_t *data, size_t dlen);
-
-/* ---- primitives (OpenSSL EVP); 0 or -1 */
-int hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len, const char *info,
-		uint8_t *out, size_t out_len);
-int hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t n, uint8_t mac[MAC_LEN]);
-/* ChaCha20-Poly1305 with the all-zero nonce (age's key wrapping): seal n
- * bytes into n + 16, or open n + 16 into n (-1: tag mismatch). */
-int wrap_seal(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst);
-int wrap_open(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst);
-int x25519_public(const uint8_t priv[X25519_LEN], uint8_t pub[X25519_LEN]);
-int x25519_shared(const uint8_t priv[X25519_LEN], const uint8_t pub[X25519_LEN], uint8_t out[X25519_LEN]);
-int random_bytes(uint8_t *p, size_t n);
-int scrypt_key(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len, int log_n,
-	       uint8_t out[32]);
-void wipe(void *p, size_t n);
-
-/* ---- the age header */
-struct stanza {
-	char *args[STANZA_ARGS_MAX];  /* args[0] is the type */
-	int nargs;
-	uint8_t *body;
-	size_t body_len;
-};
-
-struct header {
-	struct stanza *stanzas;
-	int n;
-	size_t mac_off;               /* bytes covered by the MAC: up to "---" */
-	size_t len;                   /* bytes of the whole header, MAC line included */
-	uint8_t mac[MAC_LEN];
-	char *text;                   /* a copy of the header's bytes */
-};
-
-/* Parse the header at p[0..n): 0 with h filled (free with header_free);
- * 1 when p ends before the header does (give more bytes); -1 with the
- * reason in err[len] for a header that breaks the spec's rules. */
-int header_parse(const uint8_t *p, size_t n, struct header *h, char *err, size_t len);
-void header_free(struct header *h);
-/* The header MAC key's check of h with file key fk: 0 matches, -1 not. */
-int header_mac_check(const struct header *h, const uint8_t fk[FILE_KEY_LEN]);
-
-/* A growable string (the header being written). */
-struct text {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-void text_add(struct text *t, const void *s, size_t n);
-void text_addf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Add a stanza: "-> " args, then the body in base64 lines of 64 columns
- * ending with a shorter line. */
-void text_stanza(struct text *t, const char *const *args, int nargs, const uint8_t *body, size_t n);
-/* Finish a header: "---", the MAC under file key fk, newline. 0 or -1. */
-int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN]);
-
-/* ---- recipients and identities (keys.c) */
-/* Read an identity file (age's format: AGE-SECRET-KEY-1 lines, '#'
- * comments, blank lines; or an OpenSSH private key): appends to *ids.
- * Warns when other users may read it. 0, or -1 after a message. */
-struct identity;
+/* ---- recipients and identities files (keygen.c) */
+/* Read an identity file (crypt_format.h: identities_parse; "-": stdin):
+ * appends to *ids. Warns when other users may read it. 0, or -1 after a
+ * message. */
 int identities_read(const char *path, struct identity **ids, int *n);
-/* Read a recipients file (one age1... or SSH key a line, '#' comments,
- * blank lines). */
-struct recipient;
+/* Read a recipients file (recipients_parse): appends to *rs. */
 int recipients_read(const char *path, struct recipient **rs, int *n);
-/* The same for the text of such a file, p[0..n) (cut in place; a NUL byte
- * anywhere is malformed): appends to the array. 0, or -1 with the reason
- * in err[len] ("line N: ..."). */
-int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len);
-int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len);
-enum key_kind { KEY_X25519, KEY_SSH_ED25519, KEY_SSH_RSA };
 
-struct recipient {
-	enum key_kind kind;
-	uint8_t pub[X25519_LEN];      /* X25519; ssh-ed25519: its Montgomery form */
-	uint8_t *wire;                /* SSH keys: the public key's wire form */
-	size_t wire_len;
-	void *rsa;                    /* ssh-rsa: its EVP_PKEY */
-};
-
-struct identity {
-	enum key_kind kind;
-	uint8_t priv[X25519_LEN];     /* X25519 scalar (ssh-ed25519: from the seed) */
-	uint8_t pub[X25519_LEN];      /* ssh-ed25519: its X25519 public key */
-	uint8_t *wire;                /* SSH keys: the public key's wire form */
-	size_t wire_len;
-	void *rsa;                    /* ssh-rsa: its EVP_PKEY (private) */
-};
-
-/* Parse "age1..." into r. 0 or -1 with the reason in err. */
-int recipient_parse(const char *s, struct recipient *r, char *err, size_t len);
-/* The age1 string of a public key into buf[len]. */
-int recipient_format(const uint8_t pub[X25519_LEN], char *buf, size_t len);
-/* "AGE-SECRET-KEY-1..." into id. 0 or -1. */
-int identity_parse(const char *s, struct identity *id);
-int identity_format(const uint8_t priv[X25519_LEN], char *buf, size_t len);
-
-/* Wrap file key fk for X25519 recipient r: a stanza added to t. 0 or -1. */
-int x25519_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
-/* Try identity id on stanza s: 1 unwrapped into fk, 0 not for this
- * identity, -1 a malformed X25519 stanza (reason in err). */
-int x25519_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err,
-		  size_t len);
-int scrypt_wrap(const char *pass, size_t n, int log_n, const uint8_t fk[FILE_KEY_LEN], struct text *t);
-/* 1 unwrapped, 0 wrong passphrase, -1 malformed (err). */
-int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err,
-		  size_t len);
-
-/* ---- SSH keys (ssh.c) */
-/* An authorized_keys line ([options] ssh-ed25519|ssh-rsa BASE64 [comment]). */
-int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
-/* An unencrypted OpenSSH private key file's text, text[0..n). */
-int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
-/* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
- * the identities; either array may be NULL. */
-void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids);
-int ssh_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
-/* 1 unwrapped, 0 not for this key, -1 malformed (err). */
-int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FILE_KEY_LEN], char *err, size_t len);
-
-/* ---- armor (age's PEM-style "AGE ENCRYPTED FILE") */
-#define ARMOR_BEGIN "-----BEGIN AGE ENCRYPTED FILE-----"
-#define ARMOR_END "-----END AGE ENCRYPTED FILE-----"
-/* Incremental armor decoder: feed bytes, get binary. */
-struct armor_dec {
-	int state;                 /* 0 before BEGIN, 1 in the body, 2 after END */
-	char line[80];
-	size_t linelen;
-	int short_line;            /* a line shorter than 64 seen: it must be the last */
-	int padded;                /* a line with '=' seen */
-	size_t lead;               /* whitespace bytes before BEGIN */
-	size_t trail;              /* bytes after END */
-	uint64_t lineno;
-};
-/* Decode n bytes of p, appending binary to out. 0, or -1 with the reason
- * in err (naming the line). */
-int armor_feed(struct armor_dec *d, const uint8_t *p, size_t n, struct accel_buf *out, char *err, size_t len);
-/* End of input: 0 when the armor was complete, else -1 with err. */
-int armor_finish(struct armor_dec *d, char *err, size_t len);
-/* Whether p[0..n) begins like armor (whitespace, then BEGIN line start). */
-int armor_detect(const uint8_t *p, size_t n);
-
-/* Armor on an output: binary written to *pipe_out is encoded by a thread
- * into `out`. armor_out_end closes the pipe, waits, and returns 0 or the
- * thread's ACCEL_E* code. */
-struct armor_writer;
-int armor_out_start(struct accel_output *out, struct armor_writer **w, struct accel_output *pipe_out);
-int armor_out_end(struct armor_writer *w, int abandon);
-/* Armor on an input: a thread decodes `in` into a pipe opened as *bin.
- * armor_in_end closes bin, waits, and returns 0 or -1 with the decoder's
- * reason in err. */
-struct armor_reader;
-int armor_in_start(struct accel_input *in, struct armor_reader **r, struct accel_input *bin);
-int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, size_t len);
-
-/* ---- passphrases */
+/* ---- passphrases (pass.c) */
 /* Read a passphrase: from file (first line), fd N, or the terminal (no
  * echo; twice when confirm). Returns a malloc'd buffer of *len bytes
  * (wipe and free), or NULL after an error message (empty, or a NUL byte
  * in it). */
 char *passphrase_get(const char *file, int fd, int confirm, size_t *len);
 
-/* ---- key files (keys.c) */
+/* ---- key files (keygen.c) */
 /* Create path for a secret: mode 0600, never over an existing file. An
  * fd, or -1 after a message. */
 int secret_create(const char *path);
@@ -214,33 +35,6 @@ int secret_create(const char *path);
 int secret_finish(int fd, const char *path, const char *text, size_t n);
 /* keygen --sign: a minisign key pair, the secret unencrypted (0600). */
 int minisign_keygen(const char *secpath, const char *pubpath, int quiet);
-
-/* A parsed .minisig file (its strings point into the text parsed). */
-struct minisig {
-	int legacy;                 /* "Ed": the signature covers the file itself */
-	uint8_t id[8];
-	uint8_t sig[64];            /* of BLAKE2b-512(file), or of the file (legacy) */
-	uint8_t gsig[64];           /* of sig || trusted */
-	const char *untrusted, *trusted;
-};
-/* Parse the text of a .minisig file, text[0..n) with a NUL at text[n]
- * (cut in place; a NUL byte in it is malformed): 0, or -1 when it is not
- * one. */
-int minisign_sig_parse(char *text, size_t n, struct minisig *sig);
-
-/* ---- checksum lists (sums.c): the lines sha256sum -c reads */
-struct sum_reader {
-	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
-	size_t dlen;           /* digest bytes */
-	int from_stdin;        /* the list is stdin: a "-" NAME is improper */
-	int reversed;          /* -1 at first; then 0 after a "DIGEST  NAME" line,
-				  1 after a "DIGEST NAME" one (for the whole run) */
-};
-/* Parse one line of a list, s[0..n) as read (its LF included), s[n]
- * writable. Returns 1 with the digest in digest[dlen] and *name pointing
- * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
- * skip ('#' comment, empty), or -1 for an improperly formatted line. */
-int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
 
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);

@@ -1,15 +1,15 @@
 /*
  * crypt_armor.c - fuzz target for accel-crypt's armor decoder
- * (cmd/crypt/armor.c). Fed whole or in two pieces cut anywhere, the decoder
- * gives the same bytes and the same verdict; armor it accepts, written
- * again by our encoder's rules (64 columns, padding on the last line), is
- * the input without its surrounding whitespace and CRs: one encoding per
- * file.
+ * (libcore/ops/crypt/armor.c). Fed whole or in two pieces cut anywhere,
+ * the decoder gives the same bytes and the same verdict; armor it accepts,
+ * written again by our encoder's rules (64 columns, padding on the last
+ * line), is the input without its surrounding whitespace and CRs: one
+ * encoding per file.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)

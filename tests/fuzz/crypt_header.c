@@ -1,15 +1,15 @@
 /*
  * crypt_header.c - fuzz target for accel-crypt's age header parser
- * (cmd/crypt/header.c). The parser is strict, so a header it accepts has
- * exactly one encoding: writing its stanzas back must give the same bytes
- * up to the MAC. It never claims bytes past the input, and a header it
- * calls incomplete stays incomplete or becomes valid or invalid only with
- * more bytes, never by losing them.
+ * (libcore/ops/crypt/header.c). The parser is strict, so a header it
+ * accepts has exactly one encoding: writing its stanzas back must give the
+ * same bytes up to the MAC. It never claims bytes past the input, and a
+ * header it calls incomplete stays incomplete or becomes valid or invalid
+ * only with more bytes, never by losing them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)

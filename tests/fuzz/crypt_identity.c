@@ -1,14 +1,14 @@
 /*
  * crypt_identity.c - fuzz target for accel-crypt's identity files
- * (cmd/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank lines, or an
- * unencrypted OpenSSH private key). A file with a NUL byte is never
- * accepted; an accepted file gives at least one identity; an X25519
+ * (libcore/ops/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank
+ * lines, or an unencrypted OpenSSH private key). A file with a NUL byte is
+ * never accepted; an accepted file gives at least one identity; an X25519
  * identity written again (identity_format) reads back to the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)

@@ -1,13 +1,15 @@
 /*
- * crypt_minisig.c - fuzz target for accel-crypt's minisign signature file
- * parser (cmd/crypt/sign.c). A file it accepts, written again in
- * minisign's layout (padded base64 of "ED"/"Ed" || key id || signature),
- * parses to the same fields; it never reads past the text.
+ * crypt_minisig.c - fuzz target for accel-crypt's minisign file parsers
+ * (libcore/ops/crypt/minisign.c). A signature file it accepts, written
+ * again in minisign's layout (padded base64 of "ED"/"Ed" || key id ||
+ * signature), parses to the same fields; it never reads past the text.
+ * The same bytes go through the public and secret key file parsers: a key
+ * they accept, written again, reads back to the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)
@@ -24,8 +26,34 @@ static void b64p(const uint8_t *p, size_t n, char *out)
 	out[l] = 0;
 }
 
+/* data[0..size) as a public key file (secret: a secret key file). */
+static void key_file(const uint8_t *data, size_t size, int secret)
+{
+	char *text = malloc(size + 1), again[512], err[200];
+	struct minisign_key a, b;
+	if (!text)
+		return;
+	memcpy(text, data, size);
+	text[size] = 0;
+	int rc = secret ? minisign_sec_file_parse(text, size, &a, err, sizeof err)
+			: minisign_pub_file_parse(text, size, &a, err, sizeof err);
+	if (rc == 0) {
+		int n = secret ? minisign_sec_format(&a, again, sizeof again) : minisign_pub_format(&a, again, sizeof again);
+		if (n < 0)
+			fail("an accepted key cannot be written again");
+		rc = secret ? minisign_sec_file_parse(again, (size_t)n, &b, err, sizeof err)
+			    : minisign_pub_file_parse(again, (size_t)n, &b, err, sizeof err);
+		if (rc < 0 || memcmp(a.id, b.id, sizeof a.id) || memcmp(a.pk, b.pk, sizeof a.pk) ||
+		    (secret && memcmp(a.seed, b.seed, sizeof a.seed)))
+			fail("an accepted key written again reads back to another key");
+	}
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	key_file(data, size, 0);
+	key_file(data, size, 1);
 	char *text = malloc(size + 1);
 	if (!text)
 		return 0;

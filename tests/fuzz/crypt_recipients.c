@@ -1,15 +1,15 @@
 /*
  * crypt_recipients.c - fuzz target for accel-crypt's recipients files
- * (cmd/crypt/keys.c: age1... and SSH authorized_keys lines, comments,
- * blank lines). A file with a NUL byte is never accepted; an accepted file
- * gives at least one recipient; each recipient written again (an age1...
- * string, or "TYPE BASE64" of an SSH key's wire form) reads back to the
- * same key.
+ * (libcore/ops/crypt/keys.c: age1... and SSH authorized_keys lines,
+ * comments, blank lines). A file with a NUL byte is never accepted; an
+ * accepted file gives at least one recipient; each recipient written again
+ * (an age1... string, or "TYPE BASE64" of an SSH key's wire form) reads
+ * back to the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static void fail(const char *what)

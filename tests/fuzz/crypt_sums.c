@@ -1,17 +1,17 @@
 /*
  * crypt_sums.c - fuzz target for the checksum list lines that `accel-crypt
- * hash -c` reads (cmd/crypt/sums.c). The first byte picks the algorithm
- * and whether the list is stdin; the rest is the list, cut at each LF as
- * getline cuts it. A line with a NUL byte is never accepted; a name stays
- * inside its line; the "DIGEST NAME" decision, once made, holds; and an
- * accepted line naming a file, written again as `hash --tag` and as `hash`
- * write it (the name escaped when it holds a backslash, LF or CR), reads
- * back to the same digest and name.
+ * hash -c` reads (libcore/ops/crypt/sums.c). The first byte picks the
+ * algorithm and whether the list is stdin; the rest is the list, cut at
+ * each LF as getline cuts it. A line with a NUL byte is never accepted; a
+ * name stays inside its line; the "DIGEST NAME" decision, once made,
+ * holds; and an accepted line naming a file, written again as `hash --tag`
+ * and as `hash` write it (the name escaped when it holds a backslash, LF
+ * or CR), reads back to the same digest and name.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/crypt/crypt.h"
+#include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
 static const struct {

@@ -16,7 +16,7 @@
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 static const char ed_label[] = "age-encryption.org/v1/ssh-ed25519";
 static const char rsa_label[] = "age-encryption.org/v1/ssh-rsa";

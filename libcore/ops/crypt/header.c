@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 static const char version_line[] = "age-encryption.org/v1\n";
 

@@ -13,7 +13,7 @@
  * (sha256sum would take the name up to the NUL).
  */
 #include <string.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 static int blank(char c)
 {

@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 #include <sys/types.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

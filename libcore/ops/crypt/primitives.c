@@ -11,7 +11,7 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 void wipe(void *p, size_t n)
 {
@@ -116,6 +116,38 @@ int x25519_shared(const uint8_t priv[X25519_LEN], const uint8_t pub[X25519_LEN],
 	static const uint8_t zero[X25519_LEN];
 	if (rc == 0 && CRYPTO_memcmp(out, zero, X25519_LEN) == 0)
 		rc = -1;
+	return rc;
+}
+
+int ed25519_public(const uint8_t seed[ED25519_SEED_LEN], uint8_t pk[ED25519_PK_LEN])
+{
+	EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, ED25519_SEED_LEN);
+	size_t len = ED25519_PK_LEN;
+	int rc = k && EVP_PKEY_get_raw_public_key(k, pk, &len) == 1 && len == ED25519_PK_LEN ? 0 : -1;
+	EVP_PKEY_free(k);
+	return rc;
+}
+
+int ed25519_sign(const uint8_t seed[ED25519_SEED_LEN], const uint8_t *msg, size_t n, uint8_t sig[ED25519_SIG_LEN])
+{
+	EVP_PKEY *p = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, ED25519_SEED_LEN);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	size_t len = ED25519_SIG_LEN;
+	int rc = p && c && EVP_DigestSignInit(c, NULL, NULL, NULL, p) == 1 &&
+			 EVP_DigestSign(c, sig, &len, msg, n) == 1 && len == ED25519_SIG_LEN ? 0 : -1;
+	EVP_MD_CTX_free(c);
+	EVP_PKEY_free(p);
+	return rc;
+}
+
+int ed25519_verify(const uint8_t pk[ED25519_PK_LEN], const uint8_t *msg, size_t n, const uint8_t sig[ED25519_SIG_LEN])
+{
+	EVP_PKEY *p = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pk, ED25519_PK_LEN);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	int rc = p && c && EVP_DigestVerifyInit(c, NULL, NULL, NULL, p) == 1 &&
+			 EVP_DigestVerify(c, sig, ED25519_SIG_LEN, msg, n) == 1 ? 0 : -1;
+	EVP_MD_CTX_free(c);
+	EVP_PKEY_free(p);
 	return rc;
 }
 

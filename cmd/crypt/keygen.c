@@ -1,10 +1,13 @@
 /*
- * keys.c - age identity and recipient files, and `accel-crypt keygen`,
- * which writes an X25519 identity as age-keygen does:
+ * keygen.c - `accel-crypt keygen`, which writes an X25519 identity as
+ * age-keygen does:
  *
  *   # created: 2026-11-23T10:52:20Z
  *   # public key: age1...
  *   AGE-SECRET-KEY-1...
+ *
+ * and the key files the program names: identities and recipients files
+ * read (crypt_format.h parses them), secret key files created.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,150 +19,11 @@
 #include <unistd.h>
 #include "crypt.h"
 
-/* Key files are at most this large (age's limit for identity files). */
-#define KEY_FILE_MAX ((size_t)16 << 20)
-
-/* Read all of path ("-": stdin) into a malloc'd buffer of *len bytes (a NUL
- * after them, not part of the text); *mode: the permission bits of a
- * regular file, else 0. NULL with errno set. */
-static char *slurp(const char *path, size_t *len, mode_t *mode)
-{
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	*mode = fd > 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	int e = ENOMEM;
-	while (buf) {
-		if (n > KEY_FILE_MAX) {
-			e = EFBIG;
-		} else if (n + 1 == cap) {
-			char *nb = malloc(cap * 2);
-			if (nb)
-				memcpy(nb, buf, n);
-			wipe(buf, n);
-			free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		} else {
-			ssize_t r = read(fd, buf + n, cap - 1 - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r == 0)
-				break;
-			if (r > 0) {
-				n += (size_t)r;
-				continue;
-			}
-			e = errno;
-		}
-		wipe(buf, n);
-		free(buf);
-		buf = NULL;
-	}
-	if (fd > 0)
-		close(fd);
-	if (!buf) {
-		errno = e;
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-/* Call fn on each line of p[0..n) that is not blank or a '#' comment: the
- * line without its LF and a CR before it, cut in place (NUL-terminated).
- * A line holding a NUL byte is malformed. 0, or -1 with the reason in
- * err[len] ("line N: ..."). */
-static int each_line_of(char *p, size_t n, int (*fn)(void *arg, const char *line, int lineno, char *err, size_t len),
-			void *arg, char *err, size_t len)
-{
-	int lineno = 0;
-	for (size_t off = 0; off < n;) {
-		char *l = p + off, *e = memchr(l, '\n', n - off);
-		size_t ll = e ? (size_t)(e - l) : n - off;
-		off += ll + (e != NULL);
-		lineno++;
-		if (ll && l[ll - 1] == '\r')
-			ll--;
-		if (memchr(l, 0, ll)) {
-			snprintf(err, len, "line %d: a NUL byte", lineno);
-			return -1;
-		}
-		l[ll] = 0;
-		if (ll && l[0] != '#' && fn(arg, l, lineno, err, len) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-struct ids {
-	struct identity **ids;
-	int *n;
-};
-
-/* Append id to a->ids (id is wiped). */
-static int push_identity(struct ids *a, struct identity *id, char *err, size_t len)
-{
-	struct identity *ni = malloc((size_t)(*a->n + 1) * sizeof *ni);
-	if (!ni) {
-		wipe(id, sizeof *id);
-		snprintf(err, len, "out of memory");
-		return -1;
-	}
-	if (*a->n)
-		memcpy(ni, *a->ids, (size_t)*a->n * sizeof *ni);
-	wipe(*a->ids, (size_t)*a->n * sizeof **a->ids);
-	free(*a->ids);
-	ni[(*a->n)++] = *id;
-	*a->ids = ni;
-	wipe(id, sizeof *id);
-	return 0;
-}
-
-static int add_identity(void *arg, const char *line, int lineno, char *err, size_t len)
-{
-	struct identity id;
-	if (identity_parse(line, &id) < 0) {
-		snprintf(err, len, "line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)", lineno);
-		return -1;
-	}
-	return push_identity(arg, &id, err, len);
-}
-
-int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len)
-{
-	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----";
-	struct ids a = { ids, nids };
-	int before = *nids;
-	if (memmem(p, n, begin, sizeof begin - 1)) {
-		struct identity id;
-		if (memchr(p, 0, n)) {
-			snprintf(err, len, "malformed OpenSSH private key (a NUL byte)");
-			return -1;
-		}
-		if (ssh_identity_parse(p, n, &id, err, len) < 0)
-			return -1;
-		return push_identity(&a, &id, err, len);
-	}
-	if (each_line_of(p, n, add_identity, &a, err, len) < 0)
-		return -1;
-	if (*nids == before) {
-		snprintf(err, len, "no identity found");
-		return -1;
-	}
-	return 0;
-}
-
 int identities_read(const char *path, struct identity **ids, int *n)
 {
 	size_t len;
 	mode_t mode;
-	char *buf = slurp(path, &len, &mode);
+	char *buf = key_file_read(path, &len, &mode);
 	if (!buf) {
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
@@ -176,47 +40,11 @@ int identities_read(const char *path, struct identity **ids, int *n)
 	return rc;
 }
 
-struct rcps {
-	struct recipient **rs;
-	int *n;
-};
-
-static int add_recipient(void *arg, const char *line, int lineno, char *err, size_t len)
-{
-	struct rcps *a = arg;
-	struct recipient *nr = realloc(*a->rs, (size_t)(*a->n + 1) * sizeof *nr);
-	char why[200];
-	if (!nr) {
-		snprintf(err, len, "out of memory");
-		return -1;
-	}
-	*a->rs = nr;
-	if (recipient_parse(line, &nr[*a->n], why, sizeof why) < 0) {
-		snprintf(err, len, "line %d: %s", lineno, why);
-		return -1;
-	}
-	(*a->n)++;
-	return 0;
-}
-
-int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len)
-{
-	struct rcps a = { rs, nrs };
-	int before = *nrs;
-	if (each_line_of(p, n, add_recipient, &a, err, len) < 0)
-		return -1;
-	if (*nrs == before) {
-		snprintf(err, len, "no recipient found");
-		return -1;
-	}
-	return 0;
-}
-
 int recipients_read(const char *path, struct recipient **rs, int *n)
 {
 	size_t len;
 	mode_t mode;
-	char *buf = slurp(path, &len, &mode);
+	char *buf = key_file_read(path, &len, &mode);
 	if (!buf) {
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return -1;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "crypt.h"
+#include "crypt_format.h"
 
 /* Bytes of whitespace allowed around the armor. */
 #define SPACE_MAX 1024
