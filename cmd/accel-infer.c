@@ -627,7 +627,7 @@ static int infer(int argc, char **argv)
 	}
 	if (!st && job.batch > 1) {
 		char why[512];
-		if (batch_axis(&m, &job, why, sizeof why) || graph_batch_check(job.model, why, sizeof why)) {
+		if (batch_axis(&m, &job, why, sizeof why) || accel_onnx_batch_check(job.model, why, sizeof why)) {
 			if (job.common.verbose) {
 				accel_text_sanitize(why);
 				fprintf(stderr, "%s: --batch %d: items run one by one: %s\n", cli.prog, job.batch, why);

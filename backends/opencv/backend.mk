@@ -2,14 +2,14 @@
 # engines opencv:cpu0 and opencv.opencl:DEVICE. Its C++ is one file,
 # dnn.cpp, compiled here with $(CXX) into the companion object
 # $(B)/plugins/opencv/dnn.so, linked to OpenCV and libstdc++, which the
-# probe loads: the plugin (opencv.c, onnxpb.c) links no OpenCV, so loading
+# probe loads: the plugin (opencv.c) links no OpenCV, so loading
 # it costs nothing to programs that never probe opencv. Left out when the
 # OpenCV DNN headers are not installed.
 OPENCV_INC := $(firstword $(wildcard /usr/include/opencv4 /usr/local/include/opencv4))
 OPENCV_ARCH_INC := $(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)/opencv4)
 ifneq ($(wildcard $(OPENCV_INC)/opencv2/dnn.hpp),)
 opencv_PKGS := libcjson OpenCL
-opencv_SRC := backends/opencv/opencv.c backends/opencv/onnxpb.c backends/common/onnx_cache.c
+opencv_SRC := backends/opencv/opencv.c backends/common/onnx_cache.c
 opencv_CFLAGS := -Wl,--as-needed
 opencv_LIBS := -ldl
 opencv_PARTS := dnn

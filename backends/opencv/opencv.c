@@ -11,7 +11,7 @@
  * opencv/dnn.so that the probe loads: the plugin itself links no OpenCV.
  * OpenCV DNN computes in float32: a model whose inputs or outputs are of another type is refused
  * with that reason (ONNX Runtime runs it). OpenCV cannot list a model's
- * inputs: onnxpb.c reads them from the file for onnx.info and for naming
+ * inputs: libaccel reads them (accel_onnx_io_parse) from the file for onnx.info and for naming
  * the inputs of a run.
  *
  * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
@@ -27,9 +27,9 @@
 #include <cjson/cJSON.h>
 #include <accel/cli.h>
 #include <accel/ops/tensor.h>
+#include <accel/ops/onnx.h>
 #include "../common/onnx_cache.h"
 #include "dnn.h"
-#include "onnxpb.h"
 
 static const char *const ocv_ops[] = { "onnx.run", "onnx.info", NULL };
 
@@ -41,18 +41,18 @@ static const char *const ocv_ops[] = { "onnx.run", "onnx.info", NULL };
 struct ocv_engine {
 	int opencl;
 	struct ocv_cl_device cl;
-	struct onnx_cache cache;   /* sessions: struct ocv_net, infos: struct onnxpb_io */
+	struct onnx_cache cache;   /* sessions: struct ocv_net, infos: struct accel_onnx_io */
 };
 
 struct ocv_ctx {
 	struct ocv_engine *eng;
 	struct onnx_model *m;
-	const struct onnxpb_io *io;   /* m's inputs and outputs, as the file declares them */
+	const struct accel_onnx_io *io;   /* m's inputs and outputs, as the file declares them */
 	struct ocv_net *net;
 	int info;
 	int nout;
-	const char *out_names[ONNXPB_MAX_IO];
-	int out_idx[ONNXPB_MAX_IO];
+	const char *out_names[ACCEL_ONNX_MAX_IO];
+	int out_idx[ACCEL_ONNX_MAX_IO];
 };
 
 /* The companion's table (dnn.h), loaded by the first probe (under
@@ -68,11 +68,11 @@ static void init(void)
 
 /* --dim NAME=N: the symbolic dims named take their value, in the shapes
  * onnx.info reports (as ONNX Runtime's free dimension overrides do). */
-static void set_dims(struct onnxpb_io *io, const struct accel_onnx_params *p)
+static void set_dims(struct accel_onnx_io *io, const struct accel_onnx_params *p)
 {
 	for (int o = 0; o < 2; o++)
 		for (int i = 0; i < (o ? io->nout : io->nin); i++) {
-			struct onnxpb_value *x = o ? &io->out[i] : &io->in[i];
+			struct accel_onnx_value *x = o ? &io->out[i] : &io->in[i];
 			for (int d = 0; d < x->ndim; d++)
 				for (int k = 0; k < p->ndims; k++)
 					if (x->dims[d] < 0 && x->sym[d][0] && !strcmp(x->sym[d], p->dim_names[k])) {
@@ -83,7 +83,7 @@ static void set_dims(struct onnxpb_io *io, const struct accel_onnx_params *p)
 }
 
 /* The inputs and outputs of the model file at path. */
-static int read_io(const char *path, struct onnxpb_io *io, char *reason, size_t len)
+static int read_io(const char *path, struct accel_onnx_io *io, char *reason, size_t len)
 {
 	struct accel_input in;
 	if (accel_input_open(&in, path) < 0) {
@@ -114,7 +114,7 @@ static int read_io(const char *path, struct onnxpb_io *io, char *reason, size_t 
 	}
 	accel_input_close(&in);
 	char why[160];
-	if (!rc && onnxpb_parse(b.data, b.len, io, why, sizeof why) < 0) {
+	if (!rc && accel_onnx_io_parse(b.data, b.len, io, why, sizeof why) < 0) {
 		snprintf(reason, len, "cannot load the model: %s", why);
 		rc = ACCEL_ENOTSUP;
 	}
@@ -124,11 +124,11 @@ static int read_io(const char *path, struct onnxpb_io *io, char *reason, size_t 
 
 /* 0 when OpenCV DNN (float32 only) can run these inputs and outputs, else
  * ACCEL_ENOTSUP with the reason in reason[len]. */
-static int check_types(const struct onnxpb_io *io, char *reason, size_t len)
+static int check_types(const struct accel_onnx_io *io, char *reason, size_t len)
 {
 	for (int o = 0; o < 2; o++)
 		for (int i = 0; i < (o ? io->nout : io->nin); i++) {
-			const struct onnxpb_value *x = o ? &io->out[i] : &io->in[i];
+			const struct accel_onnx_value *x = o ? &io->out[i] : &io->in[i];
 			if (x->elem_type != 1) {
 				snprintf(reason, len, "OpenCV DNN runs float32 tensors only: %s '%.60s' is %s",
 					 o ? "output" : "input", x->name,
@@ -160,7 +160,7 @@ static int load_model(void *owner, const struct accel_onnx_params *p, void **ses
 		      size_t len)
 {
 	struct ocv_engine *eng = owner;
-	struct onnxpb_io *io = NULL;
+	struct accel_onnx_io *io = NULL;
 	if (info) {
 		int rc = ACCEL_ENOMEM;
 		if (!(io = calloc(1, sizeof *io)))
@@ -373,11 +373,11 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 	void *net = NULL;
 	int rc = onnx_cache_take(&c->eng->cache, p, &c->m, &net);
 	c->net = net;
-	const struct onnxpb_io *io = rc ? NULL : c->m->info;
+	const struct accel_onnx_io *io = rc ? NULL : c->m->info;
 	c->io = io;
 	if (!rc) {
 		c->nout = p->noutputs ? p->noutputs : io->nout;
-		if (c->nout > ONNXPB_MAX_IO)
+		if (c->nout > ACCEL_ONNX_MAX_IO)
 			rc = ACCEL_EINVAL;
 	}
 	for (int i = 0; !rc && i < c->nout; i++) {
@@ -397,7 +397,7 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 	return 0;
 }
 
-static cJSON *value_json(const struct onnxpb_value *x)
+static cJSON *value_json(const struct accel_onnx_value *x)
 {
 	/* TensorProto.DataType (onnx.proto) to our dtypes. */
 	static const enum accel_dtype types[] = {
@@ -452,7 +452,7 @@ static int run_info(struct ocv_ctx *c, struct accel_unit *u)
 /* OpenCV's shape of an output as the model declares it: OpenCV keeps at
  * least 2 dims (a vector comes back as 1 x N). The declared rank wins when
  * the element count allows it, an unknown dim taking what is left. */
-static void declared_shape(const struct onnxpb_value *x, struct accel_tensor *t, uint64_t count)
+static void declared_shape(const struct accel_onnx_value *x, struct accel_tensor *t, uint64_t count)
 {
 	if (x->ndim < 0 || x->ndim == t->ndim || x->ndim > ACCEL_TENSOR_MAX_DIMS)
 		return;
@@ -473,7 +473,7 @@ static void declared_shape(const struct onnxpb_value *x, struct accel_tensor *t,
 	t->ndim = x->ndim;
 }
 
-static int put_output(struct accel_unit *u, const struct onnxpb_value *x, const struct ocv_tensor *o)
+static int put_output(struct accel_unit *u, const struct accel_onnx_value *x, const struct ocv_tensor *o)
 {
 	struct accel_tensor t = { 0 };
 	t.dtype = ACCEL_DTYPE_FLOAT32;
@@ -502,9 +502,9 @@ static int ocv_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 	struct ocv_ctx *c = vctx;
 	if (c->info)
 		return run_info(c, u);
-	const struct onnxpb_io *io = c->io;
-	struct ocv_tensor in[ONNXPB_MAX_IO], out[ONNXPB_MAX_IO];
-	const char *names[ONNXPB_MAX_IO];
+	const struct accel_onnx_io *io = c->io;
+	struct ocv_tensor in[ACCEL_ONNX_MAX_IO], out[ACCEL_ONNX_MAX_IO];
+	const char *names[ACCEL_ONNX_MAX_IO];
 	size_t off = 0;
 	for (int i = 0; i < io->nin; i++) {
 		struct accel_tensor t;

@@ -36,15 +36,6 @@ int model_info_parse(const char *json, size_t n, struct model_info *m, char *err
  * free dims as "?". */
 void io_desc_str(const struct io_desc *d, char *buf, size_t len);
 
-/* Whether the items of a batch stay apart through the model in the .onnx
- * file at path (graph.c): 0 yes; 1 no, with the reason in why ("its node
- * 'c' (CumSum) runs along axis 0"); ACCEL_EIO, ACCEL_EDATA (not a graph it
- * can read), ACCEL_ENOMEM, with a line in why. */
-int graph_batch_check(const char *path, char *why, size_t len);
-/* The same for the model in buf[size], named `name` in messages; reads
- * nothing outside buf. */
-int graph_batch_check_mem(const uint8_t *buf, size_t size, const char *name, char *why, size_t len);
-
 /* How an image becomes a tensor (--resize, --scale, --mean, --std,
  * --layout, --bgr): value = (pixel * scale - mean[c]) / std[c]. */
 struct image_opts {

@@ -5,15 +5,15 @@ FUZZ_TARGETS += npy
 FUZZ_SRC_npy := tests/fuzz/npy.c tests/fuzz/ref.c
 FUZZ_LIBS_npy := $(FUZZ_REF_LIBS)
 # The opencv backend's reader of a model's inputs and outputs
-# (backends/opencv/onnxpb.c); corpus in tests/fuzz/corpus/onnxpb: the
+# (accel_onnx_io_parse, libcore/ops/onnx.c); corpus in tests/fuzz/corpus/onnxpb: the
 # models of tests/infer/models.py and tests/infer/opencv.py, and a few
 # broken ones.
 FUZZ_TARGETS += onnxpb
-FUZZ_SRC_onnxpb := tests/fuzz/onnxpb.c backends/opencv/onnxpb.c
+FUZZ_SRC_onnxpb := tests/fuzz/onnxpb.c
 FUZZ_LIBS_onnxpb :=
-# accel-infer's reading of a model's graph for --batch (cmd/infer/graph.c);
+# accel-infer's reading of a model's graph for --batch (accel_onnx_batch_check, libcore/ops/onnx_graph.c);
 # corpus in tests/fuzz/corpus/onnxgraph: the models of tests/infer/models.py
 # and a few broken ones.
 FUZZ_TARGETS += onnxgraph
-FUZZ_SRC_onnxgraph := tests/fuzz/onnxgraph.c cmd/infer/graph.c
+FUZZ_SRC_onnxgraph := tests/fuzz/onnxgraph.c
 FUZZ_LIBS_onnxgraph :=

@@ -1,6 +1,6 @@
 /*
  * onnxgraph.c - fuzz target for accel-infer's reading of a model's graph
- * for --batch (cmd/infer/graph.c): no read past the bytes given (copied to
+ * for --batch (libcore/ops/onnx_graph.c): no read past the bytes given (copied to
  * a buffer of their exact size, so ASan sees one), an answer of 0 (items
  * stay apart), 1 or an error, each but 0 with its one-line reason, and the
  * same answer from a second reading.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../cmd/infer/infer.h"
+#include <accel/ops/onnx.h>
 #include "fuzz.h"
 
 static void fail(const char *what, int rc, const char *why)
@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(c, data, size);
 	why[0] = why2[0] = 0;
-	int rc = graph_batch_check_mem(c, size, "fuzz", why, sizeof why);
-	int rc2 = graph_batch_check_mem(c, size, "fuzz", why2, sizeof why2);
+	int rc = accel_onnx_batch_check_mem(c, size, "fuzz", why, sizeof why);
+	int rc2 = accel_onnx_batch_check_mem(c, size, "fuzz", why2, sizeof why2);
 	free(c);
 	if (rc != rc2 || strcmp(why, why2))
 		fail("two answers for one input", rc, why);

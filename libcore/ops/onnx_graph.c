@@ -1,5 +1,5 @@
 /*
- * graph.c - whether the items of a batch stay apart through a model: the
+ * onnx_graph.c - whether the items of a batch stay apart through a model: the
  * nodes of the .onnx file's main graph (ModelProto.graph, onnx/onnx.proto),
  * read from its protobuf encoding, each an operator known to work item by
  * item along axis 0 with the attributes and constant inputs it has. Ranks
@@ -25,61 +25,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "infer.h"
+#include <accel/ops/onnx.h>
 
-struct pb {
-	const uint8_t *p, *end;
-};
-
-static int varint(struct pb *b, uint64_t *v)
-{
-	*v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (b->p >= b->end)
-			return -1;
-		uint8_t c = *b->p++;
-		*v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return 0;
-	}
-	return -1;
-}
-
-/* The next field: its number, wire type, varint value or bytes (type 2).
- * 1, 0 at the end, -1 malformed. */
-static int pb_next(struct pb *b, uint32_t *field, int *wt, uint64_t *v, struct pb *sub)
-{
-	uint64_t key, n;
-	if (b->p >= b->end)
-		return 0;
-	if (varint(b, &key) < 0)
-		return -1;
-	*field = (uint32_t)(key >> 3);
-	*wt = (int)(key & 7);
-	*v = 0;
-	switch (*wt) {
-	case 0:
-		return varint(b, v) < 0 ? -1 : 1;
-	case 1:
-	case 5:
-		n = *wt == 1 ? 8 : 4;
-		if ((uint64_t)(b->end - b->p) < n)
-			return -1;
-		b->p += n;
-		return 1;
-	case 2:
-		if (varint(b, &n) < 0 || n > (uint64_t)(b->end - b->p))
-			return -1;
-		sub->p = b->p;
-		sub->end = b->p + n;
-		b->p += n;
-		return 1;
-	default:
-		return -1;
-	}
-}
-
-static int str_is(const struct pb *s, const char *w)
+static int str_is(const struct accel_pb *s, const char *w)
 {
 	size_t n = strlen(w);
 	return (size_t)(s->end - s->p) == n && !memcmp(s->p, w, n);
@@ -136,7 +84,7 @@ static size_t hash(const uint8_t *p, size_t n)
 	return h;
 }
 
-static struct info *lookup(struct table *t, const struct pb *name, int add)
+static struct info *lookup(struct table *t, const struct accel_pb *name, int add)
 {
 	size_t n = (size_t)(name->end - name->p);
 	if (!t->cap)
@@ -159,23 +107,23 @@ static struct info *lookup(struct table *t, const struct pb *name, int add)
 }
 
 /* A TensorProto (initializer or Constant value) into x. */
-static int read_tensor(struct pb b, struct table *t, const struct pb *name_given)
+static int read_tensor(struct accel_pb b, struct table *t, const struct accel_pb *name_given)
 {
 	uint32_t f;
 	int wt, r, type = 0, rank = 0;
 	uint64_t v;
-	struct pb s, name = { NULL, NULL }, raw = { NULL, NULL }, ints = { NULL, NULL };
+	struct accel_pb s, name = { NULL, NULL }, raw = { NULL, NULL }, ints = { NULL, NULL };
 	int64_t dim0 = -1, count = 1;
 	int ints_wt = 0, ints_field = 0;
-	while ((r = pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 0) {
 			if (rank++ == 0)
 				dim0 = (int64_t)v;
 			count = count_dim(count, v);
 		} else if (f == 1 && wt == 2) {
-			struct pb d = s;
+			struct accel_pb d = s;
 			while (d.p < d.end) {
-				if (varint(&d, &v) < 0)
+				if (accel_pb_varint(&d, &v) < 0)
 					return -1;
 				if (rank++ == 0)
 					dim0 = (int64_t)v;
@@ -227,7 +175,7 @@ static int read_tensor(struct pb b, struct table *t, const struct pb *name_given
 		}
 	} else if (ints.p && ints_wt == 2 && ints_field == (type == 7 ? 7 : 5)) {
 		while (ints.p < ints.end && got < count) {
-			if (varint(&ints, &v) < 0)
+			if (accel_pb_varint(&ints, &v) < 0)
 				return -1;
 			out[got++] = type == 7 ? (int64_t)v : (int64_t)(int32_t)v;
 		}
@@ -242,25 +190,25 @@ static int read_tensor(struct pb b, struct table *t, const struct pb *name_given
 }
 
 /* A ValueInfoProto's rank, when it declares a tensor's shape. */
-static int read_value_info(struct pb b, struct table *t)
+static int read_value_info(struct accel_pb b, struct table *t)
 {
 	uint32_t f;
 	int wt, r, rank = -1;
 	uint64_t v;
-	struct pb s, name = { NULL, NULL }, tt, sh, d;
-	while ((r = pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	struct accel_pb s, name = { NULL, NULL }, tt, sh, d;
+	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2)
 			name = s;
 		if (f != 2 || wt != 2)
 			continue;
-		while ((r = pb_next(&s, &f, &wt, &v, &tt)) > 0) {
+		while ((r = accel_pb_next(&s, &f, &wt, &v, &tt)) > 0) {
 			if (f != 1 || wt != 2)
 				continue;
-			while ((r = pb_next(&tt, &f, &wt, &v, &sh)) > 0) {
+			while ((r = accel_pb_next(&tt, &f, &wt, &v, &sh)) > 0) {
 				if (f != 2 || wt != 2)
 					continue;
 				rank = 0;
-				while ((r = pb_next(&sh, &f, &wt, &v, &d)) > 0)
+				while ((r = accel_pb_next(&sh, &f, &wt, &v, &d)) > 0)
 					rank += f == 1 && wt == 2;
 				if (r < 0)
 					return -1;
@@ -284,8 +232,8 @@ static int read_value_info(struct pb b, struct table *t)
 /* ------------------------------------------------------------ one node */
 
 struct node {
-	struct pb op, domain, name;
-	struct pb in[8], out[4];
+	struct accel_pb op, domain, name;
+	struct accel_pb in[8], out[4];
 	int nin, nout, more_in;
 	/* Attributes read: */
 	int has_axis, has_axes, has_perm, subgraph;
@@ -294,26 +242,26 @@ struct node {
 	int64_t axes[MAX_VALS], perm[MAX_VALS];
 };
 
-static void read_ints(struct pb s, int wt, uint64_t v, int64_t *a, int *n)
+static void read_ints(struct accel_pb s, int wt, uint64_t v, int64_t *a, int *n)
 {
 	if (wt == 0) {
 		if (*n < MAX_VALS)
 			a[(*n)++] = (int64_t)v;
 		return;
 	}
-	while (s.p < s.end && *n < MAX_VALS && varint(&s, &v) == 0)
+	while (s.p < s.end && *n < MAX_VALS && accel_pb_varint(&s, &v) == 0)
 		a[(*n)++] = (int64_t)v;
 }
 
-static int read_attribute(struct pb b, struct node *n, struct table *t)
+static int read_attribute(struct accel_pb b, struct node *n, struct table *t)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v, i = 0;
-	struct pb s, name = { NULL, NULL }, ints[MAX_VALS], tensor = { NULL, NULL };
+	struct accel_pb s, name = { NULL, NULL }, ints[MAX_VALS], tensor = { NULL, NULL };
 	int nints = 0, ints_wt[MAX_VALS], has_i = 0;
 	uint64_t ints_v[MAX_VALS];
-	while ((r = pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2) {
 			name = s;
 		} else if (f == 3 && wt == 0) {
@@ -364,16 +312,16 @@ static int read_attribute(struct pb b, struct node *n, struct table *t)
 	return 0;
 }
 
-static int read_node(struct pb b, struct node *n, struct table *t)
+static int read_node(struct accel_pb b, struct node *n, struct table *t)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
-	struct pb s, attrs[64];
+	struct accel_pb s, attrs[64];
 	int nattrs = 0, many_attrs = 0;
 	memset(n, 0, sizeof *n);
 	n->keepdims = 1;
-	while ((r = pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2) {
 			if (n->nin < 8)
 				n->in[n->nin++] = s;
@@ -403,7 +351,7 @@ static int read_node(struct pb b, struct node *n, struct table *t)
 	return 0;
 }
 
-static int in_list(const struct pb *op, const char *const *list)
+static int in_list(const struct accel_pb *op, const char *const *list)
 {
 	for (; *list; list++)
 		if (str_is(op, *list))
@@ -510,7 +458,7 @@ static int axes_hold0(const int64_t *a, int n, int r)
 /* The rank of the node's first output, where the operator says. */
 static int out_rank(struct check *c, const struct node *n, int r0)
 {
-	const struct pb *op = &n->op;
+	const struct accel_pb *op = &n->op;
 	if (in_list(op, unary) || in_list(op, per_item) || str_is(op, "Softmax") || str_is(op, "LogSoftmax") ||
 	    str_is(op, "Hardmax") || str_is(op, "CumSum") || str_is(op, "Transpose") || str_is(op, "Concat") ||
 	    str_is(op, "LayerNormalization") || str_is(op, "Split") || str_is(op, "TopK"))
@@ -551,7 +499,7 @@ static int out_rank(struct check *c, const struct node *n, int r0)
 /* Whether the node keeps items apart along axis 0: 0 yes, 1 no (why set). */
 static int node_check(struct check *c, const struct node *n)
 {
-	const struct pb *op = &n->op;
+	const struct accel_pb *op = &n->op;
 	int r0 = in_rank(c, n, 0), z;
 	const int64_t *vals;
 	int nv;
@@ -699,15 +647,15 @@ static int node_check(struct check *c, const struct node *n)
 	return no(c, n, "is not known to keep the items of a batch apart");
 }
 
-static int walk(struct check *c, struct pb g)
+static int walk(struct check *c, struct accel_pb g)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
-	struct pb s, gi = g;
+	struct accel_pb s, gi = g;
 	/* Declared ranks and constants first, then the nodes in order (a
 	 * graph's nodes are sorted: inputs before use). */
-	while ((r = pb_next(&gi, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
 		if (f == 5 && wt == 2 && read_tensor(s, &c->t, NULL) < 0)
 			return -1;
 		if ((f == 11 || f == 12 || f == 13) && wt == 2 && read_value_info(s, &c->t) < 0)
@@ -716,7 +664,7 @@ static int walk(struct check *c, struct pb g)
 	if (r < 0)
 		return -1;
 	gi = g;
-	while ((r = pb_next(&gi, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
 		if (f != 1 || wt != 2)
 			continue;
 		static struct node n;
@@ -737,21 +685,21 @@ static int walk(struct check *c, struct pb g)
 	return r < 0 ? -1 : 0;
 }
 
-int graph_batch_check_mem(const uint8_t *buf, size_t size, const char *name, char *why, size_t len)
+int accel_onnx_batch_check_mem(const uint8_t *buf, size_t size, const char *name, char *why, size_t len)
 {
-	struct pb m = { buf, buf + size }, g = { NULL, NULL }, s, o;
+	struct accel_pb m = { buf, buf + size }, g = { NULL, NULL }, s, o;
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
 	struct check c = { .opset = -1, .why = why, .len = len };
-	while ((r = pb_next(&m, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_pb_next(&m, &f, &wt, &v, &s)) > 0) {
 		if (f == 7 && wt == 2) {
 			g = s;
 		} else if (f == 8 && wt == 2) {
 			/* The default domain's opset (domain "" or "ai.onnx"). */
 			int dflt = 1;
 			int64_t ver = -1;
-			while (pb_next(&s, &f, &wt, &v, &o) > 0) {
+			while (accel_pb_next(&s, &f, &wt, &v, &o) > 0) {
 				if (f == 1 && wt == 2)
 					dflt = o.end == o.p || str_is(&o, "ai.onnx");
 				if (f == 2 && wt == 0)
@@ -768,8 +716,8 @@ int graph_batch_check_mem(const uint8_t *buf, size_t size, const char *name, cha
 	/* Room for every name the graph defines: initializers, declared
 	 * values, node outputs (at most 4 kept per node). */
 	size_t names = 0, cap = 64;
-	struct pb gi = g;
-	while (pb_next(&gi, &f, &wt, &v, &s) > 0)
+	struct accel_pb gi = g;
+	while (accel_pb_next(&gi, &f, &wt, &v, &s) > 0)
 		names += f == 1 ? 4 : f == 5 || f == 11 || f == 12 || f == 13;
 	while (cap < names * 2 + 16)
 		cap *= 2;
@@ -787,7 +735,7 @@ int graph_batch_check_mem(const uint8_t *buf, size_t size, const char *name, cha
 	return rc;
 }
 
-int graph_batch_check(const char *path, char *why, size_t len)
+int accel_onnx_batch_check(const char *path, char *why, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -803,7 +751,7 @@ int graph_batch_check(const char *path, char *why, size_t len)
 		snprintf(why, len, "cannot map %s: %s", path, strerror(errno));
 		return ACCEL_EIO;
 	}
-	int rc = graph_batch_check_mem(map, (size_t)st.st_size, path, why, len);
+	int rc = accel_onnx_batch_check_mem(map, (size_t)st.st_size, path, why, len);
 	munmap(map, (size_t)st.st_size);
 	return rc;
 }
