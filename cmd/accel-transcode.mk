@@ -1,6 +1,6 @@
 # accel-transcode: the FFmpeg libraries (C API), linked to the program;
 # libaccel links none of them.
-accel-transcode_SRC := cmd/transcode/pipeline.c cmd/transcode/plan.c cmd/transcode/hw.c cmd/transcode/mp4box.c
+accel-transcode_SRC := $(wildcard cmd/transcode/*.c)
 accel-transcode_PKGS := libavformat libavfilter libavcodec libswscale libavutil
 
 # The unit test of plan.c builds it in, with the FFmpeg libraries it reads

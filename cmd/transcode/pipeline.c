@@ -198,7 +198,7 @@ static int mp4_index_at_end(struct accel_input *in)
 {
 	const uint8_t *p;
 	ssize_t n = accel_input_peek(in, IO_BUF, &p);
-	return n > 0 && tc_mp4_index_at_end(p, (size_t)n);
+	return n > 0 && accel_mp4_index_at_end(p, (size_t)n);
 }
 
 static int open_input(struct tc *t)

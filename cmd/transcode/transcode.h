@@ -1,8 +1,7 @@
 /*
  * transcode.h - accel-transcode's pieces: the job the options make, the
- * FFmpeg pipeline (demux, decode, filter, encode, mux) that runs it, the
- * per-stage routing of its stages to hardware or software engines, and
- * the MP4 box walker.
+ * FFmpeg pipeline (demux, decode, filter, encode, mux) that runs it, and
+ * the per-stage routing of its stages to hardware or software engines.
  */
 #ifndef TRANSCODE_H
 #define TRANSCODE_H
@@ -63,11 +62,5 @@ int tc_hw_find(struct accel_ctx *ctx, const struct tc_job *job, struct tc_hw *hw
 /* The name of the engine of FFmpeg's software codecs on the CPU device
  * ("ffmpeg:cpu0") when discovery found it, else "software". */
 void tc_sw_engine(const struct accel_ctx *ctx, char *buf, size_t len);
-
-/* Whether the n bytes at p begin an MP4 whose top-level 'mdat' (the
- * media) comes before its 'moov' (the index), which a pipe cannot read:
- * 1, or 0 (not an MP4, index first, or not known from these bytes). Reads
- * only p[0..n). */
-int tc_mp4_index_at_end(const uint8_t *p, size_t n);
 
 #endif

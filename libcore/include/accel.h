@@ -44,6 +44,7 @@
 #include <accel/ops/age.h>
 #include <accel/ops/fft.h>
 #include <accel/ops/tensor.h>
+#include <accel/ops/video.h>
 #include <accel/fault.h>
 
 #endif
