@@ -207,26 +207,13 @@ static int transcode(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	struct accel_output out;
-	rc = accel_output_open(&out, job.output, job.force, 1);
-	if (rc < 0) {
-		if (rc == ACCEL_EEXIST)
-			accel_msg_error("%s already exists; use -f to overwrite it", job.output);
-		else if (rc == ACCEL_EINVAL)
-			accel_msg_error("refusing to write video to a terminal; use -o FILE, a pipe or -f");
-		else
-			accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout", strerror(errno));
+	rc = tc_output_create(&job, &out);
+	if (rc) {
 		accel_ctx_free(ctx);
-		return ACCEL_EXIT_FAILURE;
+		return rc;
 	}
-	int status = tc_run(&job, ctx, &out);
+	int status = tc_output_commit(&job, &out, tc_run(&job, ctx, &out));
 	int sig = tc_interrupted();
-	if ((status && !sig) || out.broken) {
-		accel_output_abort(&out);
-	} else if (accel_output_commit(&out) < 0) {
-		accel_msg_error("cannot write %s: %s", job.output ? job.output : "stdout",
-				strerror(out.error ? out.error : errno));
-		status = ACCEL_EXIT_FAILURE;
-	}
 	accel_ctx_free(ctx);
 	if (sig && status == 128 + sig) {
 		/* Die of the signal, as the shell expects, once the output

@@ -11,7 +11,7 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/error.h>
-#include "plan.h"
+#include "transcode.h"
 
 static int takes(const enum AVPixelFormat *list, enum AVPixelFormat f)
 {

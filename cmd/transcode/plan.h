@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include "transcode.h"
+
+struct tc_job;
 
 /* The pixel format software encoder c is given: `want` (--pix-fmt) when c
  * takes it, else the decoded format `src` when c takes it, else the one

@@ -45,6 +45,7 @@
 #include <accel/ops/fft.h>
 #include <accel/ops/tensor.h>
 #include <accel/ops/onnx.h>
+#include <accel/ops/video.h>
 #include <accel/fault.h>
 
 #endif
