@@ -143,6 +143,7 @@ struct series {
 	int n;
 	double cpu;              /* user + system seconds of the measured runs */
 	long rss_kib;            /* peak resident set */
+	double start;            /* seconds taken off each run: the peer's start-up */
 };
 
 struct kase {
@@ -558,6 +559,46 @@ static int peer_command(struct bench *b, struct kase *c, const char *input)
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The peer's start-up: the median of 3 runs on the empty input of case
+ * c (for age -d, an age file of the empty plaintext), into c->peer.start.
+ * 0, or -1 when it failed. */
+static int peer_start(struct bench *b, struct kase *c, const char *input)
+{
+	const char *tiny = c->tiny;
+	if (c->op->fam == FAM_AGE_DECRYPT) {
+		char *theirs = temp_path(b, "age-empty.age");
+		char *enc[] = { "age", "-r", b->age_recipient, "-o", theirs, (char *)c->tiny, NULL };
+		if (!theirs)
+			return -1;
+		enc[5] = temp_path(b, "empty");
+		if (file_size(theirs) < 0 && spawn(enc, NULL, NULL) != 0)
+			return -1;
+		tiny = theirs;
+	}
+	int last = 0;
+	while (c->peer_argv[last + 1])
+		last++;
+	char *keep = c->peer_argv[last];
+	c->peer_argv[last] = (char *)tiny;
+	double t[3];
+	int rc = 0;
+	for (int i = 0; i < 3 && !rc; i++) {
+		double t0 = accel_now();
+		rc = spawn(c->peer_argv, NULL, NULL) ? -1 : 0;
+		t[i] = accel_now() - t0;
+	}
+	c->peer_argv[last] = keep;
+	qsort(t, 3, sizeof t[0], cmp_double);
+	c->peer.start = t[1];
+	return rc;
+}
+
 static double tv(struct timeval t)
 {
 	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
@@ -702,6 +743,10 @@ static int measure(struct bench *b, struct kase *c)
 	int rc = run_op(b, c, c->tiny, NULL, &st, &w, err, sizeof err);
 	c->setup = accel_now() - t0;
 	int peer = c->peer_cmd[0] != 0;
+	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
+		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
+		peer = rc = 0;
+	}
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
 		if (peer && spawn(c->peer_argv, NULL, NULL) != 0)
@@ -750,13 +795,8 @@ static int measure(struct bench *b, struct kase *c)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* min, median and max of `per / t` over the series' times. */
+/* min, median and max of `per / t` over the series' times, each less
+ * s->start when it is longer. */
 static struct stats3 rate(const struct series *s, double per)
 {
 	struct stats3 r = { 0, 0, 0 };
@@ -765,7 +805,8 @@ static struct stats3 rate(const struct series *s, double per)
 	double *t = malloc((size_t)s->n * sizeof *t);
 	if (!t)
 		return r;
-	memcpy(t, s->t, (size_t)s->n * sizeof *t);
+	for (int i = 0; i < s->n; i++)
+		t[i] = s->t[i] > s->start ? s->t[i] - s->start : s->t[i];
 	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
 	double med = s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2;
 	r.min = per / t[s->n - 1];
@@ -842,7 +883,7 @@ static void print_csv(struct kase *cs, int n)
 {
 	printf("operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,"
 	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
-	       "peer_mbps_median,peer_cpu_seconds_per_byte,peer_peak_rss_bytes,ratio\n");
+	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,peer_peak_rss_bytes,ratio\n");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
@@ -859,11 +900,11 @@ static void print_csv(struct kase *cs, int n)
 			printf(",,");
 		printf("%.6g,%lld,", c->ours.cpu / (double)c->ours.n / (double)c->bytes, (long long)c->ours.rss_kib * 1024);
 		if (c->peer_cmd[0])
-			printf("%s,%.6g,%.6g,%lld,%.6g\n", c->peer_cmd, rate(&c->peer, (double)c->bytes / 1e6).median,
+			printf("%s,%.9g,%.6g,%.6g,%lld,%.6g\n", c->peer_cmd, c->peer.start, rate(&c->peer, (double)c->bytes / 1e6).median,
 			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, (long long)c->peer.rss_kib * 1024,
 			       ratio(c));
 		else
-			printf(",,,,\n");
+			printf(",,,,,\n");
 	}
 }
 
@@ -962,6 +1003,7 @@ static int print_json(struct bench *b, struct kase *cs, int n, const char **skip
 		if (c->peer_cmd[0]) {
 			cJSON *p = cJSON_CreateObject();
 			cJSON_AddStringToObject(p, "command", c->peer_cmd);
+			cJSON_AddNumberToObject(p, "setup_seconds", c->peer.start);
 			cJSON_AddItemToObject(p, "seconds", seconds_json(&c->peer));
 			cJSON_AddItemToObject(p, "mbps", stats_json(rate(&c->peer, (double)c->bytes / 1e6)));
 			cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", c->peer.cpu / (double)c->peer.n / (double)c->bytes);
