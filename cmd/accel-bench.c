@@ -142,7 +142,8 @@ struct series {
 	double *t;               /* seconds of each measured run */
 	int n;
 	double cpu;              /* user + system seconds of the measured runs */
-	long rss_kib;            /* peak resident set */
+	long rss_kib;            /* peak resident set (ours only: a child's
+	                          * ru_maxrss counts its parent's pages at exec) */
 	double start;            /* seconds taken off each run: the peer's start-up */
 };
 
@@ -774,8 +775,6 @@ static int measure(struct bench *b, struct kase *c)
 				rc = ACCEL_ENOMEM;
 			} else {
 				c->peer.cpu += tv(ru.ru_utime) + tv(ru.ru_stime);
-				if (ru.ru_maxrss > c->peer.rss_kib)
-					c->peer.rss_kib = ru.ru_maxrss;
 			}
 		}
 	}
@@ -883,7 +882,7 @@ static void print_csv(struct kase *cs, int n)
 {
 	printf("operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,"
 	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
-	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,peer_peak_rss_bytes,ratio\n");
+	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio\n");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
@@ -900,11 +899,11 @@ static void print_csv(struct kase *cs, int n)
 			printf(",,");
 		printf("%.6g,%lld,", c->ours.cpu / (double)c->ours.n / (double)c->bytes, (long long)c->ours.rss_kib * 1024);
 		if (c->peer_cmd[0])
-			printf("%s,%.9g,%.6g,%.6g,%lld,%.6g\n", c->peer_cmd, c->peer.start, rate(&c->peer, (double)c->bytes / 1e6).median,
-			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, (long long)c->peer.rss_kib * 1024,
-			       ratio(c));
+			printf("%s,%.9g,%.6g,%.6g,%.6g\n", c->peer_cmd, c->peer.start,
+			       rate(&c->peer, (double)c->bytes / 1e6).median,
+			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, ratio(c));
 		else
-			printf(",,,,,\n");
+			printf(",,,,\n");
 	}
 }
 
@@ -1007,7 +1006,6 @@ static int print_json(struct bench *b, struct kase *cs, int n, const char **skip
 			cJSON_AddItemToObject(p, "seconds", seconds_json(&c->peer));
 			cJSON_AddItemToObject(p, "mbps", stats_json(rate(&c->peer, (double)c->bytes / 1e6)));
 			cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", c->peer.cpu / (double)c->peer.n / (double)c->bytes);
-			cJSON_AddNumberToObject(p, "peak_rss_bytes", (double)c->peer.rss_kib * 1024);
 			cJSON_AddNumberToObject(p, "ratio", ratio(c));
 			cJSON_AddItemToObject(o, "peer", p);
 		} else {
