@@ -786,6 +786,10 @@ static int measure(struct bench *b, struct kase *c)
 	c->out_bytes = w;
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);
+	if (rc == 0 && job->common.verbose) {
+		fprintf(stderr, "%s: %s on %s, %d runs; the last: ", cli.prog, c->op->name, c->engine, c->ours.n);
+		accel_stream_stats_print(&st, stderr);
+	}
 	if (rc < 0) {
 		accel_msg_error("%s on %s, size %llu: %s", c->op->name, c->engine, (unsigned long long)c->size,
 				err[0] ? err : accel_strerror(rc));
@@ -1195,9 +1199,6 @@ static int bench(int argc, char **argv)
 			cs[i].failed = 1;
 			status = ACCEL_EXIT_FAILURE;
 		}
-		if (job.common.verbose)
-			fprintf(stderr, "%s: %s on %s: %d runs, engines %s\n", cli.prog, cs[i].op->name, cs[i].engine,
-				cs[i].ours.n, cs[i].ran[0] ? cs[i].ran : "none");
 	}
 	if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
