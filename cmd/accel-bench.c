@@ -261,7 +261,7 @@ static int make_corpus(const char *path, uint64_t size)
 		size_t want = walk.left < sizeof buf ? (size_t)walk.left : sizeof buf;
 		ssize_t n = pread(walk.fd, buf, want < have - off ? want : (size_t)(have - off), (off_t)off);
 		if (n <= 0 || write(walk.fd, buf, (size_t)n) != n) {
-			walk.error = n < 0 || errno ? errno : EIO;
+			walk.error = n < 0 ? errno : EIO;
 			break;
 		}
 		walk.left -= (uint64_t)n;
@@ -710,9 +710,9 @@ static void reset_peak_rss(void)
 {
 	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		if (write(fd, "5", 1) < 0)
-			fd = -fd - 1;
-		close(fd < 0 ? -fd - 1 : fd);
+		ssize_t n = write(fd, "5", 1);
+		(void)n;
+		close(fd);
 	}
 }
 
@@ -1200,6 +1200,7 @@ static int bench(int argc, char **argv)
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
+	cleanup(&b);
 	if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
 	else if (job.csv)
@@ -1217,10 +1218,9 @@ static int bench(int argc, char **argv)
 			free(cs[i].peer_argv[k]);
 	}
 	free(cs);
-	cleanup(&b);
 	accel_ctx_free(b.ctx);
-	if (fflush(stdout) != 0 && errno != EPIPE) {
-		accel_msg_error("cannot write stdout: %s", strerror(errno));
+	if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {
+		accel_msg_error("cannot write stdout: %s", strerror(errno ? errno : EIO));
 		status = ACCEL_EXIT_FAILURE;
 	}
 	return status;
