@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +55,8 @@ static const struct accel_option options[] = {
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
 	{ 'b', "backend", "LIST", "engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) },
 	{ 'T', "threads", "N", "worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 0, "progress", NULL, "show the case being measured on stderr (default: when stderr is a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
+	{ 0, "no-progress", NULL, "never show the case being measured", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_BASIC_OPTIONS,
 	{ 0 },
 };
@@ -196,6 +199,48 @@ static char *temp_path(struct bench *b, const char *fmt, ...)
 	return b->files[b->nfiles++] = p;
 }
 
+/* The inputs go when a signal ends the run: the handler removes them,
+ * then hands the signal on to the handler it replaced (accel_output's,
+ * for its own temporary) or to the default action. */
+static const int end_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ };
+#define NSIG_END (sizeof end_signals / sizeof end_signals[0])
+static struct sigaction old_action[NSIG_END];
+static struct bench *volatile running;
+
+static void on_signal(int sig)
+{
+	struct bench *b = running;
+	if (b) {
+		for (int i = 0; i < b->nfiles; i++)
+			unlink(b->files[i]);
+		rmdir(b->dir);
+	}
+	for (size_t i = 0; i < NSIG_END; i++)
+		if (end_signals[i] == sig) {
+			sigaction(sig, &old_action[i], NULL);
+			if (old_action[i].sa_handler != SIG_DFL && old_action[i].sa_handler != SIG_IGN &&
+			    !(old_action[i].sa_flags & SA_SIGINFO)) {
+				old_action[i].sa_handler(sig);
+				return;
+			}
+		}
+	raise(sig);
+}
+
+/* Install on_signal for the signals whose action is not to ignore them
+ * (a signal the parent ignored, as under nohup, stays ignored). */
+static void catch_signals(struct bench *b)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigfillset(&sa.sa_mask);
+	running = b;
+	for (size_t i = 0; i < NSIG_END; i++)
+		if (sigaction(end_signals[i], NULL, &old_action[i]) == 0 && old_action[i].sa_handler != SIG_IGN)
+			sigaction(end_signals[i], &sa, NULL);
+}
+
 static void cleanup(struct bench *b)
 {
 	for (int i = 0; i < b->nfiles; i++) {
@@ -204,6 +249,8 @@ static void cleanup(struct bench *b)
 	}
 	if (b->dir[0])
 		rmdir(b->dir);
+	b->nfiles = 0;
+	b->dir[0] = 0;
 }
 
 /* ------------------------------------------------------------ the inputs */
@@ -1191,15 +1238,25 @@ static int bench(int argc, char **argv)
 		accel_ctx_free(b.ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
+	catch_signals(&b);
 	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
+	int progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);
 	for (int i = 0; i < ncases; i++) {
+		if (progress) {
+			char sz[32];
+			size_text(&cs[i], sz, sizeof sz);
+			fprintf(stderr, "\r\033[K%s: case %d of %d: %s on %s, %s", cli.prog, i + 1, ncases, cs[i].op->name,
+				cs[i].engine, sz);
+		}
 		if (measure(&b, &cs[i]) < 0) {
 			cs[i].failed = 1;
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
+	if (progress)
+		fputs("\r\033[K", stderr);
 	cleanup(&b);
 	if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);

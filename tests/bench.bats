@@ -121,6 +121,10 @@ EOF
 	[[ "${lines[0]}" == "accel-bench: --size: '12Q' is not a size"* ]]
 	run -2 "$A" --list --json
 	run -2 "$A" --size 1 fft.c2c
+	if "$A" --list onnx.run | grep -q 'not measured yet'; then
+		run -1 --separate-stderr "$A" onnx.run
+		[ "$stderr" = "accel-bench: nothing to measure: the operations are not measured yet" ]
+	fi
 }
 
 @test "--vs: the peer's ratio where it is installed" {
@@ -148,5 +152,20 @@ assert all(c["peer"]["ratio"] > 0 and len(c["peer"]["seconds"]) == 2 for c in d[
 
 @test "the inputs are made in TMPDIR and removed at the end" {
 	run -0 "$A" --repeat 1 --size 64K 'zstd.*' sha256
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "a signal that ends the run removes the inputs" {
+	"$A" --time 60 --size 64K sha256 > /dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -n "$(find "$TMPDIR" -type f)" ] && break
+		sleep 0.1
+	done
+	[ -n "$(find "$TMPDIR" -type f)" ]
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }

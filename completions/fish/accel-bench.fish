@@ -13,6 +13,8 @@ complete -c accel-bench -l json -d 'print the results as one JSON document (sche
 complete -c accel-bench -l csv -d 'print the results as CSV, a header line and one row per case'
 complete -c accel-bench -s b -l backend -x -a '(__accel_bench_backends)' -d 'engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation'
 complete -c accel-bench -s T -l threads -x -d 'worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)'
+complete -c accel-bench -l progress -d 'show the case being measured on stderr (default: when stderr is a terminal)'
+complete -c accel-bench -l no-progress -d 'never show the case being measured'
 complete -c accel-bench -s v -l verbose -d 'say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)'
 complete -c accel-bench -s q -l quiet -d 'print nothing but errors'
 complete -c accel-bench -s h -l help -d 'show this help and exit'
