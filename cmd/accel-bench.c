@@ -178,7 +178,15 @@ struct bench {
 	uint8_t age_key[ACCEL_AGE_KEY_LEN];
 	char age_recipient[128], age_identity[4200];
 	int age_peer;            /* 1: age-keygen made the identity */
+	int progress;            /* 1: the case being measured is shown on stderr */
 };
+
+/* End the progress line before a message. */
+static void clear_progress(const struct bench *b)
+{
+	if (b->progress)
+		fputs("\r\033[K", stderr);
+}
 
 /* A path in the temporary folder, remembered for removal (NULL when out
  * of memory or of slots). */
@@ -792,6 +800,7 @@ static int measure(struct bench *b, struct kase *c)
 	c->setup = accel_now() - t0;
 	int peer = c->peer_cmd[0] != 0;
 	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
+		clear_progress(b);
 		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
 		peer = rc = 0;
 	}
@@ -816,6 +825,7 @@ static int measure(struct bench *b, struct kase *c)
 			int ps = spawn(c->peer_argv, NULL, &ru);
 			dt = accel_now() - t0;
 			if (ps != 0) {
+				clear_progress(b);
 				accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
 				peer = 0;
 			} else if (add_sample(&c->peer, dt) < 0) {
@@ -834,10 +844,12 @@ static int measure(struct bench *b, struct kase *c)
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);
 	if (rc == 0 && job->common.verbose) {
+		clear_progress(b);
 		fprintf(stderr, "%s: %s on %s, %d runs; the last: ", cli.prog, c->op->name, c->engine, c->ours.n);
 		accel_stream_stats_print(&st, stderr);
 	}
 	if (rc < 0) {
+		clear_progress(b);
 		accel_msg_error("%s on %s, size %llu: %s", c->op->name, c->engine, (unsigned long long)c->size,
 				err[0] ? err : accel_strerror(rc));
 		return -1;
@@ -1240,11 +1252,11 @@ static int bench(int argc, char **argv)
 	}
 	catch_signals(&b);
 	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
-	int progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
+	b.progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);
 	for (int i = 0; i < ncases; i++) {
-		if (progress) {
+		if (b.progress) {
 			char sz[32];
 			size_text(&cs[i], sz, sizeof sz);
 			fprintf(stderr, "\r\033[K%s: case %d of %d: %s on %s, %s", cli.prog, i + 1, ncases, cs[i].op->name,
@@ -1255,8 +1267,7 @@ static int bench(int argc, char **argv)
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
-	if (progress)
-		fputs("\r\033[K", stderr);
+	clear_progress(&b);
 	cleanup(&b);
 	if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
