@@ -777,7 +777,7 @@ static int measure(struct bench *b, struct kase *c)
 {
 	const struct job *job = b->job;
 	char err[512];
-	uint64_t w;
+	uint64_t w = 0;
 	struct accel_stream_stats st;
 	if (prepare(b, c) < 0)
 		return -1;
@@ -806,8 +806,12 @@ static int measure(struct bench *b, struct kase *c)
 	}
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		if (peer && spawn(c->peer_argv, NULL, NULL) != 0)
+		int ps = peer ? spawn(c->peer_argv, NULL, NULL) : 0;
+		if (ps != 0) {
+			clear_progress(b);
+			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
 			peer = 0;
+		}
 	}
 	double spent = 0;
 	for (int i = 0; !rc && (job->repeat ? i < job->repeat : i < 3 || spent < job->time) && i < MAX_SAMPLES; i++) {
