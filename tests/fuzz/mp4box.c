@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <accel.h>
+#include <accel/ops/video.h>
 #include "fuzz.h"
 
 /* 1 when 'mdat' is met before 'moov' walking boxes from offset 0. */
