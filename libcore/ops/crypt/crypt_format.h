@@ -158,6 +158,12 @@ int recipient_format(const uint8_t pub[X25519_LEN], char *buf, size_t len);
 /* "AGE-SECRET-KEY-1..." into id. 0 or -1. */
 int identity_parse(const char *s, struct identity *id);
 int identity_format(const uint8_t priv[X25519_LEN], char *buf, size_t len);
+/* An identity file as age-keygen writes it, into buf[len]:
+ *   # created: CREATED (RFC 3339)
+ *   # public key: age1...
+ *   AGE-SECRET-KEY-1...
+ * Its length, or -1 (OpenSSL failed, or buf too small). Wipe buf. */
+int identity_file_format(const uint8_t priv[X25519_LEN], const char *created, char *buf, size_t len);
 
 /* Wrap file key fk for X25519 recipient r: a stanza added to t. 0 or -1. */
 int x25519_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
