@@ -3,7 +3,8 @@
  * coreutils: "DIGEST  NAME", names with a backslash or newline escaped and
  * the line marked with a leading backslash; --tag: "SHA256 (NAME) =
  * DIGEST"), and -c, which checks such lists with sha256sum -c's output and
- * exit status. Files are units of one stream run: each is hashed whole on
+ * exit status (libcore/ops/crypt/sums.c writes and reads the lines). Files
+ * are units of one stream run: each is hashed whole on
  * a worker of the openssl engine, several at once, and the lines come out
  * in the order of the files.
  *
@@ -117,56 +118,37 @@ const struct accel_cli hash_cli = {
 	hash_options, hash_exit, NULL,
 };
 
-/* Append a record to out. */
+/* Append text to out as records (of at most 0xffff bytes each). */
 static int record(struct accel_buf *out, char ch, const char *text, size_t n)
 {
-	if (n > 0xffff)
-		n = 0xffff;
-	if (accel_buf_reserve(out, out->len + 3 + n))
-		return ACCEL_ENOMEM;
-	out->data[out->len++] = (uint8_t)ch;
-	out->data[out->len++] = (uint8_t)(n >> 8);
-	out->data[out->len++] = (uint8_t)n;
-	memcpy(out->data + out->len, text, n);
-	out->len += n;
+	do {
+		size_t k = n < 0xffff ? n : 0xffff;
+		if (accel_buf_reserve(out, out->len + 3 + k))
+			return ACCEL_ENOMEM;
+		out->data[out->len++] = (uint8_t)ch;
+		out->data[out->len++] = (uint8_t)(k >> 8);
+		out->data[out->len++] = (uint8_t)k;
+		memcpy(out->data + out->len, text, k);
+		out->len += k;
+		text += k;
+		n -= k;
+	} while (n);
 	return 0;
-}
-
-/* A name as sha256sum prints it in a digest line: '\' -> "\\", LF ->
- * "\n", CR -> "\r"; in a -c line (check) only when it holds a LF, and then
- * '\' and LF only. *escaped set when any was. A malloc'd string. */
-static char *escape(const char *name, int check, int *escaped)
-{
-	size_t n = strlen(name);
-	char *s = malloc(2 * n + 1), *o = s;
-	*escaped = 0;
-	if (!s)
-		return NULL;
-	int any = !check || strchr(name, '\n');
-	for (const char *c = name; *c; c++) {
-		if (any && (*c == '\\' || *c == '\n' || (*c == '\r' && !check))) {
-			*o++ = '\\';
-			*o++ = *c == '\\' ? '\\' : *c == '\n' ? 'n' : 'r';
-			*escaped = 1;
-		} else {
-			*o++ = *c;
-		}
-	}
-	*o = 0;
-	return s;
 }
 
 static int emit(struct accel_buf *out, char ch, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int emit(struct accel_buf *out, char ch, const char *fmt, ...)
 {
-	char buf[8192];
+	char *s;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	int n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return ACCEL_EINVAL;
-	return record(out, ch, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+		return ACCEL_ENOMEM;
+	int rc = record(out, ch, s, (size_t)n);
+	free(s);
+	return rc;
 }
 
 /* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
@@ -253,14 +235,23 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 	const char *name = (const char *)u->in.data;
 	memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
 	const struct entry *e = &r->e[k];
+	/* The warnings come out in the order of the lines, as sha256sum's. */
+	int rc = e->pre ? record(out, 'e', e->pre, strlen(e->pre)) : 0;
+	if (rc)
+		return rc;
+	if (digest && !r->check) {
+		size_t n;
+		char *line = sum_line_format(r->tag ? algos[r->algo].tag : NULL, digest, dlen, name, &n);
+		if (!line)
+			return ACCEL_ENOMEM;
+		rc = record(out, 'o', line, n);
+		free(line);
+		return rc;
+	}
 	int escaped;
-	char *shown = escape(name, r->check, &escaped);
+	char *shown = sum_name_escape(name, 1, &escaped);
 	if (!shown)
 		return ACCEL_ENOMEM;
-	int rc = 0;
-	/* The warnings come out in the order of the lines, as sha256sum's. */
-	for (size_t off = 0, n = e->pre ? strlen(e->pre) : 0; off < n && !rc; off += 0xffff)
-		rc = record(out, 'e', e->pre + off, n - off);
 	if (!digest) {
 		int missing = errnum == ENOENT;
 		if (!(r->check && r->ignore_missing && missing)) {
@@ -281,26 +272,15 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 		free(shown);
 		return rc;
 	}
-	if (r->check) {
-		int ok = dlen == algos[r->algo].len && CRYPTO_memcmp(digest, e->want, dlen) == 0;
-		pthread_mutex_lock(&r->lock);
-		if (ok)
-			r->matched++;
-		else
-			r->mismatched++;
-		pthread_mutex_unlock(&r->lock);
-		if (!r->status_only && (!ok || !r->quiet))
-			rc = emit(out, 'o', "%s%s: %s\n", escaped ? "\\" : "", shown, ok ? "OK" : "FAILED");
-		free(shown);
-		return rc;
-	}
-	char hex[129];
-	for (size_t i = 0; i < dlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-	if (r->tag)
-		rc = emit(out, 'o', "%s%s (%s) = %s\n", escaped ? "\\" : "", algos[r->algo].tag, shown, hex);
+	int ok = dlen == algos[r->algo].len && CRYPTO_memcmp(digest, e->want, dlen) == 0;
+	pthread_mutex_lock(&r->lock);
+	if (ok)
+		r->matched++;
 	else
-		rc = emit(out, 'o', "%s%s  %s\n", escaped ? "\\" : "", hex, shown);
+		r->mismatched++;
+	pthread_mutex_unlock(&r->lock);
+	if (!r->status_only && (!ok || !r->quiet))
+		rc = emit(out, 'o', "%s%s: %s\n", escaped ? "\\" : "", shown, ok ? "OK" : "FAILED");
 	free(shown);
 	return rc;
 }

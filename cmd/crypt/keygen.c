@@ -1,13 +1,8 @@
 /*
  * keygen.c - `accel-crypt keygen`, which writes an X25519 identity as
- * age-keygen does:
- *
- *   # created: 2026-11-23T10:52:20Z
- *   # public key: age1...
- *   AGE-SECRET-KEY-1...
- *
- * and the key files the program names: identities and recipients files
- * read (crypt_format.h parses them), secret key files created.
+ * age-keygen does (keys.c: identity_file_format), and the key files the
+ * program names: identities and recipients files read (crypt_format.h
+ * parses them), secret key files created.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -193,18 +188,18 @@ int cmd_keygen(int argc, char **argv)
 		return ACCEL_EXIT_USAGE;
 	}
 	uint8_t priv[X25519_LEN], pub[X25519_LEN];
-	char secret[128], recipient[128], when[40];
-	if (random_bytes(priv, sizeof priv) < 0 || x25519_public(priv, pub) < 0 ||
-	    identity_format(priv, secret, sizeof secret) < 0 || recipient_format(pub, recipient, sizeof recipient) < 0) {
-		wipe(priv, sizeof priv);
+	char recipient[128], when[40], text[512];
+	rfc3339(when, sizeof when);
+	int n = -1;
+	if (random_bytes(priv, sizeof priv) == 0 && x25519_public(priv, pub) == 0 &&
+	    recipient_format(pub, recipient, sizeof recipient) == 0)
+		n = identity_file_format(priv, when, text, sizeof text);
+	wipe(priv, sizeof priv);
+	if (n < 0) {
+		wipe(text, sizeof text);
 		accel_msg_error("cannot make a key: OpenSSL failed");
 		return ACCEL_EXIT_FAILURE;
 	}
-	wipe(priv, sizeof priv);
-	rfc3339(when, sizeof when);
-	char text[512];
-	int n = snprintf(text, sizeof text, "# created: %s\n# public key: %s\n%s\n", when, recipient, secret);
-	wipe(secret, sizeof secret);
 	int fd = k.common.output ? secret_create(k.common.output) : 1;
 	if (fd < 0) {
 		wipe(text, sizeof text);

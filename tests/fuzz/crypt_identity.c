@@ -3,7 +3,8 @@
  * (libcore/ops/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank
  * lines, or an unencrypted OpenSSH private key). A file with a NUL byte is
  * never accepted; an accepted file gives at least one identity; an X25519
- * identity written again (identity_format) reads back to the same key.
+ * identity written again (identity_format, and as a whole file as keygen
+ * writes it, identity_file_format) reads back to the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (identity_format(ids[i].priv, s, sizeof s) < 0 || identity_parse(s, &again) < 0 ||
 			    memcmp(again.priv, ids[i].priv, X25519_LEN))
 				fail("an identity written again reads back to another key");
+			char file[512];
+			struct identity *back = NULL;
+			int nback = 0;
+			int fl = identity_file_format(ids[i].priv, "2026-11-23T10:52:20Z", file, sizeof file);
+			if (fl < 0 || identities_parse(file, (size_t)fl, &back, &nback, err, sizeof err) < 0 ||
+			    nback != 1 || memcmp(back[0].priv, ids[i].priv, X25519_LEN))
+				fail("an identity file written as keygen writes it reads back to another key");
+			keys_free(NULL, 0, back, nback);
 		} else if (!ids[i].wire || !ids[i].wire_len) {
 			fail("an SSH identity without its public key");
 		}

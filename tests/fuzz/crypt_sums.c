@@ -4,9 +4,9 @@
  * algorithm and whether the list is stdin; the rest is the list, cut at
  * each LF as getline cuts it. A line with a NUL byte is never accepted; a
  * name stays inside its line; the "DIGEST NAME" decision, once made,
- * holds; and an accepted line naming a file, written again as `hash --tag`
- * and as `hash` write it (the name escaped when it holds a backslash, LF
- * or CR), reads back to the same digest and name.
+ * holds; and an accepted line naming a file, written again by the writer
+ * `hash` uses (sum_line_format: plain and --tag, the name escaped when it
+ * holds a backslash, LF or CR), reads back to the same digest and name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,40 +25,15 @@ static void fail(const char *what)
 	abort();
 }
 
-/* A line as the hash subcommand writes it: tagged or not. */
-static size_t write_line(const struct sum_reader *r, const uint8_t *digest, const char *name, int tagged, char *out)
-{
-	int esc = strpbrk(name, "\\\n\r") != NULL;
-	size_t o = 0;
-	if (esc)
-		out[o++] = '\\';
-	char hex[129];
-	for (size_t i = 0; i < r->dlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-	if (tagged)
-		o += (size_t)sprintf(out + o, "%s (", r->tag);
-	else
-		o += (size_t)sprintf(out + o, "%s  ", hex);
-	for (const char *c = name; *c; c++) {
-		if (esc && (*c == '\\' || *c == '\n' || *c == '\r')) {
-			out[o++] = '\\';
-			out[o++] = *c == '\\' ? '\\' : *c == '\n' ? 'n' : 'r';
-		} else {
-			out[o++] = *c;
-		}
-	}
-	if (tagged)
-		o += (size_t)sprintf(out + o, ") = %s", hex);
-	out[o++] = '\n';
-	out[o] = 0;
-	return o;
-}
-
 static void round_trip(const struct sum_reader *r, const uint8_t *digest, const char *name)
 {
 	for (int tagged = 0; tagged < 2; tagged++) {
-		char *line = malloc(2 * strlen(name) + 200);
-		size_t n = write_line(r, digest, name, tagged, line);
+		size_t n;
+		char *line = sum_line_format(tagged ? r->tag : NULL, digest, r->dlen, name, &n);
+		if (!line)
+			fail("out of memory");
+		if (n != strlen(line) || line[n - 1] != '\n')
+			fail("a line written is not its length, or does not end in LF");
 		struct sum_reader fresh = *r;
 		uint8_t d2[64];
 		char *n2;

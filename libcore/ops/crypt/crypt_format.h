@@ -158,6 +158,12 @@ int recipient_format(const uint8_t pub[X25519_LEN], char *buf, size_t len);
 /* "AGE-SECRET-KEY-1..." into id. 0 or -1. */
 int identity_parse(const char *s, struct identity *id);
 int identity_format(const uint8_t priv[X25519_LEN], char *buf, size_t len);
+/* An identity file as age-keygen writes it, into buf[len]:
+ *   # created: CREATED (RFC 3339)
+ *   # public key: age1...
+ *   AGE-SECRET-KEY-1...
+ * Its length, or -1 (OpenSSL failed, or buf too small). Wipe buf. */
+int identity_file_format(const uint8_t priv[X25519_LEN], const char *created, char *buf, size_t len);
 
 /* Wrap file key fk for X25519 recipient r: a stanza added to t. 0 or -1. */
 int x25519_wrap(const struct recipient *r, const uint8_t fk[FILE_KEY_LEN], struct text *t);
@@ -284,7 +290,7 @@ int minisign_sec_format(const struct minisign_key *k, char *buf, size_t len);
 /* A key id as minisign prints it: the 8 bytes little-endian, in hex. */
 void minisign_keyid_hex(const uint8_t id[MINISIGN_KEYID_LEN], char out[17]);
 
-/* ---- checksum lists (sums.c): the lines sha256sum -c reads */
+/* ---- checksum lists (sums.c): the lines sha256sum writes and -c reads */
 struct sum_reader {
 	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
 	size_t dlen;           /* digest bytes */
@@ -297,5 +303,15 @@ struct sum_reader {
  * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
  * skip ('#' comment, empty), or -1 for an improperly formatted line. */
 int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
+/* A name as sha256sum writes it: in a list line (check 0) '\' as "\\",
+ * LF as "\n", CR as "\r"; in -c's report (check 1) only when it holds a
+ * LF, and then '\' and LF only. *escaped set when any byte was (the line
+ * then starts with '\'). A malloc'd string, or NULL out of memory. */
+char *sum_name_escape(const char *name, int check, int *escaped);
+/* The line sha256sum writes for a file: "DIGEST  NAME" (tag NULL), or
+ * "TAG (NAME) = DIGEST" (tag: the --tag name); DIGEST (dlen bytes, at most
+ * 64) in lower-case hex, NAME escaped, LF-terminated. A malloc'd string of *len
+ * bytes, or NULL out of memory. */
+char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, size_t *len);
 
 #endif

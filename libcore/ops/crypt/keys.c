@@ -1,7 +1,8 @@
 /*
- * keys.c - age identity and recipients files: reading one (bounded), and
+ * keys.c - age identity and recipients files: reading one (bounded),
  * parsing its text into identities (AGE-SECRET-KEY-1 lines, or an OpenSSH
- * private key) or recipients (age1... and SSH public keys, a line each).
+ * private key) or recipients (age1... and SSH public keys, a line each),
+ * and writing an identity file as age-keygen does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -179,4 +180,16 @@ int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *e
 		return -1;
 	}
 	return 0;
+}
+
+int identity_file_format(const uint8_t priv[X25519_LEN], const char *created, char *buf, size_t len)
+{
+	uint8_t pub[X25519_LEN];
+	char secret[128], recipient[128];
+	int n = -1;
+	if (x25519_public(priv, pub) == 0 && identity_format(priv, secret, sizeof secret) == 0 &&
+	    recipient_format(pub, recipient, sizeof recipient) == 0)
+		n = snprintf(buf, len, "# created: %s\n# public key: %s\n%s\n", created, recipient, secret);
+	wipe(secret, sizeof secret);
+	return n >= 0 && (size_t)n < len ? n : -1;
 }

@@ -1,7 +1,8 @@
 /*
- * primitives.c - the cryptography of the age header, all from OpenSSL 3:
- * HKDF-SHA-256 (RFC 5869), HMAC-SHA-256, ChaCha20-Poly1305 (RFC 8439) with
- * the zero nonce for key wrapping, X25519 (RFC 7748), scrypt (RFC 7914).
+ * primitives.c - the cryptography of the age header and of minisign
+ * signatures, all from OpenSSL 3: HKDF-SHA-256 (RFC 5869), HMAC-SHA-256,
+ * ChaCha20-Poly1305 (RFC 8439) with the zero nonce for key wrapping, X25519
+ * (RFC 7748), scrypt (RFC 7914), Ed25519 (RFC 8032), random bytes.
  */
 #include <string.h>
 #include <openssl/core_names.h>

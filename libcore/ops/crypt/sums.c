@@ -11,7 +11,12 @@
  * untagged forms do not mix in one run: the first such line decides.
  * One difference: a line holding a NUL byte is improperly formatted
  * (sha256sum would take the name up to the NUL).
+ *
+ * And the lines `accel-crypt hash` writes, in sha256sum's first form and
+ * in its --tag form, with the names escaped as sha256sum escapes them.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "crypt_format.h"
 
@@ -134,4 +139,44 @@ int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, cha
 		return -1;
 	*name = s + i;
 	return r->from_stdin && !strcmp(*name, "-") ? -1 : 1;
+}
+
+char *sum_name_escape(const char *name, int check, int *escaped)
+{
+	size_t n = strlen(name);
+	char *s = malloc(2 * n + 1), *o = s;
+	*escaped = 0;
+	if (!s)
+		return NULL;
+	int any = !check || strchr(name, '\n');
+	for (const char *c = name; *c; c++) {
+		if (any && (*c == '\\' || *c == '\n' || (*c == '\r' && !check))) {
+			*o++ = '\\';
+			*o++ = *c == '\\' ? '\\' : *c == '\n' ? 'n' : 'r';
+			*escaped = 1;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	return s;
+}
+
+char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, size_t *len)
+{
+	int escaped;
+	char *shown = sum_name_escape(name, 0, &escaped);
+	if (!shown)
+		return NULL;
+	size_t cap = 1 + (tag ? strlen(tag) : 0) + strlen(shown) + 2 * dlen + 8;
+	char *line = malloc(cap), hex[129] = "";
+	if (line) {
+		for (size_t i = 0; i < dlen; i++)
+			snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+		int n = tag ? snprintf(line, cap, "%s%s (%s) = %s\n", escaped ? "\\" : "", tag, shown, hex)
+			    : snprintf(line, cap, "%s%s  %s\n", escaped ? "\\" : "", hex, shown);
+		*len = (size_t)n;
+	}
+	free(shown);
+	return line;
 }
