@@ -664,10 +664,10 @@ static int walk(struct check *c, struct accel_pb g)
 	if (r < 0)
 		return -1;
 	gi = g;
+	struct node n;
 	while ((r = accel_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
 		if (f != 1 || wt != 2)
 			continue;
-		static struct node n;
 		if (read_node(s, &n, &c->t) < 0)
 			return -1;
 		if (node_check(c, &n))

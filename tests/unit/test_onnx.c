@@ -3,11 +3,12 @@
  * written byte by byte: a graph's declared inputs and outputs, and sizes
  * that lie (a varint cut short or too long, a length past the end, a
  * nested message longer than its parent) refused as malformed, never read
- * past.
+ * past; the batch check run from two threads at once.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,21 +66,28 @@ static void value_info(struct msg *vi, const char *name)
 	put_msg(vi, 2, &type);
 }
 
-/* ModelProto { ir_version 7, graph { node Relu x -> y, input x, output y } }. */
-static void model(struct msg *m)
+/* ModelProto { ir_version 7, graph { node `name` (op) x -> y, input x,
+ * output y } }. */
+static void model_of(struct msg *m, const char *name, const char *op)
 {
 	struct msg in, out, node = { 0 }, graph = { 0 };
 	value_info(&in, "x");
 	value_info(&out, "y");
 	put_bytes(&node, 1, "x", 1);
 	put_bytes(&node, 2, "y", 1);
-	put_bytes(&node, 4, "Relu", 4);
+	put_bytes(&node, 3, name, strlen(name));
+	put_bytes(&node, 4, op, strlen(op));
 	put_msg(&graph, 1, &node);
 	put_msg(&graph, 11, &in);
 	put_msg(&graph, 12, &out);
 	memset(m, 0, sizeof *m);
 	put_int(m, 1, 7);
 	put_msg(m, 7, &graph);
+}
+
+static void model(struct msg *m)
+{
+	model_of(m, "r", "Relu");
 }
 
 static void io_of_a_model(void **state)
@@ -166,12 +174,52 @@ static void sizes_that_lie(void **state)
 	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), 0);
 }
 
+/* Two threads checking two models at once each get their own answer
+ * (libaccel keeps no state of a check between calls). */
+struct checker {
+	struct msg m;
+	int want;
+	const char *why;
+	int wrong;
+};
+
+static void *check_many(void *arg)
+{
+	struct checker *k = arg;
+	char why[160];
+	for (int i = 0; i < 20000; i++) {
+		why[0] = 0;
+		int rc = accel_onnx_batch_check_mem(k->m.b, k->m.n, "m", why, sizeof why);
+		k->wrong += rc != k->want || strcmp(why, k->why);
+	}
+	return NULL;
+}
+
+static void checks_in_two_threads(void **state)
+{
+	static struct checker k[2];
+	model_of(&k[0].m, "c", "CumSum");
+	k[0].want = 1;
+	k[0].why = "its node 'c' (CumSum) has an axis that is not constant";
+	model_of(&k[1].m, "r", "Relu");
+	k[1].want = 0;
+	k[1].why = "";
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, check_many, &k[i]), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	assert_int_equal(k[0].wrong, 0);
+	assert_int_equal(k[1].wrong, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(io_of_a_model),
 		cmocka_unit_test(every_cut_stays_within_its_bytes),
 		cmocka_unit_test(sizes_that_lie),
+		cmocka_unit_test(checks_in_two_threads),
 	};
 	return cmocka_run_group_tests_name("onnx", tests, NULL, NULL);
 }
