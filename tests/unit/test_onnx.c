@@ -153,25 +153,25 @@ static void sizes_that_lie(void **state)
 
 	/* The walker itself: an 11-byte varint, a fixed64 cut short, wire type 7. */
 	static const uint8_t long_varint[] = { 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	struct accel_pb b = { long_varint, long_varint + sizeof long_varint }, sub;
+	struct accel_onnx_pb b = { long_varint, long_varint + sizeof long_varint }, sub;
 	uint32_t field;
 	int wt;
 	uint64_t v;
-	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
+	assert_int_equal(accel_onnx_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
 	static const uint8_t short_fixed[] = { 0x09, 1, 2, 3 };
-	b = (struct accel_pb){ short_fixed, short_fixed + sizeof short_fixed };
-	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
+	b = (struct accel_onnx_pb){ short_fixed, short_fixed + sizeof short_fixed };
+	assert_int_equal(accel_onnx_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
 	static const uint8_t bad_type[] = { 0x0f };
-	b = (struct accel_pb){ bad_type, bad_type + 1 };
-	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
+	b = (struct accel_onnx_pb){ bad_type, bad_type + 1 };
+	assert_int_equal(accel_onnx_pb_next(&b, &field, &wt, &v, &sub), ACCEL_EDATA);
 	/* and a good field: 150 in field 1 (protobuf's own example) */
 	static const uint8_t good[] = { 0x08, 0x96, 0x01 };
-	b = (struct accel_pb){ good, good + sizeof good };
-	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), 1);
+	b = (struct accel_onnx_pb){ good, good + sizeof good };
+	assert_int_equal(accel_onnx_pb_next(&b, &field, &wt, &v, &sub), 1);
 	assert_int_equal(field, 1);
 	assert_int_equal(wt, 0);
 	assert_int_equal(v, 150);
-	assert_int_equal(accel_pb_next(&b, &field, &wt, &v, &sub), 0);
+	assert_int_equal(accel_onnx_pb_next(&b, &field, &wt, &v, &sub), 0);
 }
 
 /* Two threads checking two models at once each get their own answer
