@@ -367,13 +367,15 @@ static int in_const(struct check *c, const struct node *n, int k)
 }
 
 /* The ints of constant input k (an axes, perm or shape input): their count,
- * or -1 when it is not a constant of known values. */
+ * or -1 when it is not a constant of known values. An empty one has no
+ * room in the table (which may not be allocated): *vals is then `none`. */
 static int in_ints(struct check *c, const struct node *n, int k, const int64_t **vals)
 {
+	static const int64_t none[1];
 	struct info *x = in_info(c, n, k);
 	if (!x || !x->is_const || (x->nvals == 0 && x->dim0 != 0))
 		return -1;
-	*vals = c->t.vals + x->at;
+	*vals = x->nvals ? c->t.vals + x->at : none;
 	return x->nvals;
 }
 
