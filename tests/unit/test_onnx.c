@@ -1,6 +1,7 @@
 /*
  * test_onnx.c - the ONNX reader (libcore/ops/onnx.c, onnx_graph.c) on models
- * written byte by byte: a graph's declared inputs and outputs, and sizes
+ * written byte by byte: a graph's declared inputs and outputs, its
+ * initializers as the batch check reads them, and sizes
  * that lie (a varint cut short or too long, a length past the end, a
  * nested message longer than its parent) refused as malformed, never read
  * past; the batch check run from two threads at once.
@@ -110,6 +111,94 @@ static void io_of_a_model(void **state)
 	assert_int_equal(accel_onnx_batch_check_mem(m.b, m.n, "m", why, sizeof why), 0);
 }
 
+/* A model of IR version 3 whose initializer w is also listed as an input:
+ * graph { node op(x, w) -> y, input x, input w, output y, initializer w }. */
+static void model_with(struct msg *m, const char *op, const struct msg *w)
+{
+	struct msg x, win, y, node = { 0 }, graph = { 0 };
+	value_info(&x, "x");
+	value_info(&win, "w");
+	value_info(&y, "y");
+	put_bytes(&node, 1, "x", 1);
+	put_bytes(&node, 1, "w", 1);
+	put_bytes(&node, 2, "y", 1);
+	put_bytes(&node, 3, "n", 1);
+	put_bytes(&node, 4, op, strlen(op));
+	put_msg(&graph, 1, &node);
+	put_msg(&graph, 11, &x);
+	put_msg(&graph, 11, &win);
+	put_msg(&graph, 12, &y);
+	put_msg(&graph, 5, w);
+	memset(m, 0, sizeof *m);
+	put_int(m, 1, 3);
+	put_msg(m, 7, &graph);
+}
+
+static int batch_answer(const struct msg *m, char *why, size_t len)
+{
+	why[0] = 0;
+	return accel_onnx_batch_check_mem(m->b, m->n, "m", why, len);
+}
+
+/* Initializers: not inputs a run gives; their shapes (dims one by one or
+ * packed) and integer values (raw_data or packed int64_data) decide the
+ * batch check. */
+static void initializers(void **state)
+{
+	struct msg w, m;
+	static struct accel_onnx_io io;
+	char err[160], why[160];
+	/* TensorProto w: dims 2, 3 one by one, float: spreads along axis 0 */
+	memset(&w, 0, sizeof w);
+	put_int(&w, 1, 2);
+	put_int(&w, 1, 3);
+	put_int(&w, 2, 1);
+	put_bytes(&w, 8, "w", 1);
+	model_with(&m, "Add", &w);
+	assert_int_equal(accel_onnx_io_parse(m.b, m.n, &io, err, sizeof err), 0);
+	assert_int_equal(io.nin, 1);
+	assert_string_equal(io.in[0].name, "x");
+	assert_int_equal(batch_answer(&m, why, sizeof why), 1);
+	assert_string_equal(why, "its node 'n' (Add) broadcasts a constant along axis 0");
+	/* dims 1, 3 packed: one row for every item */
+	static const uint8_t dims13[] = { 1, 3 };
+	memset(&w, 0, sizeof w);
+	put_bytes(&w, 1, dims13, sizeof dims13);
+	put_int(&w, 2, 1);
+	put_bytes(&w, 8, "w", 1);
+	model_with(&m, "Add", &w);
+	assert_int_equal(batch_answer(&m, why, sizeof why), 0);
+	/* Reshape to int64 [0, -1] in raw_data keeps axis 0 */
+	static const uint8_t shape0[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	memset(&w, 0, sizeof w);
+	put_int(&w, 1, 2);
+	put_int(&w, 2, 7);
+	put_bytes(&w, 8, "w", 1);
+	put_bytes(&w, 9, shape0, sizeof shape0);
+	model_with(&m, "Reshape", &w);
+	assert_int_equal(batch_answer(&m, why, sizeof why), 0);
+	/* and [3, -1] as packed int64_data does not */
+	static const uint8_t shape3[] = { 3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	memset(&w, 0, sizeof w);
+	put_int(&w, 1, 2);
+	put_int(&w, 2, 7);
+	put_bytes(&w, 7, shape3, sizeof shape3);
+	put_bytes(&w, 8, "w", 1);
+	model_with(&m, "Reshape", &w);
+	assert_int_equal(batch_answer(&m, why, sizeof why), 1);
+	assert_string_equal(why, "its node 'n' (Reshape) does not keep axis 0 as it is (its shape does not begin with 0)");
+	/* packed dims whose varint is cut short: a malformed initializer */
+	static const uint8_t cut[] = { 0x80 };
+	memset(&w, 0, sizeof w);
+	put_bytes(&w, 1, cut, sizeof cut);
+	put_bytes(&w, 8, "w", 1);
+	model_with(&m, "Add", &w);
+	assert_int_equal(accel_onnx_io_parse(m.b, m.n, &io, err, sizeof err), ACCEL_EDATA);
+	assert_string_equal(err, "not an ONNX model (malformed initializer)");
+	assert_int_equal(batch_answer(&m, why, sizeof why), ACCEL_EDATA);
+	assert_string_equal(why, "m: the batch check cannot read its graph");
+}
+
 /* Every cut of the model is read within its bytes (each is copied to a
  * buffer of its exact size, so ASan sees a read past it): a parse or a
  * malformed model, never anything else. */
@@ -217,6 +306,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(io_of_a_model),
+		cmocka_unit_test(initializers),
 		cmocka_unit_test(every_cut_stays_within_its_bytes),
 		cmocka_unit_test(sizes_that_lie),
 		cmocka_unit_test(checks_in_two_threads),
