@@ -9,13 +9,12 @@
  * operator or domain, a subgraph, an axis 0, a constant that broadcasts
  * along axis 0) says why, and accel-infer runs items one by one.
  *
- * Field numbers: ModelProto.graph 7, opset_import 8 (OperatorSetIdProto
- * domain 1, version 2); GraphProto node 1, initializer 5, input 11, output
- * 12, value_info 13; NodeProto input 1, output 2, name 3, op_type 4,
- * attribute 5, domain 7; AttributeProto name 1, i 3, t 5, g 6, ints 8,
- * graphs 11; TensorProto dims 1, int32_data 5, int64_data 7, name 8,
- * raw_data 9, data_type 2 (6 int32, 7 int64); ValueInfoProto name 1, type
- * 2; TypeProto tensor_type 1; Tensor shape 2; TensorShapeProto dim 1.
+ * The model, its values' declared types and its tensors are read by
+ * onnx.c (onnx_read.h); the nodes here. Field numbers (onnx/onnx.proto):
+ * GraphProto node 1, initializer 5, input 11, output 12, value_info 13;
+ * NodeProto input 1, output 2, name 3, op_type 4, attribute 5, domain 7;
+ * AttributeProto name 1, i 3, t 5, g 6, ints 8, graphs 11; TensorProto
+ * data_type 6 int32, 7 int64.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +24,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <accel/ops/onnx.h>
+#include "onnx_read.h"
 
-static int str_is(const struct accel_pb *s, const char *w)
+static int str_is(const struct accel_onnx_pb *s, const char *w)
 {
 	size_t n = strlen(w);
 	return (size_t)(s->end - s->p) == n && !memcmp(s->p, w, n);
@@ -70,12 +69,6 @@ static long vals_room(struct table *t, size_t n)
 	return (long)(t->nvals - n);
 }
 
-/* Elements of a dims list, capped at MAX_VALS + 1. */
-static int64_t count_dim(int64_t count, uint64_t d)
-{
-	return !d ? 0 : count && (d > MAX_VALS || count * (int64_t)d > MAX_VALS) ? MAX_VALS + 1 : count * (int64_t)d;
-}
-
 static size_t hash(const uint8_t *p, size_t n)
 {
 	size_t h = 1469598103934665603u;
@@ -84,7 +77,7 @@ static size_t hash(const uint8_t *p, size_t n)
 	return h;
 }
 
-static struct info *lookup(struct table *t, const struct accel_pb *name, int add)
+static struct info *lookup(struct table *t, const struct accel_onnx_pb *name, int add)
 {
 	size_t n = (size_t)(name->end - name->p);
 	if (!t->cap)
@@ -106,80 +99,47 @@ static struct info *lookup(struct table *t, const struct accel_pb *name, int add
 	}
 }
 
-/* A TensorProto (initializer or Constant value) into x. */
-static int read_tensor(struct accel_pb b, struct table *t, const struct accel_pb *name_given)
+/* A TensorProto (an initializer, or a Constant's value kept under the
+ * name given) into the table. */
+static int read_tensor(struct accel_onnx_pb b, struct table *t, const struct accel_onnx_pb *name_given)
 {
-	uint32_t f;
-	int wt, r, type = 0, rank = 0;
-	uint64_t v;
-	struct accel_pb s, name = { NULL, NULL }, raw = { NULL, NULL }, ints = { NULL, NULL };
-	int64_t dim0 = -1, count = 1;
-	int ints_wt = 0, ints_field = 0;
-	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
-		if (f == 1 && wt == 0) {
-			if (rank++ == 0)
-				dim0 = (int64_t)v;
-			count = count_dim(count, v);
-		} else if (f == 1 && wt == 2) {
-			struct accel_pb d = s;
-			while (d.p < d.end) {
-				if (accel_pb_varint(&d, &v) < 0)
-					return -1;
-				if (rank++ == 0)
-					dim0 = (int64_t)v;
-				count = count_dim(count, v);
-			}
-		} else if (f == 2 && wt == 0) {
-			type = (int)v;
-		} else if (f == 8 && wt == 2) {
-			name = s;
-		} else if (f == 9 && wt == 2) {
-			raw = s;
-		} else if ((f == 5 || f == 7) && (wt == 2 || wt == 0)) {
-			/* int32_data or int64_data, packed or one by one: only
-			 * packed is read (what writers write). */
-			if (wt == 2) {
-				ints = s;
-				ints_field = (int)f;
-				ints_wt = wt;
-			}
-		}
-	}
-	if (r < 0)
+	struct onnx_tensor tp;
+	if (onnx_tensor_read(b, &tp) < 0)
 		return -1;
-	if (!name_given && !name.p)
+	if (!name_given && !tp.name.p)
 		return 0;
-	struct info *x = lookup(t, name_given ? name_given : &name, 1);
+	struct info *x = lookup(t, name_given ? name_given : &tp.name, 1);
 	if (!x)
 		return -1;
-	x->rank = rank;
+	x->rank = tp.rank;
 	x->is_const = 1;
-	x->dim0 = dim0;
+	x->dim0 = tp.dim0;
 	x->nvals = 0;
-	if ((type != 6 && type != 7) || count > MAX_VALS || count == 0)
+	if ((tp.data_type != 6 && tp.data_type != 7) || tp.count > MAX_VALS || tp.count == 0)
 		return 0;
+	int count = (int)tp.count, got = 0, wide = tp.data_type == 7;
 	long at = vals_room(t, (size_t)count);
 	if (at < 0)
 		return -1;
 	int64_t *out = t->vals + at;
-	int got = 0;
-	if (raw.p && (size_t)(raw.end - raw.p) == (size_t)count * (type == 7 ? 8 : 4)) {
-		for (int64_t i = 0; i < count; i++) {
+	if (tp.raw.p && (size_t)(tp.raw.end - tp.raw.p) == (size_t)count * (wide ? 8 : 4)) {
+		for (int i = 0; i < count; i++) {
 			int32_t e32;
-			if (type == 7) {
-				memcpy(&out[got++], raw.p + 8 * i, 8);
+			if (wide) {
+				memcpy(&out[got++], tp.raw.p + 8 * i, 8);
 			} else {
-				memcpy(&e32, raw.p + 4 * i, 4);
+				memcpy(&e32, tp.raw.p + 4 * i, 4);
 				out[got++] = e32;
 			}
 		}
-	} else if (ints.p && ints_wt == 2 && ints_field == (type == 7 ? 7 : 5)) {
-		while (ints.p < ints.end && got < count) {
-			if (accel_pb_varint(&ints, &v) < 0)
+	} else if (tp.ints.p && tp.ints_field == (wide ? 7 : 5)) {
+		uint64_t v;
+		while (tp.ints.p < tp.ints.end && got < count) {
+			if (accel_onnx_pb_varint(&tp.ints, &v) < 0)
 				return -1;
-			out[got++] = type == 7 ? (int64_t)v : (int64_t)(int32_t)v;
+			out[got++] = wide ? (int64_t)v : (int64_t)(int32_t)v;
 		}
-		if (ints.p != ints.end)
+		if (tp.ints.p != tp.ints.end)
 			got = 0;
 	}
 	if (got == count) {
@@ -190,50 +150,26 @@ static int read_tensor(struct accel_pb b, struct table *t, const struct accel_pb
 }
 
 /* A ValueInfoProto's rank, when it declares a tensor's shape. */
-static int read_value_info(struct accel_pb b, struct table *t)
+static int read_value_info(struct accel_onnx_pb b, struct table *t)
 {
-	uint32_t f;
-	int wt, r, rank = -1;
-	uint64_t v;
-	struct accel_pb s, name = { NULL, NULL }, tt, sh, d;
-	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
-		if (f == 1 && wt == 2)
-			name = s;
-		if (f != 2 || wt != 2)
-			continue;
-		while ((r = accel_pb_next(&s, &f, &wt, &v, &tt)) > 0) {
-			if (f != 1 || wt != 2)
-				continue;
-			while ((r = accel_pb_next(&tt, &f, &wt, &v, &sh)) > 0) {
-				if (f != 2 || wt != 2)
-					continue;
-				rank = 0;
-				while ((r = accel_pb_next(&sh, &f, &wt, &v, &d)) > 0)
-					rank += f == 1 && wt == 2;
-				if (r < 0)
-					return -1;
-			}
-			if (r < 0)
-				return -1;
-		}
-		if (r < 0)
-			return -1;
-	}
-	if (r < 0 || !name.p)
-		return r < 0 ? -1 : 0;
-	struct info *x = lookup(t, &name, 1);
+	struct onnx_value_info vi;
+	if (onnx_value_info_read(b, &vi) < 0)
+		return -1;
+	if (!vi.name.p)
+		return 0;
+	struct info *x = lookup(t, &vi.name, 1);
 	if (!x)
 		return -1;
-	if (rank >= 0 && !x->is_const)
-		x->rank = rank;
+	if (vi.rank >= 0 && !x->is_const)
+		x->rank = vi.rank;
 	return 0;
 }
 
 /* ------------------------------------------------------------ one node */
 
 struct node {
-	struct accel_pb op, domain, name;
-	struct accel_pb in[8], out[4];
+	struct accel_onnx_pb op, domain, name;
+	struct accel_onnx_pb in[8], out[4];
 	int nin, nout, more_in;
 	/* Attributes read: */
 	int has_axis, has_axes, has_perm, subgraph;
@@ -242,26 +178,26 @@ struct node {
 	int64_t axes[MAX_VALS], perm[MAX_VALS];
 };
 
-static void read_ints(struct accel_pb s, int wt, uint64_t v, int64_t *a, int *n)
+static void read_ints(struct accel_onnx_pb s, int wt, uint64_t v, int64_t *a, int *n)
 {
 	if (wt == 0) {
 		if (*n < MAX_VALS)
 			a[(*n)++] = (int64_t)v;
 		return;
 	}
-	while (s.p < s.end && *n < MAX_VALS && accel_pb_varint(&s, &v) == 0)
+	while (s.p < s.end && *n < MAX_VALS && accel_onnx_pb_varint(&s, &v) == 0)
 		a[(*n)++] = (int64_t)v;
 }
 
-static int read_attribute(struct accel_pb b, struct node *n, struct table *t)
+static int read_attribute(struct accel_onnx_pb b, struct node *n, struct table *t)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v, i = 0;
-	struct accel_pb s, name = { NULL, NULL }, ints[MAX_VALS], tensor = { NULL, NULL };
+	struct accel_onnx_pb s, name = { NULL, NULL }, ints[MAX_VALS], tensor = { NULL, NULL };
 	int nints = 0, ints_wt[MAX_VALS], has_i = 0;
 	uint64_t ints_v[MAX_VALS];
-	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_onnx_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2) {
 			name = s;
 		} else if (f == 3 && wt == 0) {
@@ -312,16 +248,16 @@ static int read_attribute(struct accel_pb b, struct node *n, struct table *t)
 	return 0;
 }
 
-static int read_node(struct accel_pb b, struct node *n, struct table *t)
+static int read_node(struct accel_onnx_pb b, struct node *n, struct table *t)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
-	struct accel_pb s, attrs[64];
+	struct accel_onnx_pb s, attrs[64];
 	int nattrs = 0, many_attrs = 0;
 	memset(n, 0, sizeof *n);
 	n->keepdims = 1;
-	while ((r = accel_pb_next(&b, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_onnx_pb_next(&b, &f, &wt, &v, &s)) > 0) {
 		if (f == 1 && wt == 2) {
 			if (n->nin < 8)
 				n->in[n->nin++] = s;
@@ -351,7 +287,7 @@ static int read_node(struct accel_pb b, struct node *n, struct table *t)
 	return 0;
 }
 
-static int in_list(const struct accel_pb *op, const char *const *list)
+static int in_list(const struct accel_onnx_pb *op, const char *const *list)
 {
 	for (; *list; list++)
 		if (str_is(op, *list))
@@ -431,13 +367,15 @@ static int in_const(struct check *c, const struct node *n, int k)
 }
 
 /* The ints of constant input k (an axes, perm or shape input): their count,
- * or -1 when it is not a constant of known values. */
+ * or -1 when it is not a constant of known values. An empty one has no
+ * room in the table (which may not be allocated): *vals is then `none`. */
 static int in_ints(struct check *c, const struct node *n, int k, const int64_t **vals)
 {
+	static const int64_t none[1];
 	struct info *x = in_info(c, n, k);
 	if (!x || !x->is_const || (x->nvals == 0 && x->dim0 != 0))
 		return -1;
-	*vals = c->t.vals + x->at;
+	*vals = x->nvals ? c->t.vals + x->at : none;
 	return x->nvals;
 }
 
@@ -458,7 +396,7 @@ static int axes_hold0(const int64_t *a, int n, int r)
 /* The rank of the node's first output, where the operator says. */
 static int out_rank(struct check *c, const struct node *n, int r0)
 {
-	const struct accel_pb *op = &n->op;
+	const struct accel_onnx_pb *op = &n->op;
 	if (in_list(op, unary) || in_list(op, per_item) || str_is(op, "Softmax") || str_is(op, "LogSoftmax") ||
 	    str_is(op, "Hardmax") || str_is(op, "CumSum") || str_is(op, "Transpose") || str_is(op, "Concat") ||
 	    str_is(op, "LayerNormalization") || str_is(op, "Split") || str_is(op, "TopK"))
@@ -499,7 +437,7 @@ static int out_rank(struct check *c, const struct node *n, int r0)
 /* Whether the node keeps items apart along axis 0: 0 yes, 1 no (why set). */
 static int node_check(struct check *c, const struct node *n)
 {
-	const struct accel_pb *op = &n->op;
+	const struct accel_onnx_pb *op = &n->op;
 	int r0 = in_rank(c, n, 0), z;
 	const int64_t *vals;
 	int nv;
@@ -647,15 +585,15 @@ static int node_check(struct check *c, const struct node *n)
 	return no(c, n, "is not known to keep the items of a batch apart");
 }
 
-static int walk(struct check *c, struct accel_pb g)
+static int walk(struct check *c, struct accel_onnx_pb g)
 {
 	uint32_t f;
 	int wt, r;
 	uint64_t v;
-	struct accel_pb s, gi = g;
+	struct accel_onnx_pb s, gi = g;
 	/* Declared ranks and constants first, then the nodes in order (a
 	 * graph's nodes are sorted: inputs before use). */
-	while ((r = accel_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
+	while ((r = accel_onnx_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
 		if (f == 5 && wt == 2 && read_tensor(s, &c->t, NULL) < 0)
 			return -1;
 		if ((f == 11 || f == 12 || f == 13) && wt == 2 && read_value_info(s, &c->t) < 0)
@@ -664,10 +602,10 @@ static int walk(struct check *c, struct accel_pb g)
 	if (r < 0)
 		return -1;
 	gi = g;
-	while ((r = accel_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
+	struct node n;
+	while ((r = accel_onnx_pb_next(&gi, &f, &wt, &v, &s)) > 0) {
 		if (f != 1 || wt != 2)
 			continue;
-		static struct node n;
 		if (read_node(s, &n, &c->t) < 0)
 			return -1;
 		if (node_check(c, &n))
@@ -687,37 +625,20 @@ static int walk(struct check *c, struct accel_pb g)
 
 int accel_onnx_batch_check_mem(const uint8_t *buf, size_t size, const char *name, char *why, size_t len)
 {
-	struct accel_pb m = { buf, buf + size }, g = { NULL, NULL }, s, o;
+	struct accel_onnx_pb g, s;
 	uint32_t f;
-	int wt, r;
+	int wt;
 	uint64_t v;
-	struct check c = { .opset = -1, .why = why, .len = len };
-	while ((r = accel_pb_next(&m, &f, &wt, &v, &s)) > 0) {
-		if (f == 7 && wt == 2) {
-			g = s;
-		} else if (f == 8 && wt == 2) {
-			/* The default domain's opset (domain "" or "ai.onnx"). */
-			int dflt = 1;
-			int64_t ver = -1;
-			while (accel_pb_next(&s, &f, &wt, &v, &o) > 0) {
-				if (f == 1 && wt == 2)
-					dflt = o.end == o.p || str_is(&o, "ai.onnx");
-				if (f == 2 && wt == 0)
-					ver = (int64_t)v;
-			}
-			if (dflt)
-				c.opset = (int)ver;
-		}
-	}
-	if (r < 0 || !g.p) {
+	struct check c = { .why = why, .len = len };
+	if (onnx_model_read(buf, size, &g, &c.opset) < 0 || !g.p) {
 		snprintf(why, len, "%s is not an ONNX model the batch check can read", name);
 		return ACCEL_EDATA;
 	}
 	/* Room for every name the graph defines: initializers, declared
 	 * values, node outputs (at most 4 kept per node). */
 	size_t names = 0, cap = 64;
-	struct accel_pb gi = g;
-	while (accel_pb_next(&gi, &f, &wt, &v, &s) > 0)
+	struct accel_onnx_pb gi = g;
+	while (accel_onnx_pb_next(&gi, &f, &wt, &v, &s) > 0)
 		names += f == 1 ? 4 : f == 5 || f == 11 || f == 12 || f == 13;
 	while (cap < names * 2 + 16)
 		cap *= 2;

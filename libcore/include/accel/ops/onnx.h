@@ -23,21 +23,21 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* A protobuf message: the bytes p[0 .. end - p). */
-struct accel_pb {
+struct accel_onnx_pb {
 	const uint8_t *p, *end;
 };
 
 /* Read a varint (at most 10 bytes) at the start of b into *v and advance
  * past it: 0, or ACCEL_EDATA when b ends inside it or it is longer. For
  * the elements of a packed repeated field. */
-int accel_pb_varint(struct accel_pb *b, uint64_t *v);
+int accel_onnx_pb_varint(struct accel_onnx_pb *b, uint64_t *v);
 /* Read the next field of b: its number, wire type, and its value (type 0)
  * or its bytes in *sub with their length in *v (type 2); fixed32 and
  * fixed64 fields are skipped (*v 0). Returns 1 for a field, 0 at the end
  * of b, or ACCEL_EDATA for a malformed one (a varint over 10 bytes, a
  * length past the end of b, an unknown wire type); b advances past the
  * field. Reads nothing outside b. */
-int accel_pb_next(struct accel_pb *b, uint32_t *field, int *wt, uint64_t *v, struct accel_pb *sub);
+int accel_onnx_pb_next(struct accel_onnx_pb *b, uint32_t *field, int *wt, uint64_t *v, struct accel_onnx_pb *sub);
 
 #define ACCEL_ONNX_MAX_IO 32
 #define ACCEL_ONNX_MAX_DIMS 8
