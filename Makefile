@@ -155,9 +155,10 @@ $(LIB): $(CORE_OBJ)
 # $(B)/%.)
 # The sources get empty rules too (as -MP gives headers), so a source moved
 # or removed stops nothing.
-hdeps = @mkdir -p $(dir $(B)/dep/$(patsubst $(B)/%,%,$@)) && \
-	$(CC) -MM -MP -MT $@ $(filter -I% -D% -U% -std=%,$(1)) $(2) > $(B)/dep/$(patsubst $(B)/%,%,$@).d && \
-	printf '%s:\n' $(2) >> $(B)/dep/$(patsubst $(B)/%,%,$@).d
+depfile = $(B)/dep/$(patsubst $(B)/%,%,$@).d
+hdeps = @mkdir -p $(dir $(depfile)) && \
+	$(CC) -MM -MP -MT $@ $(filter -I% -D% -U% -std=%,$(1)) $(2) > $(depfile) && \
+	printf '%s:\n' $(2) >> $(depfile)
 -include $(shell find $(B)/obj $(B)/dep -name '*.d' 2>/dev/null)
 
 # Programs find libaccel beside them in the build tree and in ../lib installed.
