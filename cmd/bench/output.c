@@ -1,0 +1,210 @@
+/*
+ * output.c - what accel-bench prints: the table, CSV, and the JSON document
+ * (schema in accel-bench(1)).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "bench.h"
+
+void size_text(const struct kase *c, char *buf, size_t len)
+{
+	uint64_t s = c->size;
+	if (c->op->fam == FAM_FFT)
+		snprintf(buf, len, "N=%llu", (unsigned long long)s);
+	else if (s >= 1u << 30 && !(s % (1u << 30)))
+		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
+	else if (s >= 1u << 20 && !(s % (1u << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(s >> 20));
+	else if (s >= 1u << 10 && !(s % (1u << 10)))
+		snprintf(buf, len, "%lluK", (unsigned long long)(s >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)s);
+}
+
+double ratio(const struct kase *c)
+{
+	if (!c->peer_cmd[0] || !c->peer.n)
+		return 0;
+	return rate(&c->ours, 1).median / rate(&c->peer, 1).median;
+}
+
+void print_table(struct kase *cs, int n)
+{
+	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-24s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
+	       "SETUP", "MB/S", "MIN-MAX", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PEER", "PEER MB/S",
+	       "OURS/PEER");
+	for (int i = 0; i < n; i++) {
+		struct kase *c = &cs[i];
+		if (c->failed)
+			continue;
+		char sz[32], setup[32], mm[40], gf[16] = "-", ms[16] = "-", pm[16] = "-", pr[16] = "-";
+		size_text(c, sz, sizeof sz);
+		if (c->setup < 1)
+			snprintf(setup, sizeof setup, "%.1fms", c->setup * 1e3);
+		else
+			snprintf(setup, sizeof setup, "%.2fs", c->setup);
+		struct stats3 r = rate(&c->ours, (double)c->bytes / 1e6);
+		snprintf(mm, sizeof mm, "%.1f-%.1f", r.min, r.max);
+		if (c->op->fam == FAM_FFT) {
+			snprintf(gf, sizeof gf, "%.2f", rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9).median);
+			snprintf(ms, sizeof ms, "%.1f", rate(&c->ours, c->transforms * (double)c->size / 1e6).median);
+		}
+		if (c->peer_cmd[0]) {
+			snprintf(pm, sizeof pm, "%.1f", rate(&c->peer, (double)c->bytes / 1e6).median);
+			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
+		}
+		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-24s %9s %9s\n", c->op->name, c->engine,
+		       sz, setup, r.median, mm, gf, ms, c->ours.cpu / (double)c->ours.n / (double)c->bytes * 1e9,
+		       (double)c->ours.rss_kib / 1024, c->peer_cmd[0] ? c->peer_cmd : "-", pm, pr);
+	}
+}
+
+void print_csv(struct kase *cs, int n)
+{
+	printf("operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,"
+	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
+	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio\n");
+	for (int i = 0; i < n; i++) {
+		struct kase *c = &cs[i];
+		if (c->failed)
+			continue;
+		struct stats3 r = rate(&c->ours, (double)c->bytes / 1e6);
+		printf("%s,%s,%llu,%s,%llu,%llu,%.9g,%d,%.6g,%.6g,%.6g,", c->op->name, c->engine,
+		       (unsigned long long)c->size, c->op->fam == FAM_FFT ? "samples" : "bytes",
+		       (unsigned long long)c->in_bytes, (unsigned long long)c->bytes, c->setup, c->ours.n, r.min,
+		       r.median, r.max);
+		if (c->op->fam == FAM_FFT)
+			printf("%.6g,%.6g,", rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9).median,
+			       rate(&c->ours, c->transforms * (double)c->size / 1e6).median);
+		else
+			printf(",,");
+		printf("%.6g,%lld,", c->ours.cpu / (double)c->ours.n / (double)c->bytes, (long long)c->ours.rss_kib * 1024);
+		if (c->peer_cmd[0])
+			printf("%s,%.9g,%.6g,%.6g,%.6g\n", c->peer_cmd, c->peer.start,
+			       rate(&c->peer, (double)c->bytes / 1e6).median,
+			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, ratio(c));
+		else
+			printf(",,,,\n");
+	}
+}
+
+static cJSON *stats_json(struct stats3 s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "min", s.min);
+	cJSON_AddNumberToObject(o, "median", s.median);
+	cJSON_AddNumberToObject(o, "max", s.max);
+	return o;
+}
+
+static cJSON *seconds_json(const struct series *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < s->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(s->t[i]));
+	return a;
+}
+
+/* The machine as accel-detect --json describes it: its host and devices
+ * objects, or NULL. */
+static cJSON *machine_json(struct accel_ctx *ctx)
+{
+	accel_discover_classes(ctx, ACCEL_CLASS_ALL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	struct accel_report_opts o = { .format = ACCEL_REPORT_JSON, .started = accel_now(), .prog = cli.prog };
+	struct accel_report *r = accel_report_new(f, &o);
+	int rc = r ? accel_report_begin(r, ctx) : ACCEL_ENOMEM;
+	for (int i = 0; !rc && i < accel_device_count(ctx); i++)
+		rc = accel_report_device(r, accel_device_at(ctx, i));
+	rc = accel_report_end(r) < 0 ? ACCEL_ENOMEM : rc;
+	fclose(f);
+	cJSON *doc = rc ? NULL : cJSON_Parse(text);
+	free(text);
+	cJSON *m = cJSON_CreateObject();
+	if (doc && m) {
+		cJSON_AddItemToObject(m, "host", cJSON_DetachItemFromObject(doc, "host"));
+		cJSON_AddItemToObject(m, "devices", cJSON_DetachItemFromObject(doc, "devices"));
+	}
+	cJSON_Delete(doc);
+	return m;
+}
+
+int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped)
+{
+	const struct job *job = b->job;
+	cJSON *root = cJSON_CreateObject(), *cases = cJSON_CreateArray(), *nm = cJSON_CreateArray();
+	cJSON *set = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "schema_version", 1);
+	cJSON_AddStringToObject(root, "accel_version", ACCEL_VERSION);
+	cJSON_AddItemToObject(root, "machine", machine_json(b->ctx));
+	cJSON_AddNumberToObject(set, "time_seconds", job->time);
+	if (job->repeat)
+		cJSON_AddNumberToObject(set, "repeat", job->repeat);
+	else
+		cJSON_AddNullToObject(set, "repeat");
+	cJSON_AddNumberToObject(set, "warmup", job->warmup);
+	cJSON_AddNumberToObject(set, "threads", job->common.threads);
+	cJSON_AddBoolToObject(set, "vs", job->vs);
+	cJSON_AddItemToObject(root, "settings", set);
+	for (int i = 0; i < n; i++) {
+		struct kase *c = &cs[i];
+		if (c->failed)
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		int fft = c->op->fam == FAM_FFT;
+		cJSON_AddStringToObject(o, "operation", c->op->name);
+		cJSON_AddStringToObject(o, "engine", c->engine);
+		cJSON_AddStringToObject(o, "engines_ran", c->ran);
+		cJSON_AddNumberToObject(o, "size", (double)c->size);
+		cJSON_AddStringToObject(o, "size_unit", fft ? "samples" : "bytes");
+		cJSON_AddNumberToObject(o, "input_bytes", (double)c->in_bytes);
+		cJSON_AddNumberToObject(o, "bytes", (double)c->bytes);
+		cJSON_AddNumberToObject(o, "output_bytes", (double)c->out_bytes);
+		cJSON_AddNumberToObject(o, "setup_seconds", c->setup);
+		cJSON_AddNumberToObject(o, "repeats", c->ours.n);
+		cJSON_AddItemToObject(o, "seconds", seconds_json(&c->ours));
+		cJSON_AddItemToObject(o, "mbps", stats_json(rate(&c->ours, (double)c->bytes / 1e6)));
+		if (fft) {
+			cJSON_AddNumberToObject(o, "transforms", c->transforms);
+			cJSON_AddItemToObject(o, "gflops", stats_json(rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9)));
+			cJSON_AddItemToObject(o, "msamples_per_second",
+					      stats_json(rate(&c->ours, c->transforms * (double)c->size / 1e6)));
+		} else {
+			cJSON_AddNullToObject(o, "transforms");
+			cJSON_AddNullToObject(o, "gflops");
+			cJSON_AddNullToObject(o, "msamples_per_second");
+		}
+		cJSON_AddNumberToObject(o, "cpu_seconds_per_byte", c->ours.cpu / (double)c->ours.n / (double)c->bytes);
+		cJSON_AddNumberToObject(o, "peak_rss_bytes", (double)c->ours.rss_kib * 1024);
+		if (c->peer_cmd[0]) {
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddStringToObject(p, "command", c->peer_cmd);
+			cJSON_AddNumberToObject(p, "setup_seconds", c->peer.start);
+			cJSON_AddItemToObject(p, "seconds", seconds_json(&c->peer));
+			cJSON_AddItemToObject(p, "mbps", stats_json(rate(&c->peer, (double)c->bytes / 1e6)));
+			cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", c->peer.cpu / (double)c->peer.n / (double)c->bytes);
+			cJSON_AddNumberToObject(p, "ratio", ratio(c));
+			cJSON_AddItemToObject(o, "peer", p);
+		} else {
+			cJSON_AddNullToObject(o, "peer");
+		}
+		cJSON_AddItemToArray(cases, o);
+	}
+	cJSON_AddItemToObject(root, "cases", cases);
+	for (int i = 0; i < nskipped; i++)
+		cJSON_AddItemToArray(nm, cJSON_CreateString(skipped[i]));
+	cJSON_AddItemToObject(root, "not_measured", nm);
+	char *text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
