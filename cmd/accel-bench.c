@@ -15,12 +15,26 @@
 
 #define JOB(field) ACCEL_AT(struct job, field)
 
+/* --save[=FILE]: 0, or ACCEL_EINVAL after the usage line. */
+static int opt_save(void *arg, const char *file)
+{
+	struct job *job = arg;
+	if (file && !*file) {
+		accel_msg_usage("--save: an empty file name");
+		return ACCEL_EINVAL;
+	}
+	job->save = 1;
+	job->save_path = file;
+	return 0;
+}
+
 static const struct accel_option options[] = {
 	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), or N, the samples per transform, for FFTs (default 1024)", ACCEL_STRING(JOB(sizes)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
 	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "save", "FILE", "write each case's median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine", "file", ACCEL_OPT_OPTIONAL, ACCEL_CALL(opt_save) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
@@ -101,7 +115,13 @@ static int bench(int argc, char **argv)
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;
 	}
+	if (job.save && job.list) {
+		accel_msg_usage("--save: --list measures nothing to save");
+		return ACCEL_EXIT_USAGE;
+	}
 	struct bench b = { .job = &job };
+	if (job.save && profile_target(&b) < 0)
+		return ACCEL_EXIT_FAILURE;
 	if (!(b.ctx = accel_ctx_new())) {
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
@@ -228,6 +248,8 @@ static int bench(int argc, char **argv)
 		accel_msg_error("out of memory");
 		status = ACCEL_EXIT_FAILURE;
 	}
+	if (job.save && save_profile(&b, cs, ncases) < 0)
+		status = ACCEL_EXIT_FAILURE;
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);

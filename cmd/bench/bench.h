@@ -29,6 +29,8 @@ struct job {
 	int repeat;              /* --repeat N, 0: by time */
 	int warmup;
 	int vs, list, csv;
+	int save;                /* --save[=FILE] */
+	const char *save_path;   /* its FILE, NULL: the default profile */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
@@ -95,6 +97,7 @@ struct bench {
 	char age_recipient[128], age_identity[4200];
 	int age_peer;            /* 1: age-keygen made the identity */
 	int progress;            /* 1: the case being measured is shown on stderr */
+	char profile[4096];      /* --save: the profile's path */
 };
 
 /* ops.c */
@@ -138,5 +141,14 @@ double ratio(const struct kase *c);
 void print_table(struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
+
+/* profile.c */
+/* --save's profile path into b->profile: 0, or -1 after the message. */
+int profile_target(struct bench *b);
+/* Save the median MB/s of the cases that ran on one engine into
+ * b->profile, merged with its entries for this machine (one from another
+ * machine is replaced); one line on stderr unless -q. 0, or -1 after the
+ * message. */
+int save_profile(struct bench *b, const struct kase *cs, int n);
 
 #endif
