@@ -17,13 +17,18 @@ int profile_target(struct bench *b)
 	return 0;
 }
 
-/* The engine named `name` in ctx, or NULL. */
-static const struct accel_engine *engine_named(struct accel_ctx *ctx, const char *name)
+/* The one engine case c ran on: its -b item routes to that engine alone,
+ * which ran its units; NULL for a case of engines together, or one that
+ * failed. */
+static const struct accel_engine *one_engine(struct bench *b, const struct kase *c)
 {
-	for (int i = 0; i < accel_engine_count(ctx); i++)
-		if (!strcmp(accel_engine_at(ctx, i)->name, name))
-			return accel_engine_at(ctx, i);
-	return NULL;
+	struct accel_op op = { .name = c->op->name };
+	struct accel_route_req req = { &op, c->engine, -1, NULL };
+	struct accel_route r;
+	if (c->failed || !c->ours.n || accel_route(b->ctx, &req, &r) < 0 || r.nranked != 1 ||
+	    strcmp(r.entries[0].name, c->ran))
+		return NULL;
+	return r.entries[0].engine;
 }
 
 /* Put x into the entries *all of *n, replacing the one for the same
@@ -54,7 +59,7 @@ int save_profile(struct bench *b, const struct kase *cs, int ncases)
 	 * taken before discovery below can rename engines. */
 	for (int i = 0; i < ncases; i++) {
 		const struct kase *c = &cs[i];
-		const struct accel_engine *e = c->failed || !c->ours.n ? NULL : engine_named(b->ctx, c->ran);
+		const struct accel_engine *e = one_engine(b, c);
 		if (!e)
 			continue;
 		double mbps = rate(&c->ours, (double)c->in_bytes / 1e6).median;
