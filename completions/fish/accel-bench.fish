@@ -8,6 +8,7 @@ complete -c accel-bench -l time -x -d 'seconds of measured runs per case, at lea
 complete -c accel-bench -l repeat -x -d 'exactly N measured runs per case (instead of --time)'
 complete -c accel-bench -l warmup -x -d 'runs before the measured ones, not counted (default 1)'
 complete -c accel-bench -l vs -d 'run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios'
+complete -c accel-bench -l save -d 'write each case\'s median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine'
 complete -c accel-bench -l list -d 'print the operations and engines that would run, and run nothing'
 complete -c accel-bench -l json -d 'print the results as one JSON document (schema in accel-bench(1))'
 complete -c accel-bench -l csv -d 'print the results as CSV, a header line and one row per case'
