@@ -21,6 +21,7 @@ static const struct accel_option options[] = {
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
 	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "peer", "LIST", "with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed", "pigz igzip rapidgzip", ACCEL_STRING(JOB(peer)) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
@@ -97,6 +98,11 @@ static int bench(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if ((rc = parse_sizes(&job)))
 		return rc;
+	char bad[64];
+	if (job.peer && peer_list_check(job.peer, bad, sizeof bad) < 0) {
+		accel_msg_usage("--peer: '%s' is not the peer of an operation (gzip's: pigz, igzip, rapidgzip)", bad);
+		return ACCEL_EXIT_USAGE;
+	}
 	if (job.list + job.csv + job.common.json > 1) {
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;
