@@ -56,7 +56,7 @@ static void print_references(struct kase *cs, int n)
 
 void print_table(struct kase *cs, int n)
 {
-	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-24s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
+	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-33s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
 	       "SETUP", "MB/S", "MIN-MAX", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PEER", "PEER MB/S",
 	       "OURS/PEER");
 	for (int i = 0; i < n; i++) {
@@ -79,7 +79,7 @@ void print_table(struct kase *cs, int n)
 			snprintf(pm, sizeof pm, "%.1f", rate(&c->peer, (double)c->bytes / 1e6).median);
 			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
 		}
-		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-24s %9s %9s\n", c->op->name, c->engine,
+		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-33s %9s %9s\n", c->op->name, c->engine,
 		       sz, setup, r.median, mm, gf, ms, c->ours.cpu / (double)c->ours.n / (double)c->bytes * 1e9,
 		       (double)c->ours.rss_kib / 1024, c->peer_cmd[0] ? c->peer_cmd : "-", pm, pr);
 	}
