@@ -3,6 +3,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
+LIBEXECDIR ?= $(PREFIX)/libexec
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share
@@ -279,6 +280,7 @@ install: all
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 $(PROG_BIN) $(DESTDIR)$(BINDIR)/
+	$(if $(BENCH_HELPERS),install -D -m 755 -t $(DESTDIR)$(LIBEXECDIR)/accel $(BENCH_HELPERS))
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so.$(SOVERSION)
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so
@@ -301,7 +303,7 @@ uninstall:
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/zsh/site-functions/_%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/%.fish)
-	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/accel
+	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/accel $(DESTDIR)$(LIBEXECDIR)/accel
 
 clean:
 	rm -rf $(B)

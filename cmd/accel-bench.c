@@ -3,7 +3,8 @@
  * the libcore calls the programs make (accel_compress, accel_decompress,
  * accel_age_encrypt/decrypt, the hash stream, accel_fft_run), on inputs
  * made from this machine's files (tones and noise for FFTs), and beside the
- * peer tools (zstd, pigz, lz4, sha256sum, age) with --vs.
+ * peer tools (zstd, pigz, igzip, lz4, sha256sum, age, FFTW called directly)
+ * with --vs, and openssl speed as the reference of age and the hashes.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -33,7 +34,8 @@ static const struct accel_option options[] = {
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
-	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly) on the same input, interleaved with ours, and print our/peer ratios; openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "peer", "LIST", "with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed", "pigz igzip rapidgzip", ACCEL_STRING(JOB(peer)) },
 	{ 0, "save", "FILE", "write each case's median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine", "file", ACCEL_OPT_OPTIONAL, ACCEL_CALL(opt_save) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
@@ -111,6 +113,11 @@ static int bench(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if ((rc = parse_sizes(&job)))
 		return rc;
+	char bad[64];
+	if (job.peer && peer_list_check(job.peer, bad, sizeof bad) < 0) {
+		accel_msg_usage("--peer: '%s' is not the peer of an operation (gzip's: pigz, igzip, rapidgzip)", bad);
+		return ACCEL_EXIT_USAGE;
+	}
 	if (job.list + job.csv + job.common.json > 1) {
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;

@@ -31,6 +31,7 @@ struct job {
 	int vs, list, csv;
 	int save;                /* --save[=FILE] */
 	const char *save_path;   /* its FILE, NULL: the default profile */
+	const char *peer;        /* --peer LIST: peers preferred where an operation has several */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
@@ -39,14 +40,18 @@ struct job {
 enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FAM_HASH, FAM_FFT };
 enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 
-/* An operation measured here, and its peer: argv[0] and what follows it
- * before the input file (%T: the thread count, %L: the level). */
+#define MAX_PEERS 3
+
+/* An operation measured here, and its peers: argv[0] and what follows it
+ * before the input file (%T: the thread count, %L: the level, %G: ISA-L's
+ * level for it, %N: the FFT's N; argv[0] accel-bench-fftw: the helper
+ * beside accel-bench). */
 struct opdef {
 	const char *name;
 	enum family fam;
 	const char *format;      /* compress: "zstd" ...; hash: the tool's name */
 	int fft;                 /* enum fft_kind */
-	const char *peer[8];
+	const char *peer[MAX_PEERS][8];  /* in order of preference */
 };
 
 extern const struct opdef ops[];
@@ -83,6 +88,8 @@ struct kase {
 	struct series ours, peer;
 	char peer_cmd[160];      /* "" without a peer */
 	char *peer_argv[16];
+	char ref_cmd[160];       /* openssl speed's command, "" without a reference */
+	double ref_mbps;         /* its MB/s (10^6 bytes a second) */
 	int failed;
 };
 
@@ -122,10 +129,14 @@ int run_op(struct bench *b, const struct kase *c, const char *path, const char *
 
 /* peer.c */
 int on_path(const char *prog);
+/* --peer's LIST: 0, or -1 with the first name that is no operation's
+ * peer in bad[len]. */
+int peer_list_check(const char *list, char *bad, size_t len);
 int spawn(char *const argv[], const char *out, struct rusage *ru);
 int age_keys(struct bench *b);
 int peer_command(struct bench *b, struct kase *c, const char *input);
 int peer_start(struct bench *b, struct kase *c, const char *input);
+int reference(struct bench *b, struct kase *c);
 
 /* measure.c */
 int cmp_double(const void *a, const void *b);

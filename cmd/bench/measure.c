@@ -207,6 +207,8 @@ int measure(struct bench *b, struct kase *c)
 	c->out_bytes = w;
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);
+	if (rc == 0 && job->vs)
+		reference(b, c);
 	if (rc == 0 && job->common.verbose) {
 		clear_progress(b);
 		fprintf(stderr, "%s: %s on %s, %d runs; the last: ", cli.prog, c->op->name, c->engine, c->ours.n);

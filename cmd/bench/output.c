@@ -30,9 +30,33 @@ double ratio(const struct kase *c)
 	return rate(&c->ours, 1).median / rate(&c->peer, 1).median;
 }
 
+/* Our median MB/s over the reference's; 0 without one. */
+static double ref_ratio(const struct kase *c)
+{
+	return c->ref_cmd[0] ? rate(&c->ours, (double)c->bytes / 1e6).median / c->ref_mbps : 0;
+}
+
+/* The references (--vs), under the table: a ceiling, not a peer. */
+static void print_references(struct kase *cs, int n)
+{
+	int any = 0;
+	for (int i = 0; i < n; i++) {
+		struct kase *c = &cs[i];
+		char sz[32];
+		if (c->failed || !c->ref_cmd[0])
+			continue;
+		if (!any++)
+			printf("\nREFERENCE: a ceiling, not a peer (in memory: no file, no age framing)\n"
+			       "%-16s %-18s %9s  %-80s %9s %8s\n", "OPERATION", "ENGINE", "SIZE", "REFERENCE", "MB/S", "OURS/REF");
+		size_text(c, sz, sizeof sz);
+		printf("%-16s %-18s %9s  %-80s %9.1f %7.2fx\n", c->op->name, c->engine, sz, c->ref_cmd, c->ref_mbps,
+		       ref_ratio(c));
+	}
+}
+
 void print_table(struct kase *cs, int n)
 {
-	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-24s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
+	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-33s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
 	       "SETUP", "MB/S", "MIN-MAX", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PEER", "PEER MB/S",
 	       "OURS/PEER");
 	for (int i = 0; i < n; i++) {
@@ -55,17 +79,18 @@ void print_table(struct kase *cs, int n)
 			snprintf(pm, sizeof pm, "%.1f", rate(&c->peer, (double)c->bytes / 1e6).median);
 			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
 		}
-		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-24s %9s %9s\n", c->op->name, c->engine,
+		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-33s %9s %9s\n", c->op->name, c->engine,
 		       sz, setup, r.median, mm, gf, ms, c->ours.cpu / (double)c->ours.n / (double)c->bytes * 1e9,
 		       (double)c->ours.rss_kib / 1024, c->peer_cmd[0] ? c->peer_cmd : "-", pm, pr);
 	}
+	print_references(cs, n);
 }
 
 void print_csv(struct kase *cs, int n)
 {
 	printf("operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,"
 	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
-	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio\n");
+	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,reference,reference_mbps\n");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
@@ -82,11 +107,15 @@ void print_csv(struct kase *cs, int n)
 			printf(",,");
 		printf("%.6g,%lld,", c->ours.cpu / (double)c->ours.n / (double)c->bytes, (long long)c->ours.rss_kib * 1024);
 		if (c->peer_cmd[0])
-			printf("%s,%.9g,%.6g,%.6g,%.6g\n", c->peer_cmd, c->peer.start,
+			printf("%s,%.9g,%.6g,%.6g,%.6g,", c->peer_cmd, c->peer.start,
 			       rate(&c->peer, (double)c->bytes / 1e6).median,
 			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, ratio(c));
 		else
-			printf(",,,,\n");
+			printf(",,,,,");
+		if (c->ref_cmd[0])
+			printf("%s,%.6g\n", c->ref_cmd, c->ref_mbps);
+		else
+			printf(",\n");
 	}
 }
 
@@ -193,6 +222,15 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 			cJSON_AddItemToObject(o, "peer", p);
 		} else {
 			cJSON_AddNullToObject(o, "peer");
+		}
+		if (c->ref_cmd[0]) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "command", c->ref_cmd);
+			cJSON_AddNumberToObject(r, "mbps", c->ref_mbps);
+			cJSON_AddNumberToObject(r, "ratio", ref_ratio(c));
+			cJSON_AddItemToObject(o, "reference", r);
+		} else {
+			cJSON_AddNullToObject(o, "reference");
 		}
 		cJSON_AddItemToArray(cases, o);
 	}
