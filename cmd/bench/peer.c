@@ -1,6 +1,6 @@
 /*
  * peer.c - the peer tools' runs (zstd, pigz, lz4, sha256sum, age ...): their
- * command lines, their start-up, one run as a child process.
+ * command lines, a program's start-up, one run as a child process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,8 +102,7 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 		if (strstr(w, "%T"))
 			snprintf(word, sizeof word, "%.*s%d", (int)(strstr(w, "%T") - w), w, b->threads);
 		else if (strstr(w, "%L"))
-			snprintf(word, sizeof word, "%.*s%d", (int)(strstr(w, "%L") - w), w,
-				 accel_compress_default_level(op->format));
+			snprintf(word, sizeof word, "%.*s%d", (int)(strstr(w, "%L") - w), w, c->level);
 		else if (!strcmp(w, "%R"))
 			snprintf(word, sizeof word, "%s", b->age_recipient), shown = 0;
 		else if (!strcmp(w, "%I"))
@@ -121,10 +120,11 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 	return 0;
 }
 
-/* The peer's start-up: the median of 3 runs on the empty input of case
- * c (for age -d, an age file of the empty plaintext), into c->peer.start.
- * 0, or -1 when it failed. */
-int peer_start(struct bench *b, struct kase *c, const char *input)
+/* The start-up of the program argv (the peer's, or ours), whose last
+ * word is its input: the median of 3 runs on the empty input of case c
+ * (for age -d, age's file of the empty plaintext), into *start. 0, or -1
+ * when it failed. */
+int start_up(struct bench *b, struct kase *c, char **argv, double *start)
 {
 	const char *tiny = c->tiny;
 	if (c->op->fam == FAM_AGE_DECRYPT) {
@@ -138,19 +138,21 @@ int peer_start(struct bench *b, struct kase *c, const char *input)
 		tiny = theirs;
 	}
 	int last = 0;
-	while (c->peer_argv[last + 1])
+	while (argv[last + 1])
 		last++;
-	char *keep = c->peer_argv[last];
-	c->peer_argv[last] = (char *)tiny;
+	char *keep = argv[last];
+	argv[last] = (char *)tiny;
 	double t[3];
 	int rc = 0;
 	for (int i = 0; i < 3 && !rc; i++) {
 		double t0 = accel_now();
-		rc = spawn(c->peer_argv, NULL, NULL) ? -1 : 0;
+		rc = spawn(argv, NULL, NULL) ? -1 : 0;
 		t[i] = accel_now() - t0;
 	}
-	c->peer_argv[last] = keep;
+	argv[last] = keep;
+	if (rc)
+		return rc;
 	qsort(t, 3, sizeof t[0], cmp_double);
-	c->peer.start = t[1];
-	return rc;
+	*start = t[1];
+	return 0;
 }
