@@ -30,11 +30,12 @@ static int opt_save(void *arg, const char *file)
 }
 
 static const struct accel_option options[] = {
-	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), or N, the samples per transform, for FFTs (default 1024)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), or N, the samples per transform, for FFTs (default 1024)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "level", "LIST", "compression levels of the codecs' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format's default level)", ACCEL_STRING(JOB(levels)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
-	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly) on the same input, interleaved with ours, and print our/peer ratios; openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "vs", NULL, "run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly) on the same input, interleaved with ours, and print program/peer ratios; openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
 	{ 0, "peer", "LIST", "with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed", "pigz igzip rapidgzip", ACCEL_STRING(JOB(peer)) },
 	{ 0, "save", "FILE", "write each case's median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine", "file", ACCEL_OPT_OPTIONAL, ACCEL_CALL(opt_save) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
@@ -78,6 +79,33 @@ static int parse_sizes(struct job *job)
 	return 0;
 }
 
+/* --level LIST into job->level: 0, or the usage exit status. */
+static int parse_levels(struct job *job)
+{
+	for (const char *s = job->levels; s && *s;) {
+		size_t n = strcspn(s, ",");
+		char word[32];
+		int v;
+		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
+		if (job->nlevels == MAX_LEVELS || accel_parse_int(word, 1, 19, &v) < 0) {
+			if (job->nlevels == MAX_LEVELS)
+				accel_msg_usage("--level: at most %d levels", MAX_LEVELS);
+			else
+				accel_msg_usage("--level: '%s' is not a level (1-19)", word);
+			return ACCEL_EXIT_USAGE;
+		}
+		job->level[job->nlevels++] = v;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+/* The highest level of a codec's format that both we and its peer take. */
+static int max_level(const char *format)
+{
+	return !strcmp(format, "gzip") ? 9 : !strcmp(format, "lz4") ? 12 : 19;
+}
+
 /* The -b items of the case list for op, or every engine that can run it:
  * into items (names of 80 bytes). Returns their number. */
 static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, char (*items)[80], int max)
@@ -111,7 +139,7 @@ static int bench(int argc, char **argv)
 	int rc = accel_parse(&cli, argc, argv, &job, &job.common);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = parse_sizes(&job)))
+	if ((rc = parse_sizes(&job)) || (rc = parse_levels(&job)))
 		return rc;
 	char bad[64];
 	if (job.peer && peer_list_check(job.peer, bad, sizeof bad) < 0) {
@@ -179,11 +207,20 @@ static int bench(int argc, char **argv)
 			puts(ne ? "" : job.common.backend ? "no engine of --backend can run it" : "no engine here");
 			continue;
 		}
-		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : DEFAULT_BYTES;
-		int nsz = job.nsizes ? job.nsizes : 1;
+		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : job.vs ? DEFAULT_VS_BYTES : DEFAULT_BYTES;
+		int nsz = job.nsizes ? job.nsizes : 1, codec = op->fam == FAM_COMPRESS || op->fam == FAM_DECOMPRESS;
+		int nlv = codec && job.nlevels ? job.nlevels : 1;
+		for (int l = 0; codec && l < job.nlevels; l++)
+			if (job.level[l] > max_level(op->format)) {
+				accel_msg_usage("--level: %d is not a %s level (1-%d)", job.level[l], op->format,
+						max_level(op->format));
+				free(cs);
+				accel_ctx_free(b.ctx);
+				return ACCEL_EXIT_USAGE;
+			}
 		for (int e = 0; e < ne; e++)
-			for (int s = 0; s < nsz; s++) {
-				uint64_t size = job.nsizes ? job.size[s] : dflt;
+			for (int s = 0; s < nsz * nlv; s++) {
+				uint64_t size = job.nsizes ? job.size[s / nlv] : dflt;
 				if (op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) {
 					accel_msg_usage("--size: %llu is not an FFT size for %s (N from 2 to 2^26)",
 							(unsigned long long)size, op->name);
@@ -205,6 +242,8 @@ static int bench(int argc, char **argv)
 				memset(c, 0, sizeof *c);
 				c->op = op;
 				c->size = size;
+				if (codec)
+					c->level = job.nlevels ? job.level[s % nlv] : accel_compress_default_level(op->format);
 				snprintf(c->engine, sizeof c->engine, "%.79s", items[e]);
 			}
 	}
@@ -231,6 +270,13 @@ static int bench(int argc, char **argv)
 	b.progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);
+	ssize_t len = readlink("/proc/self/exe", b.bindir, sizeof b.bindir - 1);
+	if (len > 0 && strrchr(b.bindir, '/')) {
+		b.bindir[len] = 0;
+		*strrchr(b.bindir, '/') = 0;
+	} else {
+		b.bindir[0] = 0;
+	}
 	for (int i = 0; i < ncases; i++) {
 		if (b.progress) {
 			char sz[32];
@@ -243,6 +289,11 @@ static int bench(int argc, char **argv)
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
+	if (job.common.json || (!job.csv && !job.common.quiet)) {
+		if (b.progress)
+			fprintf(stderr, "\r\033[K%s: the machine's ceiling: memcpy", cli.prog);
+		measure_ceiling(&b);
+	}
 	clear_progress(&b);
 	cleanup(&b);
 	if (job.common.json)
@@ -250,7 +301,7 @@ static int bench(int argc, char **argv)
 	else if (job.csv)
 		print_csv(cs, ncases);
 	else if (!job.common.quiet)
-		print_table(cs, ncases);
+		print_table(&b, cs, ncases);
 	if (rc < 0) {
 		accel_msg_error("out of memory");
 		status = ACCEL_EXIT_FAILURE;
@@ -260,8 +311,11 @@ static int bench(int argc, char **argv)
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);
+		free(cs[i].prog.t);
 		for (int k = 0; cs[i].peer_argv[k]; k++)
 			free(cs[i].peer_argv[k]);
+		for (int k = 0; cs[i].prog_argv[k]; k++)
+			free(cs[i].prog_argv[k]);
 	}
 	free(cs);
 	accel_ctx_free(b.ctx);

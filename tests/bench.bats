@@ -16,7 +16,7 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-CSV_HEADER="operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,reference,reference_mbps"
+CSV_HEADER="operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,program_cpu_seconds_per_byte,reference,reference_mbps"
 
 @test "--json: the schema's keys, one case per operation, engine and size, each run a sample" {
 	run -0 "$A" --json --repeat 2 --size 64K,128K sha256 lz4.decompress
@@ -24,15 +24,15 @@ CSV_HEADER="operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repe
 	python3 - out.json <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 1, d["schema_version"]
+assert d["schema_version"] == 2, d["schema_version"]
 assert isinstance(d["accel_version"], str) and d["accel_version"]
-assert {"host", "devices"} <= set(d["machine"]), d["machine"].keys()
+assert {"host", "devices", "ceiling"} <= set(d["machine"]), d["machine"].keys()
 assert any(dev["class"] == "cpu" for dev in d["machine"]["devices"])
 assert set(d["settings"]) == {"time_seconds", "repeat", "warmup", "threads", "vs"}, d["settings"]
 assert d["settings"]["repeat"] == 2 and d["not_measured"] == []
-keys = {"operation", "engine", "engines_ran", "size", "size_unit", "input_bytes", "bytes", "output_bytes",
-        "setup_seconds", "repeats", "seconds", "mbps", "transforms", "gflops", "msamples_per_second",
-        "cpu_seconds_per_byte", "peak_rss_bytes", "peer", "reference"}
+keys = {"operation", "engine", "engines_ran", "size", "size_unit", "level", "input_bytes", "bytes", "output_bytes",
+        "setup_seconds", "repeats", "seconds", "mbps", "latency_seconds", "transforms", "gflops", "msamples_per_second",
+        "cpu_seconds_per_byte", "peak_rss_bytes", "program", "peer", "reference"}
 got = [(c["operation"], c["size"]) for c in d["cases"]]
 assert got == [("lz4.decompress", 65536), ("lz4.decompress", 131072), ("sha256", 65536), ("sha256", 131072)], got
 for c in d["cases"]:
@@ -73,7 +73,7 @@ EOF
 	[ "${lines[0]}" = "$CSV_HEADER" ]
 	[ "${#lines[@]}" -eq 5 ]
 	for i in 1 2 3 4; do
-		[ "$(awk -F, '{ print NF }' <<< "${lines[$i]}")" -eq 22 ]
+		[ "$(awk -F, '{ print NF }' <<< "${lines[$i]}")" -eq 30 ]
 		[[ "${lines[$i]}" == @(md5|sha1),openssl:cpu0,@(65536|98304),bytes,* ]]
 		# repeats
 		[ "$(cut -d, -f8 <<< "${lines[$i]}")" = 2 ]

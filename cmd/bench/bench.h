@@ -2,8 +2,9 @@
  * bench.h - accel-bench's pieces: the operations it measures and their
  * peers (ops.c), the inputs made from this machine's files (inputs.c), our
  * runs through the libcore calls the programs make (ours.c), the peer
- * tools' runs (peer.c), the measured runs and their statistics
- * (measure.c) and the table, CSV and JSON it prints (output.c).
+ * tools' runs (peer.c), our programs' runs beside them (program.c), the
+ * measured runs and their statistics (measure.c), the machine's memcpy
+ * ceiling (ceiling.c) and the table, CSV and JSON it prints (output.c).
  * accel-bench.c holds the options and the case list.
  */
 #ifndef BENCH_H
@@ -21,6 +22,9 @@ extern const struct accel_cli cli;
 /* Bytes of samples per FFT run (at least one frame). */
 #define FFT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_BYTES ((uint64_t)16 << 20)
+/* With --vs: long enough that a program's start-up is a few % of a run. */
+#define DEFAULT_VS_BYTES ((uint64_t)64 << 20)
+#define MAX_LEVELS 22
 #define DEFAULT_N 1024
 
 struct job {
@@ -34,6 +38,9 @@ struct job {
 	const char *peer;        /* --peer LIST: peers preferred where an operation has several */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
+	const char *levels;      /* --level LIST */
+	int level[MAX_LEVELS];
+	int nlevels;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
 };
 
@@ -70,7 +77,8 @@ struct series {
 	double cpu;              /* user + system seconds of the measured runs */
 	long rss_kib;            /* peak resident set (ours only: a child's
 	                          * ru_maxrss counts its parent's pages at exec) */
-	double start;            /* seconds taken off each run: the peer's start-up */
+	double start;            /* a program's start-up: median seconds of 3 runs
+	                          * on the empty input (reported apart) */
 };
 
 struct kase {
@@ -78,6 +86,7 @@ struct kase {
 	char engine[80];         /* the -b item this case runs on */
 	char ran[160];           /* engines that ran units, from the statistics */
 	uint64_t size;           /* bytes, or N for FFTs */
+	int level;               /* codecs: the compression level; else 0 */
 	const char *input;       /* file read by each run (ours and the peer) */
 	const char *tiny;        /* the set-up run's input */
 	uint64_t in_bytes;       /* bytes read per run */
@@ -86,10 +95,13 @@ struct kase {
 	double transforms;       /* FFT frames per run */
 	double setup;
 	struct series ours, peer;
+	struct series prog;      /* our program's runs (--vs), as the peer's */
 	char peer_cmd[160];      /* "" without a peer */
 	char *peer_argv[16];
 	char ref_cmd[160];       /* openssl speed's command, "" without a reference */
 	double ref_mbps;         /* its MB/s (10^6 bytes a second) */
+	char prog_cmd[160];      /* "" without our program's runs */
+	char *prog_argv[24];
 	int failed;
 };
 
@@ -105,6 +117,11 @@ struct bench {
 	int age_peer;            /* 1: age-keygen made the identity */
 	int progress;            /* 1: the case being measured is shown on stderr */
 	char profile[4096];      /* --save: the profile's path */
+	char bindir[4096];       /* the folder of accel-bench, and of our programs */
+	struct {
+		double mbps_1t, mbps_all;   /* memcpy MB/s on 1 thread and on `cores`; 0: not measured */
+		int cores;
+	} ceiling;
 };
 
 /* ops.c */
@@ -137,19 +154,30 @@ int age_keys(struct bench *b);
 int peer_command(struct bench *b, struct kase *c, const char *input);
 int peer_start(struct bench *b, struct kase *c, const char *input);
 int reference(struct bench *b, struct kase *c);
+int start_up(struct bench *b, struct kase *c, char **argv, double *start);
+
+/* program.c */
+int program_command(struct bench *b, struct kase *c, const char *input);
+
+/* ceiling.c */
+void measure_ceiling(struct bench *b);
 
 /* measure.c */
 int cmp_double(const void *a, const void *b);
 double tv(struct timeval t);
 int measure(struct bench *b, struct kase *c);
 struct stats3 rate(const struct series *s, double per);
+struct latency {
+	double p50, p90, p99;    /* seconds */
+};
+struct latency percentiles(const struct series *s);
 double flops_per_transform(const struct kase *c);
 
 /* output.c */
 void size_text(const struct kase *c, char *buf, size_t len);
-/* Our median throughput over the peer's; 0 without a peer. */
+/* Our program's median throughput over the peer's; 0 without both. */
 double ratio(const struct kase *c);
-void print_table(struct kase *cs, int n);
+void print_table(const struct bench *b, struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
 

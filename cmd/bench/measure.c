@@ -1,6 +1,7 @@
 /*
  * measure.c - measuring a case: its set-up run, warm-up and measured runs, ours
- * and the peer's interleaved, and the statistics of the times.
+ * (the library call, and with --vs our program) and the peer's interleaved,
+ * and the statistics of the times.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -97,7 +98,8 @@ static int prepare(struct bench *b, struct kase *c)
 	enc.op = opdef(op->fam == FAM_AGE_DECRYPT ? "age.encrypt" : op->format[0] == 'z' ? "zstd.compress" :
 		       op->format[0] == 'g' ? "gzip.compress" : "lz4.compress");
 	snprintf(enc.engine, sizeof enc.engine, "auto");
-	char *big = temp_path(b, "%s-%llu", kind, (unsigned long long)c->size), *small = temp_path(b, "%s-empty", kind);
+	char *big = temp_path(b, "%s-%llu-%d", kind, (unsigned long long)c->size, c->level);
+	char *small = temp_path(b, "%s-empty-%d", kind, c->level);
 	if (!big || !small)
 		goto oom;
 	int rc = 0;
@@ -131,8 +133,24 @@ static void reset_peak_rss(void)
 	}
 }
 
+/* One run of the program argv (ours or the peer's) on the case's input,
+ * its wall time and CPU time added to s: 0, its exit status, -1 when it
+ * did not run or died of a signal, or ACCEL_ENOMEM. */
+static int child_run(struct series *s, char *const argv[])
+{
+	struct rusage ru;
+	double t0 = accel_now();
+	int st = spawn(argv, NULL, &ru);
+	double dt = accel_now() - t0;
+	if (st)
+		return st;
+	s->cpu += tv(ru.ru_utime) + tv(ru.ru_stime);
+	return add_sample(s, dt) < 0 ? ACCEL_ENOMEM : 0;
+}
+
 /* Measure case c: the set-up run, the warm-up, then the measured runs
- * (ours and the peer's in turn). 0, or -1 after the message. */
+ * (ours, our program's and the peer's in turn). 0, or -1 after the
+ * message. */
 int measure(struct bench *b, struct kase *c)
 {
 	const struct job *job = b->job;
@@ -154,25 +172,40 @@ int measure(struct bench *b, struct kase *c)
 	}
 	if (job->vs && peer_in && peer_command(b, c, peer_in) < 0)
 		c->peer_cmd[0] = 0;
+	if (job->vs && peer_in && program_command(b, c, peer_in) < 0)
+		c->prog_cmd[0] = 0;
 	reset_peak_rss();
 	double t0 = accel_now();
 	int rc = run_op(b, c, c->tiny, NULL, &st, &w, err, sizeof err);
 	c->setup = accel_now() - t0;
-	int peer = c->peer_cmd[0] != 0;
-	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
+	int peer = c->peer_cmd[0] != 0, prog = c->prog_cmd[0] != 0;
+	if (!rc && peer && start_up(b, c, c->peer_argv, &c->peer.start) < 0) {
 		clear_progress(b);
 		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
-		peer = rc = 0;
+		peer = 0;
 	}
+	if (!rc && prog && start_up(b, c, c->prog_argv, &c->prog.start) < 0) {
+		clear_progress(b);
+		accel_msg_warn("%s: our program '%s' failed on an empty input: no ratio", c->op->name, c->prog_cmd);
+		prog = 0;
+	}
+	struct series spare = { 0 };
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		int ps = peer ? spawn(c->peer_argv, NULL, NULL) : 0;
-		if (ps != 0) {
+		int ps = prog ? child_run(&spare, c->prog_argv) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
+			prog = 0;
+		}
+		ps = peer ? child_run(&spare, c->peer_argv) : 0;
+		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
 			peer = 0;
 		}
 	}
+	free(spare.t);
 	double spent = 0;
 	for (int i = 0; !rc && (job->repeat ? i < job->repeat : i < 3 || spent < job->time) && i < MAX_SAMPLES; i++) {
 		double cpu0 = cpu_self();
@@ -183,24 +216,27 @@ int measure(struct bench *b, struct kase *c)
 		spent += dt;
 		if (!rc && add_sample(&c->ours, dt) < 0)
 			rc = ACCEL_ENOMEM;
-		if (!rc && peer) {
-			struct rusage ru;
-			t0 = accel_now();
-			int ps = spawn(c->peer_argv, NULL, &ru);
-			dt = accel_now() - t0;
-			if (ps != 0) {
-				clear_progress(b);
-				accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
-				peer = 0;
-			} else if (add_sample(&c->peer, dt) < 0) {
-				rc = ACCEL_ENOMEM;
-			} else {
-				c->peer.cpu += tv(ru.ru_utime) + tv(ru.ru_stime);
-			}
+		int ps = !rc && prog ? child_run(&c->prog, c->prog_argv) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
+			prog = 0;
+		} else if (ps < 0) {
+			rc = ps;
+		}
+		ps = !rc && peer ? child_run(&c->peer, c->peer_argv) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
+			peer = 0;
+		} else if (ps < 0) {
+			rc = ps;
 		}
 	}
 	if (!peer)
 		c->peer_cmd[0] = 0;
+	if (!prog)
+		c->prog_cmd[0] = 0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	c->ours.rss_kib = ru.ru_maxrss;
@@ -223,8 +259,8 @@ int measure(struct bench *b, struct kase *c)
 	return 0;
 }
 
-/* min, median and max of `per / t` over the series' times, each less
- * s->start when it is longer. */
+/* min, median and max of `per / t` over the series' times (whole runs:
+ * a program's start-up is not taken off). */
 struct stats3 rate(const struct series *s, double per)
 {
 	struct stats3 r = { 0, 0, 0 };
@@ -233,8 +269,7 @@ struct stats3 rate(const struct series *s, double per)
 	double *t = malloc((size_t)s->n * sizeof *t);
 	if (!t)
 		return r;
-	for (int i = 0; i < s->n; i++)
-		t[i] = s->t[i] > s->start ? s->t[i] - s->start : s->t[i];
+	memcpy(t, s->t, (size_t)s->n * sizeof *t);
 	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
 	double med = s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2;
 	r.min = per / t[s->n - 1];
@@ -242,6 +277,24 @@ struct stats3 rate(const struct series *s, double per)
 	r.max = per / t[0];
 	free(t);
 	return r;
+}
+
+/* The 50th, 90th and 99th percentiles of the series' times, by nearest
+ * rank: the time of rank ceil(p / 100 * n) in ascending order (zeros for
+ * no runs or no memory). */
+struct latency percentiles(const struct series *s)
+{
+	struct latency l = { 0, 0, 0 };
+	double *t = s->n ? malloc((size_t)s->n * sizeof *t) : NULL;
+	if (!t)
+		return l;
+	memcpy(t, s->t, (size_t)s->n * sizeof *t);
+	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
+	l.p50 = t[(50 * s->n + 99) / 100 - 1];
+	l.p90 = t[(90 * s->n + 99) / 100 - 1];
+	l.p99 = t[(99 * s->n + 99) / 100 - 1];
+	free(t);
+	return l;
 }
 
 double flops_per_transform(const struct kase *c)

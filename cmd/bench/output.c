@@ -25,9 +25,9 @@ void size_text(const struct kase *c, char *buf, size_t len)
 
 double ratio(const struct kase *c)
 {
-	if (!c->peer_cmd[0] || !c->peer.n)
+	if (!c->peer_cmd[0] || !c->peer.n || !c->prog_cmd[0] || !c->prog.n)
 		return 0;
-	return rate(&c->ours, 1).median / rate(&c->peer, 1).median;
+	return rate(&c->prog, 1).median / rate(&c->peer, 1).median;
 }
 
 /* Our median MB/s over the reference's; 0 without one. */
@@ -54,17 +54,31 @@ static void print_references(struct kase *cs, int n)
 	}
 }
 
-void print_table(struct kase *cs, int n)
+/* A case whose runs are small units (under 1 MiB): its latency matters. */
+static int small_units(const struct kase *c)
 {
-	printf("%-16s %-18s %9s %8s %9s %-19s %7s %9s %8s %7s  %-33s %9s %9s\n", "OPERATION", "ENGINE", "SIZE",
-	       "SETUP", "MB/S", "MIN-MAX", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PEER", "PEER MB/S",
-	       "OURS/PEER");
+	return c->op->fam != FAM_FFT && c->bytes < (1u << 20);
+}
+
+void print_table(const struct bench *b, struct kase *cs, int n)
+{
+	int p99 = 0;
+	for (int i = 0; i < n; i++)
+		p99 |= !cs[i].failed && small_units(&cs[i]);
+	printf("%-16s %-18s %9s %5s %8s %9s %-19s ", "OPERATION", "ENGINE", "SIZE", "LEVEL", "SETUP", "MB/S", "MIN-MAX");
+	if (p99)
+		printf("%8s ", "P99 MS");
+	printf("%7s %9s %8s %7s %9s %11s  %-33s %9s %9s\n", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PROG MB/S",
+	       "START MS", "PEER", "PEER MB/S", "OURS/PEER");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
 			continue;
-		char sz[32], setup[32], mm[40], gf[16] = "-", ms[16] = "-", pm[16] = "-", pr[16] = "-";
+		char sz[32], lv[16] = "-", setup[32], mm[40], gf[16] = "-", ms[16] = "-", pm[16] = "-", pr[16] = "-";
+		char gm[16] = "-", st[32] = "-";
 		size_text(c, sz, sizeof sz);
+		if (c->level)
+			snprintf(lv, sizeof lv, "%d", c->level);
 		if (c->setup < 1)
 			snprintf(setup, sizeof setup, "%.1fms", c->setup * 1e3);
 		else
@@ -75,22 +89,40 @@ void print_table(struct kase *cs, int n)
 			snprintf(gf, sizeof gf, "%.2f", rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9).median);
 			snprintf(ms, sizeof ms, "%.1f", rate(&c->ours, c->transforms * (double)c->size / 1e6).median);
 		}
-		if (c->peer_cmd[0]) {
-			snprintf(pm, sizeof pm, "%.1f", rate(&c->peer, (double)c->bytes / 1e6).median);
-			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
+		if (c->prog_cmd[0])
+			snprintf(gm, sizeof gm, "%.1f", rate(&c->prog, (double)c->bytes / 1e6).median);
+		if (c->prog_cmd[0] || c->peer_cmd[0]) {
+			char a[16] = "-", z[16] = "-";
+			if (c->prog_cmd[0])
+				snprintf(a, sizeof a, "%.1f", c->prog.start * 1e3);
+			if (c->peer_cmd[0])
+				snprintf(z, sizeof z, "%.1f", c->peer.start * 1e3);
+			snprintf(st, sizeof st, "%s/%s", a, z);
 		}
-		printf("%-16s %-18s %9s %8s %9.1f %-19s %7s %9s %8.2f %7.0f  %-33s %9s %9s\n", c->op->name, c->engine,
-		       sz, setup, r.median, mm, gf, ms, c->ours.cpu / (double)c->ours.n / (double)c->bytes * 1e9,
-		       (double)c->ours.rss_kib / 1024, c->peer_cmd[0] ? c->peer_cmd : "-", pm, pr);
+		if (c->peer_cmd[0])
+			snprintf(pm, sizeof pm, "%.1f", rate(&c->peer, (double)c->bytes / 1e6).median);
+		if (ratio(c) > 0)
+			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
+		printf("%-16s %-18s %9s %5s %8s %9.1f %-19s ", c->op->name, c->engine, sz, lv, setup, r.median, mm);
+		if (p99)
+			printf("%8.3f ", percentiles(&c->ours).p99 * 1e3);
+		printf("%7s %9s %8.2f %7.0f %9s %11s  %-33s %9s %9s\n", gf, ms,
+		       c->ours.cpu / (double)c->ours.n / (double)c->bytes * 1e9, (double)c->ours.rss_kib / 1024, gm, st,
+		       c->peer_cmd[0] ? c->peer_cmd : "-", pm, pr);
 	}
 	print_references(cs, n);
+	if (b->ceiling.mbps_1t > 0)
+		printf("ceiling: memcpy %.0f MB/s on 1 thread, %.0f MB/s on %d; %d cores\n", b->ceiling.mbps_1t,
+		       b->ceiling.mbps_all, b->ceiling.cores, b->ceiling.cores);
 }
 
 void print_csv(struct kase *cs, int n)
 {
 	printf("operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,"
 	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
-	       "peer_setup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,reference,reference_mbps\n");
+	       "peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,"
+	       "latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,"
+	       "program_cpu_seconds_per_byte,reference,reference_mbps\n");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
@@ -107,11 +139,23 @@ void print_csv(struct kase *cs, int n)
 			printf(",,");
 		printf("%.6g,%lld,", c->ours.cpu / (double)c->ours.n / (double)c->bytes, (long long)c->ours.rss_kib * 1024);
 		if (c->peer_cmd[0])
-			printf("%s,%.9g,%.6g,%.6g,%.6g,", c->peer_cmd, c->peer.start,
-			       rate(&c->peer, (double)c->bytes / 1e6).median,
-			       c->peer.cpu / (double)c->peer.n / (double)c->bytes, ratio(c));
+			printf("%s,%.9g,%.6g,%.6g,", c->peer_cmd, c->peer.start, rate(&c->peer, (double)c->bytes / 1e6).median,
+			       c->peer.cpu / (double)c->peer.n / (double)c->bytes);
 		else
-			printf(",,,,,");
+			printf(",,,,");
+		if (ratio(c) > 0)
+			printf("%.6g", ratio(c));
+		if (c->level)
+			printf(",%d,", c->level);
+		else
+			printf(",,");
+		struct latency l = percentiles(&c->ours);
+		printf("%.9g,%.9g,%.9g,", l.p50, l.p90, l.p99);
+		if (c->prog_cmd[0])
+			printf("%s,%.9g,%.6g,%.6g,", c->prog_cmd, c->prog.start, rate(&c->prog, (double)c->bytes / 1e6).median,
+			       c->prog.cpu / (double)c->prog.n / (double)c->bytes);
+		else
+			printf(",,,,");
 		if (c->ref_cmd[0])
 			printf("%s,%.6g\n", c->ref_cmd, c->ref_mbps);
 		else
@@ -134,6 +178,35 @@ static cJSON *seconds_json(const struct series *s)
 	for (int i = 0; i < s->n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(s->t[i]));
 	return a;
+}
+
+/* A program's runs (ours or the peer's): command, start-up, each run's
+ * seconds, MB/s of whole runs, CPU seconds per byte. */
+static cJSON *program_json(const struct kase *c, const char *cmd, const struct series *s)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "command", cmd);
+	cJSON_AddNumberToObject(p, "startup_seconds", s->start);
+	cJSON_AddItemToObject(p, "seconds", seconds_json(s));
+	cJSON_AddItemToObject(p, "mbps", stats_json(rate(s, (double)c->bytes / 1e6)));
+	cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", s->cpu / (double)s->n / (double)c->bytes);
+	return p;
+}
+
+/* The memcpy ceiling and the cores of the run; null figures where the
+ * buffers could not be had. */
+static cJSON *ceiling_json(const struct bench *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (b->ceiling.mbps_1t > 0) {
+		cJSON_AddNumberToObject(o, "memcpy_mbps_1t", b->ceiling.mbps_1t);
+		cJSON_AddNumberToObject(o, "memcpy_mbps_all", b->ceiling.mbps_all);
+	} else {
+		cJSON_AddNullToObject(o, "memcpy_mbps_1t");
+		cJSON_AddNullToObject(o, "memcpy_mbps_all");
+	}
+	cJSON_AddNumberToObject(o, "cores", b->ceiling.cores);
+	return o;
 }
 
 /* The machine as accel-detect --json describes it: its host and devices
@@ -169,9 +242,11 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 	const struct job *job = b->job;
 	cJSON *root = cJSON_CreateObject(), *cases = cJSON_CreateArray(), *nm = cJSON_CreateArray();
 	cJSON *set = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "schema_version", 1);
+	cJSON_AddNumberToObject(root, "schema_version", 2);
 	cJSON_AddStringToObject(root, "accel_version", ACCEL_VERSION);
-	cJSON_AddItemToObject(root, "machine", machine_json(b->ctx));
+	cJSON *m = machine_json(b->ctx);
+	cJSON_AddItemToObject(m, "ceiling", ceiling_json(b));
+	cJSON_AddItemToObject(root, "machine", m);
 	cJSON_AddNumberToObject(set, "time_seconds", job->time);
 	if (job->repeat)
 		cJSON_AddNumberToObject(set, "repeat", job->repeat);
@@ -192,6 +267,10 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 		cJSON_AddStringToObject(o, "engines_ran", c->ran);
 		cJSON_AddNumberToObject(o, "size", (double)c->size);
 		cJSON_AddStringToObject(o, "size_unit", fft ? "samples" : "bytes");
+		if (c->level)
+			cJSON_AddNumberToObject(o, "level", c->level);
+		else
+			cJSON_AddNullToObject(o, "level");
 		cJSON_AddNumberToObject(o, "input_bytes", (double)c->in_bytes);
 		cJSON_AddNumberToObject(o, "bytes", (double)c->bytes);
 		cJSON_AddNumberToObject(o, "output_bytes", (double)c->out_bytes);
@@ -199,6 +278,12 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 		cJSON_AddNumberToObject(o, "repeats", c->ours.n);
 		cJSON_AddItemToObject(o, "seconds", seconds_json(&c->ours));
 		cJSON_AddItemToObject(o, "mbps", stats_json(rate(&c->ours, (double)c->bytes / 1e6)));
+		struct latency l = percentiles(&c->ours);
+		cJSON *lat = cJSON_CreateObject();
+		cJSON_AddNumberToObject(lat, "p50", l.p50);
+		cJSON_AddNumberToObject(lat, "p90", l.p90);
+		cJSON_AddNumberToObject(lat, "p99", l.p99);
+		cJSON_AddItemToObject(o, "latency_seconds", lat);
 		if (fft) {
 			cJSON_AddNumberToObject(o, "transforms", c->transforms);
 			cJSON_AddItemToObject(o, "gflops", stats_json(rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9)));
@@ -211,14 +296,16 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 		}
 		cJSON_AddNumberToObject(o, "cpu_seconds_per_byte", c->ours.cpu / (double)c->ours.n / (double)c->bytes);
 		cJSON_AddNumberToObject(o, "peak_rss_bytes", (double)c->ours.rss_kib * 1024);
+		if (c->prog_cmd[0])
+			cJSON_AddItemToObject(o, "program", program_json(c, c->prog_cmd, &c->prog));
+		else
+			cJSON_AddNullToObject(o, "program");
 		if (c->peer_cmd[0]) {
-			cJSON *p = cJSON_CreateObject();
-			cJSON_AddStringToObject(p, "command", c->peer_cmd);
-			cJSON_AddNumberToObject(p, "setup_seconds", c->peer.start);
-			cJSON_AddItemToObject(p, "seconds", seconds_json(&c->peer));
-			cJSON_AddItemToObject(p, "mbps", stats_json(rate(&c->peer, (double)c->bytes / 1e6)));
-			cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", c->peer.cpu / (double)c->peer.n / (double)c->bytes);
-			cJSON_AddNumberToObject(p, "ratio", ratio(c));
+			cJSON *p = program_json(c, c->peer_cmd, &c->peer);
+			if (ratio(c) > 0)
+				cJSON_AddNumberToObject(p, "ratio", ratio(c));
+			else
+				cJSON_AddNullToObject(p, "ratio");
 			cJSON_AddItemToObject(o, "peer", p);
 		} else {
 			cJSON_AddNullToObject(o, "peer");

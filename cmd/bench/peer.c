@@ -172,7 +172,7 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 	for (int i = 0; peer[i] && n < 14; i++) {
 		char word[4300];
 		const char *w = peer[i], *pc = strchr(w, '%');
-		int shown = 1, level = op->format ? accel_compress_default_level(op->format) : 0;
+		int shown = 1, level = c->level;
 		if (pc && (pc[1] == 'T' || pc[1] == 'L' || pc[1] == 'G' || pc[1] == 'N'))
 			snprintf(word, sizeof word, "%.*s%llu", (int)(pc - w), w, (unsigned long long)(
 				 pc[1] == 'T' ? (uint64_t)b->threads : pc[1] == 'L' ? (uint64_t)level :
@@ -194,10 +194,11 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 	return 0;
 }
 
-/* The peer's start-up: the median of 3 runs on the empty input of case
- * c (for age -d, an age file of the empty plaintext), into c->peer.start.
- * 0, or -1 when it failed. */
-int peer_start(struct bench *b, struct kase *c, const char *input)
+/* The start-up of the program argv (the peer's, or ours), whose last
+ * word is its input: the median of 3 runs on the empty input of case c
+ * (for age -d, age's file of the empty plaintext), into *start. 0, or -1
+ * when it failed. */
+int start_up(struct bench *b, struct kase *c, char **argv, double *start)
 {
 	const char *tiny = c->tiny;
 	if (c->op->fam == FAM_AGE_DECRYPT) {
@@ -211,19 +212,21 @@ int peer_start(struct bench *b, struct kase *c, const char *input)
 		tiny = theirs;
 	}
 	int last = 0;
-	while (c->peer_argv[last + 1])
+	while (argv[last + 1])
 		last++;
-	char *keep = c->peer_argv[last];
-	c->peer_argv[last] = (char *)tiny;
+	char *keep = argv[last];
+	argv[last] = (char *)tiny;
 	double t[3];
 	int rc = 0;
 	for (int i = 0; i < 3 && !rc; i++) {
 		double t0 = accel_now();
-		rc = spawn(c->peer_argv, NULL, NULL) ? -1 : 0;
+		rc = spawn(argv, NULL, NULL) ? -1 : 0;
 		t[i] = accel_now() - t0;
 	}
-	c->peer_argv[last] = keep;
+	argv[last] = keep;
+	if (rc)
+		return rc;
 	qsort(t, 3, sizeof t[0], cmp_double);
-	c->peer.start = t[1];
-	return rc;
+	*start = t[1];
+	return 0;
 }
