@@ -3,8 +3,9 @@
  * peers (ops.c), the inputs made from this machine's files (inputs.c), our
  * runs through the libcore calls the programs make (ours.c), the peer
  * tools' runs (peer.c), the measured runs and their statistics
- * (measure.c) and the table, CSV and JSON it prints (output.c).
- * accel-bench.c holds the options and the case list.
+ * (measure.c), the table, CSV and JSON it prints (output.c) and the
+ * comparison with a baseline (compare.c). accel-bench.c holds the options
+ * and the case list.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -22,6 +23,8 @@ extern const struct accel_cli cli;
 #define FFT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_N 1024
+/* The --json document's schema_version. */
+#define RESULTS_SCHEMA 1
 
 struct job {
 	const char *sizes;       /* --size LIST */
@@ -29,6 +32,9 @@ struct job {
 	int repeat;              /* --repeat N, 0: by time */
 	int warmup;
 	int vs, list, csv;
+	const char *compare;     /* --compare BASELINE.json */
+	const char *against;     /* --against RESULTS.json */
+	double max_regression;   /* --max-regression, percent; -1: not given */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
@@ -137,6 +143,29 @@ void size_text(const struct kase *c, char *buf, size_t len);
 double ratio(const struct kase *c);
 void print_table(struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
+/* The results as the --json document, or NULL when out of memory. */
+struct cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
+
+/* compare.c */
+/* --max-regression P[%]: the ACCEL_CALL. */
+int regression_option(void *job, const char *arg);
+/* The checks of --compare, --against and --max-regression against the
+ * other options, and the bound's default: 0, or the usage status after the
+ * message. */
+int compare_usage(struct job *job);
+/* --compare BASE --against RESULTS: compare the two files; the exit status. */
+int compare_files(struct job *job);
+/* The baseline of --compare read and checked, its settings (runs, warm-up,
+ * threads) taken where the command line gives none: the document, or NULL
+ * with the exit status in *status after the message. */
+struct cJSON *compare_load(struct job *job, int *status);
+/* The baseline's cases chosen by the operands, -b and --size, those that
+ * can run here, into *cs (realloc'd) and *n: 0, or the exit status after
+ * the message. */
+int compare_cases(struct bench *b, struct cJSON *base, struct kase **cs, int *n);
+/* Compare the measured cases with the baseline and print the changes:
+ * ACCEL_EXIT_REGRESSION, 0, or -1 when out of memory. */
+int compare_run(struct bench *b, struct cJSON *base, struct kase *cs, int n, const char **skipped, int nskipped);
 
 #endif
