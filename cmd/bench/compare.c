@@ -141,8 +141,10 @@ static cJSON *load(const char *path)
 	char buf[96];
 	if (!cJSON_IsObject(doc) || isnan(v)) {
 		why = "no schema_version";
-	} else if (!cJSON_IsArray(cases) || !str(doc, "accel_version")) {
-		why = "no accel_version and cases";
+	} else if (!cJSON_IsArray(cases)) {
+		why = "no cases";
+	} else if (!str(doc, "accel_version")) {
+		why = "no accel_version";
 	} else if (v != RESULTS_SCHEMA) {
 		accel_msg_error("%s: schema_version %g is not known here (this accel-bench reads %d)", path, v,
 				RESULTS_SCHEMA);
