@@ -302,11 +302,13 @@ static void machine_text(const cJSON *doc, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
-/* The relative spread of a case's runs, (max - min) / median, percent. */
+/* The spread of a case's runs: how far below its fastest run its slowest
+ * one fell, (max - min) / max MB/s, percent (from 0 to 100, as a fall of
+ * the median is). */
 static double spread(const cJSON *c)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(c, "mbps");
-	return (num(m, "max") - num(m, "min")) / num(m, "median") * 100;
+	return (num(m, "max") - num(m, "min")) / num(m, "max") * 100;
 }
 
 /* The verdict on one case seen on both sides: regressed when the median
