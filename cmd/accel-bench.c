@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include "bench/bench.h"
 
 #define JOB(field) ACCEL_AT(struct job, field)
@@ -41,6 +42,9 @@ static const struct accel_option options[] = {
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
+	{ 0, "compare", "FILE", "run the cases of FILE (a --json document) with its settings, print each case's change, and exit 5 when one regressed", "file", ACCEL_STRING(JOB(compare)) },
+	{ 0, "against", "FILE", "with --compare: compare with the results in FILE (a --json document) instead of running", "file", ACCEL_STRING(JOB(against)) },
+	{ 0, "max-regression", "P%", "with --compare: how far a case's median MB/s may fall before it counts, beyond the noise (default 10%)", ACCEL_CALL(regression_option) },
 	{ 'b', "backend", "LIST", "engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) },
 	{ 'T', "threads", "N", "worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the case being measured on stderr (default: when stderr is a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
@@ -49,10 +53,14 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_REGRESSION, -1,
+};
+
 const struct accel_cli cli = {
 	"accel-bench", "[options] [OPERATION...]",
 	"Measure the toolkit's operations on each engine, on real inputs, beside their peer tools.",
-	options, NULL, NULL,
+	options, exit_statuses, NULL,
 };
 
 /* ------------------------------------------------------------------ main */
@@ -135,7 +143,8 @@ static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, 
 
 static int bench(int argc, char **argv)
 {
-	struct job job = { .time = 1, .warmup = 1 };
+	/* time 0, warmup -1: not given (--compare takes the baseline's). */
+	struct job job = { .warmup = -1, .max_regression = -1 };
 	int rc = accel_parse(&cli, argc, argv, &job, &job.common);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -150,6 +159,10 @@ static int bench(int argc, char **argv)
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;
 	}
+	if ((rc = compare_usage(&job)))
+		return rc;
+	if (job.against)
+		return compare_files(&job);
 	if (job.save && job.list) {
 		accel_msg_usage("--save: --list measures nothing to save");
 		return ACCEL_EXIT_USAGE;
@@ -185,10 +198,17 @@ static int bench(int argc, char **argv)
 			return ACCEL_EXIT_USAGE;
 		}
 	}
+	cJSON *base = NULL;
+	if (job.compare && !(base = compare_load(&job, &rc))) {
+		accel_ctx_free(b.ctx);
+		return rc;
+	}
+	job.time = job.time ? job.time : 1;
+	job.warmup = job.warmup < 0 ? 1 : job.warmup;
 	const char *skipped[MAX_NAMES];
 	int nskipped = 0, ncases = 0, cap = 0, status = 0;
 	struct kase *cs = NULL;
-	for (int i = 0; i < nnames; i++) {
+	for (int i = 0; i < nnames && !base; i++) {
 		if (job.common.noperands && !chosen[i])
 			continue;
 		const struct opdef *op = opdef(names[i]);
@@ -251,7 +271,13 @@ static int bench(int argc, char **argv)
 		accel_ctx_free(b.ctx);
 		return fflush(stdout) ? ACCEL_EXIT_FAILURE : 0;
 	}
-	if (!ncases) {
+	if (base && (rc = compare_cases(&b, base, &cs, &ncases))) {
+		free(cs);
+		cJSON_Delete(base);
+		accel_ctx_free(b.ctx);
+		return rc;
+	}
+	if (!ncases && !base) {
 		accel_msg_error("nothing to measure: %s", job.common.backend ? "no engine of --backend can run the operations" :
 				"the operations are not measured yet");
 		accel_ctx_free(b.ctx);
@@ -262,6 +288,7 @@ static int bench(int argc, char **argv)
 	if (!mkdtemp(b.dir)) {
 		accel_msg_error("cannot make a temporary folder %s: %s", b.dir, strerror(errno));
 		free(cs);
+		cJSON_Delete(base);
 		accel_ctx_free(b.ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
@@ -296,7 +323,9 @@ static int bench(int argc, char **argv)
 	}
 	clear_progress(&b);
 	cleanup(&b);
-	if (job.common.json)
+	if (base)
+		rc = compare_run(&b, base, cs, ncases, skipped, nskipped);
+	else if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
 	else if (job.csv)
 		print_csv(cs, ncases);
@@ -308,6 +337,8 @@ static int bench(int argc, char **argv)
 	}
 	if (job.save && save_profile(&b, cs, ncases) < 0)
 		status = ACCEL_EXIT_FAILURE;
+	if (rc == ACCEL_EXIT_REGRESSION)
+		status = rc;
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);
@@ -318,6 +349,7 @@ static int bench(int argc, char **argv)
 			free(cs[i].prog_argv[k]);
 	}
 	free(cs);
+	cJSON_Delete(base);
 	accel_ctx_free(b.ctx);
 	if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {
 		accel_msg_error("cannot write stdout: %s", strerror(errno ? errno : EIO));

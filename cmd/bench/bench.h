@@ -4,8 +4,8 @@
  * runs through the libcore calls the programs make (ours.c), the peer
  * tools' runs (peer.c), our programs' runs beside them (program.c), the
  * measured runs and their statistics (measure.c), the machine's memcpy
- * ceiling (ceiling.c) and the table, CSV and JSON it prints (output.c).
- * accel-bench.c holds the options and the case list.
+ * ceiling (ceiling.c), the table, CSV and JSON it prints (output.c) and
+ * the comparison with a baseline (compare.c). accel-bench.c holds the options and the case list.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -26,6 +26,8 @@ extern const struct accel_cli cli;
 #define DEFAULT_VS_BYTES ((uint64_t)64 << 20)
 #define MAX_LEVELS 22
 #define DEFAULT_N 1024
+/* The --json document's schema_version. */
+#define RESULTS_SCHEMA 2
 
 struct job {
 	const char *sizes;       /* --size LIST */
@@ -36,6 +38,9 @@ struct job {
 	int save;                /* --save[=FILE] */
 	const char *save_path;   /* its FILE, NULL: the default profile */
 	const char *peer;        /* --peer LIST: peers preferred where an operation has several */
+	const char *compare;     /* --compare BASELINE.json */
+	const char *against;     /* --against RESULTS.json */
+	double max_regression;   /* --max-regression, percent; -1: not given */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	const char *levels;      /* --level LIST */
@@ -179,6 +184,8 @@ void size_text(const struct kase *c, char *buf, size_t len);
 double ratio(const struct kase *c);
 void print_table(const struct bench *b, struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
+/* The results as the --json document, or NULL when out of memory. */
+struct cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
 
 /* profile.c */
@@ -189,5 +196,25 @@ int profile_target(struct bench *b);
  * machine is replaced); one line on stderr unless -q. 0, or -1 after the
  * message. */
 int save_profile(struct bench *b, const struct kase *cs, int n);
+/* compare.c */
+/* --max-regression P[%]: the ACCEL_CALL. */
+int regression_option(void *job, const char *arg);
+/* The checks of --compare, --against and --max-regression against the
+ * other options, and the bound's default: 0, or the usage status after the
+ * message. */
+int compare_usage(struct job *job);
+/* --compare BASE --against RESULTS: compare the two files; the exit status. */
+int compare_files(struct job *job);
+/* The baseline of --compare read and checked, its settings (runs, warm-up,
+ * threads) taken where the command line gives none: the document, or NULL
+ * with the exit status in *status after the message. */
+struct cJSON *compare_load(struct job *job, int *status);
+/* The baseline's cases chosen by the operands, -b and --size, those that
+ * can run here, into *cs (realloc'd) and *n: 0, or the exit status after
+ * the message. */
+int compare_cases(struct bench *b, struct cJSON *base, struct kase **cs, int *n);
+/* Compare the measured cases with the baseline and print the changes:
+ * ACCEL_EXIT_REGRESSION, 0, or -1 when out of memory. */
+int compare_run(struct bench *b, struct cJSON *base, struct kase *cs, int n, const char **skipped, int nskipped);
 
 #endif

@@ -237,12 +237,12 @@ static cJSON *machine_json(struct accel_ctx *ctx)
 	return m;
 }
 
-int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped)
+cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped)
 {
 	const struct job *job = b->job;
 	cJSON *root = cJSON_CreateObject(), *cases = cJSON_CreateArray(), *nm = cJSON_CreateArray();
 	cJSON *set = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "schema_version", 2);
+	cJSON_AddNumberToObject(root, "schema_version", RESULTS_SCHEMA);
 	cJSON_AddStringToObject(root, "accel_version", ACCEL_VERSION);
 	cJSON *m = machine_json(b->ctx);
 	cJSON_AddItemToObject(m, "ceiling", ceiling_json(b));
@@ -325,7 +325,13 @@ int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, in
 	for (int i = 0; i < nskipped; i++)
 		cJSON_AddItemToArray(nm, cJSON_CreateString(skipped[i]));
 	cJSON_AddItemToObject(root, "not_measured", nm);
-	char *text = cJSON_Print(root);
+	return root;
+}
+
+int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped)
+{
+	cJSON *root = results_json(b, cs, n, skipped, nskipped);
+	char *text = root ? cJSON_Print(root) : NULL;
 	cJSON_Delete(root);
 	if (!text)
 		return -1;
