@@ -24,6 +24,8 @@ static const struct accel_option options[] = {
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
+	{ 0, "plot", "FILE", "also draw the results into FILE.svg or FILE.png with gnuplot: MB/s against size per engine, one panel per operation, and with --vs the our/peer ratios", "file", ACCEL_STRING(JOB(plot)) },
+	{ 'f', "force", NULL, "overwrite an existing --plot FILE", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	{ 'b', "backend", "LIST", "engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) },
 	{ 'T', "threads", "N", "worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the case being measured on stderr (default: when stderr is a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
@@ -101,6 +103,8 @@ static int bench(int argc, char **argv)
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;
 	}
+	if (job.plot && !job.list && (rc = plot_check(&job)))
+		return rc;
 	struct bench b = { .job = &job };
 	if (!(b.ctx = accel_ctx_new())) {
 		accel_msg_error("out of memory");
@@ -217,7 +221,6 @@ static int bench(int argc, char **argv)
 		}
 	}
 	clear_progress(&b);
-	cleanup(&b);
 	if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
 	else if (job.csv)
@@ -228,6 +231,9 @@ static int bench(int argc, char **argv)
 		accel_msg_error("out of memory");
 		status = ACCEL_EXIT_FAILURE;
 	}
+	if (job.plot && plot(&b, cs, ncases) < 0)
+		status = ACCEL_EXIT_FAILURE;
+	cleanup(&b);
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);

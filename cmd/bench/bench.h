@@ -3,7 +3,8 @@
  * peers (ops.c), the inputs made from this machine's files (inputs.c), our
  * runs through the libcore calls the programs make (ours.c), the peer
  * tools' runs (peer.c), the measured runs and their statistics
- * (measure.c) and the table, CSV and JSON it prints (output.c).
+ * (measure.c), the table, CSV and JSON it prints (output.c) and the
+ * plot gnuplot draws (plot.c).
  * accel-bench.c holds the options and the case list.
  */
 #ifndef BENCH_H
@@ -29,6 +30,7 @@ struct job {
 	int repeat;              /* --repeat N, 0: by time */
 	int warmup;
 	int vs, list, csv;
+	const char *plot;        /* --plot FILE.svg|FILE.png */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
@@ -138,5 +140,14 @@ double ratio(const struct kase *c);
 void print_table(struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
+
+/* plot.c */
+/* --plot's FILE before the measurements: its suffix (usage error) and,
+ * without -f, that it does not exist. 0, or the exit status after the
+ * message. */
+int plot_check(const struct job *job);
+/* Draw the measured cases into --plot's FILE with gnuplot. 0, or -1 after
+ * the message (nothing written). */
+int plot(struct bench *b, struct kase *cs, int n);
 
 #endif
