@@ -11,6 +11,8 @@ complete -c accel-bench -l vs -d 'run the peer tool (zstd, pigz, lz4, sha256sum 
 complete -c accel-bench -l list -d 'print the operations and engines that would run, and run nothing'
 complete -c accel-bench -l json -d 'print the results as one JSON document (schema in accel-bench(1))'
 complete -c accel-bench -l csv -d 'print the results as CSV, a header line and one row per case'
+complete -c accel-bench -l plot -r -F -d 'also draw the results into FILE.svg or FILE.png with gnuplot: MB/s against size per engine, one panel per operation, and with --vs the our/peer ratios'
+complete -c accel-bench -s f -l force -d 'overwrite an existing --plot FILE'
 complete -c accel-bench -s b -l backend -x -a '(__accel_bench_backends)' -d 'engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation'
 complete -c accel-bench -s T -l threads -x -d 'worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)'
 complete -c accel-bench -l progress -d 'show the case being measured on stderr (default: when stderr is a terminal)'
