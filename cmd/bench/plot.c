@@ -146,7 +146,7 @@ static void op_panel(FILE *f, FILE *dat, const char *datpath, const struct kase 
  * several, its size when several were measured. */
 static void ratio_panel(FILE *f, FILE *dat, const char *datpath, const struct kase *cs, int n, int nsizes)
 {
-	double top = 1;
+	double top = 1, low = 1;
 	int k = 0;
 	fputs("set title 'ours/peer: our median MB/s over the peer tool''s'\nunset logscale x\nset grid\n"
 	      "set ylabel 'ours/peer'\nunset xlabel\nset style fill solid 0.6\nset boxwidth 0.6\nunset key\n"
@@ -168,9 +168,17 @@ static void ratio_panel(FILE *f, FILE *dat, const char *datpath, const struct ka
 		fprintf(dat, "%d %.9g\n", k++, r);
 		if (r > top)
 			top = r;
+		if (r > 0 && r < low)
+			low = r;
 	}
-	fprintf(f, ")\nset xrange [-0.6:%g]\nset yrange [0:%.9g]\n"
-		"set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lw 2\nplot ", k - 0.4, top * 1.25);
+	fprintf(f, ")\nset xrange [-0.6:%g]\n", k - 0.4);
+	/* Ratios over more than a decade: a logarithmic axis, 2x as far from
+	 * the line at 1 as 0.5x. */
+	if (top > 10 * low)
+		fprintf(f, "set logscale y\nset yrange [%.9g:%.9g]\n", low / 2, top * 2);
+	else
+		fprintf(f, "set yrange [0:%.9g]\n", top * 1.25);
+	fputs("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lw 2\nplot ", f);
 	quoted(f, datpath);
 	fputs(" using 1:2 with boxes, '' using 1:2:(sprintf('%.2fx', $2)) with labels offset 0,0.7\n", f);
 }
@@ -183,6 +191,8 @@ static void messages(const char *path, char *buf, size_t len)
 	size_t n = 0, o = 0;
 	FILE *f = fopen(path, "re");
 	if (f) {
+		if (fseek(f, -(long)(sizeof raw - 1), SEEK_END) < 0)
+			rewind(f);
 		n = fread(raw, 1, sizeof raw - 1, f);
 		fclose(f);
 	}
