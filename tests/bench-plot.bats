@@ -118,3 +118,18 @@ EOF
 	[ -z "$(ls -A | grep 'x\.svg')" ]
 	[ -z "$(ls -A tmp)" ]
 }
+
+@test "--plot: the size axis is logarithmic when the sizes span more than a decade" {
+	mkdir bin
+	# a gnuplot that keeps the script it is given, then draws it
+	printf '#!/bin/sh\ncp "$2" "%s/script.gp" && exec %s "$@"\n' "$PWD" "$(command -v gnuplot)" > bin/gnuplot
+	chmod +x bin/gnuplot
+	run -0 env PATH="$PWD/bin:$PATH" "$A" -q --repeat 1 --warmup 0 --size 4K,64K --plot a.svg sha256
+	grep -qx 'set logscale x' script.gp
+	[ -z "$(grep -x 'unset logscale x' script.gp)" ]
+	run -0 env PATH="$PWD/bin:$PATH" "$A" -q --repeat 1 --warmup 0 --size 64K,128K --plot b.svg sha256
+	grep -qx 'unset logscale x' script.gp
+	[ -z "$(grep -x 'set logscale x' script.gp)" ]
+	run -0 file -b b.svg
+	[[ "$output" == "SVG Scalable Vector Graphics image"* ]]
+}
