@@ -45,6 +45,8 @@ static const struct accel_option options[] = {
 	{ 0, "compare", "FILE", "run the cases of FILE (a --json document) with its settings, print each case's change, and exit 5 when one regressed", "file", ACCEL_STRING(JOB(compare)) },
 	{ 0, "against", "FILE", "with --compare: compare with the results in FILE (a --json document) instead of running", "file", ACCEL_STRING(JOB(against)) },
 	{ 0, "max-regression", "P%", "with --compare: how far a case's median MB/s may fall before it counts, beyond the noise (default 10%)", ACCEL_CALL(regression_option) },
+	{ 0, "plot", "FILE", "also draw the results into FILE.svg or FILE.png with gnuplot: MB/s against size per engine, one panel per operation, and with --vs the our/peer ratios", "file", ACCEL_STRING(JOB(plot)) },
+	{ 'f', "force", NULL, "overwrite an existing --plot FILE", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	{ 'b', "backend", "LIST", "engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) },
 	{ 'T', "threads", "N", "worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the case being measured on stderr (default: when stderr is a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
@@ -167,6 +169,8 @@ static int bench(int argc, char **argv)
 		accel_msg_usage("--save: --list measures nothing to save");
 		return ACCEL_EXIT_USAGE;
 	}
+	if (job.plot && !job.list && (rc = plot_check(&job)))
+		return rc;
 	struct bench b = { .job = &job };
 	if (job.save && profile_target(&b) < 0)
 		return ACCEL_EXIT_FAILURE;
@@ -316,13 +320,12 @@ static int bench(int argc, char **argv)
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
-	if (job.common.json || (!job.csv && !job.common.quiet)) {
+	if (!base && (job.common.json || (!job.csv && !job.common.quiet))) {
 		if (b.progress)
 			fprintf(stderr, "\r\033[K%s: the machine's ceiling: memcpy", cli.prog);
 		measure_ceiling(&b);
 	}
 	clear_progress(&b);
-	cleanup(&b);
 	if (base)
 		rc = compare_run(&b, base, cs, ncases, skipped, nskipped);
 	else if (job.common.json)
@@ -337,8 +340,11 @@ static int bench(int argc, char **argv)
 	}
 	if (job.save && save_profile(&b, cs, ncases) < 0)
 		status = ACCEL_EXIT_FAILURE;
+	if (job.plot && plot(&b, cs, ncases) < 0)
+		status = ACCEL_EXIT_FAILURE;
 	if (rc == ACCEL_EXIT_REGRESSION)
 		status = rc;
+	cleanup(&b);
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);

@@ -1,12 +1,16 @@
 #!/bin/sh
 # A tour of accel on real data: what accel-detect finds, then each program's
 # step (examples/tour/NN-NAME.sh, sourced in order, with $corpus, $size,
-# $work and the helpers below) on a corpus built from this machine's files,
-# checked against the standard tools. Run from the repository root (make demo).
+# $work, $out and the helpers below) on a corpus built from this machine's
+# files, checked against the standard tools. $work goes at the end; $out
+# (ACCEL_TOUR_OUT, else build/tour) keeps what the tour shows, as the
+# accel-bench plot. Run from the repository root (make demo).
 set -eu
 B=${ACCEL_BUILD:-build}
 export PATH="$PWD/$B:$PATH"
 work=$(mktemp -d)
+out=${ACCEL_TOUR_OUT:-$B/tour}
+mkdir -p "$out"
 trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }

@@ -5,7 +5,8 @@
  * tools' runs (peer.c), our programs' runs beside them (program.c), the
  * measured runs and their statistics (measure.c), the machine's memcpy
  * ceiling (ceiling.c), the table, CSV and JSON it prints (output.c) and
- * the comparison with a baseline (compare.c). accel-bench.c holds the options and the case list.
+ * the comparison with a baseline (compare.c) and the plot gnuplot draws
+ * (plot.c). accel-bench.c holds the options and the case list.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -41,6 +42,7 @@ struct job {
 	const char *compare;     /* --compare BASELINE.json */
 	const char *against;     /* --against RESULTS.json */
 	double max_regression;   /* --max-regression, percent; -1: not given */
+	const char *plot;        /* --plot FILE.svg|FILE.png */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	const char *levels;      /* --level LIST */
@@ -216,5 +218,13 @@ int compare_cases(struct bench *b, struct cJSON *base, struct kase **cs, int *n)
 /* Compare the measured cases with the baseline and print the changes:
  * ACCEL_EXIT_REGRESSION, 0, or -1 when out of memory. */
 int compare_run(struct bench *b, struct cJSON *base, struct kase *cs, int n, const char **skipped, int nskipped);
+/* plot.c */
+/* --plot's FILE before the measurements: its suffix (usage error) and,
+ * without -f, that it does not exist. 0, or the exit status after the
+ * message. */
+int plot_check(const struct job *job);
+/* Draw the measured cases into --plot's FILE with gnuplot. 0, or -1 after
+ * the message (nothing written). */
+int plot(struct bench *b, struct kase *cs, int n);
 
 #endif

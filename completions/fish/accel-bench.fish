@@ -17,6 +17,8 @@ complete -c accel-bench -l csv -d 'print the results as CSV, a header line and o
 complete -c accel-bench -l compare -r -F -d 'run the cases of FILE (a --json document) with its settings, print each case\'s change, and exit 5 when one regressed'
 complete -c accel-bench -l against -r -F -d 'with --compare: compare with the results in FILE (a --json document) instead of running'
 complete -c accel-bench -l max-regression -x -d 'with --compare: how far a case\'s median MB/s may fall before it counts, beyond the noise (default 10%)'
+complete -c accel-bench -l plot -r -F -d 'also draw the results into FILE.svg or FILE.png with gnuplot: MB/s against size per engine, one panel per operation, and with --vs the our/peer ratios'
+complete -c accel-bench -s f -l force -d 'overwrite an existing --plot FILE'
 complete -c accel-bench -s b -l backend -x -a '(__accel_bench_backends)' -d 'engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation'
 complete -c accel-bench -s T -l threads -x -d 'worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)'
 complete -c accel-bench -l progress -d 'show the case being measured on stderr (default: when stderr is a terminal)'
