@@ -94,9 +94,10 @@ texts() {
 @test "--plot without gnuplot on PATH: one line, the table printed, exit 1, no FILE" {
 	run -1 --separate-stderr env PATH=/nonexistent "$A" "${RUN[@]}" --plot x.svg sha256
 	[ "$stderr" = "accel-bench: cannot draw x.svg: gnuplot is not on PATH (Debian package gnuplot-nox)" ]
-	[ "${#lines[@]}" -eq 2 ]
+	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[0]}" == "OPERATION "* ]]
 	[[ "${lines[1]}" == "sha256 "* ]]
+	[[ "${lines[2]}" == "ceiling: memcpy "* ]]
 	[ ! -e x.svg ]
 	[ -z "$(ls -A | grep 'x\.svg')" ]
 	[ -z "$(ls -A tmp)" ]
