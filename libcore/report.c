@@ -373,10 +373,44 @@ static int table_device(struct accel_report *r, const struct accel_device *d)
 	return 0;
 }
 
+/* Whether the backend of a route's entry offers the operation: it has an
+ * engine or a rank, or it is loaded and lists the operation. */
+static int entry_offers(const struct accel_report *r, const struct accel_route *route,
+			const struct accel_route_entry *x)
+{
+	if (x->engine || x->usable)
+		return 1;
+	for (int i = 0; r->ctx && i < accel_backend_count(r->ctx); i++) {
+		const struct accel_backend_status *s = accel_backend_status(r->ctx, i);
+		if (!strcmp(s->name, x->name))
+			return s->backend && core_backend_offers(s->backend, route->op);
+	}
+	return 1;
+}
+
+/* The route's lines; without verbose, an auto route leaves out the
+ * backends that do not offer the operation (a line counts them). */
 static int table_route(struct accel_report *r, const struct accel_route *route)
 {
 	table_flush(r);
-	accel_route_print(route, r->f);
+	if (r->o.verbose || route->forced) {
+		accel_route_print(route, r->f);
+		return 0;
+	}
+	struct accel_route *shown = malloc(sizeof *shown);
+	if (!shown)
+		return ACCEL_ENOMEM;
+	*shown = *route;
+	shown->n = 0;
+	for (int i = 0; i < route->n; i++)
+		if (entry_offers(r, route, &route->entries[i]))
+			shown->entries[shown->n++] = route->entries[i];
+	accel_route_print(shown, r->f);
+	int hidden = route->n - shown->n;
+	if (hidden)
+		fprintf(r->f, "  (%d backend%s without this operation left out: -v lists them)\n", hidden,
+			hidden == 1 ? "" : "s");
+	free(shown);
 	return 0;
 }
 
