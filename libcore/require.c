@@ -604,10 +604,24 @@ unsigned accel_require_classes(const struct accel_require *req, const struct acc
 	return need;
 }
 
+/* The APIs and the names of the bundled backends, known whether or not
+ * their plugins are installed here: a machine without them does not meet
+ * "vulkan" (where a misspelt name is a usage error). */
+static const char *const known_apis[] = {
+	"cuda", "d3d11va", "drm", "dxva2", "host", "mediacodec", "netdev", "nvdec", "nvenc", "nvml", "opencl",
+	"openssl", "pci", "qat", "qsv", "vaapi", "vdpau", "videotoolbox", "vulkan",
+	"cpu", "cufft", "ffmpeg", "fftw", "nic", "onnxruntime", "opencv", "vkfft",
+	NULL
+};
+
 /* Whether a term's NAME alone names something: a class, a CPU flag, an
- * API (of a backend or a device here), a backend, or a key of a device. */
+ * API (of a bundled backend, a backend or a device here), a backend, or a
+ * key of a device. */
 static int name_known(struct accel_ctx *ctx, const char *name)
 {
+	for (int i = 0; known_apis[i]; i++)
+		if (!strcmp(known_apis[i], name))
+			return 1;
 	if (accel_class_parse(name) >= 0 || accel_cpu_flag_known(ctx, name) || accel_api_backend(ctx, name) ||
 	    field_known(ctx, name))
 		return 1;
@@ -636,6 +650,8 @@ static const char *closest_name(struct accel_ctx *ctx, const char *name)
 	int bd = 300;
 	for (int i = 0; i < ACCEL_CLASS_COUNT; i++)
 		nearer(name, accel_class_name(i), &best, &bd);
+	for (int i = 0; known_apis[i]; i++)
+		nearer(name, known_apis[i], &best, &bd);
 	if ((c = accel_cpu_flag_nearest(name)))
 		nearer(name, c, &best, &bd);
 	for (int i = 0; i < accel_backend_count(ctx); i++) {

@@ -332,7 +332,8 @@ static void test_unseen_api_reasons(void **state)
 	assert_string_equal(eval(&st, "bar"), "bar: bar 0: no such node");
 	assert_string_equal(eval(&st, "quux"), "quux: no hardware video engine (foo, bar)");
 	assert_string_equal(eval(&st, "novideo"), "novideo: no hardware video engine (foo, bar)");
-	assert_string_equal(eval(&st, "nosuch"), "nosuch: no device offers nosuch");
+	assert_string_equal(eval(&st, "nosuch"), "usage: 'nosuch': unknown name 'nosuch' (a class, a CPU flag as "
+			    "/proc/cpuinfo lists it, an API, or a field of a device in --json)");
 	assert_string_equal(eval(&st, "video"), "video: found 0 video devices: no hardware video engine (foo, bar)");
 	accel_ctx_free(ctx);
 }
