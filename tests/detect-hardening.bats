@@ -28,7 +28,7 @@ controls() {
 		[ "$output" = "accel-detect: requirement not met: vulkan: the Vulkan driver did not answer in time (ACCEL_PROBE_TIMEOUT)" ]
 	done
 	for i in $(seq 30); do
-		ACCEL_PROBE_TIMEOUT=0.01 "$D" --json -o out.json
+		ACCEL_PROBE_TIMEOUT=0.01 "$D" --json -f -o out.json
 		jq -e '[.probes[] | select(.reason != null and (.reason | test("in time")))] | length >= 1' out.json
 	done
 }
