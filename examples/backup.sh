@@ -23,6 +23,7 @@ backup)
 	shift 3
 	args=""
 	for r in "$@"; do args="$args -r $r"; done
+	mkdir -p "$(dirname "$out")"
 	# shellcheck disable=SC2086
 	tar cf - -C "$dir" . | accel-compress -T0 | accel-crypt -T0 $args -o "$out"
 	(cd "$(dirname "$out")" && accel-crypt hash "$(basename "$out")") > "$out.sha256.tmp"
