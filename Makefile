@@ -212,6 +212,7 @@ $(B)/accel.pc: Makefile $(B)/accel.pc.dirs
 # libaccel.so, they would bring a unit test a second copy of it.
 define test_plugin
 	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS),$<)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
 endef
 $(B)/tests/plugins/accel_%.so: tests/plugins/%.c | $(LIB)

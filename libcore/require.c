@@ -606,7 +606,7 @@ unsigned accel_require_classes(const struct accel_require *req, const struct acc
 
 /* The APIs and the names of the bundled backends, known whether or not
  * their plugins are installed here: a machine without them does not meet
- * "vulkan" (where a misspelt name is a usage error). */
+ * vulkan, say (where a misspelt name is a usage error). */
 static const char *const known_apis[] = {
 	"cuda", "d3d11va", "drm", "dxva2", "host", "mediacodec", "netdev", "nvdec", "nvenc", "nvml", "opencl",
 	"openssl", "pci", "qat", "qsv", "vaapi", "vdpau", "videotoolbox", "vulkan",

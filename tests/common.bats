@@ -12,7 +12,8 @@ setup() {
 	HOSTILE=(ACCEL_BACKEND=nonexistent ACCEL_FALLBACK=sometimes ACCEL_THREADS=many
 		"ACCEL_FAULT=cpu:*;openssl:*" ACCEL_PROBE_TIMEOUT=never ACCEL_MEMORY=lots
 		ACCEL_BACKEND_PATH=/nonexistent ACCEL_SYSROOT=/nonexistent ACCEL_PROFILE=/nonexistent/profile.json
-		ACCEL_CUFFT_CHAIN=nowhere ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so NO_COLOR=1)
+		ACCEL_CUFFT_CHAIN=nowhere ACCEL_ONNXRUNTIME_LIB=/nonexistent/libonnxruntime.so
+		ACCEL_BENCH_FFTW=/nonexistent ACCEL_BENCH_INFER_DIRECT=/nonexistent ACCEL_BENCH_MODELS=/nonexistent NO_COLOR=1)
 	cd "$BATS_TEST_TMPDIR"
 }
 

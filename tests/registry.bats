@@ -30,6 +30,8 @@ plugins() {
 	[ "${lines[1]}" = "  1. demo:cpu0        prior 200 MB/s (demo cpu)" ]
 	[ "${lines[2]}" = "  2. demo.fast:npu0   software device: never preferred to native CPU code; name it in full with --backend to use it" ]
 	[ "${lines[3]}" = "  3. demo.exact:npu0  software device: never preferred to native CPU code; name it in full with --backend to use it" ]
+	[[ "${lines[4]}" =~ ^\ \ \([0-9]+\ backends\ without\ this\ operation\ left\ out:\ -v\ lists\ them\)$ ]]
+	run -0 --separate-stderr "$D" -v --routes demo.reverse
 	[ "${lines[4]}" = "  -  cpu              left out: does not offer this operation" ]
 }
 

@@ -228,7 +228,6 @@ static void test_gres_nfd(void **state)
 				  "accel.example/gpu.api-vulkan=true\n"
 				  "accel.example/gpu.api-cuda=true\n"
 				  "accel.example/gpu.api-nvenc=true\n"
-				  "accel.example/gpu.api-vulkan=true\n"
 				  "accel.example/gpu.count=2\n");
 	free(text);
 }
