@@ -46,14 +46,23 @@ static int parse_sizes(struct job *job)
 	const char *s = job->sizes;
 	while (s && *s) {
 		size_t n = strcspn(s, ",");
-		char word[64];
+		char word[64], *end;
 		uint64_t v;
 		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
-		if (job->nsizes == MAX_SIZES || accel_parse_size(word, &v) < 0 || v < 1) {
+		/* WxH: a resolution, for the video stages (even sides). */
+		long w = strtol(word, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+		int ok;
+		if (strchr(word, 'x')) {
+			ok = !*end && w >= 16 && h >= 16 && w <= 8192 && h <= 8192 && !(w % 2) && !(h % 2);
+			v = VIDEO_SIZE(w, h);
+		} else {
+			ok = accel_parse_size(word, &v) == 0 && v >= 1;
+		}
+		if (job->nsizes == MAX_SIZES || !ok) {
 			if (job->nsizes == MAX_SIZES)
 				accel_msg_usage("--size: at most %d sizes", MAX_SIZES);
 			else
-				accel_msg_usage("--size: '%s' is not a size (bytes with K, M, G suffixes, or N for FFTs)", word);
+				accel_msg_usage("--size: '%s' is not a size (bytes with K, M, G suffixes, N for FFTs, a batch for onnx.run, or WxH of even sides from 16 to 8192 for video)", word);
 			return ACCEL_EXIT_USAGE;
 		}
 		job->size[job->nsizes++] = v;
@@ -62,12 +71,13 @@ static int parse_sizes(struct job *job)
 	return 0;
 }
 
-/* The -b items of the case list for op, or every engine that can run it:
- * into items (names of 80 bytes). Returns their number. */
-static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, char (*items)[80], int max)
+/* The -b items of the case list for op (its route's parameters in ext),
+ * or every engine that can run it: into items (names of 80 bytes). Returns
+ * their number. */
+static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, void *ext, char (*items)[80], int max)
 {
 	int n = 0;
-	struct accel_op o = { .name = op, .checksum = 1 };
+	struct accel_op o = { .name = op, .checksum = 1, .ext = ext };
 	struct accel_route r;
 	if (list && strcmp(list, "auto")) {
 		for (const char *s = list; *s && n < max;) {
@@ -130,6 +140,7 @@ static int bench(int argc, char **argv)
 			return ACCEL_EXIT_USAGE;
 		}
 	}
+	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	const char *skipped[MAX_NAMES];
 	int nskipped = 0, ncases = 0, cap = 0, status = 0;
 	struct kase *cs = NULL;
@@ -144,7 +155,8 @@ static int bench(int argc, char **argv)
 			continue;
 		}
 		char items[16][80];
-		int ne = engines_for(b.ctx, job.common.backend, op->name, items, 16);
+		int ne = IS_VIDEO(op->fam) ? video_engines(&b, job.common.backend, items, 16) :
+			 engines_for(b.ctx, job.common.backend, op->name, op_ext(&b, op), items, 16);
 		if (job.list) {
 			printf("%-16s ", op->name);
 			for (int e = 0; e < ne; e++)
@@ -152,14 +164,27 @@ static int bench(int argc, char **argv)
 			puts(ne ? "" : job.common.backend ? "no engine of --backend can run it" : "no engine here");
 			continue;
 		}
-		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : DEFAULT_BYTES;
-		int nsz = job.nsizes ? job.nsizes : 1;
+		/* The sizes of the op's kind: resolutions for video, numbers
+		 * for the others; none given, its default. */
+		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : op->fam == FAM_ONNX ? DEFAULT_BATCH :
+				IS_VIDEO(op->fam) ? DEFAULT_VIDEO : DEFAULT_BYTES, sizes[MAX_SIZES];
+		int nsz = 0;
+		for (int s = 0; s < job.nsizes; s++)
+			if (!!IS_VIDEO(op->fam) == (job.size[s] > 0xffffffffu))
+				sizes[nsz++] = job.size[s];
+		if (!nsz)
+			sizes[nsz++] = dflt;
 		for (int e = 0; e < ne; e++)
 			for (int s = 0; s < nsz; s++) {
-				uint64_t size = job.nsizes ? job.size[s] : dflt;
-				if (op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) {
-					accel_msg_usage("--size: %llu is not an FFT size for %s (N from 2 to 2^26)",
-							(unsigned long long)size, op->name);
+				uint64_t size = sizes[s];
+				if ((op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) ||
+				    (op->fam == FAM_ONNX && size > MAX_BATCH)) {
+					if (op->fam == FAM_FFT)
+						accel_msg_usage("--size: %llu is not an FFT size for %s (N from 2 to 2^26)",
+								(unsigned long long)size, op->name);
+					else
+						accel_msg_usage("--size: %llu is not a batch for %s (1 to %d)",
+								(unsigned long long)size, op->name, MAX_BATCH);
 					free(cs);
 					accel_ctx_free(b.ctx);
 					return ACCEL_EXIT_USAGE;
@@ -200,7 +225,6 @@ static int bench(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	catch_signals(&b);
-	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	b.progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);

@@ -22,6 +22,14 @@ extern const struct accel_cli cli;
 #define FFT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_N 1024
+/* onnx.run: the batch, 1 to MAX_BATCH (accel-infer --batch's limit). */
+#define DEFAULT_BATCH 1
+#define MAX_BATCH 1024
+/* Video: --size WxH, kept as W << 32 | H (a plain number is never one). */
+#define VIDEO_SIZE(w, h) ((uint64_t)(w) << 32 | (uint64_t)(h))
+#define VIDEO_W(s) ((int)((s) >> 32))
+#define VIDEO_H(s) ((int)((s) & 0xffffffff))
+#define DEFAULT_VIDEO VIDEO_SIZE(640, 360)
 
 struct job {
 	const char *sizes;       /* --size LIST */
@@ -34,7 +42,10 @@ struct job {
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
 };
 
-enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FAM_HASH, FAM_FFT };
+enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FAM_HASH, FAM_FFT, FAM_ONNX,
+	      FAM_DECODE, FAM_ENCODE };
+/* Video stages run as accel-transcode processes. */
+#define IS_VIDEO(fam) ((fam) == FAM_DECODE || (fam) == FAM_ENCODE)
 enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 
 /* An operation measured here, and its peer: argv[0] and what follows it
@@ -42,7 +53,7 @@ enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 struct opdef {
 	const char *name;
 	enum family fam;
-	const char *format;      /* compress: "zstd" ...; hash: the tool's name */
+	const char *format;      /* compress: "zstd" ...; video: the codec, as --to names it */
 	int fft;                 /* enum fft_kind */
 	const char *peer[8];
 };
@@ -63,7 +74,9 @@ struct series {
 	double cpu;              /* user + system seconds of the measured runs */
 	long rss_kib;            /* peak resident set (ours only: a child's
 	                          * ru_maxrss counts its parent's pages at exec) */
-	double start;            /* seconds taken off each run: the peer's start-up */
+	double start;            /* seconds taken off each run: the start-up (the
+	                          * peer's; ours for video, its set-up run) */
+	double setup;            /* the peer's set-up, reported apart */
 };
 
 struct kase {
@@ -77,10 +90,12 @@ struct kase {
 	uint64_t bytes;          /* bytes the MB/s counts (uncompressed for codecs) */
 	uint64_t out_bytes;      /* bytes written per run */
 	double transforms;       /* FFT frames per run */
+	double units;            /* onnx.run: inferences per run; video: frames */
 	double setup;
 	struct series ours, peer;
 	char peer_cmd[160];      /* "" without a peer */
-	char *peer_argv[16];
+	char *peer_argv[24];
+	int peer_in;             /* the index of the input in peer_argv */
 	int failed;
 };
 
@@ -95,6 +110,7 @@ struct bench {
 	char age_recipient[128], age_identity[4200];
 	int age_peer;            /* 1: age-keygen made the identity */
 	int progress;            /* 1: the case being measured is shown on stderr */
+	long child_rss_kib;      /* video: the peak resident set of our runs */
 };
 
 /* ops.c */
@@ -112,6 +128,32 @@ void cleanup(struct bench *b);
 int make_corpus(const char *path, uint64_t size);
 int make_tones(const char *path, uint64_t frames, size_t frame, int complex);
 int64_t file_size(const char *path);
+
+/* onnx.c */
+/* The parameters of op's route (struct accel_op.ext): onnx.run's model
+ * when it is here, else NULL. */
+void *op_ext(struct bench *b, const struct opdef *op);
+int onnx_prepare(struct bench *b, struct kase *c);
+int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
+	     struct accel_stream_stats *st, char *err, size_t len);
+int onnx_peer_command(struct bench *b, struct kase *c);
+int onnx_peer_start(struct bench *b, struct kase *c);
+int onnx_peer_run(struct kase *c, double *dt, double *cpu);
+void onnx_peer_close(void);
+/* At the end: the peer and the last case's context go. */
+void onnx_end(void);
+/* The p50, p90 and p99 of the series' times into p[3]. */
+void percentiles(const struct series *s, double p[3]);
+
+/* video.c */
+/* The path `rel` from accel-bench's own folder ("accel-transcode",
+ * "libexec/infer-direct") into buf[len]: 0, or -1 when nothing is there. */
+int sibling(const char *rel, char *buf, size_t len);
+int video_engines(struct bench *b, const char *list, char (*items)[80], int max);
+int video_prepare(struct bench *b, struct kase *c);
+int video_run(struct bench *b, const struct kase *c, const char *path, struct accel_stream_stats *st,
+	      uint64_t *written, char *err, size_t len);
+int video_peer_command(struct bench *b, struct kase *c, const char *input);
 
 /* ours.c */
 int run_op(struct bench *b, const struct kase *c, const char *path, const char *dest,

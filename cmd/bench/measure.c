@@ -22,11 +22,28 @@ double tv(struct timeval t)
 	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
 }
 
+/* CPU seconds of this process and of its children waited for (our runs
+ * of accel-transcode). */
 static double cpu_self(void)
 {
-	struct rusage ru;
+	struct rusage ru, ch;
 	getrusage(RUSAGE_SELF, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
+	getrusage(RUSAGE_CHILDREN, &ch);
+	return tv(ru.ru_utime) + tv(ru.ru_stime) + tv(ch.ru_utime) + tv(ch.ru_stime);
+}
+
+/* One run of case c's peer: its seconds into *dt, its CPU seconds into
+ * *cpu. Its exit status (0: it ran), -1 when it failed otherwise. */
+static int peer_once(struct kase *c, double *dt, double *cpu)
+{
+	if (c->op->fam == FAM_ONNX)
+		return onnx_peer_run(c, dt, cpu);
+	struct rusage ru;
+	double t0 = accel_now();
+	int ps = spawn(c->peer_argv, NULL, &ru);
+	*dt = accel_now() - t0;
+	*cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
+	return ps;
 }
 
 static int add_sample(struct series *s, double t)
@@ -59,6 +76,10 @@ static int prepare(struct bench *b, struct kase *c)
 	char err[512];
 	uint64_t w;
 	struct accel_stream_stats st;
+	if (op->fam == FAM_ONNX)
+		return onnx_prepare(b, c);
+	if (IS_VIDEO(op->fam))
+		return video_prepare(b, c);
 	if (op->fam == FAM_FFT) {
 		size_t frame = op->fft == FFT_C2R ? (size_t)c->size / 2 + 1 : (size_t)c->size;
 		int complex = op->fft != FFT_R2C;
@@ -155,9 +176,21 @@ int measure(struct bench *b, struct kase *c)
 	if (job->vs && peer_in && peer_command(b, c, peer_in) < 0)
 		c->peer_cmd[0] = 0;
 	reset_peak_rss();
-	double t0 = accel_now();
+	b->child_rss_kib = 0;
+	double t0 = accel_now(), dt, pcpu;
 	int rc = run_op(b, c, c->tiny, NULL, &st, &w, err, sizeof err);
 	c->setup = accel_now() - t0;
+	if (rc == ACCEL_ENOTSUP && IS_VIDEO(c->op->fam)) {
+		/* A device that cannot run the stage: the case is left out. */
+		clear_progress(b);
+		accel_msg_warn("%s: %s: not measured", c->op->name, err);
+		c->failed = 1;
+		return 0;
+	}
+	/* A video run's start-up (process, codec open, one frame) is its
+	 * set-up run's time. */
+	if (IS_VIDEO(c->op->fam))
+		c->ours.start = c->setup;
 	int peer = c->peer_cmd[0] != 0;
 	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
 		clear_progress(b);
@@ -166,7 +199,7 @@ int measure(struct bench *b, struct kase *c)
 	}
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		int ps = peer ? spawn(c->peer_argv, NULL, NULL) : 0;
+		int ps = peer ? peer_once(c, &dt, &pcpu) : 0;
 		if (ps != 0) {
 			clear_progress(b);
 			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
@@ -178,16 +211,13 @@ int measure(struct bench *b, struct kase *c)
 		double cpu0 = cpu_self();
 		t0 = accel_now();
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		double dt = accel_now() - t0;
+		dt = accel_now() - t0;
 		c->ours.cpu += cpu_self() - cpu0;
 		spent += dt;
 		if (!rc && add_sample(&c->ours, dt) < 0)
 			rc = ACCEL_ENOMEM;
 		if (!rc && peer) {
-			struct rusage ru;
-			t0 = accel_now();
-			int ps = spawn(c->peer_argv, NULL, &ru);
-			dt = accel_now() - t0;
+			int ps = peer_once(c, &dt, &pcpu);
 			if (ps != 0) {
 				clear_progress(b);
 				accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
@@ -195,15 +225,16 @@ int measure(struct bench *b, struct kase *c)
 			} else if (add_sample(&c->peer, dt) < 0) {
 				rc = ACCEL_ENOMEM;
 			} else {
-				c->peer.cpu += tv(ru.ru_utime) + tv(ru.ru_stime);
+				c->peer.cpu += pcpu;
 			}
 		}
 	}
+	onnx_peer_close();
 	if (!peer)
 		c->peer_cmd[0] = 0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	c->ours.rss_kib = ru.ru_maxrss;
+	c->ours.rss_kib = IS_VIDEO(c->op->fam) ? b->child_rss_kib : ru.ru_maxrss;
 	c->out_bytes = w;
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);

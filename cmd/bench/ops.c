@@ -22,6 +22,14 @@ const struct opdef ops[] = {
 	{ "fft.c2c", FAM_FFT, NULL, FFT_C2C, { NULL } },
 	{ "fft.r2c", FAM_FFT, NULL, FFT_R2C, { NULL } },
 	{ "fft.c2r", FAM_FFT, NULL, FFT_C2R, { NULL } },
+	/* Their peers are programs of their own: onnx.c, video.c. */
+	{ "onnx.run", FAM_ONNX, NULL, 0, { NULL } },
+	{ "h264.decode", FAM_DECODE, "h264", 0, { NULL } },
+	{ "hevc.decode", FAM_DECODE, "hevc", 0, { NULL } },
+	{ "h264.encode", FAM_ENCODE, "h264", 0, { NULL } },
+	{ "hevc.encode", FAM_ENCODE, "hevc", 0, { NULL } },
+	{ "av1.encode", FAM_ENCODE, "av1", 0, { NULL } },
+	{ "vp9.encode", FAM_ENCODE, "vp9", 0, { NULL } },
 };
 const size_t nops = sizeof ops / sizeof ops[0];
 

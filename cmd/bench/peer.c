@@ -89,6 +89,10 @@ int age_keys(struct bench *b)
 int peer_command(struct bench *b, struct kase *c, const char *input)
 {
 	const struct opdef *op = c->op;
+	if (op->fam == FAM_ONNX)
+		return onnx_peer_command(b, c);
+	if (IS_VIDEO(op->fam))
+		return video_peer_command(b, c, input);
 	if (!op->peer[0] || !on_path(op->peer[0]))
 		return -1;
 	if ((op->fam == FAM_AGE_ENCRYPT || op->fam == FAM_AGE_DECRYPT) && age_keys(b) < 0)
@@ -115,6 +119,7 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 		if (shown && used < sizeof c->peer_cmd)
 			used += (size_t)snprintf(c->peer_cmd + used, sizeof c->peer_cmd - used, "%s%s", used ? " " : "", word);
 	}
+	c->peer_in = n;
 	if (!(c->peer_argv[n++] = strdup(input)))
 		return -1;
 	c->peer_argv[n] = NULL;
@@ -122,11 +127,15 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 }
 
 /* The peer's start-up: the median of 3 runs on the empty input of case
- * c (for age -d, an age file of the empty plaintext), into c->peer.start.
+ * c (for age -d, an age file of the empty plaintext; for video, the clip of
+ * one frame), into c->peer.start; onnx.run's peer starts, its model load
+ * its set-up.
  * 0, or -1 when it failed. */
 int peer_start(struct bench *b, struct kase *c, const char *input)
 {
 	const char *tiny = c->tiny;
+	if (c->op->fam == FAM_ONNX)
+		return onnx_peer_start(b, c);
 	if (c->op->fam == FAM_AGE_DECRYPT) {
 		char *theirs = temp_path(b, "age-empty.age");
 		char *enc[] = { "age", "-r", b->age_recipient, "-o", theirs, (char *)c->tiny, NULL };
@@ -137,9 +146,7 @@ int peer_start(struct bench *b, struct kase *c, const char *input)
 			return -1;
 		tiny = theirs;
 	}
-	int last = 0;
-	while (c->peer_argv[last + 1])
-		last++;
+	int last = c->peer_in;
 	char *keep = c->peer_argv[last];
 	c->peer_argv[last] = (char *)tiny;
 	double t[3];
@@ -151,6 +158,6 @@ int peer_start(struct bench *b, struct kase *c, const char *input)
 	}
 	c->peer_argv[last] = keep;
 	qsort(t, 3, sizeof t[0], cmp_double);
-	c->peer.start = t[1];
+	c->peer.start = c->peer.setup = t[1];
 	return rc;
 }
