@@ -142,7 +142,7 @@ static int bench(int argc, char **argv)
 	}
 	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	const char *skipped[MAX_NAMES];
-	int nskipped = 0, ncases = 0, cap = 0, status = 0;
+	int nskipped = 0, ncases = 0, cap = 0, status = 0, unrun = 0;
 	struct kase *cs = NULL;
 	for (int i = 0; i < nnames; i++) {
 		if (job.common.noperands && !chosen[i])
@@ -164,6 +164,7 @@ static int bench(int argc, char **argv)
 			puts(ne ? "" : job.common.backend ? "no engine of --backend can run it" : "no engine here");
 			continue;
 		}
+		unrun += !ne;
 		/* The sizes of the op's kind: resolutions for video, numbers
 		 * for the others; none given, its default. */
 		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : op->fam == FAM_ONNX ? DEFAULT_BATCH :
@@ -212,7 +213,7 @@ static int bench(int argc, char **argv)
 	}
 	if (!ncases) {
 		accel_msg_error("nothing to measure: %s", job.common.backend ? "no engine of --backend can run the operations" :
-				"the operations are not measured yet");
+				unrun ? "no engine here can run the operations" : "the operations are not measured yet");
 		accel_ctx_free(b.ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
