@@ -178,7 +178,7 @@ int onnx_peer_command(struct bench *b, struct kase *c)
 {
 	char prog[4096], threads[16], dims[96];
 	const char *env = getenv("ACCEL_BENCH_INFER_DIRECT");
-	if (strncmp(c->engine, "onnxruntime.cpu:", 16) || !model_path())
+	if (strncmp(c->engine, "onnxruntime.cpu", 15) || (c->engine[15] && c->engine[15] != ':') || !model_path())
 		return -1;
 	if (env && *env)
 		snprintf(prog, sizeof prog, "%s", env);
