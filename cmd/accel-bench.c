@@ -1,9 +1,11 @@
 /*
  * accel-bench - measure the toolkit's operations on each engine, through
  * the libcore calls the programs make (accel_compress, accel_decompress,
- * accel_age_encrypt/decrypt, the hash stream, accel_fft_run), on inputs
- * made from this machine's files (tones and noise for FFTs), and beside the
- * peer tools (zstd, pigz, lz4, sha256sum, age) with --vs.
+ * accel_age_encrypt/decrypt, the hash stream, accel_fft_run, the onnx.run
+ * stream) and the accel-transcode program, on inputs made from this
+ * machine's files (tones and noise for FFTs, a real model's input, a
+ * generated clip), and beside the peer tools (zstd, pigz, lz4, sha256sum,
+ * age, ONNX Runtime driven directly, ffmpeg) with --vs.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -16,11 +18,11 @@
 #define JOB(field) ACCEL_AT(struct job, field)
 
 static const struct accel_option options[] = {
-	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), or N, the samples per transform, for FFTs (default 1024)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
-	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },

@@ -3,11 +3,11 @@ function __accel_bench_backends -d 'what -b of accel-bench completes to: its reg
 	set -l w (commandline -opc)
 	$w[1] --completion=backends 2>/dev/null
 end
-complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), or N, the samples per transform, for FFTs (default 1024)'
+complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)'
 complete -c accel-bench -l time -x -d 'seconds of measured runs per case, at least 3 runs (default 1)'
 complete -c accel-bench -l repeat -x -d 'exactly N measured runs per case (instead of --time)'
 complete -c accel-bench -l warmup -x -d 'runs before the measured ones, not counted (default 1)'
-complete -c accel-bench -l vs -d 'run the peer tool (zstd, pigz, lz4, sha256sum ..., age) on the same input, interleaved with ours, and print our/peer ratios'
+complete -c accel-bench -l vs -d 'run the peer tool (zstd, pigz, lz4, sha256sum ..., age, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print our/peer ratios'
 complete -c accel-bench -l list -d 'print the operations and engines that would run, and run nothing'
 complete -c accel-bench -l json -d 'print the results as one JSON document (schema in accel-bench(1))'
 complete -c accel-bench -l csv -d 'print the results as CSV, a header line and one row per case'
