@@ -3,6 +3,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
+LIBEXECDIR ?= $(PREFIX)/libexec
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share
@@ -32,7 +33,10 @@ export UBSAN_OPTIONS ?= print_stacktrace=1
 endif
 OPT ?= -O2 -g
 CFLAGS ?=
-CFLAGS += $(OPT) $(WARN) $(SAN) -std=gnu11 -pthread -fPIC -D_GNU_SOURCE
+# Debug information and __FILE__ name sources relative to the tree, so that
+# no installed file holds the path of the build folder.
+PREFIX_MAP := -ffile-prefix-map=$(CURDIR)=.
+CFLAGS += $(OPT) $(WARN) $(SAN) $(PREFIX_MAP) -std=gnu11 -pthread -fPIC -D_GNU_SOURCE
 CPPFLAGS += -Ilibcore/include -Ilibcore
 LDFLAGS += $(SAN) -pthread
 
@@ -188,10 +192,20 @@ completions: $(PROG_BIN)
 		$(B)/$$p --completion fish > completions/fish/$$p.fish || exit 1; \
 	done
 
-$(B)/accel.pc: Makefile
+# accel.pc says where `make install` puts libaccel and its headers: it is
+# written again when PREFIX, LIBDIR or INCLUDEDIR differ from the last
+# build's (`make install PREFIX=...` after a plain `make`), as git's
+# GIT-PREFIX does. Directories under PREFIX are written ${prefix}-relative,
+# so that pkg-config --define-prefix can relocate them.
+PC_DIRS := $(PREFIX):$(LIBDIR):$(INCLUDEDIR)
+$(B)/accel.pc.dirs: FORCE
 	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(PC_DIRS)' ] || printf '%s\n' '$(PC_DIRS)' > $@
+
+$(B)/accel.pc: Makefile $(B)/accel.pc.dirs
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: accel\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -laccel\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'accelerator discovery, routing and stream engine' '$(VERSION)' > $@
+		'$(PREFIX)' '$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' '$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' \
+		'accelerator discovery, routing and stream engine' '$(VERSION)' > $@
 
 # Test plugins take libaccel's functions from the process that loads them
 # (a program, or a unit test that holds libcore itself): linked to
@@ -266,7 +280,7 @@ fuzz:
 
 demo:
 	@$(MAKE) --no-print-directory all
-	@sh examples/tour.sh
+	@ACCEL_BUILD=$(B) sh examples/tour.sh
 
 # Every script under tests/bench but the corpus maker.
 bench:
@@ -279,6 +293,7 @@ install: all
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 $(PROG_BIN) $(DESTDIR)$(BINDIR)/
+	$(if $(BENCH_HELPERS),install -D -m 755 -t $(DESTDIR)$(LIBEXECDIR)/accel $(BENCH_HELPERS))
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so.$(SOVERSION)
 	ln -sf libaccel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libaccel.so
@@ -301,7 +316,7 @@ uninstall:
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/zsh/site-functions/_%) \
 		$(PROGS:%=$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/%.fish)
-	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/accel
+	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/accel $(DESTDIR)$(LIBEXECDIR)/accel
 
 clean:
 	rm -rf $(B)
@@ -310,5 +325,7 @@ help:
 	@echo 'targets: all (default), deps, check, check-sanitize, unit-tests, fuzz, demo, bench, completions, install, uninstall, clean'
 	@echo 'variables: PREFIX DESTDIR B=build SANITIZE=address,undefined WERROR=1 OPT=... FUZZ_TIME=60'
 
-.PHONY: all tests check check-sanitize unit-tests fuzz-replay deps fuzz demo bench completions install uninstall clean help
+FORCE:
+
+.PHONY: all tests check check-sanitize unit-tests fuzz-replay deps fuzz demo bench completions install uninstall clean help FORCE
 .SECONDARY:

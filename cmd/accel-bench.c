@@ -4,8 +4,10 @@
  * accel_age_encrypt/decrypt, the hash stream, accel_fft_run, the onnx.run
  * stream) and the accel-transcode program, on inputs made from this
  * machine's files (tones and noise for FFTs, a real model's input, a
- * generated clip), and beside the peer tools (zstd, pigz, lz4, sha256sum,
- * age, ONNX Runtime driven directly, ffmpeg) with --vs.
+ * generated clip), and beside the peer tools (zstd, pigz, igzip, lz4,
+ * sha256sum, age, FFTW called directly, ONNX Runtime driven directly,
+ * ffmpeg) with --vs, and openssl speed as the reference of age and the
+ * hashes.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -13,19 +15,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include "bench/bench.h"
 
 #define JOB(field) ACCEL_AT(struct job, field)
 
+/* --save[=FILE]: 0, or ACCEL_EINVAL after the usage line. */
+static int opt_save(void *arg, const char *file)
+{
+	struct job *job = arg;
+	if (file && !*file) {
+		accel_msg_usage("--save: an empty file name");
+		return ACCEL_EINVAL;
+	}
+	job->save = 1;
+	job->save_path = file;
+	return 0;
+}
+
 static const struct accel_option options[] = {
-	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "level", "LIST", "compression levels of the codecs' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format's default level)", ACCEL_STRING(JOB(levels)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
-	{ 0, "vs", NULL, "run the peer tool (zstd, pigz, lz4, sha256sum ..., age, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print our/peer ratios", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "vs", NULL, "run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print program/peer ratios (onnx.run: ours/peer); openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "peer", "LIST", "with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed", "pigz igzip rapidgzip", ACCEL_STRING(JOB(peer)) },
+	{ 0, "save", "FILE", "write each case's median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine", "file", ACCEL_OPT_OPTIONAL, ACCEL_CALL(opt_save) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
 	{ 0, "json", NULL, "print the results as one JSON document (schema in accel-bench(1))", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 0, "csv", NULL, "print the results as CSV, a header line and one row per case", ACCEL_SET(JOB(csv), 1) },
+	{ 0, "compare", "FILE", "run the cases of FILE (a --json document) with its settings, print each case's change, and exit 5 when one regressed", "file", ACCEL_STRING(JOB(compare)) },
+	{ 0, "against", "FILE", "with --compare: compare with the results in FILE (a --json document) instead of running", "file", ACCEL_STRING(JOB(against)) },
+	{ 0, "max-regression", "P%", "with --compare: how far a case's median MB/s may fall before it counts, beyond the noise (default 10%)", ACCEL_CALL(regression_option) },
+	{ 0, "plot", "FILE", "also draw the results into FILE.svg or FILE.png with gnuplot: MB/s against size per engine, one panel per operation, and with --vs the our/peer ratios", "file", ACCEL_STRING(JOB(plot)) },
+	{ 'f', "force", NULL, "overwrite an existing --plot FILE", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	{ 'b', "backend", "LIST", "engines to measure, joined by commas, each a case of its own (cpu+cufft: one case of two engines together); default: every engine that can run the operation", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) },
 	{ 'T', "threads", "N", "worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the case being measured on stderr (default: when stderr is a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
@@ -34,10 +58,14 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
+static const int exit_statuses[] = {
+	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_REGRESSION, -1,
+};
+
 const struct accel_cli cli = {
 	"accel-bench", "[options] [OPERATION...]",
 	"Measure the toolkit's operations on each engine, on real inputs, beside their peer tools.",
-	options, NULL, NULL,
+	options, exit_statuses, NULL,
 };
 
 /* ------------------------------------------------------------------ main */
@@ -48,18 +76,10 @@ static int parse_sizes(struct job *job)
 	const char *s = job->sizes;
 	while (s && *s) {
 		size_t n = strcspn(s, ",");
-		char word[64], *end;
+		char word[64];
 		uint64_t v;
 		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
-		/* WxH: a resolution, for the video stages (even sides). */
-		long w = strtol(word, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
-		int ok;
-		if (strchr(word, 'x')) {
-			ok = !*end && w >= 16 && h >= 16 && w <= 8192 && h <= 8192 && !(w % 2) && !(h % 2);
-			v = VIDEO_SIZE(w, h);
-		} else {
-			ok = accel_parse_size(word, &v) == 0 && v >= 1;
-		}
+		int ok = size_word(word, &v) == 0;
 		if (job->nsizes == MAX_SIZES || !ok) {
 			if (job->nsizes == MAX_SIZES)
 				accel_msg_usage("--size: at most %d sizes", MAX_SIZES);
@@ -71,6 +91,33 @@ static int parse_sizes(struct job *job)
 		s += n + (s[n] == ',');
 	}
 	return 0;
+}
+
+/* --level LIST into job->level: 0, or the usage exit status. */
+static int parse_levels(struct job *job)
+{
+	for (const char *s = job->levels; s && *s;) {
+		size_t n = strcspn(s, ",");
+		char word[32];
+		int v;
+		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
+		if (job->nlevels == MAX_LEVELS || accel_parse_int(word, 1, 19, &v) < 0) {
+			if (job->nlevels == MAX_LEVELS)
+				accel_msg_usage("--level: at most %d levels", MAX_LEVELS);
+			else
+				accel_msg_usage("--level: '%s' is not a level (1-19)", word);
+			return ACCEL_EXIT_USAGE;
+		}
+		job->level[job->nlevels++] = v;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+/* The highest level of a codec's format that both we and its peer take. */
+static int max_level(const char *format)
+{
+	return !strcmp(format, "gzip") ? 9 : !strcmp(format, "lz4") ? 12 : 19;
 }
 
 /* The -b items of the case list for op (its route's parameters in ext),
@@ -103,17 +150,35 @@ static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, 
 
 static int bench(int argc, char **argv)
 {
-	struct job job = { .time = 1, .warmup = 1 };
+	/* time 0, warmup -1: not given (--compare takes the baseline's). */
+	struct job job = { .warmup = -1, .max_regression = -1 };
 	int rc = accel_parse(&cli, argc, argv, &job, &job.common);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = parse_sizes(&job)))
+	if ((rc = parse_sizes(&job)) || (rc = parse_levels(&job)))
 		return rc;
+	char bad[64];
+	if (job.peer && peer_list_check(job.peer, bad, sizeof bad) < 0) {
+		accel_msg_usage("--peer: '%s' is not the peer of an operation (gzip's: pigz, igzip, rapidgzip)", bad);
+		return ACCEL_EXIT_USAGE;
+	}
 	if (job.list + job.csv + job.common.json > 1) {
 		accel_msg_usage("--list, --json and --csv are each a format of their own: give one");
 		return ACCEL_EXIT_USAGE;
 	}
+	if ((rc = compare_usage(&job)))
+		return rc;
+	if (job.against)
+		return compare_files(&job);
+	if (job.save && job.list) {
+		accel_msg_usage("--save: --list measures nothing to save");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job.plot && !job.list && (rc = plot_check(&job)))
+		return rc;
 	struct bench b = { .job = &job };
+	if (job.save && profile_target(&b) < 0)
+		return ACCEL_EXIT_FAILURE;
 	if (!(b.ctx = accel_ctx_new())) {
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
@@ -142,11 +207,18 @@ static int bench(int argc, char **argv)
 			return ACCEL_EXIT_USAGE;
 		}
 	}
+	cJSON *base = NULL;
+	if (job.compare && !(base = compare_load(&job, &rc))) {
+		accel_ctx_free(b.ctx);
+		return rc;
+	}
+	job.time = job.time ? job.time : 1;
+	job.warmup = job.warmup < 0 ? 1 : job.warmup;
 	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	const char *skipped[MAX_NAMES];
 	int nskipped = 0, ncases = 0, cap = 0, status = 0, unrun = 0;
 	struct kase *cs = NULL;
-	for (int i = 0; i < nnames; i++) {
+	for (int i = 0; i < nnames && !base; i++) {
 		if (job.common.noperands && !chosen[i])
 			continue;
 		const struct opdef *op = opdef(names[i]);
@@ -170,16 +242,26 @@ static int bench(int argc, char **argv)
 		/* The sizes of the op's kind: resolutions for video, numbers
 		 * for the others; none given, its default. */
 		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : op->fam == FAM_ONNX ? DEFAULT_BATCH :
-				IS_VIDEO(op->fam) ? DEFAULT_VIDEO : DEFAULT_BYTES, sizes[MAX_SIZES];
-		int nsz = 0;
+				IS_VIDEO(op->fam) ? DEFAULT_VIDEO : job.vs ? DEFAULT_VS_BYTES : DEFAULT_BYTES;
+		uint64_t sizes[MAX_SIZES];
+		int nsz = 0, codec = op->fam == FAM_COMPRESS || op->fam == FAM_DECOMPRESS;
 		for (int s = 0; s < job.nsizes; s++)
-			if (!!IS_VIDEO(op->fam) == (job.size[s] > 0xffffffffu))
+			if (IS_VIDEO(op->fam) == IS_VIDEO_SIZE(job.size[s]))
 				sizes[nsz++] = job.size[s];
 		if (!nsz)
 			sizes[nsz++] = dflt;
+		int nlv = codec && job.nlevels ? job.nlevels : 1;
+		for (int l = 0; codec && l < job.nlevels; l++)
+			if (job.level[l] > max_level(op->format)) {
+				accel_msg_usage("--level: %d is not a %s level (1-%d)", job.level[l], op->format,
+						max_level(op->format));
+				free(cs);
+				accel_ctx_free(b.ctx);
+				return ACCEL_EXIT_USAGE;
+			}
 		for (int e = 0; e < ne; e++)
-			for (int s = 0; s < nsz; s++) {
-				uint64_t size = sizes[s];
+			for (int s = 0; s < nsz * nlv; s++) {
+				uint64_t size = sizes[s / nlv];
 				if ((op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) ||
 				    (op->fam == FAM_ONNX && size > MAX_BATCH)) {
 					if (op->fam == FAM_FFT)
@@ -206,6 +288,8 @@ static int bench(int argc, char **argv)
 				memset(c, 0, sizeof *c);
 				c->op = op;
 				c->size = size;
+				if (codec)
+					c->level = job.nlevels ? job.level[s % nlv] : accel_compress_default_level(op->format);
 				snprintf(c->engine, sizeof c->engine, "%.79s", items[e]);
 			}
 	}
@@ -213,7 +297,13 @@ static int bench(int argc, char **argv)
 		accel_ctx_free(b.ctx);
 		return fflush(stdout) ? ACCEL_EXIT_FAILURE : 0;
 	}
-	if (!ncases) {
+	if (base && (rc = compare_cases(&b, base, &cs, &ncases))) {
+		free(cs);
+		cJSON_Delete(base);
+		accel_ctx_free(b.ctx);
+		return rc;
+	}
+	if (!ncases && !base) {
 		accel_msg_error("nothing to measure: %s", job.common.backend ? "no engine of --backend can run the operations" :
 				unrun ? "no engine here can run the operations" : "the operations are not measured yet");
 		accel_ctx_free(b.ctx);
@@ -224,6 +314,7 @@ static int bench(int argc, char **argv)
 	if (!mkdtemp(b.dir)) {
 		accel_msg_error("cannot make a temporary folder %s: %s", b.dir, strerror(errno));
 		free(cs);
+		cJSON_Delete(base);
 		accel_ctx_free(b.ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
@@ -231,6 +322,13 @@ static int bench(int argc, char **argv)
 	b.progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);
+	ssize_t len = readlink("/proc/self/exe", b.bindir, sizeof b.bindir - 1);
+	if (len > 0 && strrchr(b.bindir, '/')) {
+		b.bindir[len] = 0;
+		*strrchr(b.bindir, '/') = 0;
+	} else {
+		b.bindir[0] = 0;
+	}
 	for (int i = 0; i < ncases; i++) {
 		if (b.progress) {
 			char sz[32];
@@ -243,25 +341,42 @@ static int bench(int argc, char **argv)
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
+	if (!base && (job.common.json || (!job.csv && !job.common.quiet))) {
+		if (b.progress)
+			fprintf(stderr, "\r\033[K%s: the machine's ceiling: memcpy", cli.prog);
+		measure_ceiling(&b);
+	}
 	clear_progress(&b);
-	cleanup(&b);
-	if (job.common.json)
+	if (base)
+		rc = compare_run(&b, base, cs, ncases, skipped, nskipped);
+	else if (job.common.json)
 		rc = print_json(&b, cs, ncases, skipped, nskipped);
 	else if (job.csv)
 		print_csv(cs, ncases);
 	else if (!job.common.quiet)
-		print_table(cs, ncases);
+		print_table(&b, cs, ncases);
 	if (rc < 0) {
 		accel_msg_error("out of memory");
 		status = ACCEL_EXIT_FAILURE;
 	}
+	if (job.save && save_profile(&b, cs, ncases) < 0)
+		status = ACCEL_EXIT_FAILURE;
+	if (job.plot && plot(&b, cs, ncases) < 0)
+		status = ACCEL_EXIT_FAILURE;
+	if (rc == ACCEL_EXIT_REGRESSION)
+		status = rc;
+	cleanup(&b);
 	for (int i = 0; i < ncases; i++) {
 		free(cs[i].ours.t);
 		free(cs[i].peer.t);
+		free(cs[i].prog.t);
 		for (int k = 0; cs[i].peer_argv[k]; k++)
 			free(cs[i].peer_argv[k]);
+		for (int k = 0; cs[i].prog_argv[k]; k++)
+			free(cs[i].prog_argv[k]);
 	}
 	free(cs);
+	cJSON_Delete(base);
 	accel_ctx_free(b.ctx);
 	if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {
 		accel_msg_error("cannot write stdout: %s", strerror(errno ? errno : EIO));

@@ -60,8 +60,9 @@ static const struct accel_option options[] = {
 	{ 'c', "class", "LIST", "show only these classes: cpu,gpu,crypto,video,nic,npu,other", "cpu gpu crypto video nic npu other", ACCEL_CALL(class_option) },
 	{ 0, "json", NULL, "print one JSON document (same as --format json)", ACCEL_SET(JOB(format), ACCEL_REPORT_JSON) },
 	{ 'F', "format", "FORMAT", "output format: table (default), json, gres (Slurm gres.conf), nfd (Kubernetes NFD features)", "table json gres nfd", ACCEL_CHOICE(JOB(format)) },
-	{ 'o', "output", "FILE", "write to FILE, replaced atomically, instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
-	{ 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given)", ACCEL_SET(JOB(routes), 1) },
+	{ 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout; an existing FILE needs -f", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
+	ACCEL_FORCE_OPTION,
+	{ 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given); -v also the backends that do not offer it", ACCEL_SET(JOB(routes), 1) },
 	{ 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", ACCEL_STRING(JOB(require)) },
 	ACCEL_BACKEND_OPTION,
 	ACCEL_BASIC_OPTIONS,
@@ -99,10 +100,32 @@ static int all_ops(struct accel_ctx *ctx, const char **ops, int max)
 	return n;
 }
 
+/* 0 when every OPERATION given to --routes is one a backend here offers;
+ * else the usage exit status, naming the first that is not. */
+static int check_ops(struct accel_ctx *ctx, const struct job *job)
+{
+	const char *ops[64];
+	int n = all_ops(ctx, ops, 64);
+	for (int i = 0; i < job->nops; i++) {
+		int known = 0;
+		for (int k = 0; k < n && !known; k++)
+			known = !strcmp(ops[k], job->ops[i]);
+		if (!known) {
+			accel_msg_usage("--routes: unknown operation '%s' (accel-detect --routes lists them)", job->ops[i]);
+			return ACCEL_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 static int emit(const struct job *job, const char *text, size_t len)
 {
 	struct accel_output out;
-	int rc = accel_output_open(&out, job->common.output, 1, 0);
+	int rc = accel_output_open(&out, job->common.output, job->common.force, 0);
+	if (rc == ACCEL_EEXIST) {
+		accel_msg_error("%s already exists; use -f to overwrite it", job->common.output);
+		return ACCEL_EXIT_FAILURE;
+	}
 	if (rc < 0) {
 		accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
@@ -267,6 +290,11 @@ static int detect(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	double t0 = accel_now();
+	if (job.routes && job.nops && (rc = check_ops(ctx, &job))) {
+		accel_require_free(req);
+		accel_ctx_free(ctx);
+		return rc;
+	}
 	/* The APIs a requirement names are the loaded backends'. */
 	if (req)
 		need = accel_require_classes(req, ctx);

@@ -8,8 +8,14 @@
 #
 # The archive is readable without accel: age -d -i KEY OUT | zstd -d | tar x
 set -eu
-B=${ACCEL_BUILD:-$(dirname "$0")/../build}
-PATH="$B:$PATH"
+# The programs: those in $ACCEL_BUILD (a folder) when set, else those of the
+# build folder beside this script when it holds them, else those in $PATH.
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${ACCEL_BUILD:-}" ]; then
+	PATH="$(cd "$ACCEL_BUILD" && pwd):$PATH"
+elif [ -x "$here/../build/accel-detect" ]; then
+	PATH="$here/../build:$PATH"
+fi
 case ${1:-} in
 backup)
 	[ $# -ge 4 ] || { echo "usage: $0 backup DIR OUT RECIPIENT..." >&2; exit 2; }
@@ -17,9 +23,11 @@ backup)
 	shift 3
 	args=""
 	for r in "$@"; do args="$args -r $r"; done
+	mkdir -p "$(dirname "$out")"
 	# shellcheck disable=SC2086
 	tar cf - -C "$dir" . | accel-compress -T0 | accel-crypt -T0 $args -o "$out"
-	(cd "$(dirname "$out")" && accel-crypt hash "$(basename "$out")") > "$out.sha256"
+	(cd "$(dirname "$out")" && accel-crypt hash "$(basename "$out")") > "$out.sha256.tmp"
+	mv "$out.sha256.tmp" "$out.sha256"
 	echo "wrote $out and $out.sha256"
 	;;
 restore)

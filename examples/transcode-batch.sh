@@ -8,7 +8,14 @@
 #   sh examples/transcode-batch.sh DIR OUT [JOBS] [THREADS]
 set -eu
 dir=$1 out=$2 jobs=${3:-2} threads=${4:-1}
-T=${ACCEL_TRANSCODE:-$(command -v accel-transcode || echo build/accel-transcode)}
+# The programs: those in $ACCEL_BUILD (a folder) when set, else those of the
+# build folder beside this script when it holds them, else those in $PATH.
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${ACCEL_BUILD:-}" ]; then
+	PATH="$(cd "$ACCEL_BUILD" && pwd):$PATH"
+elif [ -x "$here/../build/accel-detect" ]; then
+	PATH="$here/../build:$PATH"
+fi
 mkdir -p "$out"
 failed="$out/failed.txt"
 : > "$failed"
@@ -16,10 +23,10 @@ find "$dir" -maxdepth 1 -type f | sort | while read -r f; do
 	dst="$out/$(basename "$f").mp4"
 	[ -e "$dst" ] || printf '%s\n' "$f"
 done | xargs -r -P "$jobs" -I{} sh -c '
-	f=$1 out=$2 T=$3 threads=$4 failed=$5
+	f=$1 out=$2 threads=$3 failed=$4
 	dst="$out/$(basename "$f").mp4"
-	"$T" -q --to hevc --quality 28 --preset medium -T "$threads" "$f" -o "$dst" ||
-		printf "%s\n" "$f" >> "$failed"' sh {} "$out" "$T" "$threads" "$failed"
+	accel-transcode -q --to hevc --quality 28 --preset medium -T "$threads" "$f" -o "$dst" ||
+		printf "%s\n" "$f" >> "$failed"' sh {} "$out" "$threads" "$failed"
 if [ -s "$failed" ]; then
 	echo "failed:"; cat "$failed"
 	exit 1

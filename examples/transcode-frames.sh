@@ -6,8 +6,15 @@
 #   sh examples/transcode-frames.sh clip.mp4
 #   cat clip.ts | sh examples/transcode-frames.sh
 set -eu
-T=${ACCEL_TRANSCODE:-$(command -v accel-transcode || echo build/accel-transcode)}
-"$T" --to npy --scale 224x224 --layout nchw --normalize "${1:--}" | /usr/bin/python3 -c '
+# The programs: those in $ACCEL_BUILD (a folder) when set, else those of the
+# build folder beside this script when it holds them, else those in $PATH.
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${ACCEL_BUILD:-}" ]; then
+	PATH="$(cd "$ACCEL_BUILD" && pwd):$PATH"
+elif [ -x "$here/../build/accel-detect" ]; then
+	PATH="$here/../build:$PATH"
+fi
+accel-transcode --to npy --scale 224x224 --layout nchw --normalize "${1:--}" | /usr/bin/python3 -c '
 import ast
 import sys
 import numpy as np

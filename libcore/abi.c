@@ -21,13 +21,13 @@
 	_Static_assert(sizeof(struct name) == (size), \
 		"struct " #name " changed: raise ACCEL_BACKEND_ABI and record its size in libcore/abi.c")
 
-_Static_assert(ACCEL_BACKEND_ABI == 3, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
+_Static_assert(ACCEL_BACKEND_ABI == 4, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
 ABI_SIZE(accel_backend, 120);
 ABI_SIZE(accel_op, 40);
 ABI_SIZE(accel_engine, 80);
 ABI_SIZE(accel_api_info, 16);
 ABI_SIZE(accel_api_note, 16);
-ABI_SIZE(accel_device, 9904);
+ABI_SIZE(accel_device, 11952);
 ABI_SIZE(accel_prop, 180);
 ABI_SIZE(accel_api, 148);
 ABI_SIZE(accel_buf, 24);

@@ -130,6 +130,9 @@ void core_engine_name(struct accel_ctx *ctx, struct accel_engine *e);
 
 /* snprintf that never overflows and always terminates. */
 void core_strlcpy(char *dst, const char *src, size_t len);
+/* Edit distance of a and b, a swap of neighbours counting 1; 99 when
+ * either is over 47 characters. */
+int core_edit_distance(const char *a, const char *b);
 
 /* Video engines (report.c): whether device d is of class video or holds
  * an API that the backends of ctx give a video kind (ACCEL_API_VIDEO); a

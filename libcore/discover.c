@@ -191,6 +191,14 @@ struct accel_ctx *accel_ctx_new(void)
 		snprintf(dir, sizeof dir, "%s/plugins", exe);
 		scan_dir(ctx, dir);
 	}
+	/* accel/ beside libaccel: the plugin folder of the prefix it was
+	 * installed into, whichever program links it. */
+	Dl_info self;
+	const char *slash;
+	if (dladdr((void *)accel_ctx_new, &self) && self.dli_fname && (slash = strrchr(self.dli_fname, '/'))) {
+		snprintf(dir, sizeof dir, "%.*s/accel", (int)(slash - self.dli_fname), self.dli_fname);
+		scan_dir(ctx, dir);
+	}
 #ifdef ACCEL_PLUGIN_DIR
 	scan_dir(ctx, ACCEL_PLUGIN_DIR);
 #endif

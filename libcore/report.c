@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,8 +39,10 @@ struct accel_report {
 	cJSON *root, *devices, *routes, *runs;
 	/* accel_report_route_devices: devices added so far, by index */
 	unsigned char added[CORE_MAX_DEVICES];
-	/* nfd: devices per class */
+	/* nfd: devices per class, the label names written so far */
 	int count[ACCEL_CLASS_COUNT];
+	char labels[256][64];
+	int nlabels;
 };
 
 /* One format: each callback returns 0 or a negative ACCEL_E* code. */
@@ -158,8 +161,16 @@ static cJSON *device_json(const struct accel_device *d)
 		for (int i = 0; i < 4; i++)
 			if (d->cache_bytes[i])
 				cJSON_AddNumberToObject(cb, cache[i], (double)d->cache_bytes[i]);
+		/* Every flag the kernel lists; without that line, the bits. */
 		cJSON *fl = cJSON_AddArrayToObject(c, "flags");
-		for (int b = 0; b < 64; b++)
+		char w[64];
+		for (const char *p = d->features; *p;) {
+			size_t n = strcspn(p, " ");
+			snprintf(w, sizeof w, "%.*s", (int)(n < sizeof w ? n : sizeof w - 1), p);
+			cJSON_AddItemToArray(fl, cJSON_CreateString(w));
+			p += n + (p[n] == ' ');
+		}
+		for (int b = 0; b < 64 && !d->features[0]; b++)
 			if ((d->flags >> b) & 1 && accel_cpu_flag_name(1ull << b))
 				cJSON_AddItemToArray(fl, cJSON_CreateString(accel_cpu_flag_name(1ull << b)));
 	}
@@ -362,10 +373,44 @@ static int table_device(struct accel_report *r, const struct accel_device *d)
 	return 0;
 }
 
+/* Whether the backend of a route's entry offers the operation: it has an
+ * engine or a rank, or it is loaded and lists the operation. */
+static int entry_offers(const struct accel_report *r, const struct accel_route *route,
+			const struct accel_route_entry *x)
+{
+	if (x->engine || x->usable)
+		return 1;
+	for (int i = 0; r->ctx && i < accel_backend_count(r->ctx); i++) {
+		const struct accel_backend_status *s = accel_backend_status(r->ctx, i);
+		if (!strcmp(s->name, x->name))
+			return s->backend && core_backend_offers(s->backend, route->op);
+	}
+	return 1;
+}
+
+/* The route's lines; without verbose, an auto route leaves out the
+ * backends that do not offer the operation (a line counts them). */
 static int table_route(struct accel_report *r, const struct accel_route *route)
 {
 	table_flush(r);
-	accel_route_print(route, r->f);
+	if (r->o.verbose || route->forced) {
+		accel_route_print(route, r->f);
+		return 0;
+	}
+	struct accel_route *shown = malloc(sizeof *shown);
+	if (!shown)
+		return ACCEL_ENOMEM;
+	*shown = *route;
+	shown->n = 0;
+	for (int i = 0; i < route->n; i++)
+		if (entry_offers(r, route, &route->entries[i]))
+			shown->entries[shown->n++] = route->entries[i];
+	accel_route_print(shown, r->f);
+	int hidden = route->n - shown->n;
+	if (hidden)
+		fprintf(r->f, "  (%d backend%s without this operation left out: -v lists them)\n", hidden,
+			hidden == 1 ? "" : "s");
+	free(shown);
 	return 0;
 }
 
@@ -520,15 +565,19 @@ static int gres_end(struct accel_report *r)
 	return 0;
 }
 
-/* An NFD label value: at most 63 of [A-Za-z0-9._-], starting and ending alphanumeric. */
-static void label_value(const char *s, char *buf, size_t len)
+/* A Kubernetes label name (the part after the prefix) or value: at most
+ * 63 of [A-Za-z0-9._-], beginning and ending with a letter or digit
+ * (a value may be empty). Other bytes become '-', runs of '-' one. */
+static void label_part(const char *s, char *buf, size_t len)
 {
 	size_t n = 0;
 	for (; *s && n + 1 < len && n < 63; s++) {
 		char c = *s;
 		if (!isalnum((unsigned char)c) && c != '.' && c != '_' && c != '-')
 			c = '-';
-		if (c == '-' && (n == 0 || buf[n - 1] == '-'))
+		if (c == '-' && n && buf[n - 1] == '-')
+			continue;
+		if (!n && !isalnum((unsigned char)c))
 			continue;
 		buf[n++] = c;
 	}
@@ -539,6 +588,35 @@ static void label_value(const char *s, char *buf, size_t len)
 
 #define NFD "accel.example/"
 
+/*
+ * One line of an NFD features file (node-feature-discovery's local
+ * source: PREFIX/NAME=VALUE; "#" lines are comments): the name made of
+ * the printf-style format, and value, each made a valid label part by
+ * label_part; a name that comes out empty, or that was written already
+ * (the first value stands), writes nothing. Every label goes through here.
+ */
+static void nfd_label(struct accel_report *r, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void nfd_label(struct accel_report *r, const char *value, const char *fmt, ...)
+{
+	char raw[256], name[64], v[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	va_end(ap);
+	label_part(raw, name, sizeof name);
+	if (!name[0])
+		return;
+	for (int i = 0; i < r->nlabels; i++)
+		if (!strcmp(r->labels[i], name))
+			return;
+	/* Past the table (no report comes near it) names are not checked
+	 * for repeats. */
+	if (r->nlabels < (int)(sizeof r->labels / sizeof r->labels[0]))
+		memcpy(r->labels[r->nlabels++], name, sizeof name);
+	label_part(value, v, sizeof v);
+	fprintf(r->f, NFD "%s=%s\n", name, v);
+}
 
 static int nfd_begin(struct accel_report *r, struct accel_ctx *ctx)
 {
@@ -548,43 +626,49 @@ static int nfd_begin(struct accel_report *r, struct accel_ctx *ctx)
 
 static int nfd_device(struct accel_report *r, const struct accel_device *d)
 {
-	FILE *f = r->f;
 	if (d->software)
 		return 0;
 	r->count[d->cls]++;
+	const char *cls = accel_class_name(d->cls);
 	if (d->cls == ACCEL_CLASS_CPU) {
 		for (int b = 0; b < 64; b++)
 			if ((d->flags >> b) & 1 && accel_cpu_flag_name(1ull << b))
-				fprintf(f, NFD "cpu-%s=true\n", accel_cpu_flag_name(1ull << b));
+				nfd_label(r, "true", "cpu-%s", accel_cpu_flag_name(1ull << b));
 		return 0;
 	}
-	char v[64];
 	if (r->count[d->cls] == 1) {
-		label_value(d->model, v, sizeof v);
+		char v[64];
+		/* A model that leaves no label value says nothing. */
+		label_part(d->model, v, sizeof v);
 		if (v[0])
-			fprintf(f, NFD "%s.model=%s\n", accel_class_name(d->cls), v);
-		if (d->memory_bytes)
-			fprintf(f, NFD "%s.memory-bytes=%llu\n", accel_class_name(d->cls),
-				(unsigned long long)d->memory_bytes);
+			nfd_label(r, d->model, "%s.model", cls);
+		if (d->memory_bytes) {
+			char mem[24];
+			snprintf(mem, sizeof mem, "%llu", (unsigned long long)d->memory_bytes);
+			nfd_label(r, mem, "%s.memory-bytes", cls);
+		}
 	}
 	for (int a = 0; a < d->napis; a++)
 		if (d->apis[a].ok)
-			fprintf(f, NFD "%s.api-%s=true\n", accel_class_name(d->cls), d->apis[a].name);
+			nfd_label(r, "true", "%s.api-%s", cls, d->apis[a].name);
 	const char *off = accel_device_get(d, "offloads");
 	if (off) {
 		char copy[128], *save = NULL;
 		snprintf(copy, sizeof copy, "%s", off);
 		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
-			fprintf(f, NFD "nic.offload-%s=true\n", w);
+			nfd_label(r, "true", "nic.offload-%s", w);
 	}
 	return 0;
 }
 
 static int nfd_end(struct accel_report *r)
 {
-	for (int c = 0; c < ACCEL_CLASS_COUNT; c++)
+	for (int c = 0; c < ACCEL_CLASS_COUNT; c++) {
+		char n[16];
+		snprintf(n, sizeof n, "%d", r->count[c]);
 		if ((r->o.classes & BIT(c)) && c != ACCEL_CLASS_CPU)
-			fprintf(r->f, NFD "%s.count=%d\n", accel_class_name(c), r->count[c]);
+			nfd_label(r, n, "%s.count", accel_class_name(c));
+	}
 	return 0;
 }
 

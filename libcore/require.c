@@ -160,7 +160,7 @@ static unsigned term_classes(const struct accel_ctx *ctx, const struct term *t)
 	int c = accel_class_parse(t->name);
 	if (c >= 0)
 		return BIT(c);
-	if (accel_cpu_flags_parse(t->name))
+	if (accel_cpu_flag_known(ctx, t->name))
 		return BIT(ACCEL_CLASS_CPU);
 	unsigned classes = accel_api_classes(ctx, t->name);
 	return classes ? classes : ALL_CLASSES;
@@ -244,7 +244,6 @@ static int field_value(const struct accel_device *d, const char *name, int apis,
 	if (known && !number && (!s || !*s))
 		return 0;  /* null in the JSON */
 	if (!known && d->cls == ACCEL_CLASS_CPU) {
-		uint64_t flag = accel_cpu_flags_parse(name);
 		number = 1;
 		if (!strcmp(name, "packages"))
 			v = d->packages;
@@ -254,8 +253,8 @@ static int field_value(const struct accel_device *d, const char *name, int apis,
 			v = d->threads;
 		else if (!strcmp(name, "numa_nodes"))
 			v = d->numa_nodes;
-		else if (flag && accel_cpu_flag_name(flag))
-			v = (d->flags & flag) == flag;
+		else if (accel_cpu_flag_known(NULL, name) || accel_device_has_flag(d, name))
+			v = accel_device_has_flag(d, name);
 		else
 			number = 0;
 		for (int i = 0; i < 4 && !number; i++)
@@ -382,14 +381,20 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 		}
 		return 0;
 	}
-	uint64_t flag = accel_cpu_flags_parse(t->name);
-	if (flag && !t->field[0]) {
-		for (int i = 0; i < n; i++) {
+	/* A CPU flag: 1 where a CPU has it, else 0 ("avx2", "avx512f==0"). */
+	if (!t->field[0] && accel_cpu_flag_known(ctx, t->name)) {
+		int has = 0;
+		for (int i = 0; i < n && !has; i++) {
 			const struct accel_device *d = accel_device_at(ctx, i);
-			if (d->cls == ACCEL_CLASS_CPU && (d->flags & flag) == flag)
-				return 1;
+			has = d->cls == ACCEL_CLASS_CPU && accel_device_has_flag(d, t->name);
 		}
-		snprintf(why, len, "the CPU lacks %.47s", t->name);
+		f = (struct field){ .number = 1, .v = has };
+		if (holds(&f, t))
+			return 1;
+		if (has)
+			snprintf(why, len, "the CPU has %.47s", t->name);
+		else
+			snprintf(why, len, "the CPU lacks %.47s", t->name);
 		return 0;
 	}
 	/* An API (software devices included: they are usable) or a field of
@@ -500,8 +505,7 @@ static int field_known(struct accel_ctx *ctx, const char *f)
 		if (n > k && !strcmp(f + n - k, known_suffixes[i]))
 			return 1;
 	}
-	uint64_t flag = accel_cpu_flags_parse(f);
-	if ((flag && accel_cpu_flag_name(flag)) || accel_api_kinds(ctx, f))
+	if (accel_cpu_flag_known(ctx, f) || accel_api_kinds(ctx, f))
 		return 1;
 	for (int i = 0; i < accel_device_count(ctx); i++) {
 		const struct accel_device *d = accel_device_at(ctx, i);
@@ -515,31 +519,6 @@ static int field_known(struct accel_ctx *ctx, const char *f)
 	return 0;
 }
 
-/* Edit distance of a and b, a swap of neighbours counting 1 (at most 47
- * characters each). */
-static int distance(const char *a, const char *b)
-{
-	int la = (int)strlen(a), lb = (int)strlen(b), d[48][48];
-	if (la > 47 || lb > 47)
-		return 99;
-	for (int i = 0; i <= la; i++)
-		for (int j = 0; j <= lb; j++) {
-			if (!i || !j) {
-				d[i][j] = i + j;
-				continue;
-			}
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
-}
-
 /* The known key closest to f, within 2 edits and under half its length;
  * NULL when none is. */
 static const char *closest_field(struct accel_ctx *ctx, const char *f)
@@ -547,14 +526,14 @@ static const char *closest_field(struct accel_ctx *ctx, const char *f)
 	const char *best = NULL;
 	int bd = 3;
 	for (int i = 0; known_fields[i]; i++) {
-		int k = distance(f, known_fields[i]);
+		int k = core_edit_distance(f, known_fields[i]);
 		if (k < bd && 2 * k < (int)strlen(f))
 			best = known_fields[i], bd = k;
 	}
 	for (int i = 0; i < accel_device_count(ctx); i++) {
 		const struct accel_device *d = accel_device_at(ctx, i);
 		for (int k = 0; k < d->nprops; k++) {
-			int e = distance(f, d->props[k].key);
+			int e = core_edit_distance(f, d->props[k].key);
 			if (e < bd && 2 * e < (int)strlen(f))
 				best = d->props[k].key, bd = e;
 		}
@@ -625,24 +604,101 @@ unsigned accel_require_classes(const struct accel_require *req, const struct acc
 	return need;
 }
 
-/* 0 when each CLASS.FIELD term names a key a device can have; else
- * ACCEL_EINVAL, why naming the first that does not and the closest key. */
+/* The APIs and the names of the bundled backends, known whether or not
+ * their plugins are installed here: a machine without them does not meet
+ * "vulkan" (where a misspelt name is a usage error). */
+static const char *const known_apis[] = {
+	"cuda", "d3d11va", "drm", "dxva2", "host", "mediacodec", "netdev", "nvdec", "nvenc", "nvml", "opencl",
+	"openssl", "pci", "qat", "qsv", "vaapi", "vdpau", "videotoolbox", "vulkan",
+	"cpu", "cufft", "ffmpeg", "fftw", "nic", "onnxruntime", "opencv", "vkfft",
+	NULL
+};
+
+/* Whether a term's NAME alone names something: a class, a CPU flag, an
+ * API (of a bundled backend, a backend or a device here), a backend, or a
+ * key of a device. */
+static int name_known(struct accel_ctx *ctx, const char *name)
+{
+	for (int i = 0; known_apis[i]; i++)
+		if (!strcmp(known_apis[i], name))
+			return 1;
+	if (accel_class_parse(name) >= 0 || accel_cpu_flag_known(ctx, name) || accel_api_backend(ctx, name) ||
+	    field_known(ctx, name))
+		return 1;
+	for (int i = 0; i < accel_backend_count(ctx); i++)
+		if (!strcmp(accel_backend_status(ctx, i)->name, name))
+			return 1;
+	return 0;
+}
+
+/* Keep cand in *best when it is nearer to name than *score says (edits
+ * first, then the difference in length), within 2 edits and under half
+ * the length of name. */
+static void nearer(const char *name, const char *cand, const char **best, int *score)
+{
+	int k = core_edit_distance(name, cand), n = (int)strlen(name), d = n - (int)strlen(cand);
+	int s = k * 100 + (d < 0 ? -d : d);
+	if (k <= 2 && 2 * k < n && s < *score)
+		*best = cand, *score = s;
+}
+
+/* The class, CPU flag, API, backend or key nearest to name; NULL when
+ * none is near. */
+static const char *closest_name(struct accel_ctx *ctx, const char *name)
+{
+	const char *best = NULL, *c;
+	int bd = 300;
+	for (int i = 0; i < ACCEL_CLASS_COUNT; i++)
+		nearer(name, accel_class_name(i), &best, &bd);
+	for (int i = 0; known_apis[i]; i++)
+		nearer(name, known_apis[i], &best, &bd);
+	if ((c = accel_cpu_flag_nearest(name)))
+		nearer(name, c, &best, &bd);
+	for (int i = 0; i < accel_backend_count(ctx); i++) {
+		const struct accel_backend_status *s = accel_backend_status(ctx, i);
+		nearer(name, s->name, &best, &bd);
+		for (const struct accel_api_info *a = s->backend ? s->backend->apis : NULL; a && a->name; a++)
+			nearer(name, a->name, &best, &bd);
+	}
+	if ((c = closest_field(ctx, name)))
+		nearer(name, c, &best, &bd);
+	return best;
+}
+
+/* 0 when each term names what a device can have: NAME a class, CPU flag,
+ * API or key (as name_known), CLASS.FIELD and PATH.FIELD a key; else
+ * ACCEL_EINVAL, why naming the first that does not and the closest name. */
 static int check_fields(const struct accel_require *req, struct accel_ctx *ctx, char *why, size_t len)
 {
 	for (int i = 0; i < req->nterms; i++) {
 		const struct term *t = &req->terms[i];
-		if (!t->field[0] || accel_class_parse(t->name) < 0)
-			continue;
-		const char *f = field_key(t->field);
+		int cls = accel_class_parse(t->name) >= 0;
+		if (!t->field[0]) {
+			if (name_known(ctx, t->name))
+				continue;
+			const char *near = closest_name(ctx, t->name);
+			if (near)
+				snprintf(why, len, "'%s': unknown name '%s'; did you mean '%s'?", t->text, t->name, near);
+			else
+				snprintf(why, len, "'%s': unknown name '%s' (a class, a CPU flag as /proc/cpuinfo lists "
+					 "it, an API, or a field of a device in --json)", t->text, t->name);
+			return ACCEL_EINVAL;
+		}
+		char path[100];
+		snprintf(path, sizeof path, "%s.%s", t->name, t->field);
+		const char *field = cls ? t->field : path;
+		const char *f = field_key(field);
 		if (field_known(ctx, f))
 			continue;
 		const char *near = closest_field(ctx, f);
+		if (!near)
+			near = accel_cpu_flag_nearest(f);
 		if (near)
-			snprintf(why, len, "'%s': unknown field '%s'; did you mean '%s'?", t->text, t->field, near);
+			snprintf(why, len, "'%s': unknown field '%s'; did you mean '%s'?", t->text, field, near);
 		else
 			snprintf(why, len, "'%s': unknown field '%s' (fields: id, class, vendor, model, driver, "
 				 "pci_address, software, numa_node, memory, count, the keys of cpu and properties in "
-				 "--json, API names, CPU flags)", t->text, t->field);
+				 "--json, API names, CPU flags)", t->text, field);
 		return ACCEL_EINVAL;
 	}
 	return 0;

@@ -311,7 +311,9 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 				snprintf(x->reason, sizeof x->reason, "%s", why);
 				continue;
 			}
-			int cpu = e->backend == &accel_backend_cpu;
+			/* An engine on the CPU device (fftw, openssl) has no
+			 * start-up or transfer to amortise. */
+			int cpu = e->backend == &accel_backend_cpu || ctx->devices[e->device].cls == ACCEL_CLASS_CPU;
 			char key[sizeof prof->key];
 			accel_engine_key(ctx, e, key, sizeof key);
 			double m = accel_profile_lookup(prof, nprof, op->name, key, e->name, cls, used, sizeof used);

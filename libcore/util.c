@@ -55,6 +55,29 @@ void core_strlcpy(char *dst, const char *src, size_t len)
 	dst[n] = 0;
 }
 
+int core_edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), d[48][48];
+	if (la > 47 || lb > 47)
+		return 99;
+	for (int i = 0; i <= la; i++)
+		for (int j = 0; j <= lb; j++) {
+			if (!i || !j) {
+				d[i][j] = i + j;
+				continue;
+			}
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
 /* Buffers of 2 MiB and more are aligned to 2 MiB and marked for
  * transparent huge pages: a unit's buffers are touched once per run, and
  * with 4 KiB pages their first-touch faults cost as much as the decoding. */

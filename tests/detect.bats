@@ -177,7 +177,7 @@ fixture() {
 @test "--routes alone (only the operation's backends probed) names engines as --json (every backend) does" {
 	"$D" --json --routes > all.json
 	for op in $(jq -r '.routes[].operation' all.json); do
-		"$D" --routes "$op" | sed -n 's/^  \(-\|[0-9]*\.\)  *\([^ ]*\) .*/\2/p' | sort > alone
+		"$D" -v --routes "$op" | sed -n 's/^  \(-\|[0-9]*\.\)  *\([^ ]*\) .*/\2/p' | sort > alone
 		jq -r --arg op "$op" '.routes[] | select(.operation == $op) | .engines[].name' all.json | sort > every
 		diff every alone
 	done

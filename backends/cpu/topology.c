@@ -32,7 +32,7 @@ static void read_cpuinfo(struct accel_device *d, const char *root)
 		} else if (!d->vendor[0] && !strncmp(line, "vendor_id", 9)) {
 			snprintf(d->vendor, sizeof d->vendor, "%s", v);
 		} else if (!have_flags && !strncmp(line, "flags", 5)) {
-			d->flags = accel_cpu_flags_parse(v);
+			accel_device_set_features(d, v);
 			have_flags = 1;
 		}
 	}

@@ -13,6 +13,7 @@
  * model is loaded once per engine however many routes and runs ask for it.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,6 @@
 #define ORT_CAT(a, b) ORT_CAT2(a, b)
 #define ORT_STR2(a) #a
 #define ORT_STR(a) ORT_STR2(a)
-
-#ifndef ORT_LIBDIR
-#define ORT_LIBDIR ""
-#endif
 
 static const char *const ort_ops[] = { "onnx.run", "onnx.info", NULL };
 
@@ -87,20 +84,18 @@ static void load_lib(void)
 	const char *off = getenv("ORT_DISABLE_TELEMETRY");
 	if (!off || strcmp(off, "1"))
 		setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+	/* By name, the plugin's RUNPATH (backend.mk) is searched before the
+	 * standard places: the ONNX Runtime it was built against. */
 	const char *env = getenv("ACCEL_ONNXRUNTIME_LIB");
-	char local[512];
-	snprintf(local, sizeof local, "%s%slibonnxruntime.so.1", ORT_LIBDIR, ORT_LIBDIR[0] ? "/" : "");
-	const char *tries[3] = { env && *env ? env : NULL, env && *env ? NULL : local, env && *env ? NULL : "libonnxruntime.so.1" };
+	const char *name = env && *env ? env : "libonnxruntime.so.1";
 	char first[200] = "";
-	for (int i = 0; i < 3 && !lib.handle; i++) {
-		if (!tries[i] || (i == 2 && !strcmp(tries[1], tries[2])))
-			continue;
-		lib.handle = dlopen(tries[i], RTLD_NOW | RTLD_LOCAL);
-		if (lib.handle)
-			snprintf(lib.path, sizeof lib.path, "%s", tries[i]);
-		else if (!first[0])
-			snprintf(first, sizeof first, "%s", dlerror());
-	}
+	lib.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!lib.handle)
+		snprintf(first, sizeof first, "%s", dlerror());
+	struct link_map *map = NULL;
+	if (lib.handle && !dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) && map && map->l_name[0])
+		name = map->l_name;
+	snprintf(lib.path, sizeof lib.path, "%s", name);
 	if (!lib.handle) {
 		char limit[80] = "";
 		if (!strstr(first, "No such file or directory"))

@@ -17,7 +17,7 @@ CXX ?= g++
 $(B)/plugins/opencv/dnn.so: backends/opencv/dnn.cpp
 	@mkdir -p $(@D)
 	$(call hdeps,$(CPPFLAGS) -std=gnu++17 $(addprefix -I,$(OPENCV_INC) $(OPENCV_ARCH_INC)),$<)
-	$(CXX) $(CPPFLAGS) -DCL_TARGET_OPENCL_VERSION=120 $(OPT) $(SAN) $(filter -Werror,$(WARN)) -Wall -Wextra -Wshadow -std=gnu++17 -fPIC -pthread \
+	$(CXX) $(CPPFLAGS) -DCL_TARGET_OPENCL_VERSION=120 $(OPT) $(SAN) $(PREFIX_MAP) $(filter -Werror,$(WARN)) -Wall -Wextra -Wshadow -std=gnu++17 -fPIC -pthread \
 		-fvisibility=hidden $(addprefix -isystem ,$(OPENCV_INC) $(OPENCV_ARCH_INC)) -shared -o $@ $< $(LDFLAGS) \
 		-lopencv_dnn -lopencv_core $$(pkg-config --libs OpenCL)
 else

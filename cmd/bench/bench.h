@@ -2,9 +2,11 @@
  * bench.h - accel-bench's pieces: the operations it measures and their
  * peers (ops.c), the inputs made from this machine's files (inputs.c), our
  * runs through the libcore calls the programs make (ours.c), the peer
- * tools' runs (peer.c), the measured runs and their statistics
- * (measure.c) and the table, CSV and JSON it prints (output.c).
- * accel-bench.c holds the options and the case list.
+ * tools' runs (peer.c), our programs' runs beside them (program.c), the
+ * measured runs and their statistics (measure.c), the machine's memcpy
+ * ceiling (ceiling.c), the table, CSV and JSON it prints (output.c) and
+ * the comparison with a baseline (compare.c) and the plot gnuplot draws
+ * (plot.c). accel-bench.c holds the options and the case list.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -21,15 +23,21 @@ extern const struct accel_cli cli;
 /* Bytes of samples per FFT run (at least one frame). */
 #define FFT_BYTES ((uint64_t)16 << 20)
 #define DEFAULT_BYTES ((uint64_t)16 << 20)
+/* With --vs: long enough that a program's start-up is a few % of a run. */
+#define DEFAULT_VS_BYTES ((uint64_t)64 << 20)
+#define MAX_LEVELS 22
 #define DEFAULT_N 1024
 /* onnx.run: the batch, 1 to MAX_BATCH (accel-infer --batch's limit). */
 #define DEFAULT_BATCH 1
 #define MAX_BATCH 1024
-/* Video: --size WxH, kept as W << 32 | H (a plain number is never one). */
-#define VIDEO_SIZE(w, h) ((uint64_t)(w) << 32 | (uint64_t)(h))
-#define VIDEO_W(s) ((int)((s) >> 32))
+/* Video: --size WxH, kept as 1 << 63 | W << 32 | H (no count of bytes). */
+#define VIDEO_SIZE(w, h) ((uint64_t)1 << 63 | (uint64_t)(w) << 32 | (uint64_t)(h))
+#define IS_VIDEO_SIZE(s) ((int)((s) >> 63))
+#define VIDEO_W(s) ((int)((s) >> 32 & 0x7fffffff))
 #define VIDEO_H(s) ((int)((s) & 0xffffffff))
 #define DEFAULT_VIDEO VIDEO_SIZE(640, 360)
+/* The --json document's schema_version. */
+#define RESULTS_SCHEMA 2
 
 struct job {
 	const char *sizes;       /* --size LIST */
@@ -37,8 +45,18 @@ struct job {
 	int repeat;              /* --repeat N, 0: by time */
 	int warmup;
 	int vs, list, csv;
+	int save;                /* --save[=FILE] */
+	const char *save_path;   /* its FILE, NULL: the default profile */
+	const char *peer;        /* --peer LIST: peers preferred where an operation has several */
+	const char *compare;     /* --compare BASELINE.json */
+	const char *against;     /* --against RESULTS.json */
+	double max_regression;   /* --max-regression, percent; -1: not given */
+	const char *plot;        /* --plot FILE.svg|FILE.png */
 	uint64_t size[MAX_SIZES];
 	int nsizes;
+	const char *levels;      /* --level LIST */
+	int level[MAX_LEVELS];
+	int nlevels;
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
 };
 
@@ -48,14 +66,18 @@ enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FA
 #define IS_VIDEO(fam) ((fam) == FAM_DECODE || (fam) == FAM_ENCODE)
 enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 
-/* An operation measured here, and its peer: argv[0] and what follows it
- * before the input file (%T: the thread count, %L: the level). */
+#define MAX_PEERS 3
+
+/* An operation measured here, and its peers: argv[0] and what follows it
+ * before the input file (%T: the thread count, %L: the level, %G: ISA-L's
+ * level for it, %N: the FFT's N; argv[0] accel-bench-fftw: the helper
+ * beside accel-bench). */
 struct opdef {
 	const char *name;
 	enum family fam;
 	const char *format;      /* compress: "zstd" ...; video: the codec, as --to names it */
 	int fft;                 /* enum fft_kind */
-	const char *peer[8];
+	const char *peer[MAX_PEERS][8];  /* in order of preference */
 };
 
 extern const struct opdef ops[];
@@ -74,16 +96,17 @@ struct series {
 	double cpu;              /* user + system seconds of the measured runs */
 	long rss_kib;            /* peak resident set (ours only: a child's
 	                          * ru_maxrss counts its parent's pages at exec) */
-	double start;            /* seconds taken off each run: the start-up (the
-	                          * peer's; ours for video, its set-up run) */
-	double setup;            /* the peer's set-up, reported apart */
+	double start;            /* a program's start-up: median seconds of 3 runs
+	                          * on the empty input (reported apart) */
 };
 
 struct kase {
 	const struct opdef *op;
 	char engine[80];         /* the -b item this case runs on */
 	char ran[160];           /* engines that ran units, from the statistics */
-	uint64_t size;           /* bytes, or N for FFTs */
+	uint64_t size;           /* bytes, N for FFTs, the batch for onnx.run,
+	                          * VIDEO_SIZE(W, H) for video */
+	int level;               /* codecs: the compression level; else 0 */
 	const char *input;       /* file read by each run (ours and the peer) */
 	const char *tiny;        /* the set-up run's input */
 	uint64_t in_bytes;       /* bytes read per run */
@@ -93,9 +116,14 @@ struct kase {
 	double units;            /* onnx.run: inferences per run; video: frames */
 	double setup;
 	struct series ours, peer;
+	struct series prog;      /* our program's runs (--vs), as the peer's */
 	char peer_cmd[160];      /* "" without a peer */
 	char *peer_argv[24];
 	int peer_in;             /* the index of the input in peer_argv */
+	char ref_cmd[160];       /* openssl speed's command, "" without a reference */
+	double ref_mbps;         /* its MB/s (10^6 bytes a second) */
+	char prog_cmd[160];      /* "" without our program's runs */
+	char *prog_argv[24];
 	int failed;
 };
 
@@ -111,6 +139,12 @@ struct bench {
 	int age_peer;            /* 1: age-keygen made the identity */
 	int progress;            /* 1: the case being measured is shown on stderr */
 	long child_rss_kib;      /* video: the peak resident set of our runs */
+	char profile[4096];      /* --save: the profile's path */
+	char bindir[4096];       /* the folder of accel-bench, and of our programs */
+	struct {
+		double mbps_1t, mbps_all;   /* memcpy MB/s on 1 thread and on `cores`; 0: not measured */
+		int cores;
+	} ceiling;
 };
 
 /* ops.c */
@@ -119,6 +153,9 @@ const struct opdef *opdef(const char *name);
 /* The operations of the toolkit into names[MAX_NAMES]: ours, then any
  * other a loaded backend lists (not measured yet). Returns their number. */
 int all_ops(struct accel_ctx *ctx, const char **names);
+/* One word of --size ("64K", "1024", "640x360": WxH of even sides from
+ * 16 to 8192, as VIDEO_SIZE) into *v: 0, or -1 when it is not a size. */
+int size_word(const char *word, uint64_t *v);
 
 /* inputs.c */
 void clear_progress(const struct bench *b);
@@ -137,13 +174,13 @@ int onnx_prepare(struct bench *b, struct kase *c);
 int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
 	     struct accel_stream_stats *st, char *err, size_t len);
 int onnx_peer_command(struct bench *b, struct kase *c);
-int onnx_peer_start(struct bench *b, struct kase *c);
+/* Start case c's peer (infer-direct --serve): its model load into
+ * c->peer.start. 0, or -1 when it failed. */
+int onnx_peer_start(struct kase *c);
 int onnx_peer_run(struct kase *c, double *dt, double *cpu);
 void onnx_peer_close(void);
 /* At the end: the peer and the last case's context go. */
 void onnx_end(void);
-/* The p50, p90 and p99 of the series' times into p[3]. */
-void percentiles(const struct series *s, double p[3]);
 
 /* video.c */
 /* The path `rel` from accel-bench's own folder ("accel-transcode",
@@ -154,6 +191,9 @@ int video_prepare(struct bench *b, struct kase *c);
 int video_run(struct bench *b, const struct kase *c, const char *path, struct accel_stream_stats *st,
 	      uint64_t *written, char *err, size_t len);
 int video_peer_command(struct bench *b, struct kase *c, const char *input);
+/* accel-transcode's command for case c into c->prog_argv and c->prog_cmd
+ * (its input last): 0, or -1 when out of memory. */
+int video_program_command(struct bench *b, struct kase *c);
 
 /* ours.c */
 int run_op(struct bench *b, const struct kase *c, const char *path, const char *dest,
@@ -161,24 +201,81 @@ int run_op(struct bench *b, const struct kase *c, const char *path, const char *
 
 /* peer.c */
 int on_path(const char *prog);
+/* --peer's LIST: 0, or -1 with the first name that is no operation's
+ * peer in bad[len]. */
+int peer_list_check(const char *list, char *bad, size_t len);
 int spawn(char *const argv[], const char *out, struct rusage *ru);
 int age_keys(struct bench *b);
 int peer_command(struct bench *b, struct kase *c, const char *input);
-int peer_start(struct bench *b, struct kase *c, const char *input);
+int reference(struct bench *b, struct kase *c);
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start);
+
+/* program.c */
+int program_command(struct bench *b, struct kase *c, const char *input);
+
+/* ceiling.c */
+void measure_ceiling(struct bench *b);
 
 /* measure.c */
 int cmp_double(const void *a, const void *b);
 double tv(struct timeval t);
 int measure(struct bench *b, struct kase *c);
 struct stats3 rate(const struct series *s, double per);
+struct latency {
+	double p50, p90, p99;    /* seconds */
+};
+struct latency percentiles(const struct series *s);
 double flops_per_transform(const struct kase *c);
 
 /* output.c */
 void size_text(const struct kase *c, char *buf, size_t len);
-/* Our median throughput over the peer's; 0 without a peer. */
+/* The size as a number in its unit: pixels of a frame for video, else
+ * c->size. */
+uint64_t size_value(const struct kase *c);
+/* Our program's median throughput over the peer's (onnx.run: our library
+ * call's); 0 without both. */
 double ratio(const struct kase *c);
-void print_table(struct kase *cs, int n);
+void print_table(const struct bench *b, struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);
+/* The results as the --json document, or NULL when out of memory. */
+struct cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
 int print_json(struct bench *b, struct kase *cs, int n, const char **skipped, int nskipped);
+
+/* profile.c */
+/* --save's profile path into b->profile: 0, or -1 after the message. */
+int profile_target(struct bench *b);
+/* Save the median MB/s of the cases that ran on one engine into
+ * b->profile, merged with its entries for this machine (one from another
+ * machine is replaced); one line on stderr unless -q. 0, or -1 after the
+ * message. */
+int save_profile(struct bench *b, const struct kase *cs, int n);
+/* compare.c */
+/* --max-regression P[%]: the ACCEL_CALL. */
+int regression_option(void *job, const char *arg);
+/* The checks of --compare, --against and --max-regression against the
+ * other options, and the bound's default: 0, or the usage status after the
+ * message. */
+int compare_usage(struct job *job);
+/* --compare BASE --against RESULTS: compare the two files; the exit status. */
+int compare_files(struct job *job);
+/* The baseline of --compare read and checked, its settings (runs, warm-up,
+ * threads) taken where the command line gives none: the document, or NULL
+ * with the exit status in *status after the message. */
+struct cJSON *compare_load(struct job *job, int *status);
+/* The baseline's cases chosen by the operands, -b and --size, those that
+ * can run here, into *cs (realloc'd) and *n: 0, or the exit status after
+ * the message. */
+int compare_cases(struct bench *b, struct cJSON *base, struct kase **cs, int *n);
+/* Compare the measured cases with the baseline and print the changes:
+ * ACCEL_EXIT_REGRESSION, 0, or -1 when out of memory. */
+int compare_run(struct bench *b, struct cJSON *base, struct kase *cs, int n, const char **skipped, int nskipped);
+/* plot.c */
+/* --plot's FILE before the measurements: its suffix (usage error) and,
+ * without -f, that it does not exist. 0, or the exit status after the
+ * message. */
+int plot_check(const struct job *job);
+/* Draw the measured cases into --plot's FILE with gnuplot. 0, or -1 after
+ * the message (nothing written). */
+int plot(struct bench *b, struct kase *cs, int n);
 
 #endif

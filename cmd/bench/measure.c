@@ -1,6 +1,7 @@
 /*
  * measure.c - measuring a case: its set-up run, warm-up and measured runs, ours
- * and the peer's interleaved, and the statistics of the times.
+ * (the library call, and with --vs our program) and the peer's interleaved,
+ * and the statistics of the times.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -30,20 +31,6 @@ static double cpu_self(void)
 	getrusage(RUSAGE_SELF, &ru);
 	getrusage(RUSAGE_CHILDREN, &ch);
 	return tv(ru.ru_utime) + tv(ru.ru_stime) + tv(ch.ru_utime) + tv(ch.ru_stime);
-}
-
-/* One run of case c's peer: its seconds into *dt, its CPU seconds into
- * *cpu. Its exit status (0: it ran), -1 when it failed otherwise. */
-static int peer_once(struct kase *c, double *dt, double *cpu)
-{
-	if (c->op->fam == FAM_ONNX)
-		return onnx_peer_run(c, dt, cpu);
-	struct rusage ru;
-	double t0 = accel_now();
-	int ps = spawn(c->peer_argv, NULL, &ru);
-	*dt = accel_now() - t0;
-	*cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
-	return ps;
 }
 
 static int add_sample(struct series *s, double t)
@@ -118,7 +105,8 @@ static int prepare(struct bench *b, struct kase *c)
 	enc.op = opdef(op->fam == FAM_AGE_DECRYPT ? "age.encrypt" : op->format[0] == 'z' ? "zstd.compress" :
 		       op->format[0] == 'g' ? "gzip.compress" : "lz4.compress");
 	snprintf(enc.engine, sizeof enc.engine, "auto");
-	char *big = temp_path(b, "%s-%llu", kind, (unsigned long long)c->size), *small = temp_path(b, "%s-empty", kind);
+	char *big = temp_path(b, "%s-%llu-%d", kind, (unsigned long long)c->size, c->level);
+	char *small = temp_path(b, "%s-empty-%d", kind, c->level);
 	if (!big || !small)
 		goto oom;
 	int rc = 0;
@@ -152,8 +140,37 @@ static void reset_peak_rss(void)
 	}
 }
 
+/* One run of the program argv (ours or the peer's) on the case's input,
+ * its wall time and CPU time added to s: 0, its exit status, -1 when it
+ * did not run or died of a signal, or ACCEL_ENOMEM. */
+static int child_run(struct series *s, char *const argv[])
+{
+	struct rusage ru;
+	double t0 = accel_now();
+	int st = spawn(argv, NULL, &ru);
+	double dt = accel_now() - t0;
+	if (st)
+		return st;
+	s->cpu += tv(ru.ru_utime) + tv(ru.ru_stime);
+	return add_sample(s, dt) < 0 ? ACCEL_ENOMEM : 0;
+}
+
+/* One run of case c's peer, added to s as child_run adds it: for onnx.run
+ * a request to the running infer-direct, its own time of the run. */
+static int peer_run(struct kase *c, struct series *s)
+{
+	double dt, cpu;
+	if (c->op->fam != FAM_ONNX)
+		return child_run(s, c->peer_argv);
+	if (onnx_peer_run(c, &dt, &cpu) < 0)
+		return -1;
+	s->cpu += cpu;
+	return add_sample(s, dt) < 0 ? ACCEL_ENOMEM : 0;
+}
+
 /* Measure case c: the set-up run, the warm-up, then the measured runs
- * (ours and the peer's in turn). 0, or -1 after the message. */
+ * (ours, our program's and the peer's in turn; for video, ours are our
+ * program's: accel-transcode). 0, or -1 after the message. */
 int measure(struct bench *b, struct kase *c)
 {
 	const struct job *job = b->job;
@@ -175,9 +192,11 @@ int measure(struct bench *b, struct kase *c)
 	}
 	if (job->vs && peer_in && peer_command(b, c, peer_in) < 0)
 		c->peer_cmd[0] = 0;
+	if (job->vs && peer_in && program_command(b, c, peer_in) < 0)
+		c->prog_cmd[0] = 0;
 	reset_peak_rss();
 	b->child_rss_kib = 0;
-	double t0 = accel_now(), dt, pcpu;
+	double t0 = accel_now();
 	int rc = run_op(b, c, c->tiny, NULL, &st, &w, err, sizeof err);
 	c->setup = accel_now() - t0;
 	if (rc == ACCEL_ENOTSUP && IS_VIDEO(c->op->fam)) {
@@ -187,72 +206,99 @@ int measure(struct bench *b, struct kase *c)
 		c->failed = 1;
 		return 0;
 	}
-	int peer = c->peer_cmd[0] != 0;
-	if (peer && (rc = peer_start(b, c, peer_in)) < 0) {
+	int peer = c->peer_cmd[0] != 0, prog = c->prog_cmd[0] != 0, video = IS_VIDEO(c->op->fam);
+	/* onnx.run's peer starts once: its start-up is its model load. */
+	if (!rc && peer && (c->op->fam == FAM_ONNX ? onnx_peer_start(c) :
+			    start_up(b, c, c->peer_argv, c->peer_in, &c->peer.start)) < 0) {
 		clear_progress(b);
 		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
-		peer = rc = 0;
+		peer = 0;
 	}
-	/* Video: ours and the peer are both programs, timed whole. */
-	if (IS_VIDEO(c->op->fam))
-		c->peer.start = 0;
+	if (!rc && prog && start_up(b, c, c->prog_argv, -1, &c->prog.start) < 0) {
+		clear_progress(b);
+		accel_msg_warn("%s: our program '%s' failed on an empty input: no ratio", c->op->name, c->prog_cmd);
+		prog = 0;
+	}
+	struct series spare = { 0 };
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		int ps = peer ? peer_once(c, &dt, &pcpu) : 0;
-		if (ps != 0) {
+		int ps = prog && !video ? child_run(&spare, c->prog_argv) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
+			prog = 0;
+		}
+		ps = peer ? peer_run(c, &spare) : 0;
+		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
 			peer = 0;
 		}
 	}
+	free(spare.t);
 	double spent = 0;
 	for (int i = 0; !rc && (job->repeat ? i < job->repeat : i < 3 || spent < job->time) && i < MAX_SAMPLES; i++) {
 		double cpu0 = cpu_self();
 		t0 = accel_now();
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		dt = accel_now() - t0;
-		c->ours.cpu += cpu_self() - cpu0;
+		double dt = accel_now() - t0, cpu = cpu_self() - cpu0;
+		c->ours.cpu += cpu;
 		spent += dt;
 		if (!rc && add_sample(&c->ours, dt) < 0)
 			rc = ACCEL_ENOMEM;
-		if (!rc && peer) {
-			int ps = peer_once(c, &dt, &pcpu);
-			if (ps != 0) {
-				clear_progress(b);
-				accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
-				peer = 0;
-			} else if (add_sample(&c->peer, dt) < 0) {
+		if (!rc && prog && video) {
+			/* The same run, as our program's. */
+			c->prog.cpu += cpu;
+			if (add_sample(&c->prog, dt) < 0)
 				rc = ACCEL_ENOMEM;
-			} else {
-				c->peer.cpu += pcpu;
-			}
+		}
+		int ps = !rc && prog && !video ? child_run(&c->prog, c->prog_argv) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
+			prog = 0;
+		} else if (ps < 0) {
+			rc = ps;
+		}
+		ps = !rc && peer ? peer_run(c, &c->peer) : 0;
+		if (ps > 0 || ps == -1) {
+			clear_progress(b);
+			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
+			peer = 0;
+		} else if (ps < 0) {
+			rc = ps;
 		}
 	}
 	onnx_peer_close();
 	if (!peer)
 		c->peer_cmd[0] = 0;
+	if (!prog)
+		c->prog_cmd[0] = 0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	c->ours.rss_kib = IS_VIDEO(c->op->fam) ? b->child_rss_kib : ru.ru_maxrss;
+	c->ours.rss_kib = video ? b->child_rss_kib : ru.ru_maxrss;
 	c->out_bytes = w;
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);
+	if (rc == 0 && job->vs)
+		reference(b, c);
 	if (rc == 0 && job->common.verbose) {
 		clear_progress(b);
 		fprintf(stderr, "%s: %s on %s, %d runs; the last: ", cli.prog, c->op->name, c->engine, c->ours.n);
 		accel_stream_stats_print(&st, stderr);
 	}
 	if (rc < 0) {
+		char sz[32];
+		size_text(c, sz, sizeof sz);
 		clear_progress(b);
-		accel_msg_error("%s on %s, size %llu: %s", c->op->name, c->engine, (unsigned long long)c->size,
-				err[0] ? err : accel_strerror(rc));
+		accel_msg_error("%s on %s, size %s: %s", c->op->name, c->engine, sz, err[0] ? err : accel_strerror(rc));
 		return -1;
 	}
 	return 0;
 }
 
-/* min, median and max of `per / t` over the series' times, each less
- * s->start when it is longer. */
+/* min, median and max of `per / t` over the series' times (whole runs:
+ * a program's start-up is not taken off). */
 struct stats3 rate(const struct series *s, double per)
 {
 	struct stats3 r = { 0, 0, 0 };
@@ -261,8 +307,7 @@ struct stats3 rate(const struct series *s, double per)
 	double *t = malloc((size_t)s->n * sizeof *t);
 	if (!t)
 		return r;
-	for (int i = 0; i < s->n; i++)
-		t[i] = s->t[i] > s->start ? s->t[i] - s->start : s->t[i];
+	memcpy(t, s->t, (size_t)s->n * sizeof *t);
 	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
 	double med = s->n % 2 ? t[s->n / 2] : (t[s->n / 2 - 1] + t[s->n / 2]) / 2;
 	r.min = per / t[s->n - 1];
@@ -270,6 +315,24 @@ struct stats3 rate(const struct series *s, double per)
 	r.max = per / t[0];
 	free(t);
 	return r;
+}
+
+/* The 50th, 90th and 99th percentiles of the series' times, by nearest
+ * rank: the time of rank ceil(p / 100 * n) in ascending order (zeros for
+ * no runs or no memory). */
+struct latency percentiles(const struct series *s)
+{
+	struct latency l = { 0, 0, 0 };
+	double *t = s->n ? malloc((size_t)s->n * sizeof *t) : NULL;
+	if (!t)
+		return l;
+	memcpy(t, s->t, (size_t)s->n * sizeof *t);
+	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
+	l.p50 = t[(50 * s->n + 99) / 100 - 1];
+	l.p90 = t[(90 * s->n + 99) / 100 - 1];
+	l.p99 = t[(99 * s->n + 99) / 100 - 1];
+	free(t);
+	return l;
 }
 
 double flops_per_transform(const struct kase *c)

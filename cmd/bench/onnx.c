@@ -198,8 +198,7 @@ int onnx_peer_command(struct bench *b, struct kase *c)
 	return 0;
 }
 
-/* Start the peer: its model load is its set-up. 0, or -1 when it failed. */
-int onnx_peer_start(struct bench *b, struct kase *c)
+int onnx_peer_start(struct kase *c)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -226,8 +225,7 @@ int onnx_peer_start(struct bench *b, struct kase *c)
 		onnx_peer_close();
 		return -1;
 	}
-	c->peer.setup = load;
-	c->peer.start = 0;
+	c->peer.start = load;
 	return 0;
 }
 
@@ -242,7 +240,7 @@ int onnx_peer_run(struct kase *c, double *dt, double *cpu)
 	return 0;
 }
 
-/* End the peer (the end of its input), and the case's context. */
+/* End the peer (the end of its input). */
 void onnx_peer_close(void)
 {
 	if (onnx.peer)
@@ -259,21 +257,4 @@ void onnx_end(void)
 	onnx_peer_close();
 	accel_ctx_free(onnx.ctx);
 	onnx.ctx = NULL;
-}
-
-void percentiles(const struct series *s, double p[3])
-{
-	static const double q[3] = { 0.50, 0.90, 0.99 };
-	p[0] = p[1] = p[2] = 0;
-	double *t = s->n ? malloc((size_t)s->n * sizeof *t) : NULL;
-	if (!t)
-		return;
-	memcpy(t, s->t, (size_t)s->n * sizeof *t);
-	qsort(t, (size_t)s->n, sizeof *t, cmp_double);
-	/* The nearest rank: the smallest time not exceeded by q of them. */
-	for (int i = 0; i < 3; i++) {
-		int k = (int)(q[i] * s->n + 0.999999);
-		p[i] = t[(k < 1 ? 1 : k) - 1];
-	}
-	free(t);
 }

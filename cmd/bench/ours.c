@@ -119,7 +119,7 @@ int run_op(struct bench *b, const struct kase *c, const char *path, const char *
 	const struct opdef *op = c->op;
 	if (op->fam == FAM_COMPRESS) {
 		struct accel_compress_cfg cfg = { .backend = c->engine, .stream = stream_cfg(b, in.size),
-						  .format = op->format, .checksum = 1 };
+						  .format = op->format, .level = c->level, .checksum = 1 };
 		rc = accel_compress(b->ctx, &cfg, &in, &out, st, err, len);
 	} else if (op->fam == FAM_DECOMPRESS) {
 		struct accel_decompress_cfg cfg = { .backend = c->engine, .stream = stream_cfg(b, in.size) };

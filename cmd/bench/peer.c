@@ -1,6 +1,8 @@
 /*
- * peer.c - the peer tools' runs (zstd, pigz, lz4, sha256sum, age ...): their
- * command lines, their start-up, one run as a child process.
+ * peer.c - the peer tools' runs (zstd, pigz, igzip, lz4, sha256sum, age,
+ * accel-bench-fftw ...; onnx.c and video.c make those of onnx.run and the
+ * video stages): which runs, their command lines, their start-up, one run
+ * as a child process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -83,38 +85,110 @@ int age_keys(struct bench *b)
 	return 0;
 }
 
+/* The program `prog` runs as: for accel-bench-fftw, the helper's path
+ * into path[len] ($ACCEL_BENCH_FFTW, else libexec/ beside this program in
+ * the build tree, else the folder it is installed in); else prog itself
+ * when it is on $PATH. 0, or -1 when it is not here. */
+static int peer_program(const char *prog, char *path, size_t len)
+{
+	if (strcmp(prog, "accel-bench-fftw")) {
+		snprintf(path, len, "%s", prog);
+		return on_path(prog) ? 0 : -1;
+	}
+	const char *env = getenv("ACCEL_BENCH_FFTW");
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return access(path, X_OK);
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		if ((size_t)snprintf(path, len, "%.*s/libexec/%s", (int)(len / 2), exe, prog) < len &&
+		    access(path, X_OK) == 0)
+			return 0;
+	}
+	snprintf(path, len, "%s/%s", ACCEL_BENCH_LIBEXEC, prog);
+	return access(path, X_OK);
+}
+
+/* The peer of op that runs here, into path[len]: the first of --peer's
+ * LIST that op has and is installed, else the first of op's installed.
+ * Its argv template, or NULL. */
+static const char *const *choose_peer(const struct bench *b, const struct opdef *op, char *path, size_t len)
+{
+	for (const char *s = b->job->peer; s && *s;) {
+		size_t l = strcspn(s, ",");
+		for (int i = 0; i < MAX_PEERS; i++) {
+			const char *p = op->peer[i][0];
+			if (p && strlen(p) == l && !strncmp(p, s, l) && peer_program(p, path, len) == 0)
+				return op->peer[i];
+		}
+		s += l + (s[l] == ',');
+	}
+	for (int i = 0; i < MAX_PEERS; i++)
+		if (op->peer[i][0] && peer_program(op->peer[i][0], path, len) == 0)
+			return op->peer[i];
+	return NULL;
+}
+
+int peer_list_check(const char *list, char *bad, size_t len)
+{
+	for (const char *s = list; *s;) {
+		size_t l = strcspn(s, ","), hit = 0;
+		for (size_t o = 0; o < nops && !hit; o++)
+			for (int i = 0; i < MAX_PEERS && !hit; i++)
+				hit = ops[o].peer[i][0] && strlen(ops[o].peer[i][0]) == l && !strncmp(ops[o].peer[i][0], s, l);
+		if (!hit) {
+			snprintf(bad, len, "%.*s", (int)l, s);
+			return -1;
+		}
+		s += l + (s[l] == ',');
+	}
+	return 0;
+}
+
+/* ISA-L's level (0 to 3) for a gzip level, as the cpu backend maps it:
+ * igzip's option of the same compression. */
+static int isal_level(int level)
+{
+	return level <= 1 ? 0 : level <= 3 ? 1 : level <= 6 ? 2 : 3;
+}
+
 /* The peer's command for case c on `input` into c->peer_argv and
  * c->peer_cmd (shown without file names): 0, or -1 when there is none
  * here. */
 int peer_command(struct bench *b, struct kase *c, const char *input)
 {
 	const struct opdef *op = c->op;
+	char prog[4096];
+	const char *const *peer;
 	if (op->fam == FAM_ONNX)
 		return onnx_peer_command(b, c);
 	if (IS_VIDEO(op->fam))
 		return video_peer_command(b, c, input);
-	if (!op->peer[0] || !on_path(op->peer[0]))
+	if (!(peer = choose_peer(b, op, prog, sizeof prog)))
 		return -1;
 	if ((op->fam == FAM_AGE_ENCRYPT || op->fam == FAM_AGE_DECRYPT) && age_keys(b) < 0)
 		return -1;
 	int n = 0;
 	size_t used = 0;
-	for (int i = 0; op->peer[i] && n < 14; i++) {
+	for (int i = 0; peer[i] && n < 14; i++) {
 		char word[4300];
-		const char *w = op->peer[i];
-		int shown = 1;
-		if (strstr(w, "%T"))
-			snprintf(word, sizeof word, "%.*s%d", (int)(strstr(w, "%T") - w), w, b->threads);
-		else if (strstr(w, "%L"))
-			snprintf(word, sizeof word, "%.*s%d", (int)(strstr(w, "%L") - w), w,
-				 accel_compress_default_level(op->format));
+		const char *w = peer[i], *pc = strchr(w, '%');
+		int shown = 1, level = c->level;
+		if (pc && (pc[1] == 'T' || pc[1] == 'L' || pc[1] == 'G' || pc[1] == 'N'))
+			snprintf(word, sizeof word, "%.*s%llu", (int)(pc - w), w, (unsigned long long)(
+				 pc[1] == 'T' ? (uint64_t)b->threads : pc[1] == 'L' ? (uint64_t)level :
+				 pc[1] == 'G' ? (uint64_t)isal_level(level) : c->size));
 		else if (!strcmp(w, "%R"))
 			snprintf(word, sizeof word, "%s", b->age_recipient), shown = 0;
 		else if (!strcmp(w, "%I"))
 			snprintf(word, sizeof word, "%s", b->age_identity), shown = 0;
 		else
 			snprintf(word, sizeof word, "%s", w);
-		if (!(c->peer_argv[n++] = strdup(word)))
+		if (!(c->peer_argv[n++] = strdup(i ? word : prog)))
 			return -1;
 		if (shown && used < sizeof c->peer_cmd)
 			used += (size_t)snprintf(c->peer_cmd + used, sizeof c->peer_cmd - used, "%s%s", used ? " " : "", word);
@@ -126,16 +200,13 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 	return 0;
 }
 
-/* The peer's start-up: the median of 3 runs on the empty input of case
- * c (for age -d, an age file of the empty plaintext; for video, the clip of
- * one frame), into c->peer.start; onnx.run's peer starts, its model load
- * its set-up.
- * 0, or -1 when it failed. */
-int peer_start(struct bench *b, struct kase *c, const char *input)
+/* The start-up of the program argv (the peer's, or ours), whose word `in`
+ * is its input (-1: its last word): the median of 3 runs on the empty
+ * input of case c (for age -d, age's file of the empty plaintext; for
+ * video, the clip of one frame), into *start. 0, or -1 when it failed. */
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start)
 {
 	const char *tiny = c->tiny;
-	if (c->op->fam == FAM_ONNX)
-		return onnx_peer_start(b, c);
 	if (c->op->fam == FAM_AGE_DECRYPT) {
 		char *theirs = temp_path(b, "age-empty.age");
 		char *enc[] = { "age", "-r", b->age_recipient, "-o", theirs, (char *)c->tiny, NULL };
@@ -146,18 +217,23 @@ int peer_start(struct bench *b, struct kase *c, const char *input)
 			return -1;
 		tiny = theirs;
 	}
-	int last = c->peer_in;
-	char *keep = c->peer_argv[last];
-	c->peer_argv[last] = (char *)tiny;
+	int last = in;
+	if (last < 0)
+		for (last = 0; argv[last + 1]; last++)
+			;
+	char *keep = argv[last];
+	argv[last] = (char *)tiny;
 	double t[3];
 	int rc = 0;
 	for (int i = 0; i < 3 && !rc; i++) {
 		double t0 = accel_now();
-		rc = spawn(c->peer_argv, NULL, NULL) ? -1 : 0;
+		rc = spawn(argv, NULL, NULL) ? -1 : 0;
 		t[i] = accel_now() - t0;
 	}
-	c->peer_argv[last] = keep;
+	argv[last] = keep;
+	if (rc)
+		return rc;
 	qsort(t, 3, sizeof t[0], cmp_double);
-	c->peer.start = c->peer.setup = t[1];
-	return rc;
+	*start = t[1];
+	return 0;
 }

@@ -218,7 +218,7 @@ int video_prepare(struct bench *b, struct kase *c)
 			goto oom;
 		struct kase sw = *c;
 		snprintf(sw.engine, sizeof sw.engine, "software");
-		sw.op = &(struct opdef){ "encode", FAM_ENCODE, c->op->format, 0, { NULL } };
+		sw.op = &(struct opdef){ "encode", FAM_ENCODE, c->op->format, 0, { { NULL } } };
 		if (sibling("accel-transcode", prog, sizeof prog) < 0) {
 			accel_msg_error("%s: no accel-transcode beside accel-bench", c->op->name);
 			return -1;
@@ -349,5 +349,25 @@ int video_peer_command(struct bench *b, struct kase *c, const char *input)
 		if (!(c->peer_argv[i] = strdup(argv[i])))
 			return -1;
 	c->peer_argv[n] = NULL;
+	return 0;
+}
+
+int video_program_command(struct bench *b, struct kase *c)
+{
+	char prog[PATH_MAX], *argv[24], words[4][64];
+	if (sibling("accel-transcode", prog, sizeof prog) < 0)
+		return -1;
+	transcode_argv(b, c, prog, c->input, NULL, argv, words);
+	size_t used = 0;
+	for (int i = 0; argv[i]; i++) {
+		if (!(c->prog_argv[i] = strdup(argv[i])))
+			return -1;
+		/* Shown without its path, -v, --no-progress and the input. */
+		if ((i >= 3 && argv[i + 1]) || !i)
+			used += (size_t)snprintf(c->prog_cmd + used, sizeof c->prog_cmd - used, "%s%s", used ? " " : "",
+						 i ? argv[i] : "accel-transcode");
+		if (used >= sizeof c->prog_cmd)
+			used = sizeof c->prog_cmd - 1;
+	}
 	return 0;
 }

@@ -2,9 +2,9 @@
 # ffmpeg renders it into a PNG; the PaddleOCR recogniser (from npm, in
 # build/deps/models: make deps) reads it back through ONNX Runtime, decoding
 # its output with greedy CTC; the step fails unless the text comes back whole.
-ocr=build/deps/models/ocr
+ocr=${ACCEL_MODELS:-$root/build/deps/models}/ocr
 step "accel-infer: the PaddleOCR recogniser reads a line rendered by ffmpeg"
-if [ ! -f "$ocr/ch_PP-OCRv4_rec_infer.onnx" ] || [ ! -f "${B:-build}/plugins/accel_onnxruntime.so" ]; then
+if [ ! -f "$ocr/ch_PP-OCRv4_rec_infer.onnx" ] || ! accel-detect --routes onnx.run | grep -q ' onnxruntime\.cpu:cpu0 '; then
 	echo "(no ONNX Runtime or OCR models: run make deps, then make)"
 else
 	text="Hello accel 2026"

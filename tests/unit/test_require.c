@@ -171,6 +171,10 @@ static void test_cpu(void **state)
 	assert_string_equal(eval(state, "avx2"), "");
 	assert_string_equal(eval(state, "avx2,aes"), "");
 	assert_string_equal(eval(state, "avx512f"), "avx512f: the CPU lacks avx512f");
+	/* Any flag the kernel names: fma is not one of the bits. */
+	assert_string_equal(eval(state, "fma"), "fma: the CPU lacks fma");
+	assert_string_equal(eval(state, "avx2==0"), "avx2==0: the CPU has avx2");
+	assert_string_equal(eval(state, "avx512f==0"), "");
 	assert_string_equal(eval(state, "cpu.avx2"), "");
 	assert_string_equal(eval(state, "cpu.avx512f"), "cpu.avx512f: no cpu device has avx512f (cpu0 has 0)");
 	assert_string_equal(eval(state, "cpu.threads>=8"), "");
@@ -200,7 +204,12 @@ static void test_apis(void **state)
 	assert_string_equal(eval(state, "vulkan>=4"), "vulkan>=4: 3 usable vulkan devices");
 	assert_string_equal(eval(state, "cuda"), "");
 	assert_string_equal(eval(state, "opencl"), "opencl: 0 usable opencl devices: no ICD for this device");
-	assert_string_equal(eval(state, "nosuch"), "nosuch: no device offers nosuch");
+	/* A bundled backend's API that no backend here reports is not met;
+	 * a name that is nothing is a usage error. */
+	assert_string_equal(eval(state, "qsv"), "qsv: no device offers qsv");
+	assert_string_equal(eval(state, "nosuch"), "usage: 'nosuch': unknown name 'nosuch' (a class, a CPU flag as "
+			    "/proc/cpuinfo lists it, an API, or a field of a device in --json)");
+	assert_string_equal(eval(state, "vulkn"), "usage: 'vulkn': unknown name 'vulkn'; did you mean 'vulkan'?");
 	/* A usable video engine on a GPU makes a video device. */
 	assert_string_equal(eval(state, "video"), "");
 	assert_string_equal(eval(state, "video>=2"), "video>=2: found 1 video device");
@@ -323,7 +332,8 @@ static void test_unseen_api_reasons(void **state)
 	assert_string_equal(eval(&st, "bar"), "bar: bar 0: no such node");
 	assert_string_equal(eval(&st, "quux"), "quux: no hardware video engine (foo, bar)");
 	assert_string_equal(eval(&st, "novideo"), "novideo: no hardware video engine (foo, bar)");
-	assert_string_equal(eval(&st, "nosuch"), "nosuch: no device offers nosuch");
+	assert_string_equal(eval(&st, "nosuch"), "usage: 'nosuch': unknown name 'nosuch' (a class, a CPU flag as "
+			    "/proc/cpuinfo lists it, an API, or a field of a device in --json)");
 	assert_string_equal(eval(&st, "video"), "video: found 0 video devices: no hardware video engine (foo, bar)");
 	accel_ctx_free(ctx);
 }

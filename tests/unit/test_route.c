@@ -427,6 +427,24 @@ static void small_jobs_stay_on_cpu(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* An engine on the CPU device (as fftw's) is no device with start-up and
+ * transfer to amortise: a small job ranks it by its speed, while a GPU
+ * engine named for it is demoted. */
+static void small_jobs_rank_cpu_device_engines(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	add_backend(ctx, &gpufft_backend);
+	add_backend(ctx, &cpufft_backend);
+	struct accel_op fft = { .name = "fft.c2c" };
+	struct accel_route r;
+	struct accel_route_req req = { &fft, "auto", 1000, NO_PROFILE };
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_ranked(&r, 2, "cpufft:cpu0", "gpufft:gpu0");
+	assert_string_equal(r.entries[0].reason, "prior 500 MB/s (fake fft)");
+	assert_string_equal(r.entries[1].reason, "job of 1000 bytes is too small: start-up and transfer would dominate");
+	accel_ctx_free(ctx);
+}
+
 static void small_jobs_leave_gpu_backends_unprobed(void **state)
 {
 	struct accel_ctx *ctx = new_ctx();
@@ -554,7 +572,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_non_null(test->backend);
 	assert_string_equal(test->origin, "build/tests/plugins/accel_test.so");
 	assert_null(bad->backend);
-	assert_string_equal(bad->reason, "plugin built for backend ABI 103, this libaccel has ABI 3");
+	assert_string_equal(bad->reason, "plugin built for backend ABI 104, this libaccel has ABI 4");
 
 	struct accel_route r;
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
@@ -566,7 +584,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_int_equal(route(ctx, "badabi,test:other0", -1, NULL, &r), 0);
 	assert_ranked(&r, 1, "test:other0");
 	assert_string_equal(entry(&r, "badabi")->reason,
-			    "plugin built for backend ABI 103, this libaccel has ABI 3");
+			    "plugin built for backend ABI 104, this libaccel has ABI 4");
 	accel_ctx_free(ctx);
 }
 
@@ -602,6 +620,7 @@ int main(void)
 		cmocka_unit_test(cpu_means_the_cpu_engine_for_the_op),
 		cmocka_unit_test(software_never_preferred),
 		cmocka_unit_test(small_jobs_stay_on_cpu),
+		cmocka_unit_test(small_jobs_rank_cpu_device_engines),
 		cmocka_unit_test(small_jobs_leave_gpu_backends_unprobed),
 		cmocka_unit_test(profile_changes_ranking),
 		cmocka_unit_test(profile_load),

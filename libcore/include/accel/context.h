@@ -28,8 +28,9 @@ struct accel_report;
  */
 
 /* Create a context: registers the built-in backends and loads plugins from
- * $ACCEL_BACKEND_PATH (colon-separated folders), <bindir>/../lib/accel and
- * <bindir>/plugins, and reads $ACCEL_SYSROOT. A plugin that fails to load
+ * $ACCEL_BACKEND_PATH (colon-separated folders), <bindir>/../lib/accel,
+ * <bindir>/plugins, accel/ beside libaccel and the plugin folder of the
+ * build (PLUGINDIR), and reads $ACCEL_SYSROOT. A plugin that fails to load
  * is a reason, not an error. Returns NULL only when out of memory. Safe
  * from any thread (dlopen); each context is independent. */
 struct accel_ctx *accel_ctx_new(void);

@@ -61,6 +61,16 @@ enum accel_cpu_flag {
 uint64_t accel_cpu_flags_parse(const char *line);
 /* Name of one CPU flag bit ("vaes"), or NULL for an unknown bit. */
 const char *accel_cpu_flag_name(uint64_t bit);
+/* Whether `name` is a CPU flag as Linux names them in /proc/cpuinfo: one
+ * of the x86 "flags" (arch/x86/include/asm/cpufeatures.h) or Arm64
+ * "Features" (arch/arm64/kernel/cpuinfo.c) names this library knows, or
+ * of the words a CPU device of ctx lists (see accel_device.features), so
+ * a flag newer than the list is known where the CPU has it. ctx may be NULL. */
+struct accel_ctx;
+int accel_cpu_flag_known(const struct accel_ctx *ctx, const char *name);
+/* The listed name nearest to `name`, within two edits and under half its
+ * length; NULL when none is. */
+const char *accel_cpu_flag_nearest(const char *name);
 
 /* One extra attribute of a device: backends attach what they know
  * ("api_version" = "1.3.255", "compute_units" = "16"). */
@@ -104,6 +114,11 @@ struct accel_device {
 	char pci_address[16];     /* "0000:65:00.0", empty if none */
 	int software;             /* 1: CPU-emulated (lavapipe, PoCL): not an accelerator */
 	uint64_t flags;           /* class-specific capability flags (enum accel_cpu_flag) */
+	/* Class CPU: every feature flag the kernel lists, as the words of
+	 * /proc/cpuinfo's "flags" line (x86) or "Features" line (Arm) with
+	 * single spaces; "" when unknown (then only `flags` says). Set with
+	 * accel_device_set_features. */
+	char features[2048];
 	/* CPU topology (class CPU only) */
 	int packages, cores, threads, numa_nodes;
 	uint64_t cache_bytes[4];  /* L1d, L2, L3, L4 per instance; 0 if absent */
@@ -124,6 +139,14 @@ int accel_device_set_num(struct accel_device *d, const char *key, double value);
  * ids, accel(7)). All zeros is no UUID: nothing is set. Returns 0 or
  * ACCEL_ENOMEM as accel_device_set. */
 int accel_device_set_uuid(struct accel_device *d, const uint8_t uuid[16]);
+/* Set d->features from the value of a /proc/cpuinfo "flags" or
+ * "Features" line (the words after the first ':', or the words alone)
+ * and d->flags from it (accel_cpu_flags_parse). Words past the field's
+ * size are dropped whole. */
+void accel_device_set_features(struct accel_device *d, const char *line);
+/* Whether CPU device d has flag `name`: a word of d->features, or the bit
+ * of d->flags that accel_cpu_flag_name() names so. */
+int accel_device_has_flag(const struct accel_device *d, const char *name);
 /* Value of a property (points into d), or NULL. */
 const char *accel_device_get(const struct accel_device *d, const char *key);
 /* Record that the device is reached through API `name`, usable or not

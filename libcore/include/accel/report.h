@@ -117,7 +117,9 @@ int accel_report_shows(const struct accel_report *r, const struct accel_device *
  * 64 devices; table: a device after a route or the probes). */
 int accel_report_device(struct accel_report *r, const struct accel_device *d);
 /* Add the route of one operation (table: accel_route_print's lines,
- * written at once after the devices so far). 0 or ACCEL_ENOMEM (JSON). */
+ * written at once after the devices so far; without opts.verbose an auto
+ * route shows only the backends that offer the operation, and a line
+ * counts the others; JSON: every backend). 0 or ACCEL_ENOMEM. */
 int accel_report_route(struct accel_report *r, const struct accel_route *route);
 /* Add the statistics of one run over `input` (its name, as in messages):
  * what a program's -v prints after each input. Table: "PROG: INPUT: "
