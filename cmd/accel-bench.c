@@ -1,10 +1,13 @@
 /*
  * accel-bench - measure the toolkit's operations on each engine, through
  * the libcore calls the programs make (accel_compress, accel_decompress,
- * accel_age_encrypt/decrypt, the hash stream, accel_fft_run), on inputs
- * made from this machine's files (tones and noise for FFTs), and beside the
- * peer tools (zstd, pigz, igzip, lz4, sha256sum, age, FFTW called directly)
- * with --vs, and openssl speed as the reference of age and the hashes.
+ * accel_age_encrypt/decrypt, the hash stream, accel_fft_run, the onnx.run
+ * stream) and the accel-transcode program, on inputs made from this
+ * machine's files (tones and noise for FFTs, a real model's input, a
+ * generated clip), and beside the peer tools (zstd, pigz, igzip, lz4,
+ * sha256sum, age, FFTW called directly, ONNX Runtime driven directly,
+ * ffmpeg) with --vs, and openssl speed as the reference of age and the
+ * hashes.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,12 +34,12 @@ static int opt_save(void *arg, const char *file)
 }
 
 static const struct accel_option options[] = {
-	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), or N, the samples per transform, for FFTs (default 1024)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
 	{ 0, "level", "LIST", "compression levels of the codecs' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format's default level)", ACCEL_STRING(JOB(levels)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
 	{ 0, "warmup", "N", "runs before the measured ones, not counted (default 1)", ACCEL_INT(JOB(warmup), 0, 1000, NULL) },
-	{ 0, "vs", NULL, "run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly) on the same input, interleaved with ours, and print program/peer ratios; openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
+	{ 0, "vs", NULL, "run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print program/peer ratios (onnx.run: ours/peer); openssl speed as the reference of age and the hashes", ACCEL_SET(JOB(vs), 1) },
 	{ 0, "peer", "LIST", "with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed", "pigz igzip rapidgzip", ACCEL_STRING(JOB(peer)) },
 	{ 0, "save", "FILE", "write each case's median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine", "file", ACCEL_OPT_OPTIONAL, ACCEL_CALL(opt_save) },
 	{ 0, "list", NULL, "print the operations and engines that would run, and run nothing", ACCEL_SET(JOB(list), 1) },
@@ -76,11 +79,12 @@ static int parse_sizes(struct job *job)
 		char word[64];
 		uint64_t v;
 		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
-		if (job->nsizes == MAX_SIZES || accel_parse_size(word, &v) < 0 || v < 1) {
+		int ok = size_word(word, &v) == 0;
+		if (job->nsizes == MAX_SIZES || !ok) {
 			if (job->nsizes == MAX_SIZES)
 				accel_msg_usage("--size: at most %d sizes", MAX_SIZES);
 			else
-				accel_msg_usage("--size: '%s' is not a size (bytes with K, M, G suffixes, or N for FFTs)", word);
+				accel_msg_usage("--size: '%s' is not a size (bytes with K, M, G suffixes, N for FFTs, a batch for onnx.run, or WxH of even sides from 16 to 8192 for video)", word);
 			return ACCEL_EXIT_USAGE;
 		}
 		job->size[job->nsizes++] = v;
@@ -116,12 +120,13 @@ static int max_level(const char *format)
 	return !strcmp(format, "gzip") ? 9 : !strcmp(format, "lz4") ? 12 : 19;
 }
 
-/* The -b items of the case list for op, or every engine that can run it:
- * into items (names of 80 bytes). Returns their number. */
-static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, char (*items)[80], int max)
+/* The -b items of the case list for op (its route's parameters in ext),
+ * or every engine that can run it: into items (names of 80 bytes). Returns
+ * their number. */
+static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, void *ext, char (*items)[80], int max)
 {
 	int n = 0;
-	struct accel_op o = { .name = op, .checksum = 1 };
+	struct accel_op o = { .name = op, .checksum = 1, .ext = ext };
 	struct accel_route r;
 	if (list && strcmp(list, "auto")) {
 		for (const char *s = list; *s && n < max;) {
@@ -209,8 +214,9 @@ static int bench(int argc, char **argv)
 	}
 	job.time = job.time ? job.time : 1;
 	job.warmup = job.warmup < 0 ? 1 : job.warmup;
+	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	const char *skipped[MAX_NAMES];
-	int nskipped = 0, ncases = 0, cap = 0, status = 0;
+	int nskipped = 0, ncases = 0, cap = 0, status = 0, unrun = 0;
 	struct kase *cs = NULL;
 	for (int i = 0; i < nnames && !base; i++) {
 		if (job.common.noperands && !chosen[i])
@@ -223,7 +229,8 @@ static int bench(int argc, char **argv)
 			continue;
 		}
 		char items[16][80];
-		int ne = engines_for(b.ctx, job.common.backend, op->name, items, 16);
+		int ne = IS_VIDEO(op->fam) ? video_engines(&b, job.common.backend, items, 16) :
+			 engines_for(b.ctx, job.common.backend, op->name, op_ext(&b, op), items, 16);
 		if (job.list) {
 			printf("%-16s ", op->name);
 			for (int e = 0; e < ne; e++)
@@ -231,8 +238,18 @@ static int bench(int argc, char **argv)
 			puts(ne ? "" : job.common.backend ? "no engine of --backend can run it" : "no engine here");
 			continue;
 		}
-		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : job.vs ? DEFAULT_VS_BYTES : DEFAULT_BYTES;
-		int nsz = job.nsizes ? job.nsizes : 1, codec = op->fam == FAM_COMPRESS || op->fam == FAM_DECOMPRESS;
+		unrun += !ne;
+		/* The sizes of the op's kind: resolutions for video, numbers
+		 * for the others; none given, its default. */
+		uint64_t dflt = op->fam == FAM_FFT ? DEFAULT_N : op->fam == FAM_ONNX ? DEFAULT_BATCH :
+				IS_VIDEO(op->fam) ? DEFAULT_VIDEO : job.vs ? DEFAULT_VS_BYTES : DEFAULT_BYTES;
+		uint64_t sizes[MAX_SIZES];
+		int nsz = 0, codec = op->fam == FAM_COMPRESS || op->fam == FAM_DECOMPRESS;
+		for (int s = 0; s < job.nsizes; s++)
+			if (IS_VIDEO(op->fam) == IS_VIDEO_SIZE(job.size[s]))
+				sizes[nsz++] = job.size[s];
+		if (!nsz)
+			sizes[nsz++] = dflt;
 		int nlv = codec && job.nlevels ? job.nlevels : 1;
 		for (int l = 0; codec && l < job.nlevels; l++)
 			if (job.level[l] > max_level(op->format)) {
@@ -244,10 +261,15 @@ static int bench(int argc, char **argv)
 			}
 		for (int e = 0; e < ne; e++)
 			for (int s = 0; s < nsz * nlv; s++) {
-				uint64_t size = job.nsizes ? job.size[s / nlv] : dflt;
-				if (op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) {
-					accel_msg_usage("--size: %llu is not an FFT size for %s (N from 2 to 2^26)",
-							(unsigned long long)size, op->name);
+				uint64_t size = sizes[s / nlv];
+				if ((op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) ||
+				    (op->fam == FAM_ONNX && size > MAX_BATCH)) {
+					if (op->fam == FAM_FFT)
+						accel_msg_usage("--size: %llu is not an FFT size for %s (N from 2 to 2^26)",
+								(unsigned long long)size, op->name);
+					else
+						accel_msg_usage("--size: %llu is not a batch for %s (1 to %d)",
+								(unsigned long long)size, op->name, MAX_BATCH);
 					free(cs);
 					accel_ctx_free(b.ctx);
 					return ACCEL_EXIT_USAGE;
@@ -283,7 +305,7 @@ static int bench(int argc, char **argv)
 	}
 	if (!ncases && !base) {
 		accel_msg_error("nothing to measure: %s", job.common.backend ? "no engine of --backend can run the operations" :
-				"the operations are not measured yet");
+				unrun ? "no engine here can run the operations" : "the operations are not measured yet");
 		accel_ctx_free(b.ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
@@ -297,7 +319,6 @@ static int bench(int argc, char **argv)
 		return ACCEL_EXIT_FAILURE;
 	}
 	catch_signals(&b);
-	b.threads = job.common.threads ? job.common.threads : accel_cpu_count();
 	b.progress = job.common.progress < 0 ? isatty(2) && !job.common.quiet : job.common.progress;
 	for (size_t i = 0; i < sizeof b.age_key; i++)
 		b.age_key[i] = (uint8_t)(i * 37 + 11);

@@ -171,7 +171,7 @@ assert d["schema_version"] == 1 and d["accel_version"]
 assert d["baseline"]["file"] == "base.json" and d["now"]["file"] == "now.json"
 assert set(d["baseline"]) == {"file", "accel_version", "machine"}
 assert d["same_machine"] is True and d["max_regression_percent"] == 20
-keys = {"operation", "engine", "size", "size_unit", "verdict", "missing_in", "baseline", "now",
+keys = {"operation", "engine", "size", "size_unit", "resolution", "verdict", "missing_in", "baseline", "now",
         "change_percent", "noise_percent"}
 for c in d["cases"]:
     assert set(c) == keys, set(c) ^ keys

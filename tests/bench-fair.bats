@@ -49,8 +49,8 @@ EOF
 @test "--vs --csv: the program's columns, and the ratio from them" {
 	command -v sha256sum > /dev/null || skip "sha256sum is not installed"
 	run -0 "$A" --vs --csv --repeat 1 --warmup 0 --size 64K -b openssl sha256
-	[ "$(awk -F, '{ print NF }' <<< "${lines[0]}")" -eq 30 ]
-	[[ "${lines[0]}" == *,peer,peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,program_cpu_seconds_per_byte,reference,reference_mbps ]]
+	[ "$(awk -F, '{ print NF }' <<< "${lines[0]}")" -eq 33 ]
+	[[ "${lines[0]}" == *,peer,peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,program_cpu_seconds_per_byte,reference,reference_mbps,inferences_per_second_median,frames_per_second_median,resolution ]]
 	IFS=, read -r -a f <<< "${lines[1]}"
 	[ "${f[15]}" = sha256sum ]
 	[ "${f[20]}" = "" ]

@@ -16,7 +16,7 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-CSV_HEADER="operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,program_cpu_seconds_per_byte,reference,reference_mbps"
+CSV_HEADER="operation,engine,size,size_unit,input_bytes,bytes,setup_seconds,repeats,mbps_min,mbps_median,mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,program_cpu_seconds_per_byte,reference,reference_mbps,inferences_per_second_median,frames_per_second_median,resolution"
 
 @test "--json: the schema's keys, one case per operation, engine and size, each run a sample" {
 	run -0 "$A" --json --repeat 2 --size 64K,128K sha256 lz4.decompress
@@ -32,7 +32,8 @@ assert set(d["settings"]) == {"time_seconds", "repeat", "warmup", "threads", "vs
 assert d["settings"]["repeat"] == 2 and d["not_measured"] == []
 keys = {"operation", "engine", "engines_ran", "size", "size_unit", "level", "input_bytes", "bytes", "output_bytes",
         "setup_seconds", "repeats", "seconds", "mbps", "latency_seconds", "transforms", "gflops", "msamples_per_second",
-        "cpu_seconds_per_byte", "peak_rss_bytes", "program", "peer", "reference"}
+        "cpu_seconds_per_byte", "peak_rss_bytes", "program", "peer", "reference", "resolution",
+        "inferences_per_second", "frames_per_second"}
 got = [(c["operation"], c["size"]) for c in d["cases"]]
 assert got == [("lz4.decompress", 65536), ("lz4.decompress", 131072), ("sha256", 65536), ("sha256", 131072)], got
 for c in d["cases"]:
@@ -43,6 +44,7 @@ for c in d["cases"]:
     assert 0 < m["min"] <= m["median"] <= m["max"], m
     assert c["setup_seconds"] > 0 and c["peak_rss_bytes"] > 0 and c["cpu_seconds_per_byte"] >= 0
     assert c["gflops"] is None and c["transforms"] is None and c["peer"] is None and c["reference"] is None
+    assert c["resolution"] is None and c["inferences_per_second"] is None and c["frames_per_second"] is None
     assert c["engines_ran"], c
 # the decoder reads our compressed corpus: fewer bytes than it gives
 lz = [c for c in d["cases"] if c["operation"] == "lz4.decompress"]
@@ -73,7 +75,7 @@ EOF
 	[ "${lines[0]}" = "$CSV_HEADER" ]
 	[ "${#lines[@]}" -eq 5 ]
 	for i in 1 2 3 4; do
-		[ "$(awk -F, '{ print NF }' <<< "${lines[$i]}")" -eq 30 ]
+		[ "$(awk -F, '{ print NF }' <<< "${lines[$i]}")" -eq 33 ]
 		[[ "${lines[$i]}" == @(md5|sha1),openssl:cpu0,@(65536|98304),bytes,* ]]
 		# repeats
 		[ "$(cut -d, -f8 <<< "${lines[$i]}")" = 2 ]
@@ -103,10 +105,12 @@ EOF
 	run -0 "$A" --list
 	[[ "${lines[0]}" =~ ^zstd\.compress\ +cpu$ ]]
 	grep -Eq '^age\.encrypt +openssl:cpu0' <<< "$output"
-	# every operation accel-detect routes is listed, and no other
-	[ "$(cut -d' ' -f1 <<< "$output" | sort)" = "$("$ROOT/build/accel-detect" --routes | sed -n 's/^route for \([^ ]*\) .*/\1/p' | sort)" ]
-	if grep -q '^onnx.run ' <<< "$output"; then
-		grep -Eq '^onnx\.run +not measured yet$' <<< "$output"
+	# every operation accel-detect routes is listed, the video stages
+	# (accel-transcode's), and no other
+	[ "$(cut -d' ' -f1 <<< "$output" | sort)" = "$({ "$ROOT/build/accel-detect" --routes | sed -n 's/^route for \([^ ]*\) .*/\1/p'
+		printf '%s\n' h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode; } | sort)" ]
+	if grep -q '^onnx.info ' <<< "$output"; then
+		grep -Eq '^onnx\.info +not measured yet$' <<< "$output"
 	fi
 	run -0 "$A" --list -b openssl,cpu 'fft.*' sha256
 	[[ "${lines[0]}" =~ ^sha256\ +openssl,\ cpu$ ]]
@@ -121,8 +125,8 @@ EOF
 	[[ "${lines[0]}" == "accel-bench: --size: '12Q' is not a size"* ]]
 	run -2 "$A" --list --json
 	run -2 "$A" --size 1 fft.c2c
-	if "$A" --list onnx.run | grep -q 'not measured yet'; then
-		run -1 --separate-stderr "$A" onnx.run
+	if "$A" --list onnx.info | grep -q 'not measured yet'; then
+		run -1 --separate-stderr "$A" onnx.info
 		[ "$stderr" = "accel-bench: nothing to measure: the operations are not measured yet" ]
 	fi
 }

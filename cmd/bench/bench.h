@@ -27,6 +27,15 @@ extern const struct accel_cli cli;
 #define DEFAULT_VS_BYTES ((uint64_t)64 << 20)
 #define MAX_LEVELS 22
 #define DEFAULT_N 1024
+/* onnx.run: the batch, 1 to MAX_BATCH (accel-infer --batch's limit). */
+#define DEFAULT_BATCH 1
+#define MAX_BATCH 1024
+/* Video: --size WxH, kept as 1 << 63 | W << 32 | H (no count of bytes). */
+#define VIDEO_SIZE(w, h) ((uint64_t)1 << 63 | (uint64_t)(w) << 32 | (uint64_t)(h))
+#define IS_VIDEO_SIZE(s) ((int)((s) >> 63))
+#define VIDEO_W(s) ((int)((s) >> 32 & 0x7fffffff))
+#define VIDEO_H(s) ((int)((s) & 0xffffffff))
+#define DEFAULT_VIDEO VIDEO_SIZE(640, 360)
 /* The --json document's schema_version. */
 #define RESULTS_SCHEMA 2
 
@@ -51,7 +60,10 @@ struct job {
 	struct accel_common common;   /* -b, -T, --json, -v, -q ... */
 };
 
-enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FAM_HASH, FAM_FFT };
+enum family { FAM_COMPRESS, FAM_DECOMPRESS, FAM_AGE_ENCRYPT, FAM_AGE_DECRYPT, FAM_HASH, FAM_FFT, FAM_ONNX,
+	      FAM_DECODE, FAM_ENCODE };
+/* Video stages run as accel-transcode processes. */
+#define IS_VIDEO(fam) ((fam) == FAM_DECODE || (fam) == FAM_ENCODE)
 enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 
 #define MAX_PEERS 3
@@ -63,7 +75,7 @@ enum fft_kind { FFT_C2C, FFT_R2C, FFT_C2R };
 struct opdef {
 	const char *name;
 	enum family fam;
-	const char *format;      /* compress: "zstd" ...; hash: the tool's name */
+	const char *format;      /* compress: "zstd" ...; video: the codec, as --to names it */
 	int fft;                 /* enum fft_kind */
 	const char *peer[MAX_PEERS][8];  /* in order of preference */
 };
@@ -92,7 +104,8 @@ struct kase {
 	const struct opdef *op;
 	char engine[80];         /* the -b item this case runs on */
 	char ran[160];           /* engines that ran units, from the statistics */
-	uint64_t size;           /* bytes, or N for FFTs */
+	uint64_t size;           /* bytes, N for FFTs, the batch for onnx.run,
+	                          * VIDEO_SIZE(W, H) for video */
 	int level;               /* codecs: the compression level; else 0 */
 	const char *input;       /* file read by each run (ours and the peer) */
 	const char *tiny;        /* the set-up run's input */
@@ -100,11 +113,13 @@ struct kase {
 	uint64_t bytes;          /* bytes the MB/s counts (uncompressed for codecs) */
 	uint64_t out_bytes;      /* bytes written per run */
 	double transforms;       /* FFT frames per run */
+	double units;            /* onnx.run: inferences per run; video: frames */
 	double setup;
 	struct series ours, peer;
 	struct series prog;      /* our program's runs (--vs), as the peer's */
 	char peer_cmd[160];      /* "" without a peer */
-	char *peer_argv[16];
+	char *peer_argv[24];
+	int peer_in;             /* the index of the input in peer_argv */
 	char ref_cmd[160];       /* openssl speed's command, "" without a reference */
 	double ref_mbps;         /* its MB/s (10^6 bytes a second) */
 	char prog_cmd[160];      /* "" without our program's runs */
@@ -123,6 +138,7 @@ struct bench {
 	char age_recipient[128], age_identity[4200];
 	int age_peer;            /* 1: age-keygen made the identity */
 	int progress;            /* 1: the case being measured is shown on stderr */
+	long child_rss_kib;      /* video: the peak resident set of our runs */
 	char profile[4096];      /* --save: the profile's path */
 	char bindir[4096];       /* the folder of accel-bench, and of our programs */
 	struct {
@@ -137,6 +153,9 @@ const struct opdef *opdef(const char *name);
 /* The operations of the toolkit into names[MAX_NAMES]: ours, then any
  * other a loaded backend lists (not measured yet). Returns their number. */
 int all_ops(struct accel_ctx *ctx, const char **names);
+/* One word of --size ("64K", "1024", "640x360": WxH of even sides from
+ * 16 to 8192, as VIDEO_SIZE) into *v: 0, or -1 when it is not a size. */
+int size_word(const char *word, uint64_t *v);
 
 /* inputs.c */
 void clear_progress(const struct bench *b);
@@ -146,6 +165,35 @@ void cleanup(struct bench *b);
 int make_corpus(const char *path, uint64_t size);
 int make_tones(const char *path, uint64_t frames, size_t frame, int complex);
 int64_t file_size(const char *path);
+
+/* onnx.c */
+/* The parameters of op's route (struct accel_op.ext): onnx.run's model
+ * when it is here, else NULL. */
+void *op_ext(struct bench *b, const struct opdef *op);
+int onnx_prepare(struct bench *b, struct kase *c);
+int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
+	     struct accel_stream_stats *st, char *err, size_t len);
+int onnx_peer_command(struct bench *b, struct kase *c);
+/* Start case c's peer (infer-direct --serve): its model load into
+ * c->peer.start. 0, or -1 when it failed. */
+int onnx_peer_start(struct kase *c);
+int onnx_peer_run(struct kase *c, double *dt, double *cpu);
+void onnx_peer_close(void);
+/* At the end: the peer and the last case's context go. */
+void onnx_end(void);
+
+/* video.c */
+/* The path `rel` from accel-bench's own folder ("accel-transcode",
+ * "libexec/infer-direct") into buf[len]: 0, or -1 when nothing is there. */
+int sibling(const char *rel, char *buf, size_t len);
+int video_engines(struct bench *b, const char *list, char (*items)[80], int max);
+int video_prepare(struct bench *b, struct kase *c);
+int video_run(struct bench *b, const struct kase *c, const char *path, struct accel_stream_stats *st,
+	      uint64_t *written, char *err, size_t len);
+int video_peer_command(struct bench *b, struct kase *c, const char *input);
+/* accel-transcode's command for case c into c->prog_argv and c->prog_cmd
+ * (its input last): 0, or -1 when out of memory. */
+int video_program_command(struct bench *b, struct kase *c);
 
 /* ours.c */
 int run_op(struct bench *b, const struct kase *c, const char *path, const char *dest,
@@ -159,9 +207,8 @@ int peer_list_check(const char *list, char *bad, size_t len);
 int spawn(char *const argv[], const char *out, struct rusage *ru);
 int age_keys(struct bench *b);
 int peer_command(struct bench *b, struct kase *c, const char *input);
-int peer_start(struct bench *b, struct kase *c, const char *input);
 int reference(struct bench *b, struct kase *c);
-int start_up(struct bench *b, struct kase *c, char **argv, double *start);
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start);
 
 /* program.c */
 int program_command(struct bench *b, struct kase *c, const char *input);
@@ -182,7 +229,11 @@ double flops_per_transform(const struct kase *c);
 
 /* output.c */
 void size_text(const struct kase *c, char *buf, size_t len);
-/* Our program's median throughput over the peer's; 0 without both. */
+/* The size as a number in its unit: pixels of a frame for video, else
+ * c->size. */
+uint64_t size_value(const struct kase *c);
+/* Our program's median throughput over the peer's (onnx.run: our library
+ * call's); 0 without both. */
 double ratio(const struct kase *c);
 void print_table(const struct bench *b, struct kase *cs, int n);
 void print_csv(struct kase *cs, int n);

@@ -167,12 +167,23 @@ static cJSON *load(const char *path)
 	return doc;
 }
 
+/* A case's size as --size gives it: VIDEO_SIZE of its "resolution" (the
+ * video stages), else its "size"; 0 when its resolution is no size. */
+static uint64_t size_of(const cJSON *c)
+{
+	const char *res = str(c, "resolution");
+	uint64_t v;
+	if (res)
+		return size_word(res, &v) == 0 && IS_VIDEO_SIZE(v) ? v : 0;
+	return (uint64_t)num(c, "size");
+}
+
 /* 1 when the case is one the operands, -b and --size choose (all when
  * none is given). */
 static int chosen(const struct job *job, const cJSON *c)
 {
 	const char *op = str(c, "operation"), *engine = str(c, "engine"), *list = job->common.backend;
-	double size = num(c, "size");
+	uint64_t size = size_of(c);
 	int hit = !job->common.noperands;
 	for (int k = 0; k < job->common.noperands && !hit; k++)
 		hit = !fnmatch(job->common.operands[k], op, 0);
@@ -185,7 +196,7 @@ static int chosen(const struct job *job, const cJSON *c)
 	if (hit && job->nsizes) {
 		hit = 0;
 		for (int i = 0; i < job->nsizes && !hit; i++)
-			hit = (double)job->size[i] == size;
+			hit = job->size[i] == size;
 	}
 	return hit;
 }
@@ -233,13 +244,18 @@ cJSON *compare_load(struct job *job, int *status)
 	return base;
 }
 
-/* 1 when engine can run op on this machine. */
-static int runs_here(struct accel_ctx *ctx, const char *op, const char *engine)
+/* 1 when engine can run op on this machine (a video stage: one of the
+ * engines accel-transcode can name). */
+static int runs_here(struct bench *b, const struct opdef *op, const char *engine)
 {
-	struct accel_op o = { .name = op, .checksum = 1 };
+	if (IS_VIDEO(op->fam)) {
+		char items[16][80];
+		return video_engines(b, engine, items, 16) == 1 && !strcmp(items[0], engine);
+	}
+	struct accel_op o = { .name = op->name, .checksum = 1, .ext = op_ext(b, op) };
 	struct accel_route_req req = { &o, engine, -1, NULL };
 	struct accel_route r;
-	return accel_route(ctx, &req, &r) == 0 && r.nranked > 0;
+	return accel_route(b->ctx, &req, &r) == 0 && r.nranked > 0;
 }
 
 /* A case's compression level: its "level", or 0 where it has none (not a
@@ -260,10 +276,11 @@ int compare_cases(struct bench *b, cJSON *base, struct kase **cs, int *n)
 			continue;
 		any = 1;
 		const struct opdef *op = opdef(str(c, "operation"));
-		uint64_t size = (uint64_t)num(c, "size");
+		uint64_t size = size_of(c);
 		/* Not measured here, or not on this machine: missing now. */
 		if (!op || (op->fam == FAM_FFT && (size < 2 || size > (1u << 26))) ||
-		    strlen(str(c, "engine")) >= sizeof (*cs)->engine || !runs_here(b->ctx, op->name, str(c, "engine")))
+		    (op->fam == FAM_ONNX && size > MAX_BATCH) || IS_VIDEO(op->fam) != IS_VIDEO_SIZE(size) ||
+		    strlen(str(c, "engine")) >= sizeof (*cs)->engine || !runs_here(b, op, str(c, "engine")))
 			continue;
 		if (*n == cap) {
 			struct kase *k = realloc(*cs, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *k);
@@ -343,7 +360,8 @@ static void judge(struct change *ch, double bound)
 static int same_case(const cJSON *a, const cJSON *b)
 {
 	return !strcmp(str(a, "operation"), str(b, "operation")) && !strcmp(str(a, "engine"), str(b, "engine")) &&
-	       num(a, "size") == num(b, "size") &&
+	       num(a, "size") == num(b, "size") && !strcmp(str(a, "resolution") ? str(a, "resolution") : "",
+							   str(b, "resolution") ? str(b, "resolution") : "") &&
 	       (!level_of(a) || !level_of(b) || level_of(a) == level_of(b));
 }
 
@@ -390,8 +408,12 @@ static void case_size(const cJSON *c, char *buf, size_t len)
 {
 	uint64_t s = (uint64_t)num(c, "size");
 	const char *unit = str(c, "size_unit");
-	if (unit && !strcmp(unit, "samples"))
+	if (str(c, "resolution"))
+		snprintf(buf, len, "%s", str(c, "resolution"));
+	else if (unit && !strcmp(unit, "samples"))
 		snprintf(buf, len, "N=%llu", (unsigned long long)s);
+	else if (unit && !strcmp(unit, "batch"))
+		snprintf(buf, len, "batch=%llu", (unsigned long long)s);
 	else if (s >= 1u << 30 && !(s % (1u << 30)))
 		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
 	else if (s >= 1u << 20 && !(s % (1u << 20)))
@@ -477,6 +499,10 @@ static int print_diff(const struct job *job, const cJSON *base, const cJSON *now
 		cJSON_AddStringToObject(o, "engine", str(any, "engine"));
 		cJSON_AddNumberToObject(o, "size", num(any, "size"));
 		cJSON_AddStringToObject(o, "size_unit", str(any, "size_unit") ? str(any, "size_unit") : "bytes");
+		if (str(any, "resolution"))
+			cJSON_AddStringToObject(o, "resolution", str(any, "resolution"));
+		else
+			cJSON_AddNullToObject(o, "resolution");
 		cJSON_AddStringToObject(o, "verdict", verdicts[c->v]);
 		if (c->v == MISSING)
 			cJSON_AddStringToObject(o, "missing_in", c->base ? "now" : "baseline");

@@ -85,6 +85,7 @@ void catch_signals(struct bench *b)
 
 void cleanup(struct bench *b)
 {
+	onnx_end();
 	for (int i = 0; i < b->nfiles; i++) {
 		unlink(b->files[i]);
 		free(b->files[i]);

@@ -23,11 +23,14 @@ double tv(struct timeval t)
 	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
 }
 
+/* CPU seconds of this process and of its children waited for (our runs
+ * of accel-transcode). */
 static double cpu_self(void)
 {
-	struct rusage ru;
+	struct rusage ru, ch;
 	getrusage(RUSAGE_SELF, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
+	getrusage(RUSAGE_CHILDREN, &ch);
+	return tv(ru.ru_utime) + tv(ru.ru_stime) + tv(ch.ru_utime) + tv(ch.ru_stime);
 }
 
 static int add_sample(struct series *s, double t)
@@ -60,6 +63,10 @@ static int prepare(struct bench *b, struct kase *c)
 	char err[512];
 	uint64_t w;
 	struct accel_stream_stats st;
+	if (op->fam == FAM_ONNX)
+		return onnx_prepare(b, c);
+	if (IS_VIDEO(op->fam))
+		return video_prepare(b, c);
 	if (op->fam == FAM_FFT) {
 		size_t frame = op->fft == FFT_C2R ? (size_t)c->size / 2 + 1 : (size_t)c->size;
 		int complex = op->fft != FFT_R2C;
@@ -148,9 +155,22 @@ static int child_run(struct series *s, char *const argv[])
 	return add_sample(s, dt) < 0 ? ACCEL_ENOMEM : 0;
 }
 
+/* One run of case c's peer, added to s as child_run adds it: for onnx.run
+ * a request to the running infer-direct, its own time of the run. */
+static int peer_run(struct kase *c, struct series *s)
+{
+	double dt, cpu;
+	if (c->op->fam != FAM_ONNX)
+		return child_run(s, c->peer_argv);
+	if (onnx_peer_run(c, &dt, &cpu) < 0)
+		return -1;
+	s->cpu += cpu;
+	return add_sample(s, dt) < 0 ? ACCEL_ENOMEM : 0;
+}
+
 /* Measure case c: the set-up run, the warm-up, then the measured runs
- * (ours, our program's and the peer's in turn). 0, or -1 after the
- * message. */
+ * (ours, our program's and the peer's in turn; for video, ours are our
+ * program's: accel-transcode). 0, or -1 after the message. */
 int measure(struct bench *b, struct kase *c)
 {
 	const struct job *job = b->job;
@@ -175,16 +195,26 @@ int measure(struct bench *b, struct kase *c)
 	if (job->vs && peer_in && program_command(b, c, peer_in) < 0)
 		c->prog_cmd[0] = 0;
 	reset_peak_rss();
+	b->child_rss_kib = 0;
 	double t0 = accel_now();
 	int rc = run_op(b, c, c->tiny, NULL, &st, &w, err, sizeof err);
 	c->setup = accel_now() - t0;
-	int peer = c->peer_cmd[0] != 0, prog = c->prog_cmd[0] != 0;
-	if (!rc && peer && start_up(b, c, c->peer_argv, &c->peer.start) < 0) {
+	if (rc == ACCEL_ENOTSUP && IS_VIDEO(c->op->fam)) {
+		/* A device that cannot run the stage: the case is left out. */
+		clear_progress(b);
+		accel_msg_warn("%s: %s: not measured", c->op->name, err);
+		c->failed = 1;
+		return 0;
+	}
+	int peer = c->peer_cmd[0] != 0, prog = c->prog_cmd[0] != 0, video = IS_VIDEO(c->op->fam);
+	/* onnx.run's peer starts once: its start-up is its model load. */
+	if (!rc && peer && (c->op->fam == FAM_ONNX ? onnx_peer_start(c) :
+			    start_up(b, c, c->peer_argv, c->peer_in, &c->peer.start)) < 0) {
 		clear_progress(b);
 		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
 		peer = 0;
 	}
-	if (!rc && prog && start_up(b, c, c->prog_argv, &c->prog.start) < 0) {
+	if (!rc && prog && start_up(b, c, c->prog_argv, -1, &c->prog.start) < 0) {
 		clear_progress(b);
 		accel_msg_warn("%s: our program '%s' failed on an empty input: no ratio", c->op->name, c->prog_cmd);
 		prog = 0;
@@ -192,13 +222,13 @@ int measure(struct bench *b, struct kase *c)
 	struct series spare = { 0 };
 	for (int i = 0; !rc && i < job->warmup; i++) {
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		int ps = prog ? child_run(&spare, c->prog_argv) : 0;
+		int ps = prog && !video ? child_run(&spare, c->prog_argv) : 0;
 		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
 			prog = 0;
 		}
-		ps = peer ? child_run(&spare, c->peer_argv) : 0;
+		ps = peer ? peer_run(c, &spare) : 0;
 		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
@@ -211,12 +241,18 @@ int measure(struct bench *b, struct kase *c)
 		double cpu0 = cpu_self();
 		t0 = accel_now();
 		rc = run_op(b, c, c->input, NULL, &st, &w, err, sizeof err);
-		double dt = accel_now() - t0;
-		c->ours.cpu += cpu_self() - cpu0;
+		double dt = accel_now() - t0, cpu = cpu_self() - cpu0;
+		c->ours.cpu += cpu;
 		spent += dt;
 		if (!rc && add_sample(&c->ours, dt) < 0)
 			rc = ACCEL_ENOMEM;
-		int ps = !rc && prog ? child_run(&c->prog, c->prog_argv) : 0;
+		if (!rc && prog && video) {
+			/* The same run, as our program's. */
+			c->prog.cpu += cpu;
+			if (add_sample(&c->prog, dt) < 0)
+				rc = ACCEL_ENOMEM;
+		}
+		int ps = !rc && prog && !video ? child_run(&c->prog, c->prog_argv) : 0;
 		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: our program '%s' failed (exit %d): no ratio", c->op->name, c->prog_cmd, ps);
@@ -224,7 +260,7 @@ int measure(struct bench *b, struct kase *c)
 		} else if (ps < 0) {
 			rc = ps;
 		}
-		ps = !rc && peer ? child_run(&c->peer, c->peer_argv) : 0;
+		ps = !rc && peer ? peer_run(c, &c->peer) : 0;
 		if (ps > 0 || ps == -1) {
 			clear_progress(b);
 			accel_msg_warn("%s: the peer '%s' failed (exit %d): no ratio", c->op->name, c->peer_cmd, ps);
@@ -233,13 +269,14 @@ int measure(struct bench *b, struct kase *c)
 			rc = ps;
 		}
 	}
+	onnx_peer_close();
 	if (!peer)
 		c->peer_cmd[0] = 0;
 	if (!prog)
 		c->prog_cmd[0] = 0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	c->ours.rss_kib = ru.ru_maxrss;
+	c->ours.rss_kib = video ? b->child_rss_kib : ru.ru_maxrss;
 	c->out_bytes = w;
 	if (rc == 0)
 		engines_ran(&st, c->ran, sizeof c->ran);
@@ -251,9 +288,10 @@ int measure(struct bench *b, struct kase *c)
 		accel_stream_stats_print(&st, stderr);
 	}
 	if (rc < 0) {
+		char sz[32];
+		size_text(c, sz, sizeof sz);
 		clear_progress(b);
-		accel_msg_error("%s on %s, size %llu: %s", c->op->name, c->engine, (unsigned long long)c->size,
-				err[0] ? err : accel_strerror(rc));
+		accel_msg_error("%s on %s, size %s: %s", c->op->name, c->engine, sz, err[0] ? err : accel_strerror(rc));
 		return -1;
 	}
 	return 0;

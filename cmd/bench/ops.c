@@ -2,6 +2,7 @@
  * ops.c - the operations accel-bench measures, each with its peer tools in
  * order of preference (the first installed runs, or the one --peer names).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "bench.h"
 
@@ -25,6 +26,14 @@ const struct opdef ops[] = {
 	{ "fft.c2c", FAM_FFT, NULL, FFT_C2C, { { "accel-bench-fftw", "-T", "%T", "c2c", "%N" } } },
 	{ "fft.r2c", FAM_FFT, NULL, FFT_R2C, { { "accel-bench-fftw", "-T", "%T", "r2c", "%N" } } },
 	{ "fft.c2r", FAM_FFT, NULL, FFT_C2R, { { "accel-bench-fftw", "-T", "%T", "c2r", "%N" } } },
+	/* Their peers are programs of their own: onnx.c, video.c. */
+	{ "onnx.run", FAM_ONNX, NULL, 0, { { NULL } } },
+	{ "h264.decode", FAM_DECODE, "h264", 0, { { NULL } } },
+	{ "hevc.decode", FAM_DECODE, "hevc", 0, { { NULL } } },
+	{ "h264.encode", FAM_ENCODE, "h264", 0, { { NULL } } },
+	{ "hevc.encode", FAM_ENCODE, "hevc", 0, { { NULL } } },
+	{ "av1.encode", FAM_ENCODE, "av1", 0, { { NULL } } },
+	{ "vp9.encode", FAM_ENCODE, "vp9", 0, { { NULL } } },
 };
 const size_t nops = sizeof ops / sizeof ops[0];
 
@@ -56,4 +65,16 @@ int all_ops(struct accel_ctx *ctx, const char **names)
 		}
 	}
 	return n;
+}
+
+int size_word(const char *word, uint64_t *v)
+{
+	char *end;
+	if (!strchr(word, 'x'))
+		return accel_parse_size(word, v) == 0 && *v >= 1 ? 0 : -1;
+	long w = strtol(word, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+	if (*end || w < 16 || h < 16 || w > 8192 || h > 8192 || w % 2 || h % 2)
+		return -1;
+	*v = VIDEO_SIZE(w, h);
+	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * ours.c - our runs: one run of an operation through the libcore call the
- * program makes (accel_compress, accel_age_encrypt, the hash stream ...).
+ * program makes (accel_compress, accel_age_encrypt, the hash stream ...);
+ * for the video stages, a run of accel-transcode (video.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -103,6 +104,8 @@ int run_op(struct bench *b, const struct kase *c, const char *path, const char *
 	struct accel_input in;
 	struct accel_output out;
 	err[0] = 0;
+	if (IS_VIDEO(c->op->fam))
+		return video_run(b, c, path, st, written, err, len);
 	if (accel_input_open(&in, path) < 0) {
 		snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
 		return ACCEL_EIO;
@@ -127,6 +130,8 @@ int run_op(struct bench *b, const struct kase *c, const char *path, const char *
 		     accel_age_decrypt(b->ctx, &cfg, &in, &out, st, err, len);
 	} else if (op->fam == FAM_HASH) {
 		rc = run_hash(b, c, path, &out, st, err, len);
+	} else if (op->fam == FAM_ONNX) {
+		rc = onnx_run(b, c, &in, &out, st, err, len);
 	} else {
 		rc = run_fft(b, c, &in, &out, st, err, len);
 	}

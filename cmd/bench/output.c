@@ -13,6 +13,10 @@ void size_text(const struct kase *c, char *buf, size_t len)
 	uint64_t s = c->size;
 	if (c->op->fam == FAM_FFT)
 		snprintf(buf, len, "N=%llu", (unsigned long long)s);
+	else if (c->op->fam == FAM_ONNX)
+		snprintf(buf, len, "batch=%llu", (unsigned long long)s);
+	else if (IS_VIDEO(c->op->fam))
+		snprintf(buf, len, "%dx%d", VIDEO_W(s), VIDEO_H(s));
 	else if (s >= 1u << 30 && !(s % (1u << 30)))
 		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
 	else if (s >= 1u << 20 && !(s % (1u << 20)))
@@ -23,11 +27,32 @@ void size_text(const struct kase *c, char *buf, size_t len)
 		snprintf(buf, len, "%llu", (unsigned long long)s);
 }
 
+uint64_t size_value(const struct kase *c)
+{
+	return IS_VIDEO(c->op->fam) ? (uint64_t)VIDEO_W(c->size) * (uint64_t)VIDEO_H(c->size) : c->size;
+}
+
+static const char *size_unit(const struct kase *c)
+{
+	return c->op->fam == FAM_FFT ? "samples" : c->op->fam == FAM_ONNX ? "batch" :
+	       IS_VIDEO(c->op->fam) ? "pixels" : "bytes";
+}
+
+/* The name of the case's natural unit per second ("inferences_per_second",
+ * "frames_per_second"), or NULL. */
+static const char *unit_rate(const struct kase *c)
+{
+	return c->op->fam == FAM_ONNX ? "inferences_per_second" : IS_VIDEO(c->op->fam) ? "frames_per_second" : NULL;
+}
+
 double ratio(const struct kase *c)
 {
-	if (!c->peer_cmd[0] || !c->peer.n || !c->prog_cmd[0] || !c->prog.n)
+	/* onnx.run: our library call against the peer's runs in its running
+	 * process (neither starts a program per run). */
+	const struct series *ours = c->op->fam == FAM_ONNX ? &c->ours : &c->prog;
+	if (!c->peer_cmd[0] || !c->peer.n || !ours->n || (c->op->fam != FAM_ONNX && !c->prog_cmd[0]))
 		return 0;
-	return rate(&c->prog, 1).median / rate(&c->peer, 1).median;
+	return rate(ours, 1).median / rate(&c->peer, 1).median;
 }
 
 /* Our median MB/s over the reference's; 0 without one. */
@@ -54,18 +79,23 @@ static void print_references(struct kase *cs, int n)
 	}
 }
 
-/* A case whose runs are small units (under 1 MiB): its latency matters. */
+/* A case whose runs are small units (under 1 MiB), or inferences: its
+ * latency matters. */
 static int small_units(const struct kase *c)
 {
-	return c->op->fam != FAM_FFT && c->bytes < (1u << 20);
+	return c->op->fam == FAM_ONNX || (c->op->fam != FAM_FFT && !IS_VIDEO(c->op->fam) && c->bytes < (1u << 20));
 }
 
 void print_table(const struct bench *b, struct kase *cs, int n)
 {
-	int p99 = 0;
-	for (int i = 0; i < n; i++)
+	int p99 = 0, units = 0;
+	for (int i = 0; i < n; i++) {
 		p99 |= !cs[i].failed && small_units(&cs[i]);
+		units |= !cs[i].failed && unit_rate(&cs[i]);
+	}
 	printf("%-16s %-18s %9s %5s %8s %9s %-19s ", "OPERATION", "ENGINE", "SIZE", "LEVEL", "SETUP", "MB/S", "MIN-MAX");
+	if (units)
+		printf("%8s %8s ", "INFER/S", "FRAMES/S");
 	if (p99)
 		printf("%8s ", "P99 MS");
 	printf("%7s %9s %8s %7s %9s %11s  %-33s %9s %9s\n", "GFLOPS", "MSAMPLE/S", "CPU S/GB", "RSS MiB", "PROG MB/S",
@@ -104,6 +134,12 @@ void print_table(const struct bench *b, struct kase *cs, int n)
 		if (ratio(c) > 0)
 			snprintf(pr, sizeof pr, "%.2fx", ratio(c));
 		printf("%-16s %-18s %9s %5s %8s %9.1f %-19s ", c->op->name, c->engine, sz, lv, setup, r.median, mm);
+		if (units) {
+			char u[16] = "-";
+			if (unit_rate(c))
+				snprintf(u, sizeof u, "%.1f", rate(&c->ours, c->units).median);
+			printf("%8s %8s ", c->op->fam == FAM_ONNX ? u : "-", IS_VIDEO(c->op->fam) ? u : "-");
+		}
 		if (p99)
 			printf("%8.3f ", percentiles(&c->ours).p99 * 1e3);
 		printf("%7s %9s %8.2f %7.0f %9s %11s  %-33s %9s %9s\n", gf, ms,
@@ -122,14 +158,17 @@ void print_csv(struct kase *cs, int n)
 	       "mbps_max,gflops_median,msamples_per_second_median,cpu_seconds_per_byte,peak_rss_bytes,peer,"
 	       "peer_startup_seconds,peer_mbps_median,peer_cpu_seconds_per_byte,ratio,level,latency_p50_seconds,"
 	       "latency_p90_seconds,latency_p99_seconds,program,program_startup_seconds,program_mbps_median,"
-	       "program_cpu_seconds_per_byte,reference,reference_mbps\n");
+	       "program_cpu_seconds_per_byte,reference,reference_mbps,inferences_per_second_median,"
+	       "frames_per_second_median,resolution\n");
 	for (int i = 0; i < n; i++) {
 		struct kase *c = &cs[i];
 		if (c->failed)
 			continue;
 		struct stats3 r = rate(&c->ours, (double)c->bytes / 1e6);
+		char sz[32];
+		size_text(c, sz, sizeof sz);
 		printf("%s,%s,%llu,%s,%llu,%llu,%.9g,%d,%.6g,%.6g,%.6g,", c->op->name, c->engine,
-		       (unsigned long long)c->size, c->op->fam == FAM_FFT ? "samples" : "bytes",
+		       (unsigned long long)size_value(c), size_unit(c),
 		       (unsigned long long)c->in_bytes, (unsigned long long)c->bytes, c->setup, c->ours.n, r.min,
 		       r.median, r.max);
 		if (c->op->fam == FAM_FFT)
@@ -157,9 +196,15 @@ void print_csv(struct kase *cs, int n)
 		else
 			printf(",,,,");
 		if (c->ref_cmd[0])
-			printf("%s,%.6g\n", c->ref_cmd, c->ref_mbps);
+			printf("%s,%.6g,", c->ref_cmd, c->ref_mbps);
 		else
-			printf(",\n");
+			printf(",,");
+		if (c->op->fam == FAM_ONNX)
+			printf("%.6g,,\n", rate(&c->ours, c->units).median);
+		else if (IS_VIDEO(c->op->fam))
+			printf(",%.6g,%s\n", rate(&c->ours, c->units).median, sz);
+		else
+			printf(",,\n");
 	}
 }
 
@@ -172,6 +217,28 @@ static cJSON *stats_json(struct stats3 s)
 	return o;
 }
 
+/* Case c's natural unit per second in the series s: the field of the unit
+ * it has, null for the other. */
+static void units_json(cJSON *o, const struct kase *c, const struct series *s)
+{
+	static const char *const names[] = { "inferences_per_second", "frames_per_second" };
+	for (size_t i = 0; i < 2; i++)
+		if (unit_rate(c) && !strcmp(unit_rate(c), names[i]))
+			cJSON_AddItemToObject(o, names[i], stats_json(rate(s, c->units)));
+		else
+			cJSON_AddNullToObject(o, names[i]);
+}
+
+static cJSON *latency_json(const struct series *s)
+{
+	struct latency l = percentiles(s);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "p50", l.p50);
+	cJSON_AddNumberToObject(o, "p90", l.p90);
+	cJSON_AddNumberToObject(o, "p99", l.p99);
+	return o;
+}
+
 static cJSON *seconds_json(const struct series *s)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -181,7 +248,8 @@ static cJSON *seconds_json(const struct series *s)
 }
 
 /* A program's runs (ours or the peer's): command, start-up, each run's
- * seconds, MB/s of whole runs, CPU seconds per byte. */
+ * seconds, MB/s of whole runs, its unit per second, its latency, CPU
+ * seconds per byte. */
 static cJSON *program_json(const struct kase *c, const char *cmd, const struct series *s)
 {
 	cJSON *p = cJSON_CreateObject();
@@ -189,6 +257,8 @@ static cJSON *program_json(const struct kase *c, const char *cmd, const struct s
 	cJSON_AddNumberToObject(p, "startup_seconds", s->start);
 	cJSON_AddItemToObject(p, "seconds", seconds_json(s));
 	cJSON_AddItemToObject(p, "mbps", stats_json(rate(s, (double)c->bytes / 1e6)));
+	units_json(p, c, s);
+	cJSON_AddItemToObject(p, "latency_seconds", latency_json(s));
 	cJSON_AddNumberToObject(p, "cpu_seconds_per_byte", s->cpu / (double)s->n / (double)c->bytes);
 	return p;
 }
@@ -265,8 +335,15 @@ cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skippe
 		cJSON_AddStringToObject(o, "operation", c->op->name);
 		cJSON_AddStringToObject(o, "engine", c->engine);
 		cJSON_AddStringToObject(o, "engines_ran", c->ran);
-		cJSON_AddNumberToObject(o, "size", (double)c->size);
-		cJSON_AddStringToObject(o, "size_unit", fft ? "samples" : "bytes");
+		cJSON_AddNumberToObject(o, "size", (double)size_value(c));
+		cJSON_AddStringToObject(o, "size_unit", size_unit(c));
+		if (IS_VIDEO(c->op->fam)) {
+			char res[32];
+			size_text(c, res, sizeof res);
+			cJSON_AddStringToObject(o, "resolution", res);
+		} else {
+			cJSON_AddNullToObject(o, "resolution");
+		}
 		if (c->level)
 			cJSON_AddNumberToObject(o, "level", c->level);
 		else
@@ -278,12 +355,7 @@ cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skippe
 		cJSON_AddNumberToObject(o, "repeats", c->ours.n);
 		cJSON_AddItemToObject(o, "seconds", seconds_json(&c->ours));
 		cJSON_AddItemToObject(o, "mbps", stats_json(rate(&c->ours, (double)c->bytes / 1e6)));
-		struct latency l = percentiles(&c->ours);
-		cJSON *lat = cJSON_CreateObject();
-		cJSON_AddNumberToObject(lat, "p50", l.p50);
-		cJSON_AddNumberToObject(lat, "p90", l.p90);
-		cJSON_AddNumberToObject(lat, "p99", l.p99);
-		cJSON_AddItemToObject(o, "latency_seconds", lat);
+		cJSON_AddItemToObject(o, "latency_seconds", latency_json(&c->ours));
 		if (fft) {
 			cJSON_AddNumberToObject(o, "transforms", c->transforms);
 			cJSON_AddItemToObject(o, "gflops", stats_json(rate(&c->ours, c->transforms * flops_per_transform(c) / 1e9)));
@@ -294,6 +366,7 @@ cJSON *results_json(struct bench *b, struct kase *cs, int n, const char **skippe
 			cJSON_AddNullToObject(o, "gflops");
 			cJSON_AddNullToObject(o, "msamples_per_second");
 		}
+		units_json(o, c, &c->ours);
 		cJSON_AddNumberToObject(o, "cpu_seconds_per_byte", c->ours.cpu / (double)c->ours.n / (double)c->bytes);
 		cJSON_AddNumberToObject(o, "peak_rss_bytes", (double)c->ours.rss_kib * 1024);
 		if (c->prog_cmd[0])

@@ -1,7 +1,8 @@
 /*
  * peer.c - the peer tools' runs (zstd, pigz, igzip, lz4, sha256sum, age,
- * accel-bench-fftw ...): which runs, their command lines, their start-up,
- * one run as a child process.
+ * accel-bench-fftw ...; onnx.c and video.c make those of onnx.run and the
+ * video stages): which runs, their command lines, their start-up, one run
+ * as a child process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,8 +163,12 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 {
 	const struct opdef *op = c->op;
 	char prog[4096];
-	const char *const *peer = choose_peer(b, op, prog, sizeof prog);
-	if (!peer)
+	const char *const *peer;
+	if (op->fam == FAM_ONNX)
+		return onnx_peer_command(b, c);
+	if (IS_VIDEO(op->fam))
+		return video_peer_command(b, c, input);
+	if (!(peer = choose_peer(b, op, prog, sizeof prog)))
 		return -1;
 	if ((op->fam == FAM_AGE_ENCRYPT || op->fam == FAM_AGE_DECRYPT) && age_keys(b) < 0)
 		return -1;
@@ -188,17 +193,18 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
 		if (shown && used < sizeof c->peer_cmd)
 			used += (size_t)snprintf(c->peer_cmd + used, sizeof c->peer_cmd - used, "%s%s", used ? " " : "", word);
 	}
+	c->peer_in = n;
 	if (!(c->peer_argv[n++] = strdup(input)))
 		return -1;
 	c->peer_argv[n] = NULL;
 	return 0;
 }
 
-/* The start-up of the program argv (the peer's, or ours), whose last
- * word is its input: the median of 3 runs on the empty input of case c
- * (for age -d, age's file of the empty plaintext), into *start. 0, or -1
- * when it failed. */
-int start_up(struct bench *b, struct kase *c, char **argv, double *start)
+/* The start-up of the program argv (the peer's, or ours), whose word `in`
+ * is its input (-1: its last word): the median of 3 runs on the empty
+ * input of case c (for age -d, age's file of the empty plaintext; for
+ * video, the clip of one frame), into *start. 0, or -1 when it failed. */
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start)
 {
 	const char *tiny = c->tiny;
 	if (c->op->fam == FAM_AGE_DECRYPT) {
@@ -211,9 +217,10 @@ int start_up(struct bench *b, struct kase *c, char **argv, double *start)
 			return -1;
 		tiny = theirs;
 	}
-	int last = 0;
-	while (argv[last + 1])
-		last++;
+	int last = in;
+	if (last < 0)
+		for (last = 0; argv[last + 1]; last++)
+			;
 	char *keep = argv[last];
 	argv[last] = (char *)tiny;
 	double t[3];

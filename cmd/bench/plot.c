@@ -70,7 +70,7 @@ static void x_axis(FILE *f, const struct kase *cs, int first, int end)
 {
 	double lo = 0, hi = 0;
 	for (int i = first; i < end; i++) {
-		double s = (double)cs[i].size;
+		double s = (double)size_value(&cs[i]);
 		if (!cs[i].failed && (lo == 0 || s < lo))
 			lo = s;
 		if (!cs[i].failed && s > hi)
@@ -93,16 +93,20 @@ static void x_axis(FILE *f, const struct kase *cs, int first, int end)
 		char sz[32];
 		size_text(&cs[i], sz, sizeof sz);
 		fputs(k++ ? ", " : "", f);
-		quoted(f, cs[i].op->fam == FAM_FFT ? sz + 2 : sz);
-		fprintf(f, " %llu", (unsigned long long)cs[i].size);
+		/* "N=1024", "batch=8": the number alone; "640x360" as it is. */
+		quoted(f, strchr(sz, '=') ? strchr(sz, '=') + 1 : sz);
+		fprintf(f, " %llu", (unsigned long long)size_value(&cs[i]));
 	}
-	fprintf(f, ")\nset xlabel '%s'\n", cs[first].op->fam == FAM_FFT ? "N, samples per transform" : "input bytes");
+	enum family fam = cs[first].op->fam;
+	fprintf(f, ")\nset xlabel '%s'\n", fam == FAM_FFT ? "N, samples per transform" : fam == FAM_ONNX ?
+		"batch, items per run" : IS_VIDEO(fam) ? "frame, W x H (pixels)" : "input bytes");
 }
 
 static int by_size(const void *a, const void *b)
 {
 	const struct kase *x = *(const struct kase *const *)a, *y = *(const struct kase *const *)b;
-	return x->size < y->size ? -1 : x->size > y->size;
+	uint64_t p = size_value(x), q = size_value(y);
+	return p < q ? -1 : p > q;
 }
 
 /* The throughput panel of the cases [first, end) of one operation: its
@@ -130,7 +134,8 @@ static void op_panel(FILE *f, FILE *dat, const char *datpath, const struct kase 
 		qsort(same, (size_t)n, sizeof same[0], by_size);
 		for (int j = 0; j < n; j++) {
 			struct stats3 r = rate(&same[j]->ours, (double)same[j]->bytes / 1e6);
-			fprintf(dat, "%llu %.9g %.9g %.9g\n", (unsigned long long)same[j]->size, r.median, r.min, r.max);
+			fprintf(dat, "%llu %.9g %.9g %.9g\n", (unsigned long long)size_value(same[j]), r.median, r.min,
+				r.max);
 		}
 		fputs("\n\n", dat);
 		fputs(lines++ ? ", " : "", f);
@@ -148,7 +153,7 @@ static void ratio_panel(FILE *f, FILE *dat, const char *datpath, const struct ka
 {
 	double top = 1, low = 1;
 	int k = 0;
-	fputs("set title 'ours/peer: our median MB/s over the peer tool''s'\nunset logscale x\nset grid\n"
+	fputs("set title 'ours/peer: the median MB/s of ours over the peer tool''s'\nunset logscale x\nset grid\n"
 	      "set ylabel 'ours/peer'\nunset xlabel\nset style fill solid 0.6\nset boxwidth 0.6\nunset key\n"
 	      "set xtics rotate by 90 right (", f);
 	for (int i = 0; i < n; i++) {
@@ -158,9 +163,11 @@ static void ratio_panel(FILE *f, FILE *dat, const char *datpath, const struct ka
 		for (int j = 0; j < n; j++)
 			engines |= cs[j].op == cs[i].op && cs[j].peer_cmd[0] && strcmp(cs[j].engine, cs[i].engine);
 		char sz[32], name[256];
+		const char *peer = strrchr(cs[i].peer_argv[0], '/') ? strrchr(cs[i].peer_argv[0], '/') + 1 :
+				   cs[i].peer_argv[0];
 		size_text(&cs[i], sz, sizeof sz);
 		snprintf(name, sizeof name, "%s%s%s%s%s vs %s", cs[i].op->name, engines ? " " : "",
-			 engines ? cs[i].engine : "", nsizes > 1 ? " " : "", nsizes > 1 ? sz : "", cs[i].peer_argv[0]);
+			 engines ? cs[i].engine : "", nsizes > 1 ? " " : "", nsizes > 1 ? sz : "", peer);
 		fputs(k ? ", " : "", f);
 		quoted(f, name);
 		double r = ratio(&cs[i]);

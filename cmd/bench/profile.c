@@ -22,7 +22,7 @@ int profile_target(struct bench *b)
  * failed. */
 static const struct accel_engine *one_engine(struct bench *b, const struct kase *c)
 {
-	struct accel_op op = { .name = c->op->name };
+	struct accel_op op = { .name = c->op->name, .ext = op_ext(b, c->op) };
 	struct accel_route_req req = { &op, c->engine, -1, NULL };
 	struct accel_route r;
 	if (c->failed || !c->ours.n || accel_route(b->ctx, &req, &r) < 0 || r.nranked != 1 ||

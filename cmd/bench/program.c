@@ -2,7 +2,8 @@
  * program.c - our programs' runs beside the peer's (--vs): accel-compress,
  * accel-crypt and accel-fft from accel-bench's own folder, run on the
  * peer's input file as the peer is run, so that the ratio compares a
- * program with a program.
+ * program with a program; for the video stages accel-transcode, whose runs
+ * are ours already; none for onnx.run, whose peer runs in one process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@ static int add_words(struct kase *c, int *n, size_t *used, const char *const *w,
 int program_command(struct bench *b, struct kase *c, const char *input)
 {
 	const struct opdef *op = c->op;
+	if (op->fam == FAM_ONNX)
+		return -1;
+	if (IS_VIDEO(op->fam))
+		return video_program_command(b, c);
 	const char *name = op->fam == FAM_COMPRESS || op->fam == FAM_DECOMPRESS ? "accel-compress" :
 			   op->fam == FAM_FFT ? "accel-fft" : "accel-crypt";
 	char path[4200], threads[16], level[16], n[32];

@@ -3,12 +3,12 @@ function __accel_bench_backends -d 'what -b of accel-bench completes to: its reg
 	set -l w (commandline -opc)
 	$w[1] --completion=backends 2>/dev/null
 end
-complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), or N, the samples per transform, for FFTs (default 1024)'
+complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)'
 complete -c accel-bench -l level -x -d 'compression levels of the codecs\' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format\'s default level)'
 complete -c accel-bench -l time -x -d 'seconds of measured runs per case, at least 3 runs (default 1)'
 complete -c accel-bench -l repeat -x -d 'exactly N measured runs per case (instead of --time)'
 complete -c accel-bench -l warmup -x -d 'runs before the measured ones, not counted (default 1)'
-complete -c accel-bench -l vs -d 'run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly) on the same input, interleaved with ours, and print program/peer ratios; openssl speed as the reference of age and the hashes'
+complete -c accel-bench -l vs -d 'run our program and the peer tool (zstd, pigz, lz4, sha256sum ..., age, FFTW called directly, ONNX Runtime driven directly, ffmpeg) on the same input, interleaved with ours, and print program/peer ratios (onnx.run: ours/peer); openssl speed as the reference of age and the hashes'
 complete -c accel-bench -l peer -x -a 'pigz igzip rapidgzip' -d 'with --vs, the peer tools to run where an operation has several (gzip: pigz, igzip, rapidgzip), joined by commas; default: the first installed'
 complete -c accel-bench -l save -d 'write each case\'s median MB/s, where it ran on one engine, into the routing profile (FILE, else $ACCEL_PROFILE, else $XDG_CACHE_HOME/accel/profile.json), merged with its entries for this machine'
 complete -c accel-bench -l list -d 'print the operations and engines that would run, and run nothing'

@@ -7,6 +7,14 @@
  * (inputs per second).
  *
  *   infer_direct MODEL THREADS N D1,D2,...   (D1 is the batch dim, set per run)
+ *
+ * With --serve it is accel-bench's peer of onnx.run (--vs): it loads MODEL,
+ * prints "load SECONDS", then runs its input of shape DIMS (the batch
+ * first, as given) once per line read on stdin and answers each with a line
+ * "WALL CPU": the seconds of that run and the CPU seconds of the process
+ * during it; it ends at the end of stdin.
+ *
+ *   infer_direct --serve MODEL THREADS D1,D2,...
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,15 +46,36 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The same pseudo-random values as accel-bench's input of onnx.run. */
+static float *make_input(size_t count)
+{
+	float *x = malloc(count * sizeof *x);
+	unsigned r = 1;
+	for (size_t i = 0; x && i < count; i++) {
+		r = r * 1103515245u + 12345u;
+		x[i] = (float)((r >> 8) & 0xffff) / 65536.0f - 0.5f;
+	}
+	return x;
+}
+
 int main(int argc, char **argv)
 {
+	int serve = argc == 5 && !strcmp(argv[1], "--serve");
 	if (argc != 5)
 		return 2;
+	argv += serve;
 	api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
-	int threads = atoi(argv[2]), n = atoi(argv[3]);
+	int threads = atoi(argv[2]), n = serve ? 0 : atoi(argv[3]);
 	int64_t dims[8];
 	int nd = 0;
-	for (char *s = argv[4]; *s && nd < 8; s++) {
+	for (char *s = argv[serve ? 3 : 4]; *s && nd < 8; s++) {
 		dims[nd++] = strtoll(s, &s, 10);
 		if (!*s)
 			break;
@@ -64,7 +93,7 @@ int main(int argc, char **argv)
 	double t0 = now();
 	OrtSession *s;
 	check(api->CreateSession(env, argv[1], so, &s));
-	printf("direct load %.3f s\n", now() - t0);
+	double load = now() - t0;
 	OrtAllocator *al;
 	check(api->GetAllocatorWithDefaultOptions(&al));
 	char *in_name, *out_name;
@@ -72,17 +101,36 @@ int main(int argc, char **argv)
 	check(api->SessionGetOutputName(s, 0, al, &out_name));
 	OrtMemoryInfo *mem;
 	check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &mem));
+	if (serve) {
+		size_t count = 1;
+		for (int i = 0; i < nd; i++)
+			count *= (size_t)dims[i];
+		float *x = make_input(count);
+		OrtValue *in, *out;
+		check(api->CreateTensorWithDataAsOrtValue(mem, x, count * sizeof *x, dims, (size_t)nd,
+							  ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
+		printf("load %.9f\n", load);
+		fflush(stdout);
+		char line[64];
+		while (fgets(line, sizeof line, stdin)) {
+			double a = now(), c = cpu_now();
+			out = NULL;
+			check(api->Run(s, NULL, (const char *const *)&in_name, (const OrtValue *const *)&in, 1,
+				       (const char *const *)&out_name, 1, &out));
+			api->ReleaseValue(out);
+			printf("%.9f %.9f\n", now() - a, cpu_now() - c);
+			if (fflush(stdout))
+				return 1;
+		}
+		return 0;
+	}
+	printf("direct load %.3f s\n", load);
 	for (int batch = 1; batch <= 8; batch += 7) {
 		dims[0] = batch;
 		size_t count = 1;
 		for (int i = 0; i < nd; i++)
 			count *= (size_t)dims[i];
-		float *x = malloc(count * sizeof *x);
-		unsigned r = 1;
-		for (size_t i = 0; i < count; i++) {
-			r = r * 1103515245u + 12345u;
-			x[i] = (float)((r >> 8) & 0xffff) / 65536.0f - 0.5f;
-		}
+		float *x = make_input(count);
 		OrtValue *in;
 		check(api->CreateTensorWithDataAsOrtValue(mem, x, count * sizeof *x, dims, (size_t)nd,
 							  ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
