@@ -383,7 +383,7 @@ static int npz_group(const struct accel_npy_pack *p, zipFile z, const struct acc
 
 static int npz_write(struct accel_npy_pack *p, char *err, size_t len)
 {
-	zlib_filefunc64_def io = { zopen, zread, zwrite, ztell, zseek, zclose, zerror, NULL };
+	zlib_filefunc64_def io = { zopen, zread, zwrite, ztell, zseek, zclose, zerror, p->out };
 	size_t cap = 1 << 20;
 	uint8_t *buf = malloc(cap);
 	if (!buf)
