@@ -200,6 +200,9 @@ static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d
 			rc = put_ctc(ps, &it, p, count);
 		} else {
 			rc = accel_npy_pack_begin(ps->pack, j, &it, ps->err, sizeof ps->err);
+			/* Arrays that cannot join in one .npy are not bad input: exit 1. */
+			if (rc == ACCEL_EDATA)
+				rc = ACCEL_EINVAL;
 			if (!rc)
 				rc = accel_npy_pack_write(ps->pack, p, (size_t)row_bytes);
 		}
