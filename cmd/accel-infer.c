@@ -675,6 +675,23 @@ static int infer(int argc, char **argv)
 			accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout", strerror(e));
 		st = ACCEL_EXIT_FAILURE;
 	}
+	/* Arrays: a stream, or what -o FILE.npy / FILE.npz asks for (one
+	 * array per output, joined along the batch axis; a .npz of them). */
+	struct accel_npy_pack pack = { .cur = -1 };
+	enum accel_npy_form form = json_out ? ACCEL_NPY_STREAM : accel_npy_form_of(job.common.output);
+	if (!st) {
+		const char *names[INFER_MAX_IO];
+		int nout = job.noutputs ? job.noutputs : m.nout;
+		for (int i = 0; i < nout; i++)
+			names[i] = job.noutputs ? job.outputs[i] : m.out[i].name;
+		int rc = accel_npy_pack_open(&pack, &out, form, ACCEL_NPY_CONCAT, nout, names, err, sizeof err);
+		if (rc < 0) {
+			accel_msg_error("%s: %s", job.common.output, rc == ACCEL_ENOMEM ? accel_strerror(rc) : err);
+			accel_output_abort(&out);
+			accel_npy_pack_free(&pack);
+			st = rc == ACCEL_EINVAL && form == ACCEL_NPY_ONE ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
+		}
+	}
 	if (st) {
 		for (int i = 0; i < nextra; i++)
 			accel_input_close(&extra[i]);
@@ -683,9 +700,9 @@ static int infer(int argc, char **argv)
 	}
 
 	/* Post-processing (batches cut into items, top-k, CTC) runs on a
-	 * thread of its own behind a pipe; plain single-item units are
+	 * thread of its own behind a pipe; plain single-item units of a stream are
 	 * written as the engine made them. */
-	int need_post = job.batch > 1 || json_out;
+	int need_post = job.batch > 1 || json_out || form != ACCEL_NPY_STREAM;
 	struct batch_fifo fifo;
 	struct post ps = { 0 };
 	pthread_t post_thread;
@@ -712,6 +729,7 @@ static int infer(int argc, char **argv)
 		ps.fifo = &fifo;
 		ps.fd = pfd[0];
 		ps.out = &out;
+		ps.pack = &pack;
 		pthread_create(&post_thread, NULL, post_main, &ps);
 	}
 	struct run run = { .job = &job, .files = files, .reader = &rd, .out = need_post ? &pipe_out : &out };
@@ -735,6 +753,11 @@ static int infer(int argc, char **argv)
 		run.status = accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
 	}
 	st = run.status;
+	if (!st && !out.broken && accel_npy_pack_finish(&pack, err, sizeof err) < 0) {
+		accel_msg_error("%s: %s", job.common.output ? job.common.output : "stdout", err);
+		st = ACCEL_EXIT_FAILURE;
+	}
+	accel_npy_pack_free(&pack);
 	if (st || out.broken)
 		accel_output_abort(&out);
 	else if (accel_output_commit(&out) < 0) {

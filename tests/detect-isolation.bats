@@ -73,8 +73,8 @@ pocl() {
 	[ -f "$BATS_FILE_TMPDIR/lin.onnx" ] || skip "no onnxruntime backend or python3-onnx (make deps)"
 	/usr/bin/python3 -c "import numpy as np; np.save('x.npy', np.ones((2, 4), 'f4'))"
 	"$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" x.npy > want.npy
-	run -0 --separate-stderr masked "$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" -o got.npy x.npy
-	cmp want.npy got.npy
+	run -0 --separate-stderr masked "$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" -o got.arrays x.npy
+	cmp want.npy got.arrays
 	[[ "$stderr" != *"Not enough memory"* ]]
 }
 

@@ -127,8 +127,8 @@ only_made() {
 @test "accel-infer on a tiny model creates only its output" {
 	[ -f "$BATS_FILE_TMPDIR/lin.onnx" ] || skip "no onnxruntime backend or python3-onnx (make deps)"
 	/usr/bin/python3 -c "import numpy as np; np.save('x.npy', np.ones((2, 4), 'f4'))"
-	traced "$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" -o y.npy x.npy
-	only_made "$PWD/y.npy"
+	traced "$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" -o y.npz x.npy
+	only_made "$PWD/y.npz"
 	traced "$B/accel-infer" -m "$BATS_FILE_TMPDIR/lin.onnx" --info > /dev/null
 	only_made
 }

@@ -160,8 +160,8 @@ outputs:
 	[ "$output" = "3 inputs match" ]
 	grep -qx "  1\. $e named by --backend (software device)\|  1\. $e named by --backend" log
 	grep -q "^  $e *workers 1, units 3," log
-	"$A" -m "$M/conv.onnx" -b "$e" -o out2.npy < in.npy
-	run -0 $PY "$REF" check conv in.npy out2.npy
+	"$A" -m "$M/conv.onnx" -b "$e" -o out2.arrays < in.npy
+	run -0 $PY "$REF" check conv in.npy out2.arrays
 	# On a software device (PoCL), -b opencv.opencl alone does not take it.
 	"$ROOT/build/accel-detect" --json | jq -e --arg id "${e#*:}" '.devices[] | select(.id == $id) | .software' > /dev/null ||
 		return 0

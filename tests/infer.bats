@@ -109,9 +109,9 @@ sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).t
 
 @test "an array of the wrong shape or dtype is refused with one line naming the input and both shapes, exit 3" {
 	arrays in.npy '[np.zeros((1, 4), "f4"), np.zeros((1, 5), "f4")]'
-	run -3 "$A" -m "$M/lin.onnx" -o out.npy in.npy
+	run -3 "$A" -m "$M/lin.onnx" -o out.npz in.npy
 	[ "$output" = "accel-infer: in.npy: input 'x': expected float32 (N, 4), got float32 (1, 5) at byte offset 144" ]
-	[ ! -e out.npy ]
+	[ ! -e out.npz ]
 	arrays d.npy '[np.zeros((1, 4), "f8")]'
 	run -3 "$A" -m "$M/lin.onnx" < d.npy
 	[ "$output" = "accel-infer: stdin: input 'x': expected float32 (N, 4), got float64 (1, 4) at byte offset 0" ]
@@ -125,9 +125,9 @@ sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).t
 @test "a truncated .npy, a bad header and a huge declared shape are exit 3; -o FILE is left absent" {
 	arrays in.npy '[np.zeros((1, 4), "f4")] * 2'
 	head -c 280 in.npy > cut.npy
-	run -3 "$A" -m "$M/lin.onnx" -o out.npy cut.npy
+	run -3 "$A" -m "$M/lin.onnx" -o out.npz cut.npy
 	[ "$output" = "accel-infer: cut.npy: truncated .npy array at byte offset 144: shape (1, 4) of float32 needs 16 bytes of data, got 8" ]
-	[ ! -e out.npy ]
+	[ ! -e out.npz ]
 	head -c 100 in.npy > hdr.npy
 	run -3 "$A" -m "$M/lin.onnx" hdr.npy
 	[ "$output" = "accel-infer: hdr.npy: truncated .npy array at byte offset 0: the header ends early" ]
@@ -159,11 +159,11 @@ sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.
 
 @test "-o FILE is written whole, never over an existing file without -f" {
 	arrays in.npy '[np.ones((1, 4), "f4")]'
-	"$A" -m "$M/lin.onnx" -o out.npy < in.npy
-	run -0 $PY "$NPY" check lin in.npy out.npy
-	run -1 "$A" -m "$M/lin.onnx" -o out.npy < in.npy
-	[ "$output" = "accel-infer: out.npy already exists; use -f to overwrite it" ]
-	"$A" -m "$M/lin.onnx" -f -o out.npy < in.npy
+	"$A" -m "$M/lin.onnx" -o out.arrays < in.npy
+	run -0 $PY "$NPY" check lin in.npy out.arrays
+	run -1 "$A" -m "$M/lin.onnx" -o out.arrays < in.npy
+	[ "$output" = "accel-infer: out.arrays already exists; use -f to overwrite it" ]
+	"$A" -m "$M/lin.onnx" -f -o out.arrays < in.npy
 }
 
 @test ".npy headers read as numpy reads them: a key given twice counts once, its last value; version 1.1 is refused" {
@@ -338,8 +338,8 @@ for x in [np.array([0.1, 3, 0.2, 2, -1, 0.5], 'f4'), np.array([5, 0, 0, 0, 0, 4]
 	cmp ref.npy out.npy
 	grep -q "^  onnxruntime.cpu:cpu0 workers 1, units 0," log
 	grep -q "^  ortwin.cpu:cpu0  workers 1, units 20," log
-	ACCEL_FAULT='onnxruntime:1' run -1 "$A" -m "$M/lin.onnx" -b onnxruntime --fallback none -o out2.npy < in.npy
-	[ ! -e out2.npy ]
+	ACCEL_FAULT='onnxruntime:1' run -1 "$A" -m "$M/lin.onnx" -b onnxruntime --fallback none -o out2.npz < in.npy
+	[ ! -e out2.npz ]
 	[[ "${lines[-1]}" = *"injected fault (ACCEL_FAULT)"* ]]
 }
 

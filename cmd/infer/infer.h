@@ -113,7 +113,8 @@ struct post {
 	int nlabels;
 	struct batch_fifo *fifo;
 	int fd;                   /* the pipe's read end */
-	struct accel_output *out;
+	struct accel_output *out; /* top-k and CTC: the JSON lines */
+	struct accel_npy_pack *pack; /* .npy arrays: one group per output */
 	uint64_t item;            /* items written */
 	int rc;                   /* 0, or an ACCEL_E* code */
 	char err[256];

@@ -3,7 +3,7 @@
  * the stream engine wrote (per unit, one .npy array per output asked for,
  * each holding the unit's whole batch) from a pipe, cuts each array back
  * into the items of the batch along axis 0, and writes per item, in input
- * order, its arrays (.npy), its top-k classes or its CTC-decoded text
+ * order, its arrays (.npy, through the accel_npy_pack), its top-k classes or its CTC-decoded text
  * (JSON lines).
  */
 #include <errno.h>
@@ -199,11 +199,12 @@ static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d
 		} else if (ps->mode == POST_CTC) {
 			rc = put_ctc(ps, &it, p, count);
 		} else {
-			uint8_t h[ACCEL_NPY_HEADER_MAX];
-			int hl = accel_npy_header_write(&it, h, sizeof h);
-			rc = hl < 0 ? ACCEL_EINVAL : accel_output_write(ps->out, h, (size_t)hl);
+			rc = accel_npy_pack_begin(ps->pack, j, &it, ps->err, sizeof ps->err);
+			/* Arrays that cannot join in one .npy are not bad input: exit 1. */
+			if (rc == ACCEL_EDATA)
+				rc = ACCEL_EINVAL;
 			if (!rc)
-				rc = accel_output_write(ps->out, p, (size_t)row_bytes);
+				rc = accel_npy_pack_write(ps->pack, p, (size_t)row_bytes);
 		}
 		if (rc < 0)
 			return rc;

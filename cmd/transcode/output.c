@@ -183,7 +183,6 @@ int tc_output_npy(struct tc *t, const AVFrame *f)
 	const struct tc_job *job = t->job;
 	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f->format);
 	int c = d->nb_components, w = f->width, h = f->height;
-	uint8_t hdr[ACCEL_NPY_HEADER_MAX];
 	struct accel_tensor shape = { .dtype = ACCEL_DTYPE_UINT8 };
 	if (job->nchw) {
 		if (job->normalize)
@@ -194,18 +193,20 @@ int tc_output_npy(struct tc *t, const AVFrame *f)
 		shape.ndim = 3;
 		shape.dims[0] = h, shape.dims[1] = w, shape.dims[2] = c;
 	}
-	int n = accel_npy_header_write(&shape, hdr, sizeof hdr);
-	if (n < 0 || accel_output_write(t->out.dst, hdr, (size_t)n) < 0)
+	char err[sizeof t->err];
+	int rc = accel_npy_pack_begin(&t->out.pack, 0, &shape, err, sizeof err);
+	if (rc == ACCEL_EDATA || (rc == ACCEL_EIO && !t->out.dst->error))
+		return tc_fail(t, ACCEL_EXIT_FAILURE, "%s: %s", job->output, err);
+	if (rc < 0)
 		goto werr;
 	size_t esz = job->nchw && job->normalize ? 4 : 1;
 	size_t row = (size_t)w * (job->nchw ? esz : (size_t)c);
 	uint8_t *line = malloc(row);
 	if (!line)
 		return tc_fail(t, ACCEL_EXIT_FAILURE, "out of memory");
-	int rc = 0;
 	if (!job->nchw) {
 		for (int y = 0; y < h && rc == 0; y++)
-			rc = accel_output_write(t->out.dst, f->data[0] + (ptrdiff_t)y * f->linesize[0], row);
+			rc = accel_npy_pack_write(&t->out.pack, f->data[0] + (ptrdiff_t)y * f->linesize[0], row);
 	} else {
 		for (int ch = 0; ch < c && rc == 0; ch++)
 			for (int y = 0; y < h && rc == 0; y++) {
@@ -218,7 +219,7 @@ int tc_output_npy(struct tc *t, const AVFrame *f)
 						line[x] = src[(size_t)x * (size_t)c];
 					}
 				}
-				rc = accel_output_write(t->out.dst, line, row);
+				rc = accel_npy_pack_write(&t->out.pack, line, row);
 			}
 	}
 	free(line);
@@ -232,6 +233,15 @@ werr:
 
 int tc_output_trailer(struct tc *t)
 {
+	if (t->out.raw && !t->out.werr && !t->status) {
+		char err[sizeof t->err];
+		int rc = accel_npy_pack_finish(&t->out.pack, err, sizeof err);
+		if (rc == ACCEL_EPIPE || (rc == ACCEL_EIO && t->out.dst->error)) {
+			t->out.werr = rc;
+			return -1;
+		}
+		return rc < 0 ? tc_fail(t, ACCEL_EXIT_FAILURE, "%s: %s", t->job->output, err) : 0;
+	}
 	if (!t->out.header || t->out.werr)
 		return 0;
 	int wr = av_write_trailer(t->out.fmt);
@@ -248,6 +258,7 @@ void tc_output_flush(struct tc *t)
 
 void tc_output_free(struct tc *t)
 {
+	accel_npy_pack_free(&t->out.pack);
 	for (int i = 0; i < t->out.nqueue; i++)
 		av_packet_free(&t->out.queue[i]);
 	av_free(t->out.queue);

@@ -167,6 +167,16 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 		tc_fail(&t, ACCEL_EXIT_FAILURE, "out of memory");
 		goto done;
 	}
+	if (t.out.raw) {
+		/* Frames of one size: one array of them, or a .npz, as -o names. */
+		char err[256];
+		int rc = accel_npy_pack_open(&t.out.pack, out, accel_npy_form_of(job->output),
+					     job->nchw ? ACCEL_NPY_CONCAT : ACCEL_NPY_STACK, 1, NULL, err, sizeof err);
+		if (rc < 0) {
+			tc_fail(&t, ACCEL_EXIT_FAILURE, "%s: %s", job->output, rc == ACCEL_ENOMEM ? accel_strerror(rc) : err);
+			goto done;
+		}
+	}
 	int nhw = find_engines(&t, hw, 4);
 	if (nhw < 0 || tc_input_open(&t) < 0 || tc_decode_open(&t, hw, nhw) < 0)
 		goto done;

@@ -165,6 +165,7 @@ struct tc_output {
 	AVStream *vst, *ast;      /* the video and audio streams written */
 	int header;               /* 1: header written */
 	int raw;                  /* 1: --to npy (written here, no muxer) */
+	struct accel_npy_pack pack; /* --to npy: a stream, one .npy or a .npz, as -o names */
 	AVPacket **queue;         /* audio packets waiting for the header */
 	int nqueue;
 };

@@ -85,6 +85,73 @@ int accel_npy_header_write(const struct accel_tensor *t, uint8_t *buf, size_t le
 int accel_npy_read(struct accel_input *in, uint64_t max_bytes, struct accel_tensor *t, struct accel_buf *data,
 		   char *err, size_t len);
 
+/*
+ * A run's arrays written in the form the output's name asks for (struct
+ * accel_npy_pack): a stream of .npy arrays back to back (any other name,
+ * stdout, a pipe: np.load reads one array per call), one .npy array
+ * (FILE.npy: the arrays joined along a leading axis, the header written
+ * first with room for any count and rewritten at the end), or a .npz
+ * (FILE.npz: numpy's ZIP of NAME.npy members, stored, as np.savez writes
+ * it, built at the end from one temporary file per group made beside
+ * FILE and unlinked at once). Arrays come in groups (accel-infer: one per
+ * model output). In one .npy array or one .npz member per group, arrays
+ * join by ACCEL_NPY_STACK (a new leading axis: N arrays of shape S give
+ * (N,) + S) or ACCEL_NPY_CONCAT (along their axis 0, which they must
+ * have); in a .npz a group whose arrays cannot join (other dtypes, other
+ * shapes) is one member per array, NAME_K (arr_K for an unnamed group, as
+ * np.savez(f, *arrays) names them), and a group that joins is one member
+ * NAME (arr_0 unnamed). Memory: a few hundred bytes per group and per run
+ * of arrays of one shape; disk for a .npz: its data twice until the end.
+ * One thread at a time.
+ */
+enum accel_npy_form { ACCEL_NPY_STREAM, ACCEL_NPY_ONE, ACCEL_NPY_NPZ };
+enum accel_npy_axis { ACCEL_NPY_STACK, ACCEL_NPY_CONCAT };
+struct accel_npy_group;
+struct accel_npy_pack {
+	struct accel_output *out;
+	enum accel_npy_form form;
+	enum accel_npy_axis axis;
+	int ngroups;
+	struct accel_npy_group *g;
+	int cur;                  /* group of the array being written, -1 none */
+	uint64_t left;            /* bytes of its data still to come */
+	size_t header_len;        /* ACCEL_NPY_ONE: bytes of the header rewritten at the end */
+	char *dir;                /* ACCEL_NPY_NPZ: folder of the temporaries */
+};
+/* The form FILE's name asks for: ACCEL_NPY_NPZ for a name ending in
+ * ".npz", ACCEL_NPY_ONE for ".npy" (either case), else (NULL: stdout)
+ * ACCEL_NPY_STREAM. */
+enum accel_npy_form accel_npy_form_of(const char *path);
+/* Start writing arrays to out (open, nothing written yet) in `form`, in
+ * ngroups groups named names[0..ngroups) (names NULL: one unnamed group;
+ * the names are copied). Returns 0; ACCEL_EINVAL with one line in err[len]
+ * for ACCEL_NPY_ONE with more than one group, or ACCEL_NPY_ONE and
+ * ACCEL_NPY_NPZ to an output that cannot seek (a FIFO, a device);
+ * ACCEL_ENOMEM. */
+int accel_npy_pack_open(struct accel_npy_pack *p, struct accel_output *out, enum accel_npy_form form,
+			enum accel_npy_axis axis, int ngroups, const char *const *names, char *err, size_t len);
+/* Begin an array of shape t in group `group`; its data follows through
+ * accel_npy_pack_write, all of it before the next begin. Returns 0;
+ * ACCEL_EDATA with one line in err[len] when ACCEL_NPY_ONE cannot join it
+ * to the arrays before ("array 3 of shape (2, 5) of uint8 cannot join
+ * array 0 of shape (3, 5) of uint8 in one .npy array; write a .npz"), or
+ * ACCEL_NPY_CONCAT meets a scalar; ACCEL_EINVAL (the last array's data is
+ * incomplete, a bad group or tensor); what accel_output_write returns;
+ * ACCEL_EIO (errno kept) for a temporary; ACCEL_ENOMEM. */
+int accel_npy_pack_begin(struct accel_npy_pack *p, int group, const struct accel_tensor *t, char *err,
+			 size_t len);
+/* n bytes of the current array's data. 0; ACCEL_EINVAL for more than it
+ * holds; what accel_output_write returns; ACCEL_EIO (errno kept). */
+int accel_npy_pack_write(struct accel_npy_pack *p, const void *data, size_t n);
+/* Finish: the .npy header with the final count, or the .npz from the
+ * temporaries (nothing for a stream). The caller then commits out.
+ * Returns 0, ACCEL_EINVAL (the last array's data is incomplete), what
+ * accel_output_write and accel_output_seek return, ACCEL_EIO (errno
+ * kept), ACCEL_ENOMEM; one line in err[len]. */
+int accel_npy_pack_finish(struct accel_npy_pack *p, char *err, size_t len);
+/* Free what p holds (its temporaries); out is left to the caller. */
+void accel_npy_pack_free(struct accel_npy_pack *p);
+
 /* Parameters of the operations "onnx.run" and "onnx.info" (struct
  * accel_op.ext), for the inference backends. onnx.run: a unit's input is
  * one .npy array per model input, in the model's order; its output one
