@@ -660,7 +660,11 @@ static void bash_function(FILE *f, const struct accel_cli *cli, const char *prog
 		if (o->long_name)
 			fprintf(f, "%s--%s", first ? "" : " ", o->long_name), first = 0;
 	}
-	fputs("' -- \"$cur\"))\n\t\treturn\n\tfi\n\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n", f);
+	fputs("' -- \"$cur\"))\n\t\treturn\n\tfi\n", f);
+	if (cli->operands)
+		fprintf(f, "\tCOMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n", cli->operands);
+	else
+		fputs("\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n", f);
 	if (cli->subcommands) {
 		fputs("\tif ((COMP_CWORD == 1)); then\n\t\tCOMPREPLY+=($(compgen -W '", f);
 		for (const struct accel_subcommand *s = cli->subcommands; s->name; s++)
@@ -724,7 +728,10 @@ static void zsh_arguments(FILE *f, const struct accel_cli *cli, const char *sub)
 	}
 	if (sub)
 		fprintf(f, "  '1: :(%s)' \\\n", sub);
-	fputs("  '*:file:_files'\n", f);
+	if (cli->operands)
+		fprintf(f, "  '*:operand:(%s)'\n", cli->operands);
+	else
+		fputs("  '*:file:_files'\n", f);
 }
 
 /* With subcommands: the words after one go to its own table; the first
@@ -811,6 +818,8 @@ static void completion_fish(const struct accel_cli *cli, FILE *f)
 	}
 	if (!cli->subcommands) {
 		fish_options(f, cli, cli->prog, 0, NULL);
+		if (cli->operands)
+			fprintf(f, "complete -c %s -f -a '%s'\n", cli->prog, cli->operands);
 		return;
 	}
 	fputs("function __", f);

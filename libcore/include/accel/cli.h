@@ -186,6 +186,9 @@ struct accel_cli {
 	/* NULL: none. The completions go one level deep (a subcommand's own list
 	 * is not read). */
 	const struct accel_subcommand *subcommands;
+	/* The words the operands complete to, joined by spaces (accel-bench's
+	 * operations); NULL: file names. */
+	const char *operands;
 };
 
 /* Settings of the common options, after accel_parse. */
