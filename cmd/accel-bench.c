@@ -66,6 +66,11 @@ const struct accel_cli cli = {
 	"accel-bench", "[options] [OPERATION...]",
 	"Measure the toolkit's operations on each engine, on real inputs, beside their peer tools.",
 	options, exit_statuses, NULL,
+	/* The operations of cmd/bench/ops.c (tests/bench.bats keeps the two
+	 * lists the same). */
+	"zstd.compress zstd.decompress gzip.compress gzip.decompress lz4.compress lz4.decompress age.encrypt "
+	"age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run h264.decode "
+	"hevc.decode h264.encode hevc.encode av1.encode vp9.encode",
 };
 
 /* ------------------------------------------------------------------ main */

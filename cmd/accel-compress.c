@@ -70,7 +70,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-compress", "[options] [FILE...]",
 	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
-	options, exit_statuses, NULL,
+	options, exit_statuses, NULL, NULL,
 };
 
 /* A malformed --backend list (an option: "Try --help" follows) or

@@ -93,7 +93,7 @@ static const struct accel_subcommand subcommands[] = {
 static const struct accel_cli cli = {
 	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
 	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel; keygen, hash, sign and verify are subcommands (each has --help).",
-	options, exit_statuses, subcommands,
+	options, exit_statuses, subcommands, NULL,
 };
 
 /* The options into job: 0, -1 (exit 0) or the exit status (job_free

@@ -76,7 +76,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-detect", "[options] [OPERATION...]",
 	"List the accelerators of this machine, the routes operations take, or check a requirement.",
-	options, exit_statuses, NULL,
+	options, exit_statuses, NULL, NULL,
 };
 
 /* ------------------------------------------------------------------ main */

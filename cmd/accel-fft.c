@@ -131,7 +131,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-fft", "[options] [FILE]",
 	"Batched, windowed, overlapping FFTs of the samples in FILE (or stdin): spectra, STFT rows, averaged power.",
-	options, exit_statuses, NULL,
+	options, exit_statuses, NULL, NULL,
 };
 
 /* The options into job: 0, -1 (exit 0) or the exit status. */

@@ -187,7 +187,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-infer", "-m MODEL.onnx [options] [FILE...]",
 	"Run an ONNX model on each tensor of FILEs (or stdin): .npy arrays in, .npy arrays or JSON lines out.",
-	options, exit_statuses, NULL,
+	options, exit_statuses, NULL, NULL,
 };
 
 /* The options into job: 0, -1 (exit 0) or the exit status. */

@@ -148,7 +148,7 @@ static const int exit_statuses[] = {
 static const struct accel_cli cli = {
 	"accel-transcode", "[options] [FILE]",
 	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
-	options, exit_statuses, NULL,
+	options, exit_statuses, NULL, NULL,
 };
 
 /* The options into job: 0, -1 (exit 0) or the exit status. */

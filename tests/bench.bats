@@ -173,3 +173,14 @@ assert all(c["peer"]["ratio"] > 0 and len(c["peer"]["seconds"]) == 2 for c in d[
 	[ "$st" -eq 143 ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+
+@test "the completions offer the operations accel-bench measures, as --list names them" {
+	run -0 "$A" --list
+	measured=$(grep -v 'not measured yet$' <<< "$output" | awk '{ print $1 }' | sort)
+	[ "$(wc -l <<< "$measured")" -ge 20 ]
+	words=$(sed -n "s/^\tCOMPREPLY=(\$(compgen -W '\([^']*\)' -- \"\$cur\"))\$/\1/p" "$ROOT/completions/bash/accel-bench" |
+		tr ' ' '\n' | sort)
+	[ "$words" = "$measured" ] || { diff <(echo "$words") <(echo "$measured"); false; }
+	grep -q "^complete -c accel-bench -f -a 'zstd.compress " "$ROOT/completions/fish/accel-bench.fish"
+	grep -q "^  '\*:operand:(zstd.compress " "$ROOT/completions/zsh/_accel-bench"
+}

@@ -115,7 +115,7 @@ static const int hash_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_U
 const struct accel_cli hash_cli = {
 	PROG " hash", "[-a ALGO] [--tag] [FILE...] | -c [FILE...]",
 	"Print or check digests of FILEs (or stdin) as sha256sum does, several files at once.",
-	hash_options, hash_exit, NULL,
+	hash_options, hash_exit, NULL, NULL,
 };
 
 /* Append text to out as records (of at most 0xffff bytes each). */

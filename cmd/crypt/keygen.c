@@ -74,7 +74,7 @@ static const struct accel_option keygen_options[] = {
 const struct accel_cli keygen_cli = {
 	PROG " keygen", "[-o FILE] | -y [FILE] | --sign [-o SECKEY] [-p PUBKEY]",
 	"Make an age X25519 identity (or, with --sign, a minisign key pair), or print the recipient of an identity.",
-	keygen_options, NULL, NULL,
+	keygen_options, NULL, NULL, NULL,
 };
 
 /* Now as RFC 3339 in local time, as age-keygen writes it. */

@@ -217,12 +217,12 @@ static const int sign_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_U
 
 const struct accel_cli sign_cli = {
 	PROG " sign", "[-s SECKEY] [-t TRUSTED] [-c UNTRUSTED] [-x SIGFILE] FILE...",
-	"Sign FILEs with a minisign key: FILE.minisig, which minisign -V verifies.", sign_options, sign_exit, NULL,
+	"Sign FILEs with a minisign key: FILE.minisig, which minisign -V verifies.", sign_options, sign_exit, NULL, NULL,
 };
 
 const struct accel_cli verify_cli = {
 	PROG " verify", "[-p PUBKEY | -P KEY] [-x SIGFILE] [-q] FILE",
-	"Verify FILE's minisign signature (minisign's or ours) and print its trusted comment.", verify_options, sign_exit, NULL,
+	"Verify FILE's minisign signature (minisign's or ours) and print its trusted comment.", verify_options, sign_exit, NULL, NULL,
 };
 
 /* A comment must be one line. */

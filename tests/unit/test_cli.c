@@ -50,13 +50,13 @@ static const struct accel_option options[] = {
 	{ 0 },
 };
 
-static const struct accel_cli cli = { "accel-test", "[options] [FILE...]", "test", options, NULL, NULL };
+static const struct accel_cli cli = { "accel-test", "[options] [FILE...]", "test", options, NULL, NULL, NULL };
 
 static const struct accel_option plain_options[] = {
 	{ 'd', "decompress", NULL, "decompress", ACCEL_CALL(rec_d) },
 	{ 0 },
 };
-static const struct accel_cli plain_cli = { "accel-plain", "", "no numeric option", plain_options, NULL, NULL };
+static const struct accel_cli plain_cli = { "accel-plain", "", "no numeric option", plain_options, NULL, NULL, NULL };
 
 /* Run f(arg) with stderr going to err[len] (what it printed, NUL-ended). */
 static int with_stderr(int (*f)(void *), void *arg, char *err, size_t len)
@@ -227,13 +227,13 @@ static const struct accel_option bound_options[] = {
 	ACCEL_COMMON_OPTIONS,
 	{ 0 },
 };
-static const struct accel_cli bound_cli = { "accel-bound", "[options]", "bound", bound_options, NULL, NULL };
+static const struct accel_cli bound_cli = { "accel-bound", "[options]", "bound", bound_options, NULL, NULL, NULL };
 
 static const struct accel_option bad_table[] = {
 	{ 's', "small", NULL, "a char bound as an int", ACCEL_SET(B(small), 1) },
 	{ 0 },
 };
-static const struct accel_cli bad_cli = { "accel-bad", "", "a bad table", bad_table, NULL, NULL };
+static const struct accel_cli bad_cli = { "accel-bad", "", "a bad table", bad_table, NULL, NULL, NULL };
 
 /* accel_parse against bound_cli into *j: its return value; err gets the
  * first line printed on stderr. */
