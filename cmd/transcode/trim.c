@@ -1,8 +1,8 @@
 /*
  * trim.c - accel-transcode's --start and --duration, as the ffmpeg program
  * reads -ss and -t given before -i: a seek to the keyframe before the
- * start, every timestamp shifted by the start (and the input's own start
- * time), then the video frames before the start and from the duration on
+ * start (earlier where that lands after it: MPEG-TS), every timestamp
+ * shifted by the start (and the input's own start time), then the video frames before the start and from the duration on
  * dropped as its trim filter drops them, the decoded audio cut to the
  * sample by atrim, and copied audio packets dropped as its stream copy
  * drops them.
@@ -10,6 +10,54 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "transcode.h"
+
+/* After a seek: whether the first video keyframe read is shown at or
+ * before `target` (the video stream's time base), so that every frame
+ * from target on decodes (not when there is none). The packets read
+ * are dropped: the caller seeks again. */
+static int lands_before(struct tc *t, int64_t target)
+{
+	AVPacket *pkt = t->pkt;
+	for (int n = 0; n < 100000; n++) {
+		if (av_read_frame(t->in.fmt, pkt) < 0)
+			return 0;
+		int key = pkt->stream_index == t->in.vidx && (pkt->flags & AV_PKT_FLAG_KEY);
+		int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+		av_packet_unref(pkt);
+		if (key)
+			return ts != AV_NOPTS_VALUE && ts <= target;
+	}
+	return 0;
+}
+
+/* Seek to `ts` (AV_TIME_BASE), as ffmpeg does; where that lands after
+ * the start (MPEG-TS has no index: its seek finds a packet, not a
+ * keyframe), seek 1, 2, 4 ... s earlier, then to the first byte. */
+static void seek(struct tc *t, int64_t ts)
+{
+	AVFormatContext *fmt = t->in.fmt;
+	int64_t target = av_rescale_q(ts, AV_TIME_BASE_Q, fmt->streams[t->in.vidx]->time_base);
+	/* As ffmpeg: by decode timestamps, a stream with B-frames could
+	 * land on a keyframe shown after the start. */
+	if (!(fmt->iformat->flags & AVFMT_SEEK_TO_PTS))
+		for (unsigned i = 0; i < fmt->nb_streams; i++)
+			if (fmt->streams[i]->codecpar->video_delay) {
+				ts -= 3 * AV_TIME_BASE / 23;
+				break;
+			}
+	int64_t first = fmt->start_time != AV_NOPTS_VALUE ? fmt->start_time : 0;
+	for (int64_t back = 0; ts - back > first; back = back ? 2 * back : AV_TIME_BASE) {
+		int64_t at = ts - back;
+		if (avformat_seek_file(fmt, -1, INT64_MIN, at, at, 0) < 0)
+			break;
+		if (lands_before(t, target)) {
+			avformat_seek_file(fmt, -1, INT64_MIN, at, at, 0);
+			return;
+		}
+	}
+	if (av_seek_frame(fmt, -1, 0, AVSEEK_FLAG_BYTE) < 0)
+		avformat_seek_file(fmt, -1, INT64_MIN, first, first, 0);
+}
 
 int tc_trim_open(struct tc *t)
 {
@@ -38,18 +86,9 @@ int tc_trim_open(struct tc *t)
 		t->in.duration = left > 0 ? left : 0.001;
 	if (job->duration >= 0 && (t->in.duration <= 0 || t->in.duration > (double)job->duration / AV_TIME_BASE))
 		t->in.duration = (double)job->duration / AV_TIME_BASE;
-	if (job->start <= 0 || !(fmt->pb->seekable & AVIO_SEEKABLE_NORMAL))
-		return 0;
-	/* As ffmpeg: by decode timestamps, a stream with B-frames could
-	 * land on a keyframe shown after the start; a pipe is read from its
-	 * start, and what comes before is dropped. */
-	if (!(fmt->iformat->flags & AVFMT_SEEK_TO_PTS))
-		for (unsigned i = 0; i < fmt->nb_streams; i++)
-			if (fmt->streams[i]->codecpar->video_delay) {
-				ts -= 3 * AV_TIME_BASE / 23;
-				break;
-			}
-	avformat_seek_file(fmt, -1, INT64_MIN, ts, ts, 0);
+	/* A pipe is read from its start, and what comes before is dropped. */
+	if (job->start > 0 && (fmt->pb->seekable & AVIO_SEEKABLE_NORMAL))
+		seek(t, ts);
 	return 0;
 }
 
