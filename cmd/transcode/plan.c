@@ -146,12 +146,12 @@ static int asked(const struct tc_job *job, enum op op)
 	}
 }
 
-/* A scaled side: -1 keeps the aspect ratio, -2 too with an even result
- * for subsampled chroma. */
+/* A scaled side: -1 keeps the aspect ratio, with an even result (-2)
+ * for subsampled chroma; -N keeps it with a multiple of N. */
 static int side(int v, enum AVPixelFormat fmt)
 {
 	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
-	return v < 0 && d && (d->log2_chroma_w || d->log2_chroma_h) ? -2 : v;
+	return v == -1 && d && (d->log2_chroma_w || d->log2_chroma_h) ? -2 : v;
 }
 
 /* Add op's version for device type dev; 0, or -1 when it has none here
