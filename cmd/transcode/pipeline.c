@@ -46,6 +46,7 @@ static void cleanup(struct tc *t)
 	tc_decode_free(t);
 	tc_filter_free(t);
 	tc_audio_free(t);
+	tc_trim_free(t);
 	tc_input_close(t);
 	tc_output_free(t);
 	av_frame_free(&t->frame);
@@ -92,7 +93,7 @@ static void read_packets(struct tc *t, const struct tc_hw *hw, int nhw)
 	const struct tc_job *job = t->job;
 	int rc = 0;
 	while (!t->status && !t->out.werr && !interrupted) {
-		rc = av_read_frame(t->in.fmt, t->pkt);
+		rc = tc_trim_read(t, t->pkt);
 		if (rc < 0)
 			break;
 		t->rep.packets++;

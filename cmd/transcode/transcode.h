@@ -184,6 +184,8 @@ struct tc_trim {
 	int64_t vfirst;           /* pts of the first video frame passed, or AV_NOPTS_VALUE */
 	int vdone, adone;         /* 1: that stream is complete */
 	int acopied;              /* copied audio packets written */
+	AVPacket *held[TC_MAX_GOP]; /* read after the seek, to be read again (tc_trim_read) */
+	int nheld, next;
 };
 
 /* report.c: what -v, --progress and --progress-json tell. */
@@ -265,6 +267,10 @@ void tc_encode_free(struct tc *t);
 
 /* trim.c: after tc_input_open, the shift and the seek to --start. 0. */
 int tc_trim_open(struct tc *t);
+/* The next packet of the input: those the seek's check read, then
+ * av_read_frame's. */
+int tc_trim_read(struct tc *t, AVPacket *pkt);
+void tc_trim_free(struct tc *t);
 /* A decoded video frame, its pts shifted: 1 to pass it on, 0 to drop it
  * (before --start, or from --duration on: then t->trim.vdone). */
 int tc_trim_video(struct tc *t, AVFrame *f);

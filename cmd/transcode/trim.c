@@ -11,22 +11,36 @@
 #include <stdio.h>
 #include "transcode.h"
 
+static void drop_held(struct tc_trim *tr)
+{
+	for (int i = tr->next; i < tr->nheld; i++)
+		av_packet_free(&tr->held[i]);
+	tr->nheld = tr->next = 0;
+}
+
 /* After a seek: whether the first video keyframe read is shown at or
  * before `target` (the video stream's time base), so that every frame
- * from target on decodes (not when there is none). The packets read
- * are dropped: the caller seeks again. */
+ * from target on decodes (not when there is none, or TC_MAX_GOP packets
+ * come before it). The packets read are held for tc_trim_read, or
+ * dropped when not. */
 static int lands_before(struct tc *t, int64_t target)
 {
-	AVPacket *pkt = t->pkt;
-	for (int n = 0; n < 100000; n++) {
-		if (av_read_frame(t->in.fmt, pkt) < 0)
-			return 0;
-		int key = pkt->stream_index == t->in.vidx && (pkt->flags & AV_PKT_FLAG_KEY);
+	struct tc_trim *tr = &t->trim;
+	while (tr->nheld < TC_MAX_GOP) {
+		AVPacket *pkt = av_packet_alloc();
+		if (!pkt || av_read_frame(t->in.fmt, pkt) < 0) {
+			av_packet_free(&pkt);
+			break;
+		}
+		tr->held[tr->nheld++] = pkt;
 		int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
-		av_packet_unref(pkt);
-		if (key)
-			return ts != AV_NOPTS_VALUE && ts <= target;
+		if (pkt->stream_index == t->in.vidx && (pkt->flags & AV_PKT_FLAG_KEY)) {
+			if (ts != AV_NOPTS_VALUE && ts <= target)
+				return 1;
+			break;
+		}
 	}
+	drop_held(tr);
 	return 0;
 }
 
@@ -50,10 +64,8 @@ static void seek(struct tc *t, int64_t ts)
 		int64_t at = ts - back;
 		if (avformat_seek_file(fmt, -1, INT64_MIN, at, at, 0) < 0)
 			break;
-		if (lands_before(t, target)) {
-			avformat_seek_file(fmt, -1, INT64_MIN, at, at, 0);
+		if (lands_before(t, target))
 			return;
-		}
 	}
 	if (av_seek_frame(fmt, -1, 0, AVSEEK_FLAG_BYTE) < 0)
 		avformat_seek_file(fmt, -1, INT64_MIN, first, first, 0);
@@ -81,15 +93,32 @@ int tc_trim_open(struct tc *t)
 		if (job->duration >= 0)
 			tr->alen = av_rescale_q(job->duration, AV_TIME_BASE_Q, ast->time_base);
 	}
-	double left = t->in.duration - (job->start < 0 ? 0 : (double)job->start / AV_TIME_BASE);
-	if (t->in.duration > 0)
-		t->in.duration = left > 0 ? left : 0.001;
-	if (job->duration >= 0 && (t->in.duration <= 0 || t->in.duration > (double)job->duration / AV_TIME_BASE))
-		t->in.duration = (double)job->duration / AV_TIME_BASE;
+	/* The seconds of media to write, for the ETA (0: unknown). */
+	double d = t->in.duration - (job->start > 0 ? (double)job->start / AV_TIME_BASE : 0);
+	if (job->duration >= 0 && (d <= 0 || d > (double)job->duration / AV_TIME_BASE))
+		d = (double)job->duration / AV_TIME_BASE;
+	t->in.duration = d > 0 ? d : 0;
 	/* A pipe is read from its start, and what comes before is dropped. */
 	if (job->start > 0 && (fmt->pb->seekable & AVIO_SEEKABLE_NORMAL))
 		seek(t, ts);
 	return 0;
+}
+
+int tc_trim_read(struct tc *t, AVPacket *pkt)
+{
+	struct tc_trim *tr = &t->trim;
+	if (tr->next == tr->nheld)
+		return av_read_frame(t->in.fmt, pkt);
+	av_packet_move_ref(pkt, tr->held[tr->next]);
+	av_packet_free(&tr->held[tr->next++]);
+	if (tr->next == tr->nheld)
+		tr->nheld = tr->next = 0;
+	return 0;
+}
+
+void tc_trim_free(struct tc *t)
+{
+	drop_held(&t->trim);
 }
 
 int tc_trim_video(struct tc *t, AVFrame *f)
