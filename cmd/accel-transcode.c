@@ -308,7 +308,7 @@ static const struct accel_option options[] = {
 	{ 'f', "force", NULL, "overwrite FILE; read or write a terminal", ACCEL_SET(JOB(force), 1) },
 	{ 'c', "container", "NAME", "container: mkv, mp4, mov, webm, mpegts, nut or avi (default: by FILE's extension, else mkv)", "mkv mp4 mov webm mpegts nut avi", ACCEL_WORD(JOB(container)) },
 	{ 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac, or opus for webm)", "copy aac opus none", ACCEL_WORD(JOB(audio)) },
-	{ 0, "start", "T", "begin at T of the input (seconds, or [HH:]MM:SS[.ms]) as ffmpeg -ss T -i does: to the frame, audio to the sample", ACCEL_CALL(start_option) },
+	{ 0, "start", "T", "begin at T of the input (seconds, or [HH:]MM:SS[.ms]) as ffmpeg -ss T -i does: to the frame, encoded audio to the sample", ACCEL_CALL(start_option) },
 	{ 0, "duration", "T", "write at most T of media (as ffmpeg -t T -i)", ACCEL_CALL(duration_option) },
 	{ 0, "end", "T", "stop at T of the input (as ffmpeg -to T -i)", ACCEL_CALL(end_option) },
 	{ 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio, -2 keeps it with an even size (as FFmpeg's scale)", ACCEL_CALL(scale_option) },

@@ -4,7 +4,7 @@ complete -c accel-transcode -s o -l output -r -F -d 'write to FILE (complete or 
 complete -c accel-transcode -s f -l force -d 'overwrite FILE; read or write a terminal'
 complete -c accel-transcode -s c -l container -x -a 'mkv mp4 mov webm mpegts nut avi' -d 'container: mkv, mp4, mov, webm, mpegts, nut or avi (default: by FILE\'s extension, else mkv)'
 complete -c accel-transcode -s a -l audio -x -a 'copy aac opus none' -d 'audio: copy, aac, opus or none (default: copy when the container takes it, else aac, or opus for webm)'
-complete -c accel-transcode -l start -x -d 'begin at T of the input (seconds, or [HH:]MM:SS[.ms]) as ffmpeg -ss T -i does: to the frame, audio to the sample'
+complete -c accel-transcode -l start -x -d 'begin at T of the input (seconds, or [HH:]MM:SS[.ms]) as ffmpeg -ss T -i does: to the frame, encoded audio to the sample'
 complete -c accel-transcode -l duration -x -d 'write at most T of media (as ffmpeg -t T -i)'
 complete -c accel-transcode -l end -x -d 'stop at T of the input (as ffmpeg -to T -i)'
 complete -c accel-transcode -s s -l scale -x -d 'scale to W by H pixels; -1 for one side keeps the aspect ratio, -2 keeps it with an even size (as FFmpeg\'s scale)'
