@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <libavutil/parseutils.h>
 #include "transcode/transcode.h"
 
-/* "640x360", "224x-1": each side 1-16384 or -1, not both -1. */
+/* "640x360", "224x-1", "320x-2": each side 1-16384, or -N (1-64) for one
+ * of them, as the scale filter of FFmpeg reads them. */
 static int parse_scale(const char *s, int *w, int *h)
 {
 	char a[16], b[16];
@@ -21,7 +23,7 @@ static int parse_scale(const char *s, int *w, int *h)
 	memcpy(a, s, (size_t)(x - s));
 	a[x - s] = 0;
 	strcpy(b, x + 1);
-	if (accel_parse_int(a, -1, 16384, w) < 0 || accel_parse_int(b, -1, 16384, h) < 0)
+	if (accel_parse_int(a, -64, 16384, w) < 0 || accel_parse_int(b, -64, 16384, h) < 0)
 		return -1;
 	return *w == 0 || *h == 0 || (*w < 0 && *h < 0) ? -1 : 0;
 }
@@ -78,11 +80,39 @@ static int usage(const char *opt, const char *arg, const char *what)
 	return ACCEL_EINVAL;
 }
 
+/* A time as the ffmpeg program reads -ss and -t (av_parse_time): seconds
+ * ("90", "1.5", "1500ms") or [HH:]MM:SS[.m...], into microseconds. */
+static int parse_time(const char *opt, const char *arg, int64_t min, int64_t *us)
+{
+	int64_t v;
+	if (av_parse_time(&v, arg, 1) < 0 || v < min)
+		return usage(opt, arg, min ? "a time above 0: seconds, or [HH:]MM:SS[.ms]"
+				   : "a time: seconds, or [HH:]MM:SS[.ms]");
+	*us = v;
+	return 0;
+}
+
+static int start_option(void *v, const char *arg)
+{
+	((struct tc_job *)v)->start_arg = arg;
+	return parse_time("--start", arg, 0, &((struct tc_job *)v)->start);
+}
+
+static int duration_option(void *v, const char *arg)
+{
+	return parse_time("--duration", arg, 1, &((struct tc_job *)v)->duration);
+}
+
+static int end_option(void *v, const char *arg)
+{
+	return parse_time("--end", arg, 1, &((struct tc_job *)v)->end);
+}
+
 static int scale_option(void *v, const char *arg)
 {
 	struct tc_job *job = v;
 	if (parse_scale(arg, &job->scale_w, &job->scale_h) < 0)
-		return usage("--scale", arg, "WxH with sides from 1 to 16384 (one may be -1)");
+		return usage("--scale", arg, "WxH with sides from 1 to 16384 (one may be -1, or -2 for an even size)");
 	return 0;
 }
 
@@ -108,16 +138,180 @@ static int bitrate_option(void *v, const char *arg)
 	return 0;
 }
 
+/* ------------------------------------------------------------ ffmpeg's words */
+
+/* What a value of ffmpeg's is here. */
+enum ff_value {
+	FF_NONE,      /* the word takes none */
+	FF_SAME,      /* the same value */
+	FF_VCODEC,    /* an encoder or codec name: --to's word */
+	FF_ACODEC,    /* --audio's word */
+	FF_TIME,      /* -t: ours is --to FORMAT, unless the value is no FORMAT */
+	FF_FORMAT,    /* -f: ours is --force, unless a muxer's name follows */
+	FF_FILTERS,   /* -vf: ours is -v -f, unless filters follow */
+	FF_LOGLEVEL,  /* -v: ours is --verbose, unless a log level follows */
+};
+
+/* ffmpeg's single-dash options that this program reads otherwise (-ss is
+ * -s s, -crf is -c rf) or not at all, and what to use instead: `use` with
+ * the value that follows. */
+static const struct ff_word {
+	const char *word;
+	enum ff_value value;
+	const char *use;
+} ff_words[] = {
+	{ "-ss", FF_SAME, "--start" }, { "-t", FF_TIME, "--duration" }, { "-to", FF_SAME, "--end" },
+	{ "-crf", FF_SAME, "--quality" }, { "-q:v", FF_SAME, "--quality" }, { "-qscale:v", FF_SAME, "--quality" },
+	{ "-preset", FF_SAME, "--preset" }, { "-r", FF_SAME, "--fps" }, { "-pix_fmt", FF_SAME, "--pix-fmt" },
+	{ "-b:v", FF_SAME, "--bitrate" }, { "-b", FF_SAME, "--bitrate" }, { "-vb", FF_SAME, "--bitrate" }, { "-threads", FF_SAME, "-T" },
+	{ "-hwaccel", FF_SAME, "--hw" }, { "-c:v", FF_VCODEC, "--to" }, { "-codec:v", FF_VCODEC, "--to" },
+	{ "-vcodec", FF_VCODEC, "--to" }, { "-c", FF_VCODEC, "--to" }, { "-codec", FF_VCODEC, "--to" },
+	{ "-c:a", FF_ACODEC, "--audio" }, { "-codec:a", FF_ACODEC, "--audio" }, { "-acodec", FF_ACODEC, "--audio" },
+	{ "-an", FF_NONE, "--audio none" }, { "-y", FF_NONE, "-f" }, { "-f", FF_FORMAT, "--container" },
+	{ "-vf", FF_FILTERS, NULL }, { "-filter:v", FF_FILTERS, NULL }, { "-v", FF_LOGLEVEL, NULL },
+	{ "-loglevel", FF_LOGLEVEL, NULL }, { "-stats", FF_NONE, "--progress" }, { "-nostats", FF_NONE, "--no-progress" },
+	{ "-progress", FF_NONE, "--progress-json" }, { "-i", FF_NONE, NULL }, { "-hide_banner", FF_NONE, NULL },
+	{ "-map", FF_SAME, NULL }, { "-vn", FF_NONE, NULL }, { "-b:a", FF_SAME, NULL }, { "-ar", FF_SAME, NULL },
+	{ "-ac", FF_SAME, NULL }, { "-s:v", FF_SAME, "--scale" },
+};
+
+/* --to's word for an encoder or codec name of ffmpeg's, or NULL. */
+static const char *video_word(const char *codec)
+{
+	static const char *const names[][2] = {
+		{ "libx264", "h264" }, { "h264", "h264" }, { "libx265", "hevc" }, { "hevc", "hevc" }, { "h265", "hevc" },
+		{ "libsvtav1", "av1" }, { "libaom-av1", "av1" }, { "av1", "av1" }, { "libvpx-vp9", "vp9" },
+		{ "vp9", "vp9" }, { "rawvideo", "rawvideo" }, { "wrapped_avframe", "y4m" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(codec, names[i][0]) || (strstr(codec, names[i][1]) == codec && strchr(codec, '_')))
+			return names[i][1];
+	return NULL;
+}
+
+static const char *audio_word(const char *codec)
+{
+	return !strcmp(codec, "aac") || !strcmp(codec, "libfdk_aac") ? "aac"
+	       : !strcmp(codec, "libopus") || !strcmp(codec, "opus") ? "opus" : !strcmp(codec, "copy") ? "copy" : NULL;
+}
+
+/* Whether s is a word of a space-separated list. */
+static int among(const char *s, const char *list)
+{
+	size_t n = strlen(s);
+	for (const char *p = list; (p = strstr(p, s)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* The hint for ffmpeg's word w and the value v that follows (NULL: none),
+ * in buf[len]; 0 when w is read here as this program's own option. */
+static int ff_hint(const struct ff_word *w, const char *v, char *buf, size_t len)
+{
+	int file = v && access(v, F_OK) == 0;
+	const char *x;
+	char name[64];
+	switch (w->value) {
+	case FF_TIME:
+		/* -t FORMAT is --to FORMAT. */
+		if (!v || among(v, "h264 hevc av1 vp9 rawvideo y4m npy"))
+			return 0;
+		break;
+	case FF_FORMAT:
+		/* -f is --force unless a muxer's name, not a file, follows. */
+		if (!v || file || !av_guess_format(v, NULL, NULL))
+			return 0;
+		x = !strcmp(v, "matroska") ? "mkv" : v;
+		if (among(x, "mkv mp4 mov webm mpegts nut avi"))
+			snprintf(buf, len, "use --container %s (-f is --force here)", x);
+		else if (!strcmp(v, "yuv4mpegpipe") || !strcmp(v, "rawvideo"))
+			snprintf(buf, len, "use --to %s (-f is --force here)", !strcmp(v, "rawvideo") ? v : "y4m");
+		else
+			snprintf(buf, len, "accel-transcode does not write %s; -f is --force here", v);
+		return 1;
+	case FF_FILTERS:
+		/* -vf is -v -f unless a filter graph, not a file, follows. */
+		if (!v || file)
+			return 0;
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(v, "=,:"), v);
+		if (!avfilter_get_by_name(name))
+			return 0;
+		int sw, sh;
+		if (sscanf(v, "scale=%d:%d", &sw, &sh) == 2 && !strpbrk(v, ","))
+			snprintf(buf, len, "use --scale %dx%d", sw, sh);
+		else
+			snprintf(buf, len, "use --scale, --crop, --fps, --deinterlace and --pix-fmt (-vf is -v -f here)");
+		return 1;
+	case FF_LOGLEVEL:
+		if (!strcmp(w->word, "-v") && (!v || file ||
+		    !among(v, "quiet panic fatal error warning info verbose debug trace")))
+			return 0;
+		snprintf(buf, len, "use -q (errors only) or -v (more)");
+		return 1;
+	case FF_VCODEC:
+		/* -c NAME is --container NAME. */
+		if (!strcmp(w->word, "-c") && v && among(v, "mkv mp4 mov webm mpegts nut avi"))
+			return 0;
+		if (v && !strcmp(v, "copy"))
+			snprintf(buf, len, "the video is always encoded again; --audio copy copies the audio");
+		else if (v && (x = video_word(v)))
+			snprintf(buf, len, "use --to %s", x);
+		else
+			snprintf(buf, len, "use --to h264, hevc, av1 or vp9 (or rawvideo, y4m, npy)");
+		return 1;
+	case FF_ACODEC:
+		if (v && (x = audio_word(v)))
+			snprintf(buf, len, "use --audio %s", x);
+		else
+			snprintf(buf, len, "use --audio copy, aac, opus or none");
+		return 1;
+	default:
+		break;
+	}
+	if (!strcmp(w->word, "-i"))
+		snprintf(buf, len, "give the input as FILE: accel-transcode [options] %s", v ? v : "FILE");
+	else if (!strcmp(w->word, "-hide_banner"))
+		snprintf(buf, len, "accel-transcode prints no banner; leave it out");
+	else if (!w->use)
+		snprintf(buf, len, "accel-transcode has no equivalent (it writes the best video stream and its audio)");
+	else if (w->value == FF_NONE || !v)
+		snprintf(buf, len, "use %s%s", w->use, w->value == FF_NONE ? "" : " VALUE");
+	else
+		snprintf(buf, len, "use %s %s", w->use, v);
+	return 1;
+}
+
+/* Before the options are read: the first of ffmpeg's words in argv (up
+ * to "--") that would be read otherwise here is a usage error whose line
+ * names this program's option. 0, or ACCEL_EXIT_USAGE. */
+static int ffmpeg_words(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		for (size_t k = 0; k < sizeof ff_words / sizeof ff_words[0]; k++) {
+			const struct ff_word *w = &ff_words[k];
+			char hint[200];
+			if (strcmp(argv[i], w->word) || !ff_hint(w, i + 1 < argc ? argv[i + 1] : NULL, hint, sizeof hint))
+				continue;
+			accel_msg_usage("%s is ffmpeg's; %s", w->word, hint);
+			return ACCEL_EXIT_USAGE;
+		}
+	return 0;
+}
+
 #define JOB(field) ACCEL_AT(struct tc_job, field)
 
 static const struct accel_option options[] = {
-	{ 't', "to", "FORMAT", "what to write: h264, hevc, av1, vp9 (encoded), rawvideo, y4m or npy (frames); default h264", "h264 hevc av1 vp9 rawvideo y4m npy", ACCEL_WORD(JOB(to)) },
+	{ 't', "to", "FORMAT", "what to write: h264, hevc, av1, vp9 (encoded), rawvideo, y4m or npy (frames); default h264 (vp9 for .webm, y4m for .y4m)", "h264 hevc av1 vp9 rawvideo y4m npy", ACCEL_WORD(JOB(to)) },
 	/* The pipeline reads job->output and job->force. */
 	{ 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_STRING(JOB(output)) },
 	{ 'f', "force", NULL, "overwrite FILE; read or write a terminal", ACCEL_SET(JOB(force), 1) },
-	{ 'c', "container", "NAME", "container: mkv, mpegts, nut or mp4 (default: by FILE's extension, else mkv)", "mkv mpegts nut mp4", ACCEL_WORD(JOB(container)) },
-	{ 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac)", "copy aac opus none", ACCEL_WORD(JOB(audio)) },
-	{ 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio", ACCEL_CALL(scale_option) },
+	{ 'c', "container", "NAME", "container: mkv, mp4, mov, webm, mpegts, nut or avi (default: by FILE's extension, else mkv)", "mkv mp4 mov webm mpegts nut avi", ACCEL_WORD(JOB(container)) },
+	{ 'a', "audio", "MODE", "audio: copy, aac, opus or none (default: copy when the container takes it, else aac, or opus for webm)", "copy aac opus none", ACCEL_WORD(JOB(audio)) },
+	{ 0, "start", "T", "begin at T of the input (seconds, or [HH:]MM:SS[.ms]) as ffmpeg -ss T -i does: to the frame, encoded audio to the sample", ACCEL_CALL(start_option) },
+	{ 0, "duration", "T", "write at most T of media (as ffmpeg -t T -i)", ACCEL_CALL(duration_option) },
+	{ 0, "end", "T", "stop at T of the input (as ffmpeg -to T -i)", ACCEL_CALL(end_option) },
+	{ 's', "scale", "WxH", "scale to W by H pixels; -1 for one side keeps the aspect ratio, -2 keeps it with an even size (as FFmpeg's scale)", ACCEL_CALL(scale_option) },
 	{ 0, "fps", "N[/D]", "frame rate of the output (frames dropped or repeated)", ACCEL_CALL(fps_option) },
 	{ 0, "pix-fmt", "FMT", "pixel format of the output (yuv420p, yuv444p, rgb24, gray ...); default: the input's when the encoder takes it, else its closest", ACCEL_STRING(JOB(pix_fmt)) },
 	{ 0, "crop", "W:H:X:Y", "keep the W by H pixels whose top left corner is at X,Y", ACCEL_CALL(crop_option) },
@@ -155,12 +349,35 @@ static const struct accel_cli cli = {
 static int parse_args(int argc, char **argv, struct tc_job *job)
 {
 	memset(job, 0, sizeof *job);
-	job->to = "h264";
 	job->quality = -1;
 	job->hw = "auto";
-	int rc = accel_parse(&cli, argc, argv, job, &job->common);
+	job->start = job->duration = job->end = -1;
+	accel_msg_prog(cli.prog);
+	int rc = ffmpeg_words(argc, argv);
 	if (rc)
 		return rc;
+	rc = accel_parse(&cli, argc, argv, job, &job->common);
+	if (rc)
+		return rc;
+	if (job->end >= 0 && job->duration >= 0) {
+		accel_msg_usage("--end and --duration: give one of them");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->end >= 0 && job->end <= job->start) {
+		accel_msg_usage("--end must come after --start");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->end >= 0)
+		job->duration = job->end - (job->start > 0 ? job->start : 0);
+	char why[320];
+	const char *deflt = NULL;
+	if (!tc_plan_muxer(job->to, job->container, job->output, &deflt, why, sizeof why)) {
+		accel_msg_usage("%s", why);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (!job->to)
+		job->to = deflt;
+	job->muxer = tc_plan_muxer(job->to, job->container, job->output, NULL, why, sizeof why);
 	if (job->common.noperands > 1) {
 		accel_msg_usage("one input at a time (%d given)", job->common.noperands);
 		return ACCEL_EXIT_USAGE;

@@ -72,8 +72,8 @@ int tc_audio_open(struct tc *t)
 		return 0;
 	}
 	AVStream *ist = t->in.fmt->streams[t->in.aidx];
+	char why[200] = "";
 	if (!job->audio || !strcmp(job->audio, "copy")) {
-		char why[200];
 		if (tc_audio_copy_fits(t->out.fmt->oformat, ist->codecpar, why, sizeof why)) {
 			t->au.copy = 1;
 			if (ist->codecpar->codec_id != AV_CODEC_ID_AAC || ist->codecpar->extradata_size)
@@ -91,10 +91,13 @@ int tc_audio_open(struct tc *t)
 		}
 		if (job->audio)
 			return tc_fail(t, ACCEL_EXIT_USAGE, "--audio copy: %s; use --audio aac, opus or none", why);
-		if (job->common.verbose)
-			fprintf(stderr, "accel-transcode: audio: not copied (%s): encoded to aac\n", why);
 	}
-	int opus = job->audio && !strcmp(job->audio, "opus");
+	/* Unless asked: AAC, or Opus for a container without AAC (WebM), as
+	 * the ffmpeg program's defaults. */
+	int opus = job->audio ? !strcmp(job->audio, "opus")
+		   : avformat_query_codec(t->out.fmt->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) == 0;
+	if (!job->audio && job->common.verbose)
+		fprintf(stderr, "accel-transcode: audio: not copied (%s): encoded to %s\n", why, opus ? "opus" : "aac");
 	const AVCodec *ec = opus ? avcodec_find_encoder_by_name("libopus") : avcodec_find_encoder(AV_CODEC_ID_AAC);
 	if (!ec && opus)
 		ec = avcodec_find_encoder(AV_CODEC_ID_OPUS);
@@ -139,7 +142,7 @@ int tc_audio_open(struct tc *t)
 	if ((rc = avcodec_open2(t->au.enc, ec, NULL)) < 0)
 		return tc_fail(t, ACCEL_EXIT_FAILURE, "cannot open the %s encoder: %s", ec->name, tc_averr(rc, e, sizeof e));
 
-	char args[256], layout[64], chain[256];
+	char args[256], layout[64], trim[96], chain[352];
 	AVChannelLayout inl;
 	av_channel_layout_copy(&inl, &t->au.dec->ch_layout);
 	if (inl.order == AV_CHANNEL_ORDER_UNSPEC)
@@ -156,8 +159,9 @@ int tc_audio_open(struct tc *t)
 		rc = avfilter_graph_create_filter(&t->au.sink, avfilter_get_by_name("abuffersink"), "aout", NULL, NULL,
 						  t->au.graph);
 	av_channel_layout_describe(&t->au.enc->ch_layout, layout, sizeof layout);
-	snprintf(chain, sizeof chain, "aresample=%d,aformat=sample_fmts=%s:sample_rates=%d:channel_layouts=%s", rate,
-		 av_get_sample_fmt_name(sf), rate, layout);
+	tc_trim_audio_filter(t, trim, sizeof trim);
+	snprintf(chain, sizeof chain, "%saresample=%d,aformat=sample_fmts=%s:sample_rates=%d:channel_layouts=%s", trim,
+		 rate, av_get_sample_fmt_name(sf), rate, layout);
 	AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
 	if (rc >= 0 && outs && ins) {
 		outs->name = av_strdup("in");
@@ -202,6 +206,8 @@ static int audio_frames(struct tc *t, AVFrame *f)
 		if (rc == AVERROR(EAGAIN))
 			return 0;
 		if (rc == AVERROR_EOF) {
+			/* The end of the input, or of --duration (atrim). */
+			t->trim.adone = 1;
 			avcodec_send_frame(t->au.enc, NULL);
 			return drain_audio_encoder(t);
 		}
@@ -220,6 +226,10 @@ static int audio_frames(struct tc *t, AVFrame *f)
 /* A copied audio packet to the muxer (or the queue before the header). */
 static int copy_packet(struct tc *t, AVPacket *pkt)
 {
+	if (!tc_trim_audio_packet(t, pkt)) {
+		av_packet_unref(pkt);
+		return 0;
+	}
 	if (t->out.header) {
 		av_packet_rescale_ts(pkt, t->in.fmt->streams[t->in.aidx]->time_base, t->out.ast->time_base);
 		pkt->stream_index = t->out.ast->index;
@@ -237,6 +247,8 @@ static void audio_pts(struct tc *t, AVFrame *f)
 {
 	AVRational tb = { 1, t->au.dec->sample_rate };
 	int64_t ts = f->best_effort_timestamp;
+	if (ts != AV_NOPTS_VALUE)
+		ts -= t->trim.ashift;
 	int64_t pts = ts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : av_rescale_q(ts, t->in.fmt->streams[t->in.aidx]->time_base, tb);
 	if (pts == AV_NOPTS_VALUE)
 		pts = t->au.next == AV_NOPTS_VALUE ? 0 : t->au.next;
@@ -248,6 +260,11 @@ static void audio_pts(struct tc *t, AVFrame *f)
 
 int tc_audio_packet(struct tc *t, AVPacket *pkt)
 {
+	if (t->trim.adone) {
+		if (pkt)
+			av_packet_unref(pkt);
+		return 0;
+	}
 	if (t->au.copy && !t->au.adts) {
 		if (!pkt)
 			return 0;

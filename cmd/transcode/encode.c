@@ -183,6 +183,30 @@ static int try_encoder(struct tc *t, const AVCodec *c, const struct tc_hw *h, in
 	return 0;
 }
 
+/* Whether software encoder `name` refuses frames of w by h pixels in
+ * `fmt`, which it would say only as "Generic error in an external
+ * library": x264, x265 and SVT-AV1 take only sizes that are whole in
+ * chroma samples (even widths for 4:2:0 and 4:2:2, even heights for
+ * 4:2:0), SVT-AV1 only 64 by 64 or more. 1 with the reason and a remedy
+ * in why[len], else 0. */
+static int size_refused(const char *name, int w, int h, enum AVPixelFormat fmt, char *why, size_t len)
+{
+	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
+	int picky = !strcmp(name, "libx264") || !strcmp(name, "libx265") || !strcmp(name, "libsvtav1");
+	if (!picky || !d)
+		return 0;
+	int xs = 1 << d->log2_chroma_w, ys = 1 << d->log2_chroma_h;
+	if (w % xs)
+		snprintf(why, len, "width %d is odd: %s needs even widths; use --scale %dx-2", w, d->name, w / xs * xs);
+	else if (h % ys)
+		snprintf(why, len, "height %d is odd: %s needs even heights; use --scale -2x%d", h, d->name, h / ys * ys);
+	else if (!strcmp(name, "libsvtav1") && (w < 64 || h < 64))
+		snprintf(why, len, "%dx%d: libsvtav1 takes 64x64 or more", w, h);
+	else
+		return 0;
+	return 1;
+}
+
 /* The pixel format frames leave the graph in for a software encoder (or
  * as frames): AV_PIX_FMT_NONE after tc_fail() for a --pix-fmt it does not
  * take. */
@@ -219,11 +243,13 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
 	enum AVPixelFormat src = f->hw_frames_ctx ? ((AVHWFramesContext *)f->hw_frames_ctx->data)->sw_format : f->format;
 	int frames_out = t->out.raw || !strcmp(job->to, "rawvideo") || !strcmp(job->to, "y4m");
 	char e[128], why[512] = "";
+	int usage = 0;            /* why is the filters' failure (1), a size the encoder refuses (2) */
 	struct tc_plan_in in = { job, dec, NULL, src, AV_PIX_FMT_NONE, tc_filter_have };
 	for (int i = 0; i <= nhw; i++) {
 		int sw = i == nhw, rc = 0;
 		if (!sw && (!hw[i].usable || frames_out))
 			continue;
+		usage = 0;
 		const AVCodec *c = NULL;
 		AVBufferRef *dev = NULL;
 		if (sw) {
@@ -253,9 +279,11 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
 		}
 		if (rc >= 0) {
 			tc_plan_graph(&in, &t->vf.plan);
-			if ((rc = tc_filter_build(t, f, dev)) < 0)
+			if ((rc = tc_filter_build(t, f, dev)) < 0) {
 				snprintf(why, sizeof why, "cannot set up the filters '%s': %s", t->vf.plan.chain,
 					 tc_averr(rc, e, sizeof e));
+				usage = 1;
+			}
 		}
 		if (rc >= 0 && sw && !t->out.raw) {
 			/* The software encoders of --to, best first. */
@@ -266,6 +294,13 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
 					snprintf(why, sizeof why, "%s is not in this FFmpeg", sws[k]);
 					continue;
 				}
+				if (size_refused(c->name, av_buffersink_get_w(t->vf.sink), av_buffersink_get_h(t->vf.sink),
+						 av_buffersink_get_format(t->vf.sink), why, sizeof why)) {
+					rc = AVERROR(EINVAL);
+					usage = 2;
+					continue;
+				}
+				usage = 0;
 				if ((rc = try_encoder(t, c, NULL, 0)) < 0)
 					snprintf(why, sizeof why, "%s: %s", c->name, tc_averr(rc, e, sizeof e));
 			}
@@ -300,8 +335,10 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
 		if (!job->common.quiet)
 			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
 	}
-	if (!strncmp(why, "cannot set up the filters", 25))
+	if (usage == 1)
 		return tc_fail(t, ACCEL_EXIT_USAGE, "%s", why);
+	if (usage == 2)
+		return tc_fail(t, ACCEL_EXIT_USAGE, "--to %s: %s", job->to, why);
 	return tc_fail(t, ACCEL_EXIT_FAILURE, "cannot open a %s encoder: %s", job->to, why);
 }
 

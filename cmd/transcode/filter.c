@@ -101,6 +101,11 @@ static int pull_filtered(struct tc *t, const struct tc_hw *hw, int nhw)
 /* A decoded frame (NULL: end of stream) into the filters. */
 int tc_filter_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 {
+	if (f) {
+		f->pts = f->best_effort_timestamp;
+		if (!tc_trim_video(t, f))
+			return 0;
+	}
 	if (!t->vf.graph) {
 		if (!f)
 			return 0;
@@ -122,8 +127,6 @@ int tc_filter_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw)
 		av_frame_unref(f);
 		av_frame_move_ref(f, t->sw);
 	}
-	if (f)
-		f->pts = f->best_effort_timestamp;
 	double t0 = accel_now();
 	int rc = av_buffersrc_add_frame_flags(t->vf.src, f, 0);
 	t->st[TC_FILTER].seconds += accel_now() - t0;

@@ -62,32 +62,6 @@ static int64_t oseek_cb(void *opaque, int64_t off, int whence)
 	return r < 0 ? AVERROR(ESPIPE) : r;
 }
 
-/* The muxer for the job: its FFmpeg name. */
-static const char *muxer_name(const struct tc_job *job)
-{
-	const char *c = job->container;
-	if (!c && !job->output && !strcmp(job->to, "rawvideo"))
-		return "rawvideo";
-	if (!c && !strcmp(job->to, "y4m"))
-		return "yuv4mpegpipe";
-	if (!c && !strcmp(job->to, "rawvideo"))
-		return "rawvideo";
-	if (!c && job->output) {
-		const char *dot = strrchr(job->output, '.');
-		if (dot && (!strcmp(dot, ".mp4") || !strcmp(dot, ".m4v") || !strcmp(dot, ".mov")))
-			c = "mp4";
-		else if (dot && (!strcmp(dot, ".ts") || !strcmp(dot, ".m2ts")))
-			c = "mpegts";
-		else if (dot && !strcmp(dot, ".nut"))
-			c = "nut";
-		else if (dot && !strcmp(dot, ".webm"))
-			c = "webm";
-	}
-	if (!c || !strcmp(c, "mkv"))
-		return "matroska";
-	return c;
-}
-
 int tc_output_packet(struct tc *t, AVPacket *pkt)
 {
 	if (!t->out.header) {
@@ -119,7 +93,7 @@ int tc_output_packet(struct tc *t, AVPacket *pkt)
 int tc_output_muxer(struct tc *t)
 {
 	const struct tc_job *job = t->job;
-	const char *mux = muxer_name(job);
+	const char *mux = job->muxer;
 	char e[128];
 	int rc = avformat_alloc_output_context2(&t->out.fmt, NULL, mux, NULL);
 	if (rc < 0)

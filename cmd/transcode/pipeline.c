@@ -46,6 +46,7 @@ static void cleanup(struct tc *t)
 	tc_decode_free(t);
 	tc_filter_free(t);
 	tc_audio_free(t);
+	tc_trim_free(t);
 	tc_input_close(t);
 	tc_output_free(t);
 	av_frame_free(&t->frame);
@@ -92,11 +93,13 @@ static void read_packets(struct tc *t, const struct tc_hw *hw, int nhw)
 	const struct tc_job *job = t->job;
 	int rc = 0;
 	while (!t->status && !t->out.werr && !interrupted) {
-		rc = av_read_frame(t->in.fmt, t->pkt);
+		rc = tc_trim_read(t, t->pkt);
 		if (rc < 0)
 			break;
 		t->rep.packets++;
-		if (t->pkt->stream_index == t->in.vidx) {
+		if (t->pkt->stream_index == t->in.vidx && t->trim.vdone) {
+			av_packet_unref(t->pkt);
+		} else if (t->pkt->stream_index == t->in.vidx) {
 			tc_decode_packet(t, t->pkt, hw, nhw);
 		} else if (t->pkt->stream_index == t->in.aidx && (t->au.copy || t->au.dec)) {
 			tc_audio_packet(t, t->pkt);
@@ -105,6 +108,8 @@ static void read_packets(struct tc *t, const struct tc_hw *hw, int nhw)
 		}
 		if (t->rep.meter || job->progress_json)
 			tc_report_progress(t, 0);
+		if (tc_trim_done(t))
+			break;
 	}
 	if (rc < 0 && rc != AVERROR_EOF && !t->status && !t->out.werr && !interrupted) {
 		char e[128];
@@ -132,7 +137,10 @@ static void finish(struct tc *t, const struct tc_hw *hw, int nhw)
 		tc_encode_frame(t, NULL, hw, nhw);
 	if ((t->au.dec || t->au.adts) && !t->out.werr)
 		tc_audio_packet(t, NULL);
-	if (!t->out.header && !t->out.raw && !t->status && !t->out.werr)
+	if (!t->out.header && !t->out.raw && !t->status && !t->out.werr && t->trim.vfirst == AV_NOPTS_VALUE &&
+	    t->job->start >= 0 && t->st[TC_DECODE].frames)
+		tc_fail(t, ACCEL_EXIT_FAILURE, "%s: no video frame at or after --start %s", t->in.io.name, t->job->start_arg);
+	else if (!t->out.header && !t->out.raw && !t->status && !t->out.werr)
 		tc_fail(t, ACCEL_EXIT_DATA, "%s: no video frame could be decoded", t->in.io.name);
 	tc_output_trailer(t);
 	if (st) {
@@ -178,7 +186,7 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 		}
 	}
 	int nhw = find_engines(&t, hw, 4);
-	if (nhw < 0 || tc_input_open(&t) < 0 || tc_decode_open(&t, hw, nhw) < 0)
+	if (nhw < 0 || tc_input_open(&t) < 0 || tc_trim_open(&t) < 0 || tc_decode_open(&t, hw, nhw) < 0)
 		goto done;
 	if (!t.out.raw && (tc_output_muxer(&t) < 0 || tc_audio_open(&t) < 0))
 		goto done;

@@ -146,12 +146,12 @@ static int asked(const struct tc_job *job, enum op op)
 	}
 }
 
-/* A scaled side: -1 keeps the aspect ratio, -2 too with an even result
- * for subsampled chroma. */
+/* A scaled side: -1 keeps the aspect ratio, with an even result (-2)
+ * for subsampled chroma; -N keeps it with a multiple of N. */
 static int side(int v, enum AVPixelFormat fmt)
 {
 	const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
-	return v < 0 && d && (d->log2_chroma_w || d->log2_chroma_h) ? -2 : v;
+	return v == -1 && d && (d->log2_chroma_w || d->log2_chroma_h) ? -2 : v;
 }
 
 /* Add op's version for device type dev; 0, or -1 when it has none here
@@ -297,6 +297,50 @@ void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p)
 	else if (p->on_device)
 		NOTE("; frames stay on %s up to the encoder", in->enc);
 #undef NOTE
+}
+
+/* ------------------------------------------------------------ container */
+
+const char *tc_plan_muxer(const char *to, const char *container, const char *output, const char **deflt, char *why,
+			  size_t len)
+{
+	/* --container's words, and the muxers an extension may name. */
+	static const char *const words[][2] = {
+		{ "mkv", "matroska" }, { "mp4", "mp4" }, { "ipod", "mp4" }, { "mov", "mov" }, { "webm", "webm" },
+		{ "mpegts", "mpegts" }, { "nut", "nut" }, { "avi", "avi" }, { "matroska", "matroska" },
+		{ "yuv4mpegpipe", "yuv4mpegpipe" }, { "rawvideo", "rawvideo" },
+	};
+	const char *m = NULL;
+	if (to && !strcmp(to, "y4m")) {
+		m = "yuv4mpegpipe";
+	} else if (container) {
+		for (size_t i = 0; i < sizeof words / sizeof words[0] && !m; i++)
+			if (!strcmp(container, words[i][0]))
+				m = words[i][1];
+	} else if (output && strrchr(output, '.')) {
+		const AVOutputFormat *of = av_guess_format(NULL, output, NULL);
+		for (size_t i = 0; of && i < sizeof words / sizeof words[0] && !m; i++)
+			if (!strcmp(of->name, words[i][0]))
+				m = words[i][1];
+		if (of && !m) {
+			snprintf(why, len, "-o %s: FFmpeg writes %s with its %s muxer, not one of this program's; "
+				 "use .mkv, .mp4, .mov, .webm, .ts, .nut or .avi, or --container", output,
+				 strrchr(output, '.'), of->name);
+			return NULL;
+		}
+		int y4m = m && !strcmp(m, "yuv4mpegpipe"), raw = m && !strcmp(m, "rawvideo");
+		if (to && (y4m || raw) && strcmp(to, y4m ? "y4m" : "rawvideo")) {
+			snprintf(why, len, "-o %s: %s holds raw frames, not %s; use --to %s", output,
+				 y4m ? "YUV4MPEG2" : "the extension", to, y4m ? "y4m" : "rawvideo");
+			return NULL;
+		}
+	}
+	if (!m)
+		m = to && !strcmp(to, "rawvideo") ? "rawvideo" : "matroska";
+	if (deflt)
+		*deflt = !strcmp(m, "webm") ? "vp9" : !strcmp(m, "yuv4mpegpipe") ? "y4m"
+			 : !strcmp(m, "rawvideo") ? "rawvideo" : "h264";
+	return m;
 }
 
 /* ------------------------------------------------------------ audio copy */

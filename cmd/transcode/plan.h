@@ -73,6 +73,19 @@ struct tc_plan {
  * had: yadif, crop, scale (bicubic), fps, format. */
 void tc_plan_graph(const struct tc_plan_in *in, struct tc_plan *p);
 
+/* The FFmpeg muxer for --to `to` (NULL: not given) and --container
+ * `container` (mkv mp4 mov webm mpegts nut avi; NULL: not given), writing
+ * to `output` (NULL: stdout): the container's, else, for encoded video
+ * and rawvideo, the one FFmpeg guesses from output's extension
+ * (av_guess_format: .mkv .mp4 .m4v .mov .webm .ts .m2ts .nut .avi .y4m
+ * .yuv ...), else Matroska (rawvideo: raw frames); y4m is always
+ * yuv4mpegpipe. *deflt, when not NULL, gets the --to that muxer implies
+ * when none is given, as the ffmpeg program's defaults: vp9 for WebM,
+ * y4m for .y4m, rawvideo for raw frames, else h264. NULL with a line in
+ * why[len] for an extension FFmpeg knows whose muxer is none of these. */
+const char *tc_plan_muxer(const char *to, const char *container, const char *output, const char **deflt, char *why,
+			  size_t len);
+
 /* Whether muxer `of` carries the audio of `par` as audio when its packets
  * are copied: 1 yes; 0 no, with the reason in why[len]. The muxer's own
  * table says for most (avformat_query_codec). MPEG-TS has none and writes

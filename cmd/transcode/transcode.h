@@ -26,7 +26,8 @@ struct tc_job {
 	const char *output;       /* NULL: stdout */
 	int force;
 	const char *to;           /* h264 hevc av1 vp9 rawvideo y4m npy */
-	const char *container;    /* mkv mpegts nut mp4; NULL: by destination */
+	const char *container;    /* --container: mkv mp4 mov webm mpegts nut avi; NULL: by destination */
+	const char *muxer;        /* FFmpeg's muxer for it (tc_plan_muxer) */
 	const char *audio;        /* copy aac opus none; NULL: copy when the container allows, else aac */
 	int scale_w, scale_h;     /* 0: no scaling; -1: keep the aspect ratio */
 	int fps_num, fps_den;     /* 0: keep the input's rate */
@@ -42,6 +43,9 @@ struct tc_job {
 	const char *device;       /* device string for the hardware type, NULL */
 	int strict;
 	int progress_json;
+	int64_t start, duration;  /* --start, --duration (--end less --start), in µs; -1: none */
+	int64_t end;              /* --end in µs; -1: none */
+	const char *start_arg;    /* --start as given */
 	struct accel_common common;
 };
 
@@ -170,6 +174,21 @@ struct tc_output {
 	int nqueue;
 };
 
+/* trim.c: --start and --duration, as ffmpeg's -ss and -t before its -i:
+ * the input seeks to the keyframe before the start, the timestamps of
+ * every stream are shifted so that the start is 0, and the frames before
+ * it and from the duration on are dropped (trim, atrim). */
+struct tc_trim {
+	int on;                   /* 1: --start or --duration */
+	int64_t vshift, ashift;   /* the shift, in the video and audio streams' time bases */
+	int64_t vlen, alen;       /* --duration in those time bases, 0: none */
+	int64_t vfirst;           /* pts of the first video frame passed, or AV_NOPTS_VALUE */
+	int vdone, adone;         /* 1: that stream is complete */
+	int acopied;              /* copied audio packets written */
+	AVPacket *held[TC_MAX_GOP]; /* read after the seek, to be read again (tc_trim_read) */
+	int nheld, next;
+};
+
 /* report.c: what -v, --progress and --progress-json tell. */
 struct tc_report {
 	double t0;                /* accel_now() at the start */
@@ -194,6 +213,7 @@ struct tc {
 	struct tc_encode enc;
 	struct tc_encode_recovery enc_rec;
 	struct tc_audio au;
+	struct tc_trim trim;
 	struct tc_output out;
 	struct tc_report rep;
 	AVFrame *frame, *sw, *filt; /* decoded, moved to or from a device, filtered */
@@ -245,6 +265,24 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
  * encoder. An encoder that fails reopens in software. 0, or -1. */
 int tc_encode_frame(struct tc *t, AVFrame *f, const struct tc_hw *hw, int nhw);
 void tc_encode_free(struct tc *t);
+
+/* trim.c: after tc_input_open, the shift and the seek to --start. 0. */
+int tc_trim_open(struct tc *t);
+/* The next packet of the input: those the seek's check read, then
+ * av_read_frame's. */
+int tc_trim_read(struct tc *t, AVPacket *pkt);
+void tc_trim_free(struct tc *t);
+/* A decoded video frame, its pts shifted: 1 to pass it on, 0 to drop it
+ * (before --start, or from --duration on: then t->trim.vdone). */
+int tc_trim_video(struct tc *t, AVFrame *f);
+/* A copied audio packet, its timestamps shifted: 1 to write it, 0 to drop
+ * it (it starts before --start, or from --duration on: t->trim.adone),
+ * as ffmpeg drops copied packets. */
+int tc_trim_audio_packet(struct tc *t, AVPacket *pkt);
+/* The atrim filter for decoded audio ("" without trimming), in buf[len]. */
+void tc_trim_audio_filter(const struct tc *t, char *buf, size_t len);
+/* Whether nothing more needs to be read: each stream written is complete. */
+int tc_trim_done(const struct tc *t);
 
 /* audio.c: set up the audio the job asks for (copied or encoded again),
  * after tc_output_muxer. 0, or -1 (tc_fail). */

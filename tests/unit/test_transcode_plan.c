@@ -7,8 +7,8 @@
  * throughout when both are there, downloaded or uploaded only where a
  * stage is in software or a filter has no device version; and which
  * packets of an encoder can be written so that a new encoder can take
- * over without a hole (B-frames out of order); and which audio a
- * container carries when copied.
+ * over without a hole (B-frames out of order); which audio a
+ * container carries when copied; and the muxer for -o's extension.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,6 +278,47 @@ static void audio_copy(void **state)
 	}
 }
 
+static const char *muxer(const char *to, const char *container, const char *output, const char **deflt)
+{
+	static char why[320];
+	why[0] = 0;
+	const char *m = tc_plan_muxer(to, container, output, deflt, why, sizeof why);
+	return m ? m : why;
+}
+
+static void muxers(void **state)
+{
+	(void)state;
+	const char *d = NULL;
+	/* by extension, as FFmpeg guesses; the default --to with it */
+	static const char *const ext[][3] = {
+		{ "a.mkv", "matroska", "h264" }, { "a.mp4", "mp4", "h264" }, { "a.m4v", "mp4", "h264" },
+		{ "a.mov", "mov", "h264" }, { "a.webm", "webm", "vp9" }, { "a.ts", "mpegts", "h264" },
+		{ "a.m2ts", "mpegts", "h264" }, { "a.nut", "nut", "h264" }, { "a.avi", "avi", "h264" },
+		{ "a.y4m", "yuv4mpegpipe", "y4m" }, { "a.yuv", "rawvideo", "rawvideo" }, { "noext", "matroska", "h264" },
+		{ "dir.d/noext", "matroska", "h264" },
+	};
+	for (int i = 0; i < N(ext); i++) {
+		assert_string_equal(muxer(NULL, NULL, ext[i][0], &d), ext[i][1]);
+		assert_string_equal(d, ext[i][2]);
+	}
+	/* stdout; --container first; y4m always; rawvideo raw unless told */
+	assert_string_equal(muxer(NULL, NULL, NULL, &d), "matroska");
+	assert_string_equal(muxer("hevc", "webm", "a.mp4", NULL), "webm");
+	assert_string_equal(muxer(NULL, "avi", NULL, &d), "avi");
+	assert_string_equal(d, "h264");
+	assert_string_equal(muxer("y4m", NULL, "a.mkv", NULL), "yuv4mpegpipe");
+	assert_string_equal(muxer("rawvideo", NULL, NULL, NULL), "rawvideo");
+	assert_string_equal(muxer("rawvideo", NULL, "a.raw", NULL), "rawvideo");
+	assert_string_equal(muxer("rawvideo", NULL, "a.nut", NULL), "nut");
+	/* extensions FFmpeg knows for muxers this program does not use */
+	assert_string_equal(muxer(NULL, NULL, "a.flv", NULL),
+			    "-o a.flv: FFmpeg writes .flv with its flv muxer, not one of this program's; "
+			    "use .mkv, .mp4, .mov, .webm, .ts, .nut or .avi, or --container");
+	assert_string_equal(muxer("av1", NULL, "a.yuv", NULL),
+			    "-o a.yuv: the extension holds raw frames, not av1; use --to rawvideo");
+}
+
 int main(void)
 {
 	av_log_set_level(AV_LOG_QUIET);
@@ -287,6 +328,7 @@ int main(void)
 		cmocka_unit_test(graphs),
 		cmocka_unit_test(written_prefix),
 		cmocka_unit_test(audio_copy),
+		cmocka_unit_test(muxers),
 	};
 	return cmocka_run_group_tests_name("transcode_plan", tests, NULL, NULL);
 }
