@@ -12,7 +12,9 @@
 
 struct job {
 	struct accel_fft f;
-	int type_given, gaps;
+	int type_given, gaps, iq;
+	unsigned channels;       /* --channels, 0: not given */
+	unsigned rate;           /* samples per second of a channel (a WAV's), 0: unknown */
 	double overlap;          /* -1: not given */
 	struct accel_common common;   /* -o, -f, --memory, -v ... */
 };
@@ -86,6 +88,23 @@ static int overlap_option(void *v, const char *arg)
 	return 0;
 }
 
+static int channel_option(void *v, const char *arg)
+{
+	int c;
+	if (accel_parse_int(arg, 0, ACCEL_FFT_MAX_CHANNELS - 1, &c) < 0)
+		return usage("--channel: '%s' is not a channel number from 0 (the first, left)", arg);
+	((struct job *)v)->f.pick = (unsigned)c + 1;
+	return 0;
+}
+
+static int mix_option(void *v, const char *arg)
+{
+	if (strcmp(arg, "mono"))
+		return usage("--mix: '%s' is not mono (the mean of every channel)", arg);
+	((struct job *)v)->f.mix = 1;
+	return 0;
+}
+
 /* The words of --plan are not in the order of enum accel_fft_plan. */
 static int plan_option(void *v, const char *arg)
 {
@@ -99,6 +118,10 @@ static int plan_option(void *v, const char *arg)
 
 static const struct accel_option options[] = {
 	{ 't', "type", "TYPE", "input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF's r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected", "cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be", ACCEL_CALL(type_option) },
+	{ 0, "channels", "C", "channels interleaved in raw input (default 1; a WAV says its own): each is transformed, rows hold the spectra of every channel", ACCEL_INT(JOB(channels), 1, ACCEL_FFT_MAX_CHANNELS, NULL) },
+	{ 0, "channel", "K", "transform channel K only, counted from 0 (the first, left)", ACCEL_CALL(channel_option) },
+	{ 0, "mix", "mono", "transform the mean of the channels (as sox remix -, ffmpeg -ac 1)", "mono", ACCEL_CALL(mix_option) },
+	{ 0, "iq", NULL, "read a stereo WAV as complex I/Q samples (I left, Q right), not as two real channels", ACCEL_SET(JOB(iq), 1) },
 	{ 'n', "size", "N", "samples per transform, any N >= 2 (default 1024)", ACCEL_CALL(size_option) },
 	{ 'w', "window", "NAME", "window: rect (default), hann, hamming, blackman, blackman-harris, flattop, kaiser:BETA", "rect hann hamming blackman blackman-harris flattop kaiser:", ACCEL_CALL(window_option) },
 	{ 0, "hop", "H", "samples from one frame's start to the next (default N: no overlap)", ACCEL_CALL(hop_option) },
@@ -151,6 +174,15 @@ static int parse_args(int argc, char **argv, struct job *job)
 		double h = (double)job->f.n - floor(job->overlap * (double)job->f.n + 0.5);
 		job->f.hop = h < 1 ? 1 : (size_t)h;
 	}
+	if (job->iq && job->type_given) {
+		accel_msg_usage("--iq reads a stereo WAV as I/Q: with --type, name a complex type (ci16, cf32 ...)");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->iq && (job->f.pick || job->f.mix || job->channels)) {
+		accel_msg_usage("--iq reads two channels as one complex signal: --channel, --mix and --channels do not apply");
+		return ACCEL_EXIT_USAGE;
+	}
+	job->f.channels = job->channels;
 	if (job->f.hop > job->f.n && !job->gaps) {
 		accel_msg_usage("--hop %zu is larger than the transform size %zu: samples would be skipped (add --allow-gaps)",
 				job->f.hop, job->f.n);
@@ -194,14 +226,39 @@ static int read_wav(struct job *job, struct accel_input *in, int64_t *data_size)
 			accel_msg_error("%s: %s", in->name, err);
 			return ACCEL_EXIT_DATA;
 		}
+		if (job->channels && job->channels != w.channels) {
+			accel_msg_usage("--channels %u: %s is a WAV of %u channel%s", job->channels, in->name,
+					w.channels, w.channels == 1 ? "" : "s");
+			return ACCEL_EXIT_USAGE;
+		}
 		job->f.type = w.type;
+		job->f.channels = w.channels;
+		if (job->iq) {
+			char name[16];
+			if (w.channels != 2) {
+				accel_msg_usage("--iq: %s has %u channel%s; I/Q is two (I left, Q right)", in->name,
+						w.channels, w.channels == 1 ? "" : "s");
+				return ACCEL_EXIT_USAGE;
+			}
+			snprintf(name, sizeof name, "c%s", accel_sample_name(w.type));
+			job->f.type = (enum accel_sample)accel_sample_parse(name);
+			job->f.channels = 1;
+		}
+		job->rate = w.rate;
 		*data_size = w.data_size;
 		accel_input_consume(in, (size_t)w.data_offset);
-		if (job->common.verbose)
+		if (job->common.verbose) {
+			char as[64];
+			if (job->iq)
+				snprintf(as, sizeof as, "%s (I/Q)", accel_sample_name(job->f.type));
+			else if (w.channels > 1)
+				snprintf(as, sizeof as, "%u channels of %s", w.channels, accel_sample_name(w.type));
+			else
+				snprintf(as, sizeof as, "%s", accel_sample_name(w.type));
 			fprintf(stderr, "%s: %s: WAV%s%s%s, %u channel%s, %u Hz, %u-bit, read as %s\n", cli.prog, in->name,
 				strcmp(w.form, "RIFF") ? " (" : "", strcmp(w.form, "RIFF") ? w.form : "",
-				strcmp(w.form, "RIFF") ? ")" : "", w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits,
-				accel_sample_name(w.type));
+				strcmp(w.form, "RIFF") ? ")" : "", w.channels, w.channels == 1 ? "" : "s", w.rate, w.bits, as);
+		}
 		return 0;
 	}
 }
@@ -283,7 +340,7 @@ static int run(struct job *job, const char *path)
 			.prog = cli.prog,
 			.verbose = job->common.quiet ? -1 : job->common.verbose,
 			.progress_unit = "samples",
-			.progress_scale = 1.0 / (double)job->f.sample_bytes,
+			.progress_scale = 1.0 / (double)job->f.in_bytes,
 			.memory_limit = job->common.memory,
 		},
 		.verbose = job->common.verbose,

@@ -213,8 +213,12 @@ static uint64_t job_memory(const struct accel_fft *f)
 	uint64_t out = (rows + 1) * row_floats(f) * (f->format == ACCEL_FFT_TEXT && !f->split ? 17 : 4);
 	uint64_t per_in = f->r2c ? f->n : 2 * f->frame, per_out = f->c2r ? f->n : 2 * f->bins;
 	uint64_t buffers = (uint64_t)batch_of(f, (size_t)avg, (size_t)fu) * (per_in + per_out) * 4;
-	uint64_t tail = f->frame > f->hop ? (f->frame - f->hop) * ss : 0;
-	return (uint64_t)f->n * 4 + span + out + buffers + tail + (f->split ? f->bins * 8 : 0);
+	uint64_t tail = f->frame > f->hop ? (f->frame - f->hop) * f->in_bytes : 0;
+	/* Several channels: the interleaved span read, and the writer's rows
+	 * of every channel but the last until they are interleaved. */
+	uint64_t stage = f->channels > 1 ? span / ss * f->in_bytes : 0;
+	uint64_t held = (uint64_t)(f->outputs - 1) * out;
+	return (uint64_t)f->n * 4 + span + out + buffers + tail + stage + held + (f->split ? f->bins * 8 : 0);
 }
 
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
@@ -268,6 +272,23 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 			return ACCEL_EINVAL;
 		}
 	}
+	if (f->channels == 0)
+		f->channels = 1;
+	if (f->channels > ACCEL_FFT_MAX_CHANNELS) {
+		snprintf(err, len, "%u channels: at most %d are read", f->channels, ACCEL_FFT_MAX_CHANNELS);
+		return ACCEL_EINVAL;
+	}
+	if (f->pick > f->channels || (f->pick && f->mix)) {
+		if (f->mix)
+			snprintf(err, len, "--channel and --mix mono exclude each other");
+		else
+			snprintf(err, len, "--channel %u: the input has %u channel%s (0 to %u)", f->pick - 1,
+				 f->channels, f->channels == 1 ? "" : "s", f->channels - 1);
+		return ACCEL_EINVAL;
+	}
+	f->in_type = f->type;
+	if (f->mix && f->channels > 1)
+		f->type = accel_sample_is_complex(f->type) ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
 	f->r2c = !accel_sample_is_complex(f->type) && !f->full && !f->inverse;
 	if (f->shift && f->r2c) {
 		snprintf(err, len, "--shift needs a full spectrum: complex input, --full or --inverse");
@@ -275,6 +296,8 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 	}
 	f->bins = f->r2c ? f->n / 2 + 1 : f->n;
 	f->sample_bytes = accel_sample_bytes(f->type);
+	f->in_bytes = accel_sample_bytes(f->in_type) * f->channels;
+	f->outputs = f->channels > 1 && !f->pick && !f->mix ? f->channels : 1;
 	double n = (double)f->n;
 	switch (f->norm) {
 	case ACCEL_NORM_BACKWARD: f->scale = f->inverse ? 1 / n : 1; break;
@@ -284,7 +307,7 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 	}
 	size_t fr = 0;  /* frames per unit to try, 0: given */
 	if (!f->unit_frames) {
-		size_t by_input = ((size_t)4 << 20) / (f->hop * f->sample_bytes);
+		size_t by_input = ((size_t)4 << 20) / (f->hop * f->in_bytes);
 		size_t by_buffer = ((size_t)16 << 20) / (f->n * 8);
 		fr = by_input < by_buffer ? by_input : by_buffer;
 		if (fr == 0)
@@ -304,8 +327,13 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 			break;
 		fr /= 2;
 	}
-	if (f->input_bytes > 0 && !f->pad && (uint64_t)f->input_bytes / f->sample_bytes < f->frame) {
-		unsigned long long have = (unsigned long long)f->input_bytes / f->sample_bytes;
+	if (f->outputs > 1 && f->split) {
+		snprintf(err, len, "--average %u spans more frames than a unit holds: with %u channels, pick one (--channel) or mix them (--mix mono)",
+			 f->average, f->channels);
+		return ACCEL_EINVAL;
+	}
+	if (f->input_bytes > 0 && !f->pad && (uint64_t)f->input_bytes / f->in_bytes < f->frame) {
+		unsigned long long have = (unsigned long long)f->input_bytes / f->in_bytes;
 		if (f->c2r)
 			snprintf(err, len, "%llu bins, fewer than the %zu of one half spectrum of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=%zu) does)",
 				 have, f->frame, f->n, f->n);
@@ -350,6 +378,13 @@ size_t accel_fft_unit_frames(const struct accel_fft *f, size_t len)
 	return s < f->frame ? 0 : (s - f->frame) / f->hop + 1;
 }
 
+/* The first row of unit `seq`: units of every channel of one stretch of
+ * input share their rows. */
+static uint64_t first_row(const struct accel_fft *f, uint64_t seq)
+{
+	return seq / f->outputs * (f->unit_frames / f->average);
+}
+
 /* Whether row `row` of the stream is written (--decimate). */
 static int row_kept(const struct accel_fft *f, uint64_t row)
 {
@@ -358,7 +393,7 @@ static int row_kept(const struct accel_fft *f, uint64_t row)
 
 size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames)
 {
-	uint64_t row0 = seq * (f->unit_frames / f->average);
+	uint64_t row0 = first_row(f, seq);
 	size_t kept = 0;
 	for (size_t r = 0; r * f->average < frames; r++) {
 		if (!row_kept(f, row0 + r))
@@ -485,7 +520,7 @@ size_t accel_fft_load(const struct accel_fft *f, uint64_t seq, const uint8_t *in
 			load_frame(f, in, avail, i * f->hop, dst + done * per);
 		return done;
 	}
-	uint64_t row0 = seq * (f->unit_frames / f->average);
+	uint64_t row0 = first_row(f, seq);
 	for (size_t r = 0; r * f->average < frames && done < count; r++) {
 		if (!row_kept(f, row0 + r))
 			continue;
@@ -513,7 +548,7 @@ size_t accel_fft_kept_index(const struct accel_fft *f, uint64_t seq, size_t fram
 			idx[k++] = (uint32_t)i;
 		return k;
 	}
-	uint64_t row0 = seq * (f->unit_frames / f->average);
+	uint64_t row0 = first_row(f, seq);
 	for (size_t r = 0; r * f->average < frames; r++) {
 		if (!row_kept(f, row0 + r))
 			continue;
@@ -678,8 +713,8 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes)
 {
 	if (bytes < 0)
 		return -1;
-	uint64_t s = (uint64_t)bytes / f->sample_bytes;
-	if (f->pad && (uint64_t)bytes % f->sample_bytes)
+	uint64_t s = (uint64_t)bytes / f->in_bytes;
+	if (f->pad && (uint64_t)bytes % f->in_bytes)
 		s++;
 	return (int64_t)rows_of(f, final_frames(f, s, 1));
 }
@@ -703,13 +738,24 @@ struct fft_run {
 	double *acc;             /* f->bins sums of unit means times their frames */
 	size_t acc_frames;       /* frames summed in acc */
 	struct accel_buf text;   /* a finished row in f's format */
+	uint64_t stretch;        /* stretches of input read */
+	/* f->channels > 1: the interleaved stretch being handed out, one
+	 * unit per output (r->chan the next), and what its first unit got. */
+	struct accel_buf stage;
+	unsigned chan;
+	int stage_last;
+	size_t stage_overlap, stage_hint;
+	uint64_t stage_offset;
+	/* f->outputs > 1: the rows of a stretch's units until the last
+	 * channel's, interleaved by the writer. */
+	struct accel_buf *held;
 };
 
 /* The sample value zero in a type's encoding, for padding: 0x80 for the
  * offset-binary u8 and cu8, else zero bytes. */
 static uint8_t zero_byte(const struct accel_fft *f)
 {
-	return f->type == ACCEL_SAMPLE_U8 || f->type == ACCEL_SAMPLE_CU8 ? 0x80 : 0;
+	return f->in_type == ACCEL_SAMPLE_U8 || f->in_type == ACCEL_SAMPLE_CU8 ? 0x80 : 0;
 }
 
 /* Read up to n bytes of samples into dst, within the WAV data's size.
@@ -748,24 +794,26 @@ static int skip_samples(struct fft_run *r, struct accel_input *in, uint64_t n)
 	return 0;
 }
 
-/* The next unit: the bytes its frames span, read straight into the unit
- * after the part the previous unit read already (r->tail). Split, a unit
- * holds frames of one row only, and the frames of rows not written are
- * skipped after it. */
-static int next_frames(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+/* The input bytes of the next stretch of frames into dst (the unit's own
+ * input, or r->stage when channels are interleaved): the bytes its frames
+ * span, after the part the previous stretch read already (r->tail). Split,
+ * a stretch holds frames of one row only, and the frames of rows not
+ * written are skipped after it. Sets u's offset, overlap, hint and last
+ * flag for dst. 1, 0 at the end, or an error with a line in err. */
+static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_unit *u, struct accel_buf *dst,
+		       char *err, size_t len)
 {
-	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
-	size_t ss = f->sample_bytes, fu = f->unit_frames;
+	size_t ss = f->in_bytes, fu = f->unit_frames;
 	if (f->split && f->average - r->row_frames < fu)
 		fu = f->average - r->row_frames;
 	size_t span = ((fu - 1) * f->hop + f->frame) * ss, adv = fu * f->hop * ss, have = r->tail.len;
-	if (accel_buf_reserve(&u->in, span) < 0)
+	if (accel_buf_reserve(dst, span) < 0)
 		return ACCEL_ENOMEM;
 	u->offset = in->offset - have;
 	if (have)
-		memcpy(u->in.data, r->tail.data, have);
-	ssize_t got = read_samples(r, in, u->in.data + have, span - have);
+		memcpy(dst->data, r->tail.data, have);
+	ssize_t got = read_samples(r, in, dst->data + have, span - have);
 	if (got < 0) {
 		snprintf(err, len, "cannot read: %s", strerror(errno));
 		return (int)got;
@@ -773,11 +821,11 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 	size_t total = have + (size_t)got, frames = fu;
 	r->tail.len = 0;
 	if (total == span) {
-		u->in.len = span;
+		dst->len = span;
 		if (span > adv) {
 			if (accel_buf_reserve(&r->tail, span - adv) < 0)
 				return ACCEL_ENOMEM;
-			memcpy(r->tail.data, u->in.data + adv, span - adv);
+			memcpy(r->tail.data, dst->data + adv, span - adv);
 			r->tail.len = span - adv;
 		} else if (skip_samples(r, in, adv - span) < 0) {
 			snprintf(err, len, "cannot read: %s", strerror(errno));
@@ -789,8 +837,13 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 		 * sample is counted from the first sample: skipped bytes too. */
 		size_t part = (size_t)((in->offset - r->start) % ss);
 		if (part && !f->pad) {
+			char what[48];
+			if (f->channels > 1)
+				snprintf(what, sizeof what, "%u-channel %s", f->channels, accel_sample_name(f->in_type));
+			else
+				snprintf(what, sizeof what, "%s", accel_sample_name(f->in_type));
 			snprintf(err, len, "partial sample at the end of input: %zu of the %zu bytes of a %s sample at byte offset %llu (--pad completes it with zeros)",
-				 part, ss, accel_sample_name(f->type), (unsigned long long)(in->offset - part));
+				 part, ss, what, (unsigned long long)(in->offset - part));
 			return ACCEL_EDATA;
 		}
 		frames = (size_t)final_frames(f, total / ss + (total % ss != 0), !r->started);
@@ -798,11 +851,11 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 			return 0;
 		size_t copy = ((frames - 1) * f->hop + f->frame) * ss;
 		if (total < copy)
-			memset(u->in.data + total, zero_byte(f), copy - total);
-		u->in.len = copy;
+			memset(dst->data + total, zero_byte(f), copy - total);
+		dst->len = copy;
 		u->last = 1;
 	}
-	u->in_overlap = have < u->in.len ? have : u->in.len;
+	u->in_overlap = have < dst->len ? have : dst->len;
 	r->started = 1;
 	size_t vals = row_floats(f);
 	if (f->split) {
@@ -829,9 +882,124 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 	}
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
-	r->rows = rows_of(f, (uint64_t)u->seq * fu + frames);
+	r->rows = rows_of(f, r->stretch * fu + frames);
+	r->stretch++;
 	u->out_hint = (size_t)(rows_of(f, frames) + 1) * vals * (f->format == ACCEL_FFT_TEXT ? 17 : 4);
 	return 1;
+}
+
+/* One sample at p of type t as floats: v[0], and v[1] for a complex type. */
+static void sample_value(enum accel_sample t, const uint8_t *p, float *v)
+{
+	float w[2] = { 1, 1 };
+	struct accel_fft one = { .type = t, .frame = 1, .win = w, .r2c = !accel_sample_is_complex(t) };
+	load_frame(&one, p, 1, 0, v);
+}
+
+/* Channel c (counted from 0) of `count` instants of interleaved samples at
+ * src into dst as f->type: a copy of its samples, or with f->mix the mean
+ * of every channel. */
+static void take_channel(const struct accel_fft *f, const uint8_t *src, size_t count, unsigned c, uint8_t *dst)
+{
+	size_t sb = accel_sample_bytes(f->in_type), cplx = accel_sample_is_complex(f->in_type);
+	if (!f->mix) {
+		for (size_t i = 0; i < count; i++)
+			memcpy(dst + i * sb, src + i * f->in_bytes + c * sb, sb);
+		return;
+	}
+	float *out = (float *)dst;
+	for (size_t i = 0; i < count; i++) {
+		double re = 0, im = 0;
+		for (unsigned k = 0; k < f->channels; k++) {
+			float v[2] = { 0, 0 };
+			sample_value(f->in_type, src + i * f->in_bytes + k * sb, v);
+			re += v[0];
+			im += v[1];
+		}
+		out[i * (cplx + 1)] = (float)(re / f->channels);
+		if (cplx)
+			out[i * 2 + 1] = (float)(im / f->channels);
+	}
+}
+
+/* The next unit. One channel: a stretch of frames read into it. Several:
+ * a stretch read into r->stage, then units of its channels. */
+static int next_frames(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	struct fft_run *r = user;
+	const struct accel_fft *f = r->f;
+	if (f->channels == 1)
+		return read_frames(r, in, u, &u->in, err, len);
+	if (r->chan == 0) {
+		int rc = read_frames(r, in, u, &r->stage, err, len);
+		if (rc <= 0)
+			return rc;
+		r->stage_last = u->last;
+		r->stage_overlap = u->in_overlap;
+		r->stage_hint = u->out_hint;
+		r->stage_offset = u->offset;
+	}
+	size_t count = r->stage.len / f->in_bytes, bytes = count * f->sample_bytes;
+	if (accel_buf_reserve(&u->in, bytes) < 0)
+		return ACCEL_ENOMEM;
+	take_channel(f, r->stage.data, count, f->pick ? f->pick - 1 : r->chan, u->in.data);
+	u->in.len = bytes;
+	/* Progress counts input bytes (the stretch's end); statistics count
+	 * the unit's own new samples. */
+	u->offset = r->stage_offset + r->stage.len - bytes;
+	u->in_overlap = r->stage_overlap / f->in_bytes * f->sample_bytes;
+	u->out_hint = r->stage_hint;
+	r->chan = (r->chan + 1) % f->outputs;
+	u->last = r->stage_last && r->chan == 0;
+	return 1;
+}
+
+/* The writer's side of a run of several outputs (accel_stream_config.write):
+ * the rows of a stretch's units held until its last channel's, then row t
+ * of every channel in turn (binary), or on one CSV line. */
+static int chan_write(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	struct fft_run *r = user;
+	const struct accel_fft *f = r->f;
+	unsigned c = (unsigned)(u->seq % f->outputs), last = f->outputs - 1;
+	if (c < last) {
+		r->held[c].len = 0;
+		if (accel_buf_reserve(&r->held[c], u->out.len) < 0)
+			return ACCEL_ENOMEM;
+		memcpy(r->held[c].data, u->out.data, u->out.len);
+		r->held[c].len = u->out.len;
+		return 0;
+	}
+	size_t total = u->out.len;
+	for (unsigned k = 0; k < last; k++)
+		total += r->held[k].len;
+	r->text.len = 0;
+	if (accel_buf_reserve(&r->text, total) < 0)
+		return ACCEL_ENOMEM;
+	uint8_t *o = r->text.data;
+	size_t pos[ACCEL_FFT_MAX_CHANNELS] = { 0 };
+	for (;;) {
+		size_t done = 0;
+		for (unsigned k = 0; k <= last; k++) {
+			const struct accel_buf *b = k < last ? &r->held[k] : &u->out;
+			size_t n = row_floats(f) * sizeof(float);
+			if (f->format == ACCEL_FFT_TEXT) {
+				const uint8_t *nl = pos[k] < b->len ? memchr(b->data + pos[k], '\n', b->len - pos[k]) : NULL;
+				n = nl ? (size_t)(nl - (b->data + pos[k])) + 1 : 0;
+			}
+			if (pos[k] + n > b->len || !n)
+				break;
+			memcpy(o, b->data + pos[k], n);
+			o += n;
+			pos[k] += n;
+			if (f->format == ACCEL_FFT_TEXT && k < last)
+				o[-1] = ',';
+			done++;
+		}
+		if (done <= last)
+			break;
+	}
+	return accel_output_write(out, r->text.data, (size_t)(o - r->text.data));
 }
 
 /* Write the split row summed in r->acc: its mean, in dB when asked, in
@@ -879,9 +1047,11 @@ static int split_write(void *user, struct accel_output *out, const struct accel_
  * of fixed width, so the header can be rewritten in place. */
 static size_t npy_header(const struct accel_fft *f, uint64_t rows, char *buf, size_t len)
 {
-	char dict[160];
-	int n = snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': False, 'shape': (%20llu, %zu), }",
-			 complex_rows(f) ? "c8" : "f4", (unsigned long long)rows, f->bins);
+	char dict[160], outputs[16] = "";
+	if (f->outputs > 1)
+		snprintf(outputs, sizeof outputs, "%u, ", f->outputs);
+	int n = snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': False, 'shape': (%20llu, %s%zu), }",
+			 complex_rows(f) ? "c8" : "f4", (unsigned long long)rows, outputs, f->bins);
 	size_t total = 10 + (size_t)n + 1;
 	total = (total + 63) / 64 * 64;
 	if (total > len)
@@ -986,9 +1156,21 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		sc.write = split_write;
 		ops.end = split_end;
 	}
+	if (f->outputs > 1) {
+		r.held = calloc(f->outputs - 1, sizeof *r.held);
+		if (!r.held) {
+			free(r.acc);
+			return ACCEL_ENOMEM;
+		}
+		sc.write = chan_write;
+	}
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);
+	accel_buf_free(&r.stage);
+	for (unsigned k = 0; r.held && k + 1 < f->outputs; k++)
+		accel_buf_free(&r.held[k]);
+	free(r.held);
 	free(r.acc);
 	if (rc == ACCEL_EINVAL && !err[0])
 		snprintf(err, len, "cannot rewrite the .npy header: the output is not seekable");

@@ -63,29 +63,26 @@ static int parse_fmt(const uint8_t *c, uint32_t size, struct accel_wav *w, char 
 			return bad(err, len, "unknown WAVE_FORMAT_EXTENSIBLE sub-format");
 		tag = le16(c + 24);
 	}
-	if (w->channels != 1 && w->channels != 2) {
-		snprintf(err, len, "WAV header: %u channels (mono is read as real samples, stereo as I/Q)", w->channels);
-		return ACCEL_EDATA;
-	}
-	int cplx = w->channels == 2;
+	if (w->channels == 0)
+		return bad(err, len, "0 channels");
 	if (tag == TAG_PCM && w->bits == 8)
-		w->type = cplx ? ACCEL_SAMPLE_CU8 : ACCEL_SAMPLE_U8;
+		w->type = ACCEL_SAMPLE_U8;
 	else if (tag == TAG_PCM && w->bits == 16)
-		w->type = cplx ? ACCEL_SAMPLE_CI16 : ACCEL_SAMPLE_I16;
+		w->type = ACCEL_SAMPLE_I16;
 	else if (tag == TAG_PCM && w->bits == 24)
-		w->type = cplx ? ACCEL_SAMPLE_CI24 : ACCEL_SAMPLE_I24;
+		w->type = ACCEL_SAMPLE_I24;
 	else if (tag == TAG_PCM && w->bits == 32)
-		w->type = cplx ? ACCEL_SAMPLE_CI32 : ACCEL_SAMPLE_I32;
+		w->type = ACCEL_SAMPLE_I32;
 	else if (tag == TAG_FLOAT && w->bits == 32)
-		w->type = cplx ? ACCEL_SAMPLE_CF32 : ACCEL_SAMPLE_F32;
+		w->type = ACCEL_SAMPLE_F32;
 	else if (tag == TAG_FLOAT && w->bits == 64)
-		w->type = cplx ? ACCEL_SAMPLE_CF64 : ACCEL_SAMPLE_F64;
+		w->type = ACCEL_SAMPLE_F64;
 	else {
 		snprintf(err, len, "WAV header: format %u with %u-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)",
 			 tag, w->bits);
 		return ACCEL_EDATA;
 	}
-	if (align != w->channels * w->bits / 8)
+	if (align != w->channels * (w->bits / 8))
 		return bad(err, len, "block align does not match channels and bits");
 	return 0;
 }

@@ -454,13 +454,14 @@ static void wav_headers(void **state)
 	bad[34] = 12;  /* 12-bit */
 	assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), ACCEL_EDATA);
 	assert_string_equal(err, "WAV header: format 1 with 12-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)");
-	/* 24- and 32-bit PCM, mono and stereo (block align 3, 6; 4, 8). */
+	/* 24- and 32-bit PCM, mono, stereo and 6 channels (block align 3,
+	 * 6, 18; 4, 8, 24): a channel's sample type, never I/Q. */
 	static const struct {
 		unsigned ch, bits;
 		enum accel_sample t;
 	} pcm[] = {
-		{ 1, 24, ACCEL_SAMPLE_I24 }, { 2, 24, ACCEL_SAMPLE_CI24 },
-		{ 1, 32, ACCEL_SAMPLE_I32 }, { 2, 32, ACCEL_SAMPLE_CI32 },
+		{ 1, 24, ACCEL_SAMPLE_I24 }, { 2, 24, ACCEL_SAMPLE_I24 }, { 6, 24, ACCEL_SAMPLE_I24 },
+		{ 1, 32, ACCEL_SAMPLE_I32 }, { 2, 32, ACCEL_SAMPLE_I32 }, { 6, 32, ACCEL_SAMPLE_I32 },
 	};
 	for (size_t i = 0; i < sizeof pcm / sizeof pcm[0]; i++) {
 		memcpy(bad, h, sizeof h);
@@ -470,6 +471,7 @@ static void wav_headers(void **state)
 		assert_int_equal(accel_wav_parse(bad, sizeof h - 1, &w, &need, err, sizeof err), 1);
 		assert_int_equal(w.type, pcm[i].t);
 		assert_int_equal(w.bits, pcm[i].bits);
+		assert_int_equal(w.channels, pcm[i].ch);
 	}
 	/* sox -b 24: WAVE_FORMAT_EXTENSIBLE, sub-format PCM, 24 valid bits. */
 	static const uint8_t ext[] = "RIFF\x38\x01\0\0WAVEfmt \x28\0\0\0\xfe\xff\x01\0\x40\x1f\0\0\xc0\x5d\0\0\x03\0\x18\0"

@@ -21,6 +21,13 @@ extern "C" {
  * helpers below, so every engine gives the same bytes for the same
  * spectra. The functions of this section use only their arguments: safe
  * from any thread; a struct accel_fft is read-only once set up.
+ *
+ * Audio holds several channels interleaved (f->channels). Each channel is
+ * a real (or complex) signal of its own: the reader gives engines units of
+ * one channel each, taken out of the interleaved input (f->pick), their
+ * mean (f->mix), or, for every channel, f->outputs units in a row per
+ * stretch of input (unit seq = stretch * outputs + channel), whose rows the
+ * writer interleaves: row t holds the spectra of every channel at frame t.
  */
 
 /* Sample types, by SigMF names (SigMF Specification 1.x, core:datatype),
@@ -65,6 +72,8 @@ enum accel_fft_format { ACCEL_FFT_BINARY, ACCEL_FFT_TEXT, ACCEL_FFT_NPY };
 /* Planning rigor for engines that plan (FFTW's flags of the same names). */
 enum accel_fft_plan { ACCEL_PLAN_MEASURE, ACCEL_PLAN_ESTIMATE, ACCEL_PLAN_PATIENT };
 
+/* Channels of an input read at most. */
+#define ACCEL_FFT_MAX_CHANNELS 1024
 /* A transform job: the caller fills the first block, accel_fft_setup the
  * rest. Handed to engines as accel_op.ext. */
 struct accel_fft {
@@ -89,11 +98,21 @@ struct accel_fft {
 	int64_t input_bytes;          /* bytes of samples in the input when known (a regular
 	                               * file, a WAV data size); 0 or -1: unknown */
 	uint64_t memory_limit;        /* bytes f->memory may reach, 0: not checked */
+	unsigned channels;            /* channels interleaved in the input (audio), 0: 1 */
+	unsigned pick;                /* with channels > 1: the one channel transformed, counted
+	                               * from 1; 0: every channel (see mix) */
+	int mix;                      /* with channels > 1: 1, their mean transformed (as f32, or
+	                               * cf32 for complex types) */
 	/* Set by accel_fft_setup. */
 	int r2c;                      /* 1: real-to-complex transform (fft.r2c) */
 	size_t bins;                  /* values per transformed frame: complex, N/2+1 (r2c) or N;
 	                               * real, N (c2r) */
-	size_t sample_bytes;
+	size_t sample_bytes;          /* of one sample of a unit (one channel) */
+	enum accel_sample in_type;    /* the input's sample type as given (f->type
+	                               * becomes f32 or cf32 when mixed) */
+	size_t in_bytes;              /* input bytes per instant: its sample times channels */
+	unsigned outputs;             /* spectra per frame time: channels when each is
+	                               * transformed, else 1 */
 	float *win;                   /* N window coefficients (periodic) */
 	double scale;                 /* normalisation factor on each value */
 	int c2r;                      /* 1: complex-to-real inverse transform (fft.c2r) */
@@ -191,8 +210,8 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
  * RF64 (EBU Tech 3306) or BW64 (ITU-R BS.2088): 64-bit sizes in "ds64". */
 struct accel_wav {
 	char form[5];             /* "RIFF", "RF64" or "BW64" */
-	enum accel_sample type;   /* mono: u8, i16, i24, i32, f32, f64; stereo: their complex (I/Q) types */
-	unsigned channels, rate, bits;
+	enum accel_sample type;   /* of one channel's sample: u8, i16, i24, i32, f32 or f64 */
+	unsigned channels, rate, bits;   /* channels interleaved, 1 or more */
 	uint64_t data_offset;     /* bytes before the samples */
 	int64_t data_size;        /* bytes of samples stated, -1: to the end of input */
 };
