@@ -41,17 +41,27 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	[[ "$output" == *"accel-fft: $T/a.wav: WAV, 1 channel, 8000 Hz, 16-bit, read as i16"* ]]
 }
 
-@test "a stereo float WAV is read as I/Q (cf32); 8-bit stereo as cu8" {
+@test "a stereo WAV is two real channels (as raw --channels 2); --iq reads it as I/Q (cf32, cu8)" {
 	sox -n -r 8000 -e floating-point -b 32 -c 2 "$T/s.wav" synth 1 sine 440 sine 445
 	sox "$T/s.wav" -t f32 "$T/s.cf32"
 	"$F" --plan estimate -n 1000 "$T/s.wav" > "$T/w"
+	"$F" --plan estimate -t f32 --channels 2 -n 1000 "$T/s.cf32" > "$T/r"
+	cmp "$T/w" "$T/r"
+	# 8 rows of two half spectra (501 complex bins each).
+	[ "$(stat -c %s "$T/w")" -eq $((8 * 2 * 501 * 8)) ]
+	"$F" --plan estimate --iq -n 1000 "$T/s.wav" > "$T/w"
 	"$F" --plan estimate -n 1000 "$T/s.cf32" > "$T/r"
 	cmp "$T/w" "$T/r"
 	sox -n -r 8000 -e unsigned -b 8 -c 2 "$T/u.wav" synth 1 sine 440 sine 445
 	sox "$T/u.wav" -t u8 "$T/u.raw"
-	"$F" --plan estimate -n 1000 "$T/u.wav" > "$T/w"
+	"$F" --plan estimate --iq -n 1000 "$T/u.wav" > "$T/w"
 	"$F" --plan estimate -t cu8 -n 1000 "$T/u.raw" > "$T/r"
 	cmp "$T/w" "$T/r"
+	"$F" --plan estimate -n 1000 "$T/u.wav" > "$T/w"
+	"$F" --plan estimate -t u8 --channels 2 -n 1000 "$T/u.raw" > "$T/r"
+	cmp "$T/w" "$T/r"
+	run -0 "$F" -v --iq --plan estimate -n 1000 -o /dev/null "$T/u.wav"
+	[[ "$output" == *"accel-fft: $T/u.wav: WAV, 2 channels, 8000 Hz, 8-bit, read as cu8 (I/Q)"* ]]
 }
 
 @test "a WAV streamed through a pipe (sox's data size is a placeholder) is read to its end" {
@@ -95,8 +105,9 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 			w="$T/$1.$2.$c.wav"
 			sox -r 8000 -t f32 -c $c "$T/n.f32" -e signed-integer -b $1 -t $2 "$w"
 			sox "$w" -t f64 "$w.f64"
+			# Stereo read as I/Q here: numpy's reference is a complex FFT.
 			t=$([ $c = 2 ] && echo cf64 || echo f64)
-			"$F" --plan estimate -n 500 -w hann "$w" > "$w.out"
+			"$F" --plan estimate -n 500 -w hann $([ $c = 2 ] && echo --iq) "$w" > "$w.out"
 			echo "-t $t -n 500 -w hann $w.f64 $w.out" >> "$T/list"
 			# The samples' integer value over 2^23 (2^31): the bytes of the
 			# same values as doubles.
@@ -110,7 +121,9 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	xxd -s 20 -l 2 -p "$T/24.wav.1.wav" | grep -qx feff
 	xxd -s 20 -l 2 -p "$T/24.wavpcm.2.wav" | grep -qx 0100
 	run "$F" -v --plan estimate -n 500 -o /dev/null "$T/24.wav.2.wav"
-	[[ "$output" == *"accel-fft: $T/24.wav.2.wav: WAV, 2 channels, 8000 Hz, 24-bit, read as ci24"* ]]
+	[[ "$output" == *"accel-fft: $T/24.wav.2.wav: WAV, 2 channels, 8000 Hz, 24-bit, read as 2 channels of i24"* ]]
+	run "$F" -v --iq --plan estimate -n 500 -o /dev/null "$T/24.wav.2.wav"
+	[[ "$output" == *"accel-fft: $T/24.wav.2.wav: WAV, 2 channels, 8000 Hz, 24-bit, read as ci24 (I/Q)"* ]]
 	run "$F" -v --plan estimate -n 500 -o /dev/null "$T/32.wavpcm.1.wav"
 	[[ "$output" == *"accel-fft: $T/32.wavpcm.1.wav: WAV, 1 channel, 8000 Hz, 32-bit, read as i32"* ]]
 }
@@ -120,10 +133,10 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	run "$F" "$T/12.wav"
 	[ "$status" -eq 3 ]
 	[ "$output" = "accel-fft: $T/12.wav: WAV header: format 1 with 12-bit samples is not supported (8-, 16-, 24- or 32-bit PCM, 32- or 64-bit float)" ]
-	mkwav "$T/3.wav" 3 16 1 600 100
-	run "$F" "$T/3.wav"
+	mkwav "$T/0.wav" 0 16 1 600 100
+	run "$F" "$T/0.wav"
 	[ "$status" -eq 3 ]
-	[ "$output" = "accel-fft: $T/3.wav: WAV header: 3 channels (mono is read as real samples, stereo as I/Q)" ]
+	[ "$output" = "accel-fft: $T/0.wav: WAV header: 0 channels" ]
 	mkwav "$T/a.wav" 1 16 1 200 100
 	head -c 30 "$T/a.wav" > "$T/cut.wav"
 	run "$F" "$T/cut.wav"
@@ -161,13 +174,14 @@ open(out, 'wb').write(b'RIFF' + struct.pack('<I', len(body)) + body)
 	done
 	cmp "$T/m.rf64.out" <("$F" --plan estimate -t i16 -n 800 -w hann --out power "$T/m.i16")
 	cmp "$T/m.bw64.out" "$T/m.rf64.out"
-	cmp "$T/s.rf64.out" <("$F" --plan estimate -t cf32 -n 800 -w hann --out power "$T/s.cf32")
+	cmp "$T/s.rf64.out" <("$F" --plan estimate -t f32 --channels 2 -n 800 -w hann --out power "$T/s.cf32")
+	"$F" --plan estimate --iq -n 800 -w hann --out power "$T/s.rf64.wav" > "$T/s.iq.out"
 	# Streamed, ffmpeg leaves ds64's sizes 0 and the data size 0xFFFFFFFF:
 	# read to the end.
 	ffmpeg -loglevel error -i "$T/m.wav" -rf64 always -f wav - | "$F" --plan estimate -n 800 -w hann --out power > "$T/p.out"
 	cmp "$T/p.out" "$T/m.rf64.out"
 	echo "-t i16 -n 800 -w hann --out power $T/m.i16 $T/m.rf64.out" >> "$T/list"
-	echo "-t cf32 -n 800 -w hann --out power $T/s.cf32 $T/s.rf64.out" >> "$T/list"
+	echo "-t cf32 -n 800 -w hann --out power $T/s.cf32 $T/s.iq.out" >> "$T/list"
 	run /usr/bin/python3 "$ROOT/tests/fixtures/fft/ref.py" checks "$T/list"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -260,4 +274,65 @@ print(a.argmax(), '%.2f' % a.max())"
 	XDG_CACHE_HOME=/proc/nonexistent run "$F" --plan measure -n 512 -o "$T/c" "$T/a.wav"
 	[ "$status" -eq 0 ]
 	[ -s "$T/c" ]
+}
+
+# stereo OUT: 1 s at 8000 Hz, 16-bit, 440 Hz on the left, 1000 Hz on the
+# right, written by numpy.
+stereo() {
+	/usr/bin/python3 -c "
+import numpy as np, wave, sys
+t = np.arange(8000) / 8000
+x = np.stack([0.5 * np.sin(2 * np.pi * 440 * t), 0.25 * np.sin(2 * np.pi * 1000 * t)], 1)
+w = wave.open(sys.argv[1], 'wb'); w.setnchannels(2); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes((x * 32767).astype('<i2').tobytes()); w.close()
+" "$1"
+}
+
+@test "a stereo WAV with a tone per channel: one half spectrum per channel, its peak where numpy.fft.rfft has it; --channel and --mix mono" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	stereo "$T/s.wav"
+	"$F" --plan estimate -n 1024 -w hann --out db --npy -o "$T/s.npy" "$T/s.wav"
+	"$F" --plan estimate -n 1024 -w hann --out db --channel 1 --npy -o "$T/r.npy" "$T/s.wav"
+	"$F" --plan estimate -n 1024 --out mag --mix mono --npy -o "$T/m.npy" "$T/s.wav"
+	run -0 /usr/bin/python3 -c "
+import numpy as np, wave
+w = wave.open('$T/s.wav'); x = np.frombuffer(w.readframes(8000), '<i2').reshape(-1, 2) / 32768
+win = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(1024) / 1024)
+a = np.load('$T/s.npy')
+assert a.shape == (7, 2, 513), a.shape
+for c in range(2):
+    for k in range(7):
+        ref = np.abs(np.fft.rfft(x[k * 1024:(k + 1) * 1024, c] * win)) ** 2
+        assert np.argmax(a[k, c]) == np.argmax(ref), (k, c)
+        assert np.max(np.abs(10 ** (a[k, c] / 10) - ref)) < 1e-4 * ref.max(), (k, c)
+print(np.argmax(a[0, 0]), np.argmax(a[0, 1]))
+r = np.load('$T/r.npy')
+assert r.shape == (7, 513) and np.array_equal(r, a[:, 1])
+m = np.load('$T/m.npy')
+ref = np.abs(np.fft.rfft(x[:7 * 1024].mean(1).reshape(7, 1024), axis=1))
+assert m.shape == (7, 513) and np.max(np.abs(m - ref)) < 1e-4 * ref.max()
+"
+	# 440 Hz and 1000 Hz at 7.8125 Hz a bin.
+	[ "$output" = "56 128" ]
+	# CSV: one line per frame, the channels' bins one after the other.
+	"$F" --plan estimate -n 1024 --out db --text "$T/s.wav" > "$T/s.csv"
+	[ "$(wc -l < "$T/s.csv")" -eq 7 ]
+	[ "$(awk -F, '{ print NF }' "$T/s.csv" | sort -u)" = 1026 ]
+}
+
+@test "channel options: out of range and conflicting ones are usage errors (exit 2)" {
+	stereo "$T/s.wav"
+	run -2 "$F" --channel 2 "$T/s.wav"
+	[ "${lines[0]}" = "accel-fft: --channel 2: the input has 2 channels (0 to 1)" ]
+	run -2 "$F" --channel 0 --mix mono "$T/s.wav"
+	[ "${lines[0]}" = "accel-fft: --channel and --mix mono exclude each other" ]
+	run -2 "$F" --mix stereo "$T/s.wav"
+	[ "${lines[0]}" = "accel-fft: --mix: 'stereo' is not mono (the mean of every channel)" ]
+	run -2 "$F" --iq -t i16 "$T/s.wav"
+	[ "${lines[0]}" = "accel-fft: --iq reads a stereo WAV as I/Q: with --type, name a complex type (ci16, cf32 ...)" ]
+	run -2 "$F" --channels 3 "$T/s.wav"
+	[ "${lines[0]}" = "accel-fft: --channels 3: $T/s.wav is a WAV of 2 channels" ]
+	sox -n -r 8000 -b 16 -c 1 "$T/m.wav" synth 1 sine 440
+	run -2 "$F" --iq "$T/m.wav"
+	[ "${lines[0]}" = "accel-fft: --iq: $T/m.wav has 1 channel; I/Q is two (I left, Q right)" ]
 }
