@@ -314,6 +314,10 @@ assert m.shape == (7, 513) and np.max(np.abs(m - ref)) < 1e-4 * ref.max()
 "
 	# 440 Hz and 1000 Hz at 7.8125 Hz a bin.
 	[ "$output" = "56 128" ]
+	# The README's music.wav example: (frames, channels, N/2+1).
+	"$F" -n 2048 -w hann --overlap 0.75 --out power --npy -o "$T/stft.npy" "$T/s.wav"
+	run -0 /usr/bin/python3 -c "import numpy as np; print(np.load('$T/stft.npy').shape)"
+	[ "$output" = "(12, 2, 1025)" ]
 	# CSV: one line per frame, the channels' bins one after the other.
 	"$F" --plan estimate -n 1024 --out db --text "$T/s.wav" > "$T/s.csv"
 	[ "$(wc -l < "$T/s.csv")" -eq 7 ]

@@ -4,6 +4,10 @@ function __accel_fft_backends -d 'what -b of accel-fft completes to: its registr
 	$w[1] --completion=backends 2>/dev/null
 end
 complete -c accel-fft -s t -l type -x -a 'cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be' -d 'input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF\'s r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected'
+complete -c accel-fft -l channels -x -d 'channels interleaved in raw input (default 1; a WAV says its own): each is transformed, rows hold the spectra of every channel'
+complete -c accel-fft -l channel -x -d 'transform channel K only, counted from 0 (the first, left)'
+complete -c accel-fft -l mix -x -a 'mono' -d 'transform the mean of the channels (as sox remix -, ffmpeg -ac 1)'
+complete -c accel-fft -l iq -d 'read a stereo WAV as complex I/Q samples (I left, Q right), not as two real channels'
 complete -c accel-fft -s n -l size -x -d 'samples per transform, any N >= 2 (default 1024)'
 complete -c accel-fft -s w -l window -x -a 'rect hann hamming blackman blackman-harris flattop kaiser:' -d 'window: rect (default), hann, hamming, blackman, blackman-harris, flattop, kaiser:BETA'
 complete -c accel-fft -l hop -x -d 'samples from one frame\'s start to the next (default N: no overlap)'
