@@ -17,7 +17,7 @@ complete -c accel-compress -s l -l list -d 'list the frames, sizes and ratio of 
 complete -c accel-compress -s t -l test -d 'decompress and verify, writing nothing'
 complete -c accel-compress -l long -d 'decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)'
 complete -c accel-compress -l json -d 'with --list: print JSON; else the -v report (route, devices, statistics, probes) as one JSON document on stderr'
-complete -c accel-compress -s b -l backend -x -a '(__accel_compress_backends)' -d 'engines to use, in order, joined by , or + (several serve the stream together): auto (the default) or cpu; a plugin\'s engines as accel-detect --routes zstd.compress lists them'
+complete -c accel-compress -s b -l backend -x -a '(__accel_compress_backends)' -d 'engines to use, in order, joined by , or + (several serve the stream together): auto (the default) or cpu; a plugin\'s engines as accel-detect\'s route for zstd.compress lists them'
 complete -c accel-compress -l fallback -x -a 'cpu next none' -d 'when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)'
 complete -c accel-compress -s T -l threads -x -d 'worker threads (0 = all cores; default 0)'
 complete -c accel-compress -l progress -d 'show a progress meter on stderr'
