@@ -15,7 +15,7 @@ load lib/common
 
 # The examples not run: the command line as extracted (roff escapes
 # undone, continuation lines joined) and why.
-declare -A SKIP=(
+declare -gA SKIP=(
 	["rtl_sdr -f 100M -s 2.4M - | accel-fft -t cu8 -n 1024 -w blackman-harris --out db --shift --average 100 > waterfall.f32"]="an RTL-SDR receiver"
 	["accel-fft -b vkfft.opencl --fallback cpu -n 4096 --out db < x.cf32 > db.f32"]="a hardware OpenCL device (PoCL here, taken only when named in full: README's vkfft.opencl:gpu1 runs)"
 	["accel-fft -b fftw,cufft -t cu8 -n 1024 --out db --average 16 capture.cu8 > rows.f32"]="a CUDA GPU"
@@ -47,7 +47,7 @@ declare -A SKIP=(
 
 # The examples whose documented exit status is not 0 (or depends on the
 # machine): the statuses accepted.
-declare -A STATUS=(
+declare -gA STATUS=(
 	["accel-detect --require 'gpu>=2,gpu.memory>=40G' -q && sbatch job.sh"]="4"
 	["build/accel-detect --require aes,avx2,fma && echo \"fast crypto here\"   # any /proc/cpuinfo flag"]="0 4"
 	["build/accel-transcode -ss 0.5 clip.ts   # ffmpeg's words: \"-ss is ffmpeg's; use --start 0.5\", exit 2"]="2"
@@ -151,10 +151,20 @@ setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	FX="$BATS_FILE_TMPDIR/fx"
 	W="$BATS_TEST_TMPDIR/w"
-	cp -a "$FX" "$W"
+	mkdir "$W"
+	cp -a "$FX/home" "$W"
 	cd "$W"
 	export HOME="$W/home"
 	export PATH="$ROOT/build:/usr/sbin:/usr/bin:/sbin:/bin"
+}
+
+# use NAME...: these fixtures in the page's folder (only those the page
+# reads, as a reader would have them).
+use() {
+	local n
+	for n; do
+		cp -a "$FX/$n" .
+	done
 }
 
 # run_examples: run the commands on stdin (one a line) in order in one
@@ -193,50 +203,59 @@ run_examples() {
 }
 
 @test "accel-compress(1): every example runs as written" {
+	use data big
 	man_examples "$ROOT/man/accel-compress.1.in" | run_examples
 	zstd -dc data.tar.zst | tar t | grep -qx 'data/sub/b.bin'
 }
 
 @test "accel-crypt(1): every example runs as written" {
+	use data notes.txt pw.txt a.iso b.iso release.tar.zst
 	man_examples "$ROOT/man/accel-crypt.1.in" | run_examples
 	[ "$(cat out.6)" = 'meet at noon' ]
 	[ "$(accel-crypt -d --passphrase-file pw.txt notes-pw.age)" = 'meet at noon' ]
 }
 
 @test "accel-detect(1): every example runs as written" {
+	use etc
 	man_examples "$ROOT/man/accel-detect.1.in" | run_examples
 	[ -f etc/slurm/gres.conf ]
 	[ -f etc/kubernetes/node-feature-discovery/features.d/accel ]
 }
 
 @test "accel-fft(1): every example runs as written" {
+	use music.wav x.cf32 capture.i16
 	man_examples "$ROOT/man/accel-fft.1.in" | run_examples
 	cmp <(head -c 32000 y.cf32 | od -An -v -tf4 -w4 | awk '{printf "%.3f\n", $1}') \
 		<(od -An -v -tf4 -w4 x.cf32 | awk '{printf "%.3f\n", $1}')
 }
 
 @test "accel-infer(1): every example runs as written" {
+	use ch_PP-OCRv4_rec_infer.onnx ppocr_keys_v1.txt line.png net.onnx classifier.onnx labels.txt frames.npy
 	man_examples "$ROOT/man/accel-infer.1.in" | run_examples
 	[ "$(/usr/bin/python3 -c 'import numpy as np; print(sorted(np.load("out.npz")))')" = "['y', 'z']" ]
 }
 
 @test "accel-transcode(1): every example runs as written" {
+	use clip.mp4 in.ts talk.mp4 clips out
 	man_examples "$ROOT/man/accel-transcode.1.in" | run_examples
 	[ "$(ffprobe -v error -show_entries stream=codec_name -of csv=p=0 clip.webm | tr '\n' ' ')" = "vp9 opus " ]
 	[ ! -e failed ] && [ -s out/a.mov.mp4 ]
 }
 
 @test "accel-bench(1): every example runs as written (those that measure for minutes skipped)" {
+	use samples.cf32
 	man_examples "$ROOT/man/accel-bench.1.in" | run_examples
 }
 
 @test "accel(7): every example runs as written (the test plugin as the second engine)" {
 	export ACCEL_BACKEND_PATH="$ROOT/build/tests/plugins"
+	use in big
 	man_examples "$ROOT/man/accel.7.in" | run_examples
 	accel-compress -d < out | cmp - big
 }
 
 @test "README's tour: every command runs as written from the tree's root" {
+	use data lib notes.txt pw.txt capture.cu8 music.wav line.png net.onnx clips README.md
 	ln -s "$ROOT/build" build
 	ln -s "$ROOT/examples" examples
 	readme_tour | run_examples
@@ -260,6 +279,7 @@ backend_names() {
 }
 
 @test "each engine name in the programs' -b help works with that program" {
+	use net.onnx in.npy
 	accel-crypt keygen -o key.txt 2> /dev/null
 	r=$(accel-crypt keygen -y key.txt)
 	declare -A cmd=(
