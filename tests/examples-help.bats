@@ -239,7 +239,8 @@ run_examples() {
 	use clip.mp4 in.ts talk.mp4 clips out
 	man_examples "$ROOT/man/accel-transcode.1.in" | run_examples
 	[ "$(ffprobe -v error -show_entries stream=codec_name -of csv=p=0 clip.webm | tr '\n' ' ')" = "vp9 opus " ]
-	[ ! -e failed ] && [ -s out/a.mov.mp4 ]
+	[ ! -e failed ]
+	[ -s out/a.mov.mp4 ]
 }
 
 @test "accel-bench(1): every example runs as written (those that measure for minutes skipped)" {
@@ -315,7 +316,8 @@ backend_names() {
 	for p in accel-compress accel-crypt accel-fft accel-infer accel-transcode; do
 		run -0 "$p" --help
 		v=$(grep -E '^ +-v, --verbose' <<< "$output")
-		[ -n "$v" ] && [[ "$v" != *accel-detect* && "$v" != *probe* ]]
+		[ -n "$v" ]
+		[[ "$v" != *accel-detect* && "$v" != *probe* ]]
 	done
 	run -0 accel-fft --help
 	[[ "$output" == *"-v, --verbose            say more on stderr: the WAV header read"* ]]
