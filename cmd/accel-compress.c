@@ -59,7 +59,10 @@ static const struct accel_option options[] = {
 	{ 't', "test", NULL, "decompress and verify, writing nothing", ACCEL_CALL(test_option) },
 	{ 0, "long", "N", "decompress zstd frames with windows up to 2^N bytes (10-31; 27 alone and by default)", NULL, ACCEL_OPT_OPTIONAL, ACCEL_INT(JOB(window_log), 10, 31, "a window log from 10 to 31"), .value = 27 },
 	{ 0, "json", NULL, "with --list: print JSON; else the -v report (route, devices, statistics, probes) as one JSON document on stderr", ACCEL_COMMON(ACCEL_OPT_JSON) },
-	ACCEL_COMMON_OPTIONS,
+	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default) or cpu; a plugin's engines as accel-detect's route for zstd.compress lists them"),
+	ACCEL_RUN_OPTIONS,
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, each engine's statistics, bytes and MB/s"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

@@ -71,7 +71,10 @@ static const struct accel_option options[] = {
 	{ 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", ACCEL_SET(JOB(armor), 1) },
 	ACCEL_OUTPUT_OPTION,
 	{ 'f', "force", NULL, "overwrite FILE; write binary to a terminal", ACCEL_COMMON(ACCEL_OPT_FORCE) },
-	ACCEL_COMMON_OPTIONS,
+	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default), openssl or cpu (OpenSSL on the CPU), or those accel-detect --routes age.encrypt lists"),
+	ACCEL_RUN_OPTIONS,
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, each engine's statistics and MB/s"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

@@ -64,8 +64,9 @@ static const struct accel_option options[] = {
 	ACCEL_FORCE_OPTION,
 	{ 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given); -v also the backends that do not offer it", ACCEL_SET(JOB(routes), 1) },
 	{ 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", ACCEL_STRING(JOB(require)) },
-	ACCEL_BACKEND_OPTION,
-	ACCEL_BASIC_OPTIONS,
+	ACCEL_BACKEND_OPTION_TEXT("with --routes: the route a program's -b LIST gives (cpu, vkfft, opencl:1, vkfft.vulkan:gpu0 ...), each engine left out with its reason"),
+	ACCEL_VERBOSE_OPTION_TEXT("say more: every probe and its time, in the report; with --routes, also the backends that do not offer the operation"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

@@ -143,7 +143,10 @@ static const struct accel_option options[] = {
 	{ 0, "memory", "SIZE", "cap on memory (K, M, G suffixes; default: the memory available): units shrink to fit it, a job whose one frame does not fit is refused before it starts (exit 1), and units in flight stay under it (default: a quarter of the memory available)", ACCEL_COMMON(ACCEL_OPT_MEMORY) },
 	ACCEL_OUTPUT_OPTION,
 	ACCEL_FORCE_OPTION,
-	ACCEL_COMMON_OPTIONS,
+	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default), fftw (the CPU), vkfft (hardware Vulkan and OpenCL devices), cufft (CUDA GPUs), fftw+cufft; an engine on a software device by its full name, as accel-detect --routes fft.c2c shows it: vkfft.vulkan:gpu0"),
+	ACCEL_RUN_OPTIONS,
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the WAV header read, the route, each engine's statistics and MB/s"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

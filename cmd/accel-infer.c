@@ -173,10 +173,11 @@ static const struct accel_option options[] = {
 	{ 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", ACCEL_WORD(JOB(decode)) },
 	{ 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
 	ACCEL_FORCE_OPTION,
-	ACCEL_BACKEND_OPTION,
+	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1"),
 	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
-	ACCEL_BASIC_OPTIONS,
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, why --batch runs items one by one, each input's engine statistics"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

@@ -331,7 +331,8 @@ static const struct accel_option options[] = {
 	{ 'T', "threads", "N", "threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
 	{ 0, "no-progress", NULL, "never show the progress line", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
-	ACCEL_BASIC_OPTIONS,
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: each stage's route and engine, the filter graph, audio decisions, packets, frames and bytes"),
+	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
 

@@ -195,6 +195,7 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli)
 	c->progress = -1;
 	c->fallback = ACCEL_FALLBACK_CPU;
 	accel_msg_prog(prog);
+	core_msg_help_name(cli->prog);
 	core_io_startup();
 	const char *v;
 	/* Not checked against the registry: a setting shared by many machines

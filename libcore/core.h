@@ -55,6 +55,11 @@ struct accel_ctx {
  * temporary output installed before any library is loaded (io.c). */
 void core_io_startup(void);
 
+/* The program whose --help accel_msg_usage points at, after
+ * accel_msg_prog: a subcommand's full name ("accel-crypt keygen"; the
+ * pointer is kept). util.c. */
+void core_msg_help_name(const char *name);
+
 /* Open /dev/null on each closed fd 0, 1 and 2 (the other way: reading a
  * closed stdin or writing a closed stdout still fails with EBADF), so no
  * descriptor opened later (a pipe, a temporary, a library's log) takes its

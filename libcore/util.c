@@ -14,6 +14,9 @@
 #include "core.h"
 
 static const char *prog_name = "accel";
+/* Whose --help a usage error points at: a subcommand's ("accel-crypt
+ * keygen"); NULL: prog_name. */
+static const char *help_name;
 
 const char *accel_strerror(int err)
 {
@@ -199,6 +202,12 @@ int accel_cpu_count(void)
 void accel_msg_prog(const char *prog)
 {
 	prog_name = prog;
+	help_name = NULL;
+}
+
+void core_msg_help_name(const char *name)
+{
+	help_name = name;
 }
 
 /* Copy s into out[len] with what a terminal would act on written as \xHH,
@@ -266,7 +275,7 @@ void accel_msg_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try '%s --help' for more information.\n", prog_name);
+	fprintf(stderr, "Try '%s --help' for more information.\n", help_name ? help_name : prog_name);
 }
 
 void accel_exit(int status)

@@ -23,7 +23,7 @@ complete -c accel-bench -s b -l backend -x -a '(__accel_bench_backends)' -d 'eng
 complete -c accel-bench -s T -l threads -x -d 'worker threads of ours, and of the peer where it has a setting (0 = all cores; default 0)'
 complete -c accel-bench -l progress -d 'show the case being measured on stderr (default: when stderr is a terminal)'
 complete -c accel-bench -l no-progress -d 'never show the case being measured'
-complete -c accel-bench -s v -l verbose -d 'say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)'
+complete -c accel-bench -s v -l verbose -d 'say more on stderr: what ran on which engine, with its statistics'
 complete -c accel-bench -s q -l quiet -d 'print nothing but errors'
 complete -c accel-bench -s h -l help -d 'show this help and exit'
 complete -c accel-bench -s V -l version -d 'show the version and exit'

@@ -140,16 +140,26 @@ enum accel_common_opt {
  * with its own help text is an entry of its own: { 'T', "threads", "N",
  * "files hashed at once", ACCEL_COMMON(ACCEL_OPT_THREADS) }. */
 #define ACCEL_BACKEND_OPTION \
-	{ 'b', "backend", "LIST", "engines to use, in order, joined by , or + (several serve the stream together): auto, cpu, vulkan, opencl:1, cpu+cuda ...; an engine on a software device by its full name: vkfft.vulkan:gpu0", ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) }
+	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default), cpu, or those accel-detect --routes lists for the operation")
+/* -b and -v with the program's own help text: the engines that run its
+ * operations, what -v prints for it (each name in a -b text works with the
+ * program, on a machine with that device). */
+#define ACCEL_BACKEND_OPTION_TEXT(help) \
+	{ 'b', "backend", "LIST", help, ACCEL_COMPLETE_BACKENDS, ACCEL_COMMON(ACCEL_OPT_BACKEND) }
+#define ACCEL_VERBOSE_OPTION_TEXT(help) \
+	{ 'v', "verbose", NULL, help, ACCEL_COMMON(ACCEL_OPT_VERBOSE) }
 /* For programs that run the stream engine. */
 #define ACCEL_RUN_OPTIONS \
 	{ 0, "fallback", "POLICY", "when an engine fails on a unit: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) }, \
 	{ 'T', "threads", "N", "worker threads (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) }, \
 	{ 0, "progress", NULL, "show a progress meter on stderr", ACCEL_COMMON(ACCEL_OPT_PROGRESS) }, \
 	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) }
-/* For every program. */
+/* For every program: -v, then ACCEL_QUIET_HELP_OPTIONS. */
 #define ACCEL_BASIC_OPTIONS \
-	{ 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", ACCEL_COMMON(ACCEL_OPT_VERBOSE) }, \
+	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: what ran on which engine, with its statistics"), \
+	ACCEL_QUIET_HELP_OPTIONS
+/* -q, --help, --version and the hidden generators: after a program's own -v. */
+#define ACCEL_QUIET_HELP_OPTIONS \
 	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
 	ACCEL_HELP_OPTIONS, \
 	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
