@@ -777,5 +777,6 @@ static int infer(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("@onnx.run hwloc cjson minizip", image_versions);
 	accel_exit(infer(argc, argv));
 }

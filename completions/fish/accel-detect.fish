@@ -14,4 +14,4 @@ complete -c accel-detect -s b -l backend -x -a '(__accel_detect_backends)' -d 'e
 complete -c accel-detect -s v -l verbose -d 'say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)'
 complete -c accel-detect -s q -l quiet -d 'print nothing but errors'
 complete -c accel-detect -s h -l help -d 'show this help and exit'
-complete -c accel-detect -s V -l version -d 'show the version and exit'
+complete -c accel-detect -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

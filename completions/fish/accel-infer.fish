@@ -30,4 +30,4 @@ complete -c accel-infer -s T -l threads -x -d 'the engine\'s threads within one 
 complete -c accel-infer -s v -l verbose -d 'say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)'
 complete -c accel-infer -s q -l quiet -d 'print nothing but errors'
 complete -c accel-infer -s h -l help -d 'show this help and exit'
-complete -c accel-infer -s V -l version -d 'show the version and exit'
+complete -c accel-infer -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

@@ -38,6 +38,7 @@
  *
  *	int main(int argc, char **argv)
  *	{
+ *		accel_cli_libraries("zstd hwloc", NULL);     what --version lists
  *		accel_exit(run(argc, argv));
  *	}
  *
@@ -157,7 +158,7 @@ enum accel_common_opt {
 /* --help and --version: a subcommand's own. */
 #define ACCEL_HELP_OPTIONS \
 	{ 'h', "help", NULL, "show this help and exit", ACCEL_COMMON(ACCEL_OPT_HELP) }, \
-	{ 'V', "version", NULL, "show the version and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
+	{ 'V', "version", NULL, "show the version, then the libraries in use with theirs (one line each), and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
 #define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 /* -o FILE and -f, as most programs say them. */
 #define ACCEL_OUTPUT_OPTION \
@@ -233,6 +234,19 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
+/* The libraries --version lists after its line "PROG VERSION", one line
+ * "NAME VERSION" each, for the program and its subcommands; call it first
+ * in main(). `libraries`: libaccel's, by these names, in order: "zstd",
+ * "lz4", "isa-l", "hwloc", "cjson", "minizip"; "@OP" for those the plugins
+ * that offer operation OP load ("@all": every plugin's); NULL: none.
+ * `versions` (NULL: none): the lines of the libraries the program links
+ * itself (OpenSSL, FFmpeg), listed first, as struct accel_backend.versions
+ * writes them. Both pointers are kept. */
+void accel_cli_libraries(const char *libraries, void (*versions)(char *buf, size_t len));
+/* --version's text to f: "PROG VERSION", then the lines of the libraries
+ * accel_cli_libraries named, a line said twice printed once. "@OP" loads
+ * the plugins (a context made and freed here), not the devices. */
+void accel_cli_versions(const struct accel_cli *cli, FILE *f);
 /* The man page's OPTIONS entries (roff .TP items) to f, then each
  * subcommand's under a .SS heading naming it. */
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
