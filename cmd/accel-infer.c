@@ -176,6 +176,8 @@ static const struct accel_option options[] = {
 	ACCEL_BACKEND_OPTION,
 	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 0, "progress", NULL, "show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
+	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_BASIC_OPTIONS,
 	{ 0 },
 };
@@ -737,7 +739,12 @@ static int infer(int argc, char **argv)
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &run, job_start, job_finish };
 	struct accel_stream_config cfg = stream_config(&job);
 	err[0] = 0;
+	/* Counted as the reader takes each input in (at most a few batches
+	 * ahead of the engine); on a terminal it would mix with stdout. */
+	if (job.common.progress > 0 || (job.common.progress < 0 && isatty(2) && !isatty(1) && !job.common.quiet))
+		rd.meter = accel_progress_new_unit(op.name, "inferences", 1, 0);
 	int rc = accel_stream_run_jobs(ctx, &cfg, &r, &op, &ops, &jobs, err, sizeof err);
+	accel_progress_end(rd.meter);
 	if (need_post) {
 		close(pfd[1]);
 		fifo_close(&fifo);

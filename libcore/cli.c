@@ -448,6 +448,8 @@ int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, s
 	}
 	common->operands = p.operands;
 	common->noperands = p.noperands;
+	if (common->quiet)
+		common->progress = 0;   /* -q silences the meter, --progress or not */
 	return 0;
 }
 

@@ -94,6 +94,7 @@ struct reader {
 	int ndims;
 	struct batch_fifo *fifo;             /* NULL: no post-processing */
 	uint64_t items;                      /* items read so far */
+	struct accel_progress *meter;        /* --progress: items read, NULL: none */
 	/* An item read but not yet batched (shape differs from the batch's). */
 	int pending;
 	struct accel_tensor pend_t[INFER_MAX_IO];

@@ -31,6 +31,6 @@ complete -c accel-fft -s T -l threads -x -d 'worker threads (0 = all cores; defa
 complete -c accel-fft -l progress -d 'show a progress meter on stderr'
 complete -c accel-fft -l no-progress -d 'never show a progress meter'
 complete -c accel-fft -s v -l verbose -d 'say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)'
-complete -c accel-fft -s q -l quiet -d 'print nothing but errors'
+complete -c accel-fft -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
 complete -c accel-fft -s h -l help -d 'show this help and exit'
 complete -c accel-fft -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

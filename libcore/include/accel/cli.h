@@ -151,7 +151,7 @@ enum accel_common_opt {
 /* For every program. */
 #define ACCEL_BASIC_OPTIONS \
 	{ 'v', "verbose", NULL, "say more: the route and per-engine statistics on stderr (accel-detect: every probe and its time, in the report)", ACCEL_COMMON(ACCEL_OPT_VERBOSE) }, \
-	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
+	{ 'q', "quiet", NULL, "print nothing but errors (no progress meter, even with --progress)", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
 	ACCEL_HELP_OPTIONS, \
 	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
 	{ 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_COMPLETION) }
@@ -198,7 +198,7 @@ struct accel_common {
 	enum accel_fallback fallback;
 	int threads;
 	int verbose, quiet, json;
-	int progress;            /* -1: auto (stderr is a terminal) */
+	int progress;            /* -1: auto (stderr is a terminal); 0 with -q */
 	const char *output;      /* -o FILE; NULL: stdout */
 	int force;               /* -f */
 	uint64_t memory;         /* --memory or $ACCEL_MEMORY: bytes, 1 MiB or
@@ -280,7 +280,9 @@ void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Progress meter on stderr, one line redrawn at most five times a second:
- * the amount done, the rate, and the ETA when the total is known. Not
+ * the amount done, the rate, and the ETA when the total is known. When
+ * stderr is not a terminal, no escape code or carriage return: a line of
+ * its own at most once a second (a log). Not
  * thread-safe: one thread at a time updates a meter (in the stream engine
  * the writer, or the reader during a sequential region, under the run's
  * lock). The meter keeps the label pointer: it must outlive the meter. */
@@ -300,6 +302,11 @@ struct accel_progress *accel_progress_new_unit(const char *label, const char *un
 void accel_progress_update(struct accel_progress *p, uint64_t done);
 /* Amount done so far in the meter's unit; p may be NULL. */
 void accel_progress_set(struct accel_progress *p, double done);
+/* For a meter counting in another unit than bytes ("files"): the bytes
+ * done as well. The line then shows the count of the total, the bytes and
+ * their rate: "sha256: 3/10 files (30%) 12.0 MiB 40.0 MiB/s ETA 00:02".
+ * Set it before accel_progress_set; p may be NULL. */
+void accel_progress_bytes(struct accel_progress *p, uint64_t bytes);
 /* The meter's line as it would be drawn `elapsed` seconds after it was
  * made, without the carriage return and line erase: "zstd.compress: 1.0
  * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
