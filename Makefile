@@ -134,6 +134,9 @@ COMPLETIONS := $(PROGS:%=completions/bash/%) $(PROGS:%=completions/zsh/_%) \
 
 all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(B)/accel.pc
 
+# --version says minizip's version as pkg-config gives it (the library tells none).
+$(B)/obj/libcore/version.o: CPPFLAGS += -DACCEL_MINIZIP_VERSION='"$(shell pkg-config --modversion minizip 2>/dev/null)"'
+
 # libaccel exports only what accel.h declares (it says so with a visibility
 # pragma); core_ internals and the backends' own symbols stay hidden.
 $(CORE_OBJ): CFLAGS += -fvisibility=hidden

@@ -600,5 +600,6 @@ static int compress(int argc, char **argv)
  * then ends the process without running exit handlers. */
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("zstd lz4 isa-l hwloc cjson", NULL);
 	accel_exit(compress(argc, argv));
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include "accel.h"
 #include "crypt/crypt.h"
 
@@ -92,6 +93,13 @@ static const struct accel_subcommand subcommands[] = {
 	{ "verify", &verify_cli, cmd_verify },
 	{ 0 },
 };
+
+/* --version: the OpenSSL the program runs with (its keys, hashes and
+ * signatures; the openssl plugin's engine loads the same). */
+static void versions(char *buf, size_t len)
+{
+	snprintf(buf, len, "openssl %s\n", OpenSSL_version(OPENSSL_VERSION_STRING));
+}
 
 static const struct accel_cli cli = {
 	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
@@ -527,5 +535,6 @@ static int crypt_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("hwloc", versions);
 	accel_exit(crypt_main(argc, argv));
 }

@@ -342,5 +342,6 @@ static int detect(int argc, char **argv)
  * then ends the process without running the libraries' exit handlers. */
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("hwloc cjson @all", NULL);
 	accel_exit(detect(argc, argv));
 }

@@ -386,6 +386,7 @@ static int run(struct job *job, const char *path)
  * then ends the process without running exit handlers. */
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("@fft.c2c hwloc", NULL);
 	struct job job;
 	int rc = parse_args(argc, argv, &job);
 	if (rc)

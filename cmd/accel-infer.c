@@ -176,6 +176,8 @@ static const struct accel_option options[] = {
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1"),
 	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 0, "progress", NULL, "show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
+	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, why --batch runs items one by one, each input's engine statistics"),
 	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
@@ -738,7 +740,12 @@ static int infer(int argc, char **argv)
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &run, job_start, job_finish };
 	struct accel_stream_config cfg = stream_config(&job);
 	err[0] = 0;
+	/* Counted as the reader takes each input in (at most a few batches
+	 * ahead of the engine); on a terminal it would mix with stdout. */
+	if (job.common.progress > 0 || (job.common.progress < 0 && isatty(2) && !isatty(1) && !job.common.quiet))
+		rd.meter = accel_progress_new_unit(op.name, "inferences", 1, 0);
 	int rc = accel_stream_run_jobs(ctx, &cfg, &r, &op, &ops, &jobs, err, sizeof err);
+	accel_progress_end(rd.meter);
 	if (need_post) {
 		close(pfd[1]);
 		fifo_close(&fifo);
@@ -778,5 +785,6 @@ static int infer(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("@onnx.run hwloc cjson minizip", image_versions);
 	accel_exit(infer(argc, argv));
 }

@@ -340,6 +340,25 @@ static const int exit_statuses[] = {
 	ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1,
 };
 
+/* "NAME A.B.C" of an AV_VERSION_INT, appended at buf + *n. */
+static void av_line(char *buf, size_t len, size_t *n, const char *name, unsigned v)
+{
+	if (*n < len)
+		*n += (size_t)snprintf(buf + *n, len - *n, "%s %u.%u.%u\n", name, AV_VERSION_MAJOR(v),
+				       AV_VERSION_MINOR(v), AV_VERSION_MICRO(v));
+}
+
+/* --version: the FFmpeg the program links, as `ffmpeg -version` lists it. */
+static void versions(char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "ffmpeg %s\n", av_version_info());
+	av_line(buf, len, &n, "libavformat", avformat_version());
+	av_line(buf, len, &n, "libavfilter", avfilter_version());
+	av_line(buf, len, &n, "libavcodec", avcodec_version());
+	av_line(buf, len, &n, "libswscale", swscale_version());
+	av_line(buf, len, &n, "libavutil", avutil_version());
+}
+
 static const struct accel_cli cli = {
 	"accel-transcode", "[options] [FILE]",
 	"Transcode a video (FILE or stdin) to stdout, on hardware when there is some, else in software.",
@@ -444,5 +463,6 @@ static int transcode(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	accel_cli_libraries("hwloc cjson", versions);
 	accel_exit(transcode(argc, argv));
 }

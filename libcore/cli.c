@@ -294,7 +294,7 @@ static int common_option(struct accel_common *c, const struct accel_cli *cli, in
 	case ACCEL_OPT_OUTPUT: c->output = arg; break;
 	case ACCEL_OPT_FORCE: c->force = 1; break;
 	case ACCEL_OPT_HELP: accel_cli_help(cli, stdout); return flushed();
-	case ACCEL_OPT_VERSION: printf("%s %s\n", cli->prog, ACCEL_VERSION); return flushed();
+	case ACCEL_OPT_VERSION: accel_cli_versions(cli, stdout); return flushed();
 	case ACCEL_OPT_GEN_MAN: accel_cli_man(cli, stdout); return flushed();
 	case ACCEL_OPT_GEN_COMPLETION:
 		if (accel_cli_completion(cli, arg, stdout) < 0) {
@@ -449,6 +449,8 @@ int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, s
 	}
 	common->operands = p.operands;
 	common->noperands = p.noperands;
+	if (common->quiet)
+		common->progress = 0;   /* -q silences the meter, --progress or not */
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <accel/cli.h>
 #include "core.h"
 
@@ -17,6 +18,8 @@ struct accel_progress {
 	double total;        /* in units, <= 0 unknown */
 	double start, last;
 	double done;         /* in units */
+	double bytes;        /* < 0: not counted (accel_progress_bytes) */
+	int tty;             /* stderr is a terminal: redraw one line */
 };
 
 /* An amount in the meter's unit: bytes in B/KiB/MiB..., seconds of media
@@ -59,7 +62,9 @@ struct accel_progress *accel_progress_new_unit(const char *label, const char *un
 			core_strlcpy(p->unit, unit, sizeof p->unit);
 		p->scale = scale > 0 ? scale : 1;
 		p->total = total;
+		p->bytes = -1;
 		p->start = p->last = accel_now();
+		p->tty = isatty(2);
 	}
 	return p;
 }
@@ -69,8 +74,26 @@ struct accel_progress *accel_progress_new(const char *label, int64_t total)
 	return accel_progress_new_unit(label, NULL, 1, (double)total);
 }
 
+/* The line of a meter that counts bytes besides its unit. */
+static int format_bytes(const struct accel_progress *p, double elapsed, char *buf, size_t len)
+{
+	const struct accel_progress b = { .label = p->label, .unit = "" };
+	char bytes[32], rate[32];
+	amount(&b, bytes, sizeof bytes, p->bytes);
+	amount(&b, rate, sizeof rate, elapsed > 0 ? p->bytes / elapsed : 0);
+	if (p->total > 0) {
+		double frac = p->done / p->total;
+		double eta = frac > 0 && frac < 1 ? elapsed / frac - elapsed : 0;
+		return snprintf(buf, len, "%s: %.0f/%.0f %s (%3.0f%%) %s %s/s ETA %02d:%02d", p->label, p->done,
+				p->total, p->unit, frac * 100, bytes, rate, (int)eta / 60, (int)eta % 60);
+	}
+	return snprintf(buf, len, "%s: %.0f %s %s %s/s", p->label, p->done, p->unit, bytes, rate);
+}
+
 int accel_progress_format(const struct accel_progress *p, double elapsed, char *buf, size_t len)
 {
+	if (p->bytes >= 0 && p->unit[0])
+		return format_bytes(p, elapsed, buf, len);
 	char done[32], rate[32];
 	amount(p, done, sizeof done, p->done);
 	if (!strcmp(p->unit, "s"))  /* seconds of media per second: a speed */
@@ -92,7 +115,10 @@ static void draw(struct accel_progress *p, double now)
 {
 	char line[256];
 	accel_progress_format(p, now - p->start, line, sizeof line);
-	fprintf(stderr, "\r%s \033[K", line);
+	if (p->tty)
+		fprintf(stderr, "\r%s \033[K", line);
+	else
+		fprintf(stderr, "%s\n", line);
 }
 
 void accel_progress_set(struct accel_progress *p, double done)
@@ -101,10 +127,16 @@ void accel_progress_set(struct accel_progress *p, double done)
 		return;
 	p->done = done;
 	double now = accel_now();
-	if (now - p->last < 0.2)
+	if (now - p->last < (p->tty ? 0.2 : 1.0))
 		return;
 	p->last = now;
 	draw(p, now);
+}
+
+void accel_progress_bytes(struct accel_progress *p, uint64_t bytes)
+{
+	if (p)
+		p->bytes = (double)bytes;
 }
 
 void accel_progress_update(struct accel_progress *p, uint64_t done)
@@ -118,6 +150,7 @@ void accel_progress_end(struct accel_progress *p)
 	if (!p)
 		return;
 	draw(p, accel_now());
-	fputc('\n', stderr);
+	if (p->tty)
+		fputc('\n', stderr);
 	free(p);
 }

@@ -409,3 +409,15 @@ for p, s in zip(a[0::2], a[1::2]):
 print('ok')"
 	[ "$output" = ok ]
 }
+
+@test "--progress: the inputs run and inferences per second, lines of their own when stderr is no terminal; -q silences it" {
+	arrays in.npy '[np.ones((1, 4), "f4") for k in range(5)]'
+	run -0 --separate-stderr "$A" -m "$M/lin.onnx" --progress -o out.npz in.npy
+	[[ "$stderr" != *$'\e'* && "$stderr" != *$'\r'* ]]
+	[[ "${stderr_lines[-1]}" =~ ^onnx\.run:\ 5\ inferences\ [0-9.]+[kMG]?\ inferences/s$ ]]
+	run -0 --separate-stderr "$A" -m "$M/lin.onnx" -q --progress -o q.npz in.npy
+	[ -z "$stderr" ]
+	# not asked for, stderr no terminal: none
+	run -0 --separate-stderr "$A" -m "$M/lin.onnx" -o n.npz in.npy
+	[ -z "$stderr" ]
+}

@@ -213,15 +213,18 @@ keyframe_at() {
 	cmp ref.yuv out.yuv
 }
 
-@test "--progress (or a terminal): frames, fps, speed, bit rate, size and ETA on one line redrawn in place" {
+@test "--progress (or a terminal): frames, fps, speed, bit rate, size and ETA, redrawn in place only on a terminal" {
+	# stderr a file: lines of their own, no escape code, no carriage return
 	run -0 --separate-stderr "$T" --progress "$CLIPS/clip.ts" -o out.mkv
-	last=$(printf '%s' "$stderr" | tr '\r' '\n' | tail -n 1)
-	[[ "$last" =~ ^$'\e'\[Kframe\ 50\ \ [0-9.]+\ fps\ \ [0-9.]+x\ \ [0-9]+\ kbit/s\ \ [0-9.]+\ MiB\ ETA\ 00:00$ ]]
-	# on a terminal without --progress too (script gives it one)
+	[[ "$stderr" != *$'\e'* && "$stderr" != *$'\r'* ]]
+	[[ "${stderr_lines[-1]}" =~ ^frame\ 50\ \ [0-9.]+\ fps\ \ [0-9.]+x\ \ [0-9]+\ kbit/s\ \ [0-9.]+\ MiB\ ETA\ 00:00$ ]]
+	# on a terminal without --progress too (script gives it one), redrawn
 	command -v script > /dev/null || skip "no script(1)"
 	script -qec "'$T' '$CLIPS/clip.ts' -o tty.mkv" /dev/null > tty.log
-	grep -q 'frame 50 ' tty.log
+	grep -q $'\r\e\\[Kframe 50 ' tty.log
 	# --no-progress and -q silence it
 	run -0 --separate-stderr "$T" --progress --no-progress "$CLIPS/clip.ts" -o q.mkv
+	[ -z "$stderr" ]
+	run -0 --separate-stderr "$T" -q --progress "$CLIPS/clip.ts" -o q2.mkv
 	[ -z "$stderr" ]
 }

@@ -599,6 +599,38 @@ static const struct accel_api_note ffmpeg_api_notes[] = {
 	{ NULL, NULL },
 };
 
+/* Append "NAME A.B.C" for the AV_VERSION_INT given by the function
+ * `sym` of library h ("libavutil" and "avutil_version"). */
+static size_t lib_line(void *h, const char *name, const char *sym, char *buf, size_t len)
+{
+	unsigned (*fn)(void) = (unsigned (*)(void))dlsym(h, sym);
+	if (!fn)
+		return (size_t)snprintf(buf, len, "%s (no %s)\n", name, sym);
+	unsigned v = fn();
+	return (size_t)snprintf(buf, len, "%s %u.%u.%u\n", name, AV_VERSION_MAJOR(v), AV_VERSION_MINOR(v),
+				AV_VERSION_MICRO(v));
+}
+
+/* --version: FFmpeg's release and the two libraries the probe loads, as
+ * `ffmpeg -version` names them. */
+static void ffmpeg_versions(char *buf, size_t len)
+{
+	char err[240];
+	void *u = accel_dlopen(AVUTIL_SONAME, err, sizeof err);
+	if (!u) {
+		snprintf(buf, len, "ffmpeg (%s)\n", err);
+		return;
+	}
+	const char *(*info)(void) = (const char *(*)(void))dlsym(u, "av_version_info");
+	size_t n = (size_t)snprintf(buf, len, "ffmpeg %s\n", info ? info() : "(no av_version_info)");
+	if (n < len)
+		n += lib_line(u, "libavutil", "avutil_version", buf + n, len - n);
+	void *c = accel_dlopen(AVCODEC_SONAME, err, sizeof err);
+	if (n < len)
+		n += c ? lib_line(c, "libavcodec", "avcodec_version", buf + n, len - n)
+		       : (size_t)snprintf(buf + n, len - n, "libavcodec (%s)\n", err);
+}
+
 ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_ffmpeg = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "ffmpeg",
@@ -609,4 +641,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_ffmpeg = {
 	.priority = 80,
 	.apis = ffmpeg_apis,
 	.api_notes = ffmpeg_api_notes,
+	.versions = ffmpeg_versions,
 };

@@ -330,6 +330,15 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return 0;
 }
 
+/* --version: FFTW's own string without its "fftw-" ("3.3.10-sse2-avx"). */
+static void fftw_versions(char *buf, size_t len)
+{
+	if (load_fftw() < 0)
+		snprintf(buf, len, "fftw (%s)\n", load_why);
+	else
+		snprintf(buf, len, "fftw %s\n", strncmp(fw.version, "fftw-", 5) ? fw.version : fw.version + 5);
+}
+
 ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_fftw = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "fftw",
@@ -341,4 +350,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_fftw = {
 	.run = fftw_run,
 	.close = fftw_close,
 	.priority = 50,
+	.versions = fftw_versions,
 };

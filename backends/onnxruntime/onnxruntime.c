@@ -697,6 +697,17 @@ static int ort_run(void *vctx, struct accel_unit *u, char *err, size_t len)
 	return rc;
 }
 
+/* --version: the library's GetVersionString, asked without an
+ * environment. */
+static void ort_versions(char *buf, size_t len)
+{
+	pthread_once(&lib.once, load_lib);
+	if (lib.version[0])
+		snprintf(buf, len, "onnxruntime %s\n", lib.version);
+	else
+		snprintf(buf, len, "onnxruntime (%s)\n", lib.reason);
+}
+
 ACCEL_PLUGIN_EXPORT const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKEND) = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = ORT_STR(ORT_BACKEND),
@@ -713,4 +724,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend ORT_CAT(accel_backend_, ORT_BACKE
 	.classes = 0,
 	.priority = 60,
 	.release = ort_release,
+	.versions = ort_versions,
 };

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <openssl/crypto.h>
 #include "engine.h"
 
 static const char *const openssl_ops[] = {
@@ -65,6 +66,19 @@ static const struct accel_api_info openssl_apis[] = {
 	{ NULL, 0 },
 };
 
+/* --version: libcrypto's OpenSSL_version, asked of the library the
+ * companion links, without loading the companion. */
+static void openssl_versions(char *buf, size_t len)
+{
+	char why[200];
+	void *h = accel_dlopen("libcrypto.so.3", why, sizeof why);
+	const char *(*v)(int) = h ? (const char *(*)(int))dlsym(h, "OpenSSL_version") : NULL;
+	if (v)
+		snprintf(buf, len, "openssl %s\n", v(OPENSSL_VERSION_STRING));
+	else
+		snprintf(buf, len, "openssl (%s)\n", h ? "libcrypto.so.3 has no OpenSSL_version" : why);
+}
+
 ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_openssl = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "openssl",
@@ -78,4 +92,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_openssl = {
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO),
 	.priority = 60,
 	.apis = openssl_apis,
+	.versions = openssl_versions,
 };

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <openssl/crypto.h>
 #include "crypt.h"
 
@@ -51,6 +52,10 @@ struct hash_run {
 	unsigned long matched, mismatched, unreadable;
 	int failed;      /* without -c: a file could not be read */
 	int strict;
+	/* --progress: files done of r->n and their bytes (under lock) */
+	struct accel_progress *meter;
+	size_t files_done;
+	uint64_t bytes_done;
 	struct accel_common common;   /* -b, -T, -v ... */
 };
 #define HASH(field) ACCEL_AT(struct hash_run, field)
@@ -105,7 +110,9 @@ static const struct accel_option hash_options[] = {
 	{ 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 'v', "verbose", NULL, "the route and per-engine statistics on stderr", ACCEL_COMMON(ACCEL_OPT_VERBOSE) },
-	{ 'q', "quiet", NULL, "with -c: do not print OK for each file that matches", ACCEL_CALL(quiet_option) },
+	{ 'q', "quiet", NULL, "with -c: do not print OK for each file that matches (and no progress meter)", ACCEL_CALL(quiet_option) },
+	{ 0, "progress", NULL, "show files done of all, bytes and rate on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
+	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_HELP_OPTIONS,
 	{ 0 },
 };
@@ -227,8 +234,8 @@ static void quote(const char *name, char *buf, size_t len)
 }
 
 /* The engine hashed (or failed to read) one file. */
-static int file_done(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
-		     struct accel_buf *out)
+static int file_result(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
+		       struct accel_buf *out)
 {
 	struct hash_run *r = arg;
 	size_t k;
@@ -283,6 +290,26 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 		rc = emit(out, 'o', "%s%s: %s\n", escaped ? "\\" : "", shown, ok ? "OK" : "FAILED");
 	free(shown);
 	return rc;
+}
+
+/* A file hashed (or not): its result, and the meter counts it with its
+ * size (a regular file's; 0 for standard input and pipes). */
+static int file_done(void *arg, const struct accel_unit *u, const uint8_t *digest, size_t dlen, int errnum,
+		     struct accel_buf *out)
+{
+	struct hash_run *r = arg;
+	if (r->meter) {
+		const char *name = (const char *)u->in.data;
+		struct stat st;
+		int sized = digest && strcmp(name, "-") && !stat(name, &st) && S_ISREG(st.st_mode);
+		pthread_mutex_lock(&r->lock);
+		r->files_done++;
+		r->bytes_done += sized ? (uint64_t)st.st_size : 0;
+		accel_progress_bytes(r->meter, r->bytes_done);
+		accel_progress_set(r->meter, (double)r->files_done);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return file_result(arg, u, digest, dlen, errnum, out);
 }
 
 /* One file per unit: its name, NUL, its index. */
@@ -468,10 +495,19 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 	struct accel_stream_ops ops = { next_file, NULL, NULL };
 	struct accel_stream_stats stats;
 	char err[512] = "";
+	/* On a terminal the meter would mix with the lines on stdout. */
+	if (common->progress > 0 || (common->progress < 0 && isatty(2) && !isatty(1) && !common->quiet)) {
+		r->files_done = 0;
+		r->bytes_done = 0;
+		r->meter = accel_progress_new_unit(op.name, "files", 1, (double)r->n);
+		accel_progress_bytes(r->meter, 0);
+	}
 	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, r, &none, &pipe_out, &stats, err, sizeof err);
 	close(fds[1]);
 	pthread_join(rl.thread, NULL);
 	close(fds[0]);
+	accel_progress_end(r->meter);
+	r->meter = NULL;
 	accel_input_close(&none);
 	if (rc == 0 && common->verbose) {
 		fprintf(stderr, "%s: ", PROG);

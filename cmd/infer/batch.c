@@ -245,6 +245,7 @@ static int read_item(struct reader *r, struct accel_input *main_in, char *err, s
 		}
 	}
 	r->items++;
+	accel_progress_set(r->meter, (double)r->items);
 	return 1;
 }
 

@@ -157,7 +157,30 @@ int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, s
 	t->dims[3] = o->nhwc ? 3 : w;
 	return 0;
 }
+
+/* "NAME A.B.C" of an AV_VERSION_INT, appended at buf + *n. */
+static void av_line(char *buf, size_t len, size_t *n, const char *name, unsigned v)
+{
+	if (*n < len)
+		*n += (size_t)snprintf(buf + *n, len - *n, "%s %u.%u.%u\n", name, AV_VERSION_MAJOR(v),
+				       AV_VERSION_MINOR(v), AV_VERSION_MICRO(v));
+}
+
+void image_versions(char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "ffmpeg %s\n", av_version_info());
+	av_line(buf, len, &n, "libavformat", avformat_version());
+	av_line(buf, len, &n, "libavcodec", avcodec_version());
+	av_line(buf, len, &n, "libswscale", swscale_version());
+	av_line(buf, len, &n, "libavutil", avutil_version());
+}
 #else
+void image_versions(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+}
+
 int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, struct accel_tensor *t,
 		    struct accel_buf *out, char *err, size_t len)
 {

@@ -51,6 +51,10 @@ struct image_opts {
 int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, struct accel_tensor *t,
 		    struct accel_buf *out, char *err, size_t len);
 
+/* --version: the FFmpeg libraries images are read with (none when built
+ * without them). */
+void image_versions(char *buf, size_t len);
+
 /* Where one model input comes from. */
 struct source {
 	struct accel_input *in;   /* the stream's input, or an --input file */
@@ -90,6 +94,7 @@ struct reader {
 	int ndims;
 	struct batch_fifo *fifo;             /* NULL: no post-processing */
 	uint64_t items;                      /* items read so far */
+	struct accel_progress *meter;        /* --progress: items read, NULL: none */
 	/* An item read but not yet batched (shape differs from the batch's). */
 	int pending;
 	struct accel_tensor pend_t[INFER_MAX_IO];

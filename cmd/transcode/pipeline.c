@@ -191,7 +191,7 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 	if (!t.out.raw && (tc_output_muxer(&t) < 0 || tc_audio_open(&t) < 0))
 		goto done;
 	if (job->common.progress > 0 || (job->common.progress < 0 && isatty(2) && !job->common.quiet))
-		t.rep.meter = 1;
+		t.rep.meter = isatty(2) ? 1 : 2;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	int catch = !job->output;
 	if (catch) {

@@ -14,7 +14,7 @@ void tc_report_progress(struct tc *t, int last)
 {
 	const struct tc_job *job = t->job;
 	double now = accel_now(), dt = now - t->rep.t0;
-	if (!last && now - t->rep.last < (job->progress_json ? 1.0 : 0.2))
+	if (!last && now - t->rep.last < (job->progress_json || t->rep.meter == 2 ? 1.0 : 0.2))
 		return;
 	t->rep.last = now;
 	uint64_t frames = t->st[TC_ENCODE].frames;
@@ -38,8 +38,9 @@ void tc_report_progress(struct tc *t, int last)
 		char etas[32] = "";
 		if (eta >= 0)
 			snprintf(etas, sizeof etas, " ETA %02d:%02d", (int)eta / 60, (int)eta % 60);
-		fprintf(stderr, "\r\033[Kframe %llu  %.1f fps  %.2fx  %.0f kbit/s  %.1f MiB%s%s",
-			(unsigned long long)frames, fps, speed, kbps, size / 1048576.0, etas, last ? "\n" : "");
+		fprintf(stderr, "%sframe %llu  %.1f fps  %.2fx  %.0f kbit/s  %.1f MiB%s%s", t->rep.meter == 1 ? "\r\033[K" : "",
+			(unsigned long long)frames, fps, speed, kbps, size / 1048576.0, etas,
+			last || t->rep.meter == 2 ? "\n" : "");
 	}
 }
 

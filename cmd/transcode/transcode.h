@@ -194,7 +194,8 @@ struct tc_report {
 	double t0;                /* accel_now() at the start */
 	double last;              /* of the last progress line */
 	double media_pos;         /* seconds reached at the encoder */
-	int meter;                /* 1: draw the progress line on stderr */
+	int meter;                /* 1: draw the progress line on stderr; 2: a
+	                           * line of its own each second (not a terminal) */
 	uint64_t packets, bad_packets, written_frames;
 };
 

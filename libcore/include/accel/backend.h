@@ -175,6 +175,16 @@ struct accel_backend {
 	 * is not NULL, after every context from open() is closed; the engine
 	 * is not used again. Required of a backend whose engines hold data. */
 	void (*release)(const struct accel_engine *e);
+
+	/* ---- Versions (ABI 5) ----
+	 * Optional: the libraries the backend loads, for the programs'
+	 * --version: lines "NAME VERSION" (or "NAME VERSION (NOTE)", "NAME
+	 * (WHY NOT)" when the library cannot be loaded), each ended by '\n',
+	 * into buf[len], cut at len. The version the library reports at run
+	 * time, asked without starting it (no device context, no
+	 * environment); a library too heavy to load for that is left out.
+	 * Called before any probe, on the main thread. */
+	void (*versions)(char *buf, size_t len);
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 

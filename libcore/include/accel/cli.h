@@ -38,6 +38,7 @@
  *
  *	int main(int argc, char **argv)
  *	{
+ *		accel_cli_libraries("zstd hwloc", NULL);     what --version lists
  *		accel_exit(run(argc, argv));
  *	}
  *
@@ -160,14 +161,14 @@ enum accel_common_opt {
 	ACCEL_QUIET_HELP_OPTIONS
 /* -q, --help, --version and the hidden generators: after a program's own -v. */
 #define ACCEL_QUIET_HELP_OPTIONS \
-	{ 'q', "quiet", NULL, "print nothing but errors", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
+	{ 'q', "quiet", NULL, "print nothing but errors (no progress meter, even with --progress)", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
 	ACCEL_HELP_OPTIONS, \
 	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
 	{ 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_COMPLETION) }
 /* --help and --version: a subcommand's own. */
 #define ACCEL_HELP_OPTIONS \
 	{ 'h', "help", NULL, "show this help and exit", ACCEL_COMMON(ACCEL_OPT_HELP) }, \
-	{ 'V', "version", NULL, "show the version and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
+	{ 'V', "version", NULL, "show the version, then the libraries in use with theirs (one line each), and exit", ACCEL_COMMON(ACCEL_OPT_VERSION) }
 #define ACCEL_COMMON_OPTIONS ACCEL_BACKEND_OPTION, ACCEL_RUN_OPTIONS, ACCEL_BASIC_OPTIONS
 /* -o FILE and -f, as most programs say them. */
 #define ACCEL_OUTPUT_OPTION \
@@ -207,7 +208,7 @@ struct accel_common {
 	enum accel_fallback fallback;
 	int threads;
 	int verbose, quiet, json;
-	int progress;            /* -1: auto (stderr is a terminal) */
+	int progress;            /* -1: auto (stderr is a terminal); 0 with -q */
 	const char *output;      /* -o FILE; NULL: stdout */
 	int force;               /* -f */
 	uint64_t memory;         /* --memory or $ACCEL_MEMORY: bytes, 1 MiB or
@@ -243,6 +244,19 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
+/* The libraries --version lists after its line "PROG VERSION", one line
+ * "NAME VERSION" each, for the program and its subcommands; call it first
+ * in main(). `libraries`: libaccel's, by these names, in order: "zstd",
+ * "lz4", "isa-l", "hwloc", "cjson", "minizip"; "@OP" for those the plugins
+ * that offer operation OP load ("@all": every plugin's); NULL: none.
+ * `versions` (NULL: none): the lines of the libraries the program links
+ * itself (OpenSSL, FFmpeg), listed first, as struct accel_backend.versions
+ * writes them. Both pointers are kept. */
+void accel_cli_libraries(const char *libraries, void (*versions)(char *buf, size_t len));
+/* --version's text to f: "PROG VERSION", then the lines of the libraries
+ * accel_cli_libraries named, a line said twice printed once. "@OP" loads
+ * the plugins (a context made and freed here), not the devices. */
+void accel_cli_versions(const struct accel_cli *cli, FILE *f);
 /* The man page's OPTIONS entries (roff .TP items) to f, then each
  * subcommand's under a .SS heading naming it. */
 void accel_cli_man(const struct accel_cli *cli, FILE *f);
@@ -276,7 +290,9 @@ void accel_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Progress meter on stderr, one line redrawn at most five times a second:
- * the amount done, the rate, and the ETA when the total is known. Not
+ * the amount done, the rate, and the ETA when the total is known. When
+ * stderr is not a terminal, no escape code or carriage return: a line of
+ * its own at most once a second (a log). Not
  * thread-safe: one thread at a time updates a meter (in the stream engine
  * the writer, or the reader during a sequential region, under the run's
  * lock). The meter keeps the label pointer: it must outlive the meter. */
@@ -296,6 +312,11 @@ struct accel_progress *accel_progress_new_unit(const char *label, const char *un
 void accel_progress_update(struct accel_progress *p, uint64_t done);
 /* Amount done so far in the meter's unit; p may be NULL. */
 void accel_progress_set(struct accel_progress *p, double done);
+/* For a meter counting in another unit than bytes ("files"): the bytes
+ * done as well. The line then shows the count of the total, the bytes and
+ * their rate: "sha256: 3/10 files (30%) 12.0 MiB 40.0 MiB/s ETA 00:02".
+ * Set it before accel_progress_set; p may be NULL. */
+void accel_progress_bytes(struct accel_progress *p, uint64_t bytes);
 /* The meter's line as it would be drawn `elapsed` seconds after it was
  * made, without the carriage return and line erase: "zstd.compress: 1.0
  * MiB (50%) 512.0 KiB/s ETA 00:02". Returns snprintf's count. */
