@@ -44,7 +44,7 @@ complete -c accel-crypt -n '__accel_crypt_command keygen' -s h -l help -d 'show 
 complete -c accel-crypt -n '__accel_crypt_command keygen' -s V -l version -d 'show the version and exit'
 complete -c accel-crypt -n '__accel_crypt_command hash' -s a -l algorithm -x -a 'sha256 sha512 sha3-256 blake2b512 sha1 md5' -d 'sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5'
 complete -c accel-crypt -n '__accel_crypt_command hash' -l tag -d 'print BSD-style lines: SHA256 (FILE) = DIGEST'
-complete -c accel-crypt -n '__accel_crypt_command hash' -s c -l check -d 'read digests from the FILEs and check them, as sha256sum -c'
+complete -c accel-crypt -n '__accel_crypt_command hash' -s c -l check -d 'read digests from the FILEs and check them, as sha256sum -c; tagged lines (sha256sum --tag, b2sum --tag, openssl dgst) of any algorithm unless -a is given'
 complete -c accel-crypt -n '__accel_crypt_command hash' -l status -d 'with -c: print nothing; the exit status tells'
 complete -c accel-crypt -n '__accel_crypt_command hash' -l strict -d 'with -c: exit 1 for improperly formatted lines'
 complete -c accel-crypt -n '__accel_crypt_command hash' -s w -l warn -d 'with -c: warn about improperly formatted lines'

@@ -291,18 +291,30 @@ int minisign_sec_format(const struct minisign_key *k, char *buf, size_t len);
 void minisign_keyid_hex(const uint8_t id[MINISIGN_KEYID_LEN], char out[17]);
 
 /* ---- checksum lists (sums.c): the lines sha256sum writes and -c reads */
+/* An algorithm of `accel-crypt hash`: its operation name, the tags a
+ * tagged line names it by (tags[0] as sha256sum --tag writes it, then
+ * openssl dgst's names, OpenSSL 3's and 1.1's), its digest bytes. */
+struct sum_algo {
+	const char *name;
+	const char *tags[4];
+	size_t dlen;
+};
+#define SUM_NALGOS 6
+extern const struct sum_algo sum_algos[SUM_NALGOS];
 struct sum_reader {
-	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
-	size_t dlen;           /* digest bytes */
+	int plain;             /* the algorithm (index) of untagged lines */
+	int only;              /* -1: tagged lines may name any algorithm;
+				  else the only one they may name */
 	int from_stdin;        /* the list is stdin: a "-" NAME is improper */
 	int reversed;          /* -1 at first; then 0 after a "DIGEST  NAME" line,
 				  1 after a "DIGEST NAME" one (for the whole run) */
 };
 /* Parse one line of a list, s[0..n) as read (its LF included), s[n]
- * writable. Returns 1 with the digest in digest[dlen] and *name pointing
- * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
- * skip ('#' comment, empty), or -1 for an improperly formatted line. */
-int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
+ * writable. Returns 1 with the line's algorithm in *algo, its digest in
+ * digest[sum_algos[*algo].dlen] and *name pointing into s (cut and
+ * unescaped in place, NUL-terminated), 0 for a line to skip ('#'
+ * comment, empty), or -1 for an improperly formatted line. */
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, int *algo, uint8_t *digest, char **name);
 /* A name as sha256sum writes it: in a list line (check 0) '\' as "\\",
  * LF as "\n", CR as "\r"; in -c's report (check 1) only when it holds a
  * LF, and then '\' and LF only. *escaped set when any byte was (the line
