@@ -46,6 +46,24 @@ setup() {
 	[ "$output" = "$(printf 'Signature and comment signature verified\nTrusted comment: by minisign')" ]
 }
 
+@test "-m FILE as minisign takes it: sign -m A B signs both, verify -m FILE; one FILE to verify" {
+	"$C" keygen --sign -q -o s.key -p s.pub
+	cp data other
+	"$C" sign -s s.key -m data other
+	minisign -Vm data -p s.pub -q
+	minisign -Vm other -p s.pub -q
+	"$C" sign -s s.key -m data -m other -t "two -m"
+	run -0 "$C" verify -p s.pub -m other
+	[ "$output" = "$(printf 'Signature and comment signature verified\nTrusted comment: two -m')" ]
+	minisign -S -s s.key -m data -x m.sig -t "by minisign"
+	run -0 "$C" verify -x m.sig -p s.pub -q -m data
+	[ -z "$output" ]
+	run -2 "$C" verify -p s.pub -m data other
+	[ "${lines[0]}" = "accel-crypt: verify takes one FILE (the operand or -m FILE)" ]
+	run -2 "$C" sign -s s.key -x one.sig -m data -m other
+	[ "${lines[0]}" = "accel-crypt: -x names the signature of one FILE only" ]
+}
+
 @test "verify: minisign's signatures (prehashed and legacy), -P, -q" {
 	minisign -G -W -p m.pub -s m.key > /dev/null
 	minisign -S -s m.key -m data -t "theirs"
