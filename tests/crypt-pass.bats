@@ -6,6 +6,7 @@
 bats_require_minimum_version 1.5.0
 
 load lib/common
+load lib/tty
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -16,17 +17,6 @@ setup() {
 	REC=$(age-keygen -y key.txt)
 	echo "correct horse battery" > pw
 	head -c 150000 /dev/urandom > p
-}
-
-# on_tty "INPUT LINES" COMMAND...: run COMMAND on a pseudo-terminal, typing
-# each line of INPUT LINES after a pause.
-on_tty() {
-	local lines=$1
-	shift
-	{
-		sleep 1
-		printf '%s\n' "$lines" | while IFS= read -r l; do printf '%s\n' "$l"; sleep 0.5; done
-	} | script -qec "$*" /dev/null > /dev/null
 }
 
 @test "scrypt: the stanza age writes (work factor 18), one line, round trip with --passphrase-file and --passphrase-fd" {

@@ -65,19 +65,40 @@ static int read_public(const char *path, const char *b64, struct minisign_key *k
 	return rc;
 }
 
-/* The unencrypted secret key in path. 0, or -1 after a message. */
-static int read_secret(const char *path, struct minisign_key *k)
+/* The secret key in path, decrypted with the passphrase from passfile,
+ * fd passfd or the terminal when it is encrypted. 0, or the exit status
+ * after a message (3: a wrong passphrase). */
+static int read_secret(const char *path, const char *passfile, int passfd, struct minisign_key *k)
 {
 	char *buf, err[200];
 	size_t len;
 	if (read_file(path, &buf, &len) < 0)
-		return -1;
-	int rc = minisign_sec_file_parse(buf, len, k, err, sizeof err);
+		return ACCEL_EXIT_FAILURE;
+	struct minisign_sealed s;
+	int rc = minisign_sec_file_parse(buf, len, &s, err, sizeof err);
 	wipe(buf, MINISIGN_FILE_MAX);
 	free(buf);
-	if (rc < 0)
+	if (rc < 0) {
 		accel_msg_error("%s: %s", path, err);
-	return rc;
+		return ACCEL_EXIT_FAILURE;
+	}
+	size_t plen = 0;
+	char *pass = s.encrypted ? passphrase_get(passfile, passfd, 0, &plen) : NULL;
+	if (s.encrypted && !pass) {
+		wipe(&s, sizeof s);
+		return ACCEL_EXIT_FAILURE;
+	}
+	rc = minisign_sec_open(&s, pass, plen, k, err, sizeof err);
+	wipe(&s, sizeof s);
+	if (pass) {
+		wipe(pass, plen);
+		free(pass);
+	}
+	if (rc == 1)
+		accel_msg_error("%s: wrong passphrase for this key (its checksum does not match)", path);
+	else if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
+	return rc == 1 ? ACCEL_EXIT_DATA : rc < 0 ? ACCEL_EXIT_FAILURE : 0;
 }
 
 /* BLAKE2b-512 of a file, or (legacy) the file itself in *whole. */
@@ -190,6 +211,7 @@ int minisign_keygen(const char *secpath, const char *pubpath, int quiet)
 /* The options of sign and verify. */
 struct sign_opts {
 	const char *seckey, *pubkey, *pubkey_b64, *sigfile, *trusted, *untrusted, *passfile;
+	int passfd;
 	char **files;    /* -m's FILEs, then the operands */
 	int nfiles;
 	struct accel_common common;   /* -q */
@@ -230,7 +252,9 @@ static int sign_parse(const struct accel_cli *cli, int argc, char **argv, struct
 
 static const struct accel_option sign_options[] = {
 	{ 'm', "message", "FILE", "a file to sign, as minisign -S -m names it (repeatable; FILE operands too)", "file", ACCEL_CALL(message_option) },
-	{ 's', "secret-key", "FILE", "the minisign secret key (default minisign.key)", "file", ACCEL_STRING(SIGN(seckey)) },
+	{ 's', "secret-key", "FILE", "the minisign secret key (default minisign.key), unencrypted or encrypted as minisign -G writes it", "file", ACCEL_STRING(SIGN(seckey)) },
+	{ 0, "passphrase-file", "FILE", "an encrypted key's passphrase: the first line of FILE (default: asked at the terminal)", "file", ACCEL_STRING(SIGN(passfile)) },
+	{ 0, "passphrase-fd", "N", "an encrypted key's passphrase: the first line of file descriptor N", ACCEL_INT(SIGN(passfd), 0, 1 << 20, "a file descriptor") },
 	{ 'x', "signature", "FILE", "where the signature goes (default FILE.minisig; one FILE only)", "file", ACCEL_STRING(SIGN(sigfile)) },
 	{ 't', "trusted-comment", "TEXT", "the trusted (signed) comment (default timestamp:T<TAB>file:NAME<TAB>hashed)", ACCEL_STRING(SIGN(trusted)) },
 	{ 'c', "comment", "TEXT", "the untrusted comment", ACCEL_STRING(SIGN(untrusted)) },
@@ -283,10 +307,14 @@ static int sign_files(struct sign_opts *o)
 	}
 	if (one_line("-t", o->trusted) < 0 || one_line("-c", o->untrusted) < 0)
 		return ACCEL_EXIT_USAGE;
+	if (o->passfile && o->passfd >= 0) {
+		accel_msg_usage("--passphrase-file and --passphrase-fd exclude each other");
+		return ACCEL_EXIT_USAGE;
+	}
 	struct minisign_key k;
-	if (read_secret(o->seckey ? o->seckey : "minisign.key", &k) < 0)
-		return ACCEL_EXIT_FAILURE;
-	int status = 0;
+	int status = read_secret(o->seckey ? o->seckey : "minisign.key", o->passfile, o->passfd, &k);
+	if (status)
+		return status;
 	for (int i = 0; i < o->nfiles && !status; i++) {
 		const char *file = o->files[i];
 		uint8_t md[64];
@@ -331,7 +359,7 @@ static int sign_files(struct sign_opts *o)
 
 int cmd_sign(int argc, char **argv)
 {
-	struct sign_opts o = { 0 };
+	struct sign_opts o = { .passfd = -1 };
 	int st = sign_parse(&sign_cli, argc, argv, &o);
 	if (!st)
 		st = sign_files(&o);
