@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
@@ -17,8 +18,11 @@
 struct job {
 	int decrypt, passphrase, armor, passfd;
 	const char *passfile, *input;
+	const char *sealed;  /* decrypting this identity file (age -p of identities) */
 	struct recipient *rs;
 	int nrs;
+	const char **idfiles;   /* -i FILEs, read after the options */
+	int nidfiles;
 	struct identity *ids;
 	int nids;
 	struct accel_common common;   /* -o, -f, -v ... */
@@ -28,6 +32,7 @@ struct job {
 static void job_free(struct job *job)
 {
 	keys_free(job->rs, job->nrs, job->ids, job->nids);
+	free(job->idfiles);
 }
 
 static int recipient_option(void *v, const char *arg)
@@ -57,7 +62,14 @@ static int recipients_file_option(void *v, const char *arg)
 static int identity_option(void *v, const char *arg)
 {
 	struct job *job = v;
-	return identities_read(arg, &job->ids, &job->nids) < 0 ? ACCEL_EIO : 0;
+	const char **nf = realloc(job->idfiles, (size_t)(job->nidfiles + 1) * sizeof *nf);
+	if (!nf) {
+		accel_msg_error("out of memory");
+		return ACCEL_ENOMEM;
+	}
+	job->idfiles = nf;
+	job->idfiles[job->nidfiles++] = arg;
+	return 0;
 }
 
 static const struct accel_option options[] = {
@@ -65,9 +77,9 @@ static const struct accel_option options[] = {
 	{ 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", ACCEL_SET(JOB(decrypt), 1) },
 	{ 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", ACCEL_CALL(recipient_option) },
 	{ 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", ACCEL_CALL(recipients_file_option) },
-	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines or an OpenSSH private key (repeatable)", "file", ACCEL_CALL(identity_option) },
+	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH private key (repeatable)", "file", ACCEL_CALL(identity_option) },
 	{ 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", ACCEL_SET(JOB(passphrase), 1) },
-	{ 0, "passphrase-file", "FILE", "read the passphrase from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
+	{ 0, "passphrase-file", "FILE", "read the passphrase (of the file, or of an encrypted identity file) from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
 	{ 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", ACCEL_INT(JOB(passfd), 0, 1 << 20, "a file descriptor") },
 	{ 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", ACCEL_SET(JOB(armor), 1) },
 	ACCEL_OUTPUT_OPTION,
@@ -132,13 +144,9 @@ static int parse_args(int argc, char **argv, struct job *job)
 			accel_msg_usage("-r, -R, -p and -a are for encryption (-d reads armor by itself)");
 			return ACCEL_EXIT_USAGE;
 		}
-		if (job->nids && (job->passfile || job->passfd >= 0)) {
-			accel_msg_usage("-i and a passphrase exclude each other");
-			return ACCEL_EXIT_USAGE;
-		}
 		return 0;
 	}
-	if (job->nids) {
+	if (job->nidfiles) {
 		accel_msg_usage("-i is for decryption (-d)");
 		return ACCEL_EXIT_USAGE;
 	}
@@ -393,6 +401,11 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 		accel_msg_error("%s: cannot decrypt: %s", name, rc < 0 ? err : "wrong passphrase");
 		return ACCEL_EXIT_DATA;
 	}
+	if (job->sealed) {
+		accel_msg_error("%s: cannot decrypt: an encrypted identity file must be encrypted with a passphrase (age -p)",
+				name);
+		return ACCEL_EXIT_DATA;
+	}
 	if (!job->nids) {
 		accel_msg_error("%s: cannot decrypt: no identity given (-i FILE)", name);
 		return ACCEL_EXIT_USAGE;
@@ -414,20 +427,18 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 	return ACCEL_EXIT_DATA;
 }
 
-static int decrypt(struct accel_ctx *ctx, struct job *job)
+/* Decrypt file (open; closed here) to `to` (NULL: job's output, opened
+ * and committed here). 0, or the exit status after a message. */
+static int decrypt(struct accel_ctx *ctx, struct job *job, struct accel_input *file, struct accel_output *to)
 {
-	struct accel_input file, bin, *in = &file;
+	struct accel_input bin, *in = file;
 	struct armor_reader *ar = NULL;
-	if (accel_input_open(&file, job->input) < 0) {
-		accel_msg_error("cannot read %s: %s", job->input, strerror(errno));
-		return ACCEL_EXIT_FAILURE;
-	}
 	const uint8_t *p;
-	ssize_t n = accel_input_peek(&file, 64, &p);
+	ssize_t n = accel_input_peek(file, 64, &p);
 	if (n > 0 && armor_detect(p, (size_t)n)) {
-		if (armor_in_start(&file, &ar, &bin) < 0) {
+		if (armor_in_start(file, &ar, &bin) < 0) {
 			accel_msg_error("cannot start the armor reader: %s", strerror(errno));
-			accel_input_close(&file);
+			accel_input_close(file);
 			return ACCEL_EXIT_FAILURE;
 		}
 		in = &bin;
@@ -435,7 +446,7 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 	struct header h = { 0 };
 	uint8_t fk[FILE_KEY_LEN], key[ACCEL_AGE_KEY_LEN], nonce[NONCE_LEN];
 	char err[512] = "";
-	struct accel_output out;
+	struct accel_output own, *o = to ? to : &own;
 	char hmsg[400] = "";
 	int status = read_header(in, &h, hmsg, sizeof hmsg), opened = 0, rc = 0;
 	if (status && !ar)
@@ -457,18 +468,18 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 		accel_msg_error("cannot derive the payload key");
 		status = ACCEL_EXIT_FAILURE;
 	}
-	if (!status && !(status = open_output(job, &out, 0)))
+	if (!status && (to || !(status = open_output(job, &own, 0))))
 		opened = 1;
 	if (!status) {
 		struct accel_age_cfg cfg = {
 			.backend = job->common.backend,
-			.stream = stream_config(job, file.size),
+			.stream = stream_config(job, file->size),
 			.verbose = job->common.verbose,
 			.key = key,
 		};
 		struct accel_stream_stats stats;
 		double t0 = accel_now();
-		rc = accel_age_decrypt(ctx, &cfg, in, &out, &stats, err, sizeof err);
+		rc = accel_age_decrypt(ctx, &cfg, in, o, &stats, err, sizeof err);
 		if (rc == 0)
 			print_stats(job, &stats, t0);
 	}
@@ -481,27 +492,114 @@ static int decrypt(struct accel_ctx *ctx, struct job *job)
 				rc = ACCEL_EDATA;
 			snprintf(err, sizeof err, "%s", aerr);
 			if (status)
-				accel_msg_error("%s: cannot decrypt: %s", file.name, aerr);
+				accel_msg_error("%s: cannot decrypt: %s", file->name, aerr);
 		} else if (hmsg[0]) {
 			accel_msg_error("%s", hmsg);
 		}
 	}
 	if (!status && rc < 0)
 		status = run_failed(job, "decrypt", rc, err);
-	if (opened) {
-		if (status || out.broken) {
-			accel_output_abort(&out);
-		} else if (accel_output_commit(&out) < 0) {
+	if (opened && !to) {
+		if (status || own.broken) {
+			accel_output_abort(&own);
+		} else if (accel_output_commit(&own) < 0) {
 			accel_msg_error("cannot write %s: %s", job->common.output ? job->common.output : "stdout",
-					strerror(out.error ? out.error : errno));
+					strerror(own.error ? own.error : errno));
 			status = ACCEL_EXIT_FAILURE;
 		}
 	}
 	wipe(fk, sizeof fk);
 	wipe(key, sizeof key);
 	header_free(&h);
-	accel_input_close(&file);
+	accel_input_close(file);
 	return status;
+}
+
+/* The identities of an age file of them, sealed with a passphrase (age
+ * -p of an identity file), buf[0..len) read from path, decrypted into a
+ * memory file: appended to job's. 0, or the exit status after a message. */
+static int read_sealed_identities(struct accel_ctx *ctx, struct job *job, const char *path, const char *buf,
+				  size_t len)
+{
+	struct accel_input in;
+	struct accel_output out;
+	int fd = memfd_create("accel-crypt-identities", MFD_CLOEXEC);
+	if (fd < 0 || accel_input_mem(&in, buf, len, path) < 0 || accel_output_fd(&out, fd) < 0) {
+		accel_msg_error("cannot decrypt %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct job sub = *job;
+	sub.sealed = path;
+	sub.nids = 0;
+	sub.common.verbose = 0;
+	sub.common.progress = 0;
+	int status = decrypt(ctx, &sub, &in, &out);
+	if (!status && accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot decrypt %s: %s", path, strerror(out.error ? out.error : errno));
+		status = ACCEL_EXIT_FAILURE;
+	}
+	off_t n = status ? 0 : lseek(fd, 0, SEEK_CUR);
+	char *text = n > 0 && (size_t)n <= KEY_FILE_MAX ? malloc((size_t)n + 1) : NULL;
+	if (!status && (!text || pread(fd, text, (size_t)n, 0) != n)) {
+		accel_msg_error("%s: %s", path, n > 0 && (size_t)n > KEY_FILE_MAX ? "the identities in it are larger than a key file"
+				: n <= 0 ? "no identity in it" : "cannot read it back");
+		status = ACCEL_EXIT_FAILURE;
+	}
+	close(fd);
+	if (!status) {
+		char err[300];
+		text[n] = 0;
+		if (identities_parse(text, (size_t)n, &job->ids, &job->nids, err, sizeof err) < 0) {
+			accel_msg_error("%s: %s", path, err);
+			status = ACCEL_EXIT_FAILURE;
+		}
+	}
+	if (text) {
+		wipe(text, (size_t)n);
+		free(text);
+	}
+	return status;
+}
+
+/* Whether buf[0..len) is an age file, binary or armored (whitespace
+ * before the BEGIN line, as age allows). */
+static int age_file(const char *buf, size_t len)
+{
+	static const char bin[] = "age-encryption.org/v1\n", armor[] = "-----BEGIN AGE ENCRYPTED FILE-----";
+	size_t i = 0;
+	if (len >= sizeof bin - 1 && !memcmp(buf, bin, sizeof bin - 1))
+		return 1;
+	while (i < len && strchr(" \t\r\n", buf[i]) && buf[i])
+		i++;
+	return len - i >= sizeof armor - 1 && !memcmp(buf + i, armor, sizeof armor - 1);
+}
+
+/* Read job's -i files: identities, or age files of them sealed with a
+ * passphrase. 0, or the exit status after a message. */
+static int read_identities(struct accel_ctx *ctx, struct job *job)
+{
+	for (int i = 0; i < job->nidfiles; i++) {
+		const char *path = job->idfiles[i];
+		size_t len;
+		mode_t mode;
+		char *buf = key_file_read(path, &len, &mode);
+		if (!buf) {
+			accel_msg_error("cannot read %s: %s", path, strerror(errno));
+			return ACCEL_EXIT_FAILURE;
+		}
+		int status;
+		if (age_file(buf, len))
+			status = read_sealed_identities(ctx, job, path, buf, len);
+		else
+			status = identities_take(path, buf, len, mode, &job->ids, &job->nids) < 0 ? ACCEL_EXIT_FAILURE : 0;
+		wipe(buf, len);
+		free(buf);
+		if (status)
+			return status;
+	}
+	return 0;
 }
 
 static int crypt_main(int argc, char **argv)
@@ -527,7 +625,18 @@ static int crypt_main(int argc, char **argv)
 	}
 	widen_pipe(0);
 	widen_pipe(1);
-	int status = job.decrypt ? decrypt(ctx, &job) : encrypt(ctx, &job);
+	int status = job.decrypt ? read_identities(ctx, &job) : 0;
+	if (!status && job.decrypt) {
+		struct accel_input file;
+		if (accel_input_open(&file, job.input) < 0) {
+			accel_msg_error("cannot read %s: %s", job.input, strerror(errno));
+			status = ACCEL_EXIT_FAILURE;
+		} else {
+			status = decrypt(ctx, &job, &file, NULL);
+		}
+	} else if (!status) {
+		status = encrypt(ctx, &job);
+	}
 	accel_ctx_free(ctx);
 	job_free(&job);
 	return status;

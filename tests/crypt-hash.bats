@@ -243,3 +243,39 @@ cmp_same() {
 	cmp_same sha512sum sha512 -c long
 	[ "$(wc -c < our.out)" -gt 8192 ]
 }
+
+@test "-c without -a: tagged lines of every algorithm, mixed in one list, as cksum -c reads them (and openssl dgst's)" {
+	{ sha256sum --tag abc; sha512sum --tag big; b2sum --tag 'with space'; md5sum --tag empty; sha1sum --tag abc; } > gnu
+	# a digest that does not match, and a missing file, among them
+	sha512sum --tag empty | sed 's/= ./= 0/;s/= 00/= 11/' >> gnu
+	md5sum --tag abc | sed 's/(abc)/(missing)/' >> gnu
+	set +e
+	cksum -c gnu > ref.out 2> ref.err
+	ref=$?
+	"$C" hash -c gnu > our.out 2> our.err
+	ours=$?
+	set -e
+	sed -i 's/^cksum:/accel-crypt:/' ref.err
+	diff ref.out our.out
+	diff ref.err our.err
+	[ "$ref" = 1 ] && [ "$ours" = 1 ]
+	[ "$(sed -n 6p our.out)" = "empty: FAILED" ]
+	# untagged lines are of the default algorithm, sha256
+	sha256sum big >> gnu
+	run -1 --separate-stderr "$C" hash -c gnu
+	[ "${lines[7]}" = "big: OK" ]
+	# openssl dgst (OpenSSL 3's names) for each algorithm; b2sum -l 256
+	# is an algorithm hash does not offer: improperly formatted
+	for d in sha256 sha512 sha3-256 blake2b512 sha1 md5; do openssl dgst -$d abc; done > dgst
+	b2sum -l 256 --tag abc >> dgst
+	run -0 --separate-stderr "$C" hash -c -w dgst
+	[ "$output" = "$(printf 'abc: OK\n%.0s' 1 2 3 4 5 6 | head -c -1)" ]
+	[ "$stderr" = "$(printf 'accel-crypt: dgst: 7: improperly formatted SHA256 checksum line\naccel-crypt: WARNING: 1 line is improperly formatted')" ]
+	# -a holds -c to that algorithm's lines, as sha512sum -c
+	same sha512sum sha512 -c -w gnu
+	# a mixed list on 4 threads keeps its order
+	for i in $(seq 1 12); do head -c $(( i * 9000 )) /dev/urandom > f$i; done
+	for i in $(seq 1 12); do case $(( i % 3 )) in 0) sha1sum --tag f$i;; 1) b2sum --tag f$i;; 2) sha256sum f$i;; esac; done > many
+	run -0 "$C" hash -T4 -c many
+	[ "$output" = "$(for i in $(seq 1 12); do echo "f$i: OK"; done)" ]
+}

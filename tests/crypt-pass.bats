@@ -6,6 +6,7 @@
 bats_require_minimum_version 1.5.0
 
 load lib/common
+load lib/tty
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -16,17 +17,6 @@ setup() {
 	REC=$(age-keygen -y key.txt)
 	echo "correct horse battery" > pw
 	head -c 150000 /dev/urandom > p
-}
-
-# on_tty "INPUT LINES" COMMAND...: run COMMAND on a pseudo-terminal, typing
-# each line of INPUT LINES after a pause.
-on_tty() {
-	local lines=$1
-	shift
-	{
-		sleep 1
-		printf '%s\n' "$lines" | while IFS= read -r l; do printf '%s\n' "$l"; sleep 0.5; done
-	} | script -qec "$*" /dev/null > /dev/null
 }
 
 @test "scrypt: the stanza age writes (work factor 18), one line, round trip with --passphrase-file and --passphrase-fd" {
@@ -175,5 +165,43 @@ on_tty() {
 	"$C" -p --passphrase-file short -o s.age p
 	run -1 "$C" -d --passphrase-file nulpw -o out s.age
 	[ "$output" = "accel-crypt: the passphrase from nulpw holds a NUL byte" ]
+	[ ! -e out ]
+}
+
+@test "-i: an identity file encrypted with a passphrase (age -p of it) works, both ways with age; a wrong passphrase is exit 3 and writes nothing" {
+	age -r "$REC" -o msg.age p
+	# ours, binary and armored: age reads them as identity files too
+	"$C" -p --passphrase-file pw -o key.age key.txt
+	"$C" -p --passphrase-file pw -a -o key.asc key.txt
+	"$C" -d -i key.age --passphrase-file pw msg.age | cmp - p
+	"$C" -d -i key.asc --passphrase-fd 3 -o out msg.age 3< pw
+	cmp out p
+	rm out
+	on_tty "correct horse battery" age -d -i key.age -o out msg.age
+	cmp out p
+	rm out
+	# age's, made at the terminal; our passphrase asked at the terminal
+	on_tty "$(printf 'correct horse battery\ncorrect horse battery')" age -p -o theirs.age key.txt
+	"$C" -d -i theirs.age --passphrase-file pw msg.age | cmp - p
+	on_tty "correct horse battery" "$C" -d -i theirs.age -o out msg.age
+	cmp out p
+	rm out
+	# beside a plain identity file
+	age-keygen -o other.txt 2> /dev/null
+	"$C" -d -i other.txt -i key.age --passphrase-file pw msg.age | cmp - p
+	echo nope > wrong
+	run -3 "$C" -d -i key.age --passphrase-file wrong -o out msg.age
+	[ "$output" = "accel-crypt: key.age: cannot decrypt: wrong passphrase" ]
+	[ ! -e out ]
+	run -1 setsid "$C" -d -i key.age -o out msg.age < /dev/null
+	[ "$output" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	[ ! -e out ]
+	# an age file to a recipient is not an identity file; nor is a file of no identity
+	"$C" -r "$REC" -o sealed.age key.txt
+	run -3 "$C" -d -i sealed.age -o out msg.age
+	[ "$output" = "accel-crypt: sealed.age: cannot decrypt: an encrypted identity file must be encrypted with a passphrase (age -p)" ]
+	echo "# nothing" | "$C" -p --passphrase-file pw -o none.age
+	run -1 "$C" -d -i none.age --passphrase-file pw -o out msg.age
+	[ "$output" = "accel-crypt: none.age: no identity found" ]
 	[ ! -e out ]
 }

@@ -6,6 +6,7 @@
 bats_require_minimum_version 1.5.0
 
 load lib/common
+load lib/tty
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -46,6 +47,24 @@ setup() {
 	[ "$output" = "$(printf 'Signature and comment signature verified\nTrusted comment: by minisign')" ]
 }
 
+@test "-m FILE as minisign takes it: sign -m A B signs both, verify -m FILE; one FILE to verify" {
+	"$C" keygen --sign -q -o s.key -p s.pub
+	cp data other
+	"$C" sign -s s.key -m data other
+	minisign -Vm data -p s.pub -q
+	minisign -Vm other -p s.pub -q
+	"$C" sign -s s.key -m data -m other -t "two -m"
+	run -0 "$C" verify -p s.pub -m other
+	[ "$output" = "$(printf 'Signature and comment signature verified\nTrusted comment: two -m')" ]
+	minisign -S -s s.key -m data -x m.sig -t "by minisign"
+	run -0 "$C" verify -x m.sig -p s.pub -q -m data
+	[ -z "$output" ]
+	run -2 "$C" verify -p s.pub -m data other
+	[ "${lines[0]}" = "accel-crypt: verify takes one FILE (the operand or -m FILE)" ]
+	run -2 "$C" sign -s s.key -x one.sig -m data -m other
+	[ "${lines[0]}" = "accel-crypt: -x names the signature of one FILE only" ]
+}
+
 @test "verify: minisign's signatures (prehashed and legacy), -P, -q" {
 	minisign -G -W -p m.pub -s m.key > /dev/null
 	minisign -S -s m.key -m data -t "theirs"
@@ -82,15 +101,68 @@ setup() {
 	[ "$output" = "accel-crypt: bad.sig: not a minisign signature file" ]
 }
 
-@test "an encrypted minisign secret key is refused with a reason" {
-	# minisign's encrypted keys say "Sc" (scrypt) where unencrypted ones hold zeros
+@test "a secret key minisign -G encrypted (its own scrypt limits, 1 GiB): signed with --passphrase-file; minisign -V verifies" {
+	F="$ROOT/tests/fixtures/crypt"
+	echo "correct horse" > pw
+	"$C" sign -s "$F/minisign-encrypted.key" --passphrase-file pw -t "from an encrypted key" -m data
+	run -0 minisign -Vm data -p "$F/minisign-encrypted.pub"
+	[ "${lines[1]}" = "Trusted comment: from an encrypted key" ]
+}
+
+@test "encrypted secret keys: minisign signs with ours; the passphrase from a file, an fd, the terminal; a wrong one is exit 3 and writes nothing" {
 	"$C" keygen --sign -q -o s.key -p s.pub
-	{ head -n 1 s.key; sed -n 2p s.key | base64 -d | /usr/bin/python3 -c '
+	"$ROOT/tests/lib/minisign-encrypt.py" s.key e.key "tty pass"
+	[ "$(head -c 4 <(sed -n 2p e.key | base64 -d) | tail -c 2)" = Sc ]
+	# minisign reads the key as it reads its own
+	on_tty "tty pass" minisign -S -s e.key -m data -x m.sig -t by-minisign
+	"$C" verify -p s.pub -x m.sig -q data
+	echo "tty pass" > pw
+	"$C" sign -s e.key --passphrase-file pw -t "file" data
+	minisign -Vm data -p s.pub -q
+	"$C" sign -s e.key --passphrase-fd 3 -t "fd" -m data 3< pw
+	[ "$(minisign -Vm data -p s.pub -Q)" = fd ]
+	on_tty "tty pass" "$C" sign -s e.key -t "terminal" -m data
+	[ "$(minisign -Vm data -p s.pub -Q)" = terminal ]
+	# a wrong passphrase: exit 3, one line, no signature written or replaced
+	echo "not it" > wrong
+	cp data.minisig before
+	run -3 "$C" sign -s e.key --passphrase-file wrong data -x new.minisig
+	[ "$output" = "accel-crypt: e.key: wrong passphrase for this key (its checksum does not match)" ]
+	[ ! -e new.minisig ]
+	run -3 "$C" sign -s e.key --passphrase-file wrong data
+	cmp before data.minisig
+	run -1 setsid "$C" sign -s e.key data < /dev/null
+	[ "$output" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	cmp before data.minisig
+	# an unencrypted key asks for nothing (--passphrase-file is not read)
+	"$C" sign -s s.key --passphrase-file /nonexistent data
+	run -2 "$C" sign -s e.key --passphrase-file pw --passphrase-fd 0 data
+	[ "${lines[0]}" = "accel-crypt: --passphrase-file and --passphrase-fd exclude each other" ]
+}
+
+# rekey IN OUT PYTHON: OUT is the key of IN with its blob b changed by the
+# Python statement.
+rekey() {
+	{ head -n 1 "$1"; sed -n 2p "$1" | base64 -d | /usr/bin/python3 -c '
 import base64, sys
-b = bytearray(sys.stdin.buffer.read()); b[2:4] = b"Sc"
-print(base64.b64encode(bytes(b)).decode())'; } > e.key
-	run -1 "$C" sign -s e.key data
-	[ "$output" = "accel-crypt: e.key: an encrypted minisign secret key; only unencrypted keys are supported (minisign -G -W, or accel-crypt keygen --sign)" ]
+b = bytearray(sys.stdin.buffer.read()); '"$3"'
+print(base64.b64encode(bytes(b)).decode())'; } > "$2"
+}
+
+@test "encrypted secret keys: another KDF, or scrypt limits beyond minisign's own, are refused before any passphrase" {
+	"$C" keygen --sign -q -o s.key -p s.pub
+	echo "tty pass" > pw
+	rekey s.key kdf.key 'b[2:4] = b"Ar"'
+	run -1 "$C" sign -s kdf.key --passphrase-file pw data
+	[ "$output" = "accel-crypt: kdf.key: a minisign secret key encrypted with an unknown KDF" ]
+	"$ROOT/tests/lib/minisign-encrypt.py" s.key e.key "tty pass"
+	rekey e.key mem.key 'b[46:54] = (1 << 31).to_bytes(8, "little")'
+	run -1 "$C" sign -s mem.key --passphrase-file /nonexistent data
+	[ "$output" = "accel-crypt: mem.key: the key's scrypt limits are beyond minisign's own (2^25 operations, 1 GiB)" ]
+	rekey e.key ops.key 'b[38:46] = (1 << 26).to_bytes(8, "little")'
+	run -1 "$C" sign -s ops.key --passphrase-file pw data
+	[ "$output" = "accel-crypt: ops.key: the key's scrypt limits are beyond minisign's own (2^25 operations, 1 GiB)" ]
+	[ ! -e data.minisig ]
 }
 
 # noncanon FILE LINE: FILE with the unused low bits of the last base64

@@ -16,6 +16,9 @@
  * appends to *ids. Warns when other users may read it. 0, or -1 after a
  * message. */
 int identities_read(const char *path, struct identity **ids, int *n);
+/* The same for the text buf[0..len) read from path (mode: its permission
+ * bits, key_file_read's), buf cut in place. */
+int identities_take(const char *path, char *buf, size_t len, mode_t mode, struct identity **ids, int *n);
 /* Read a recipients file (recipients_parse): appends to *rs. */
 int recipients_read(const char *path, struct recipient **rs, int *n);
 

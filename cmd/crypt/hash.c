@@ -3,10 +3,11 @@
  * coreutils: "DIGEST  NAME", names with a backslash or newline escaped and
  * the line marked with a leading backslash; --tag: "SHA256 (NAME) =
  * DIGEST"), and -c, which checks such lists with sha256sum -c's output and
- * exit status (libcore/ops/crypt/sums.c writes and reads the lines). Files
- * are units of one stream run: each is hashed whole on
- * a worker of the openssl engine, several at once, and the lines come out
- * in the order of the files.
+ * exit status (libcore/ops/crypt/sums.c writes and reads the lines);
+ * without -a, -c reads tagged lines of every algorithm, mixed, as cksum -c
+ * does. Files are units of a stream run (one run per stretch of files of
+ * one algorithm): each is hashed whole on a worker of the openssl engine,
+ * several at once, and the lines come out in the order of the files.
  *
  * A unit's output is a sequence of records (channel byte 'o' stdout or 'e'
  * stderr, 2-byte length, text) that a relay thread writes to stdout and
@@ -25,28 +26,23 @@
 #include <openssl/crypto.h>
 #include "crypt.h"
 
-static const struct {
-	const char *name, *tag;
-	size_t len;      /* digest bytes */
-} algos[] = {
-	{ "sha256", "SHA256", 32 }, { "sha512", "SHA512", 64 }, { "sha3-256", "SHA3-256", 32 },
-	{ "blake2b512", "BLAKE2b", 64 }, { "sha1", "SHA1", 20 }, { "md5", "MD5", 16 },
-};
-#define NALGOS (sizeof algos / sizeof algos[0])
+#define algos sum_algos
 
-/* One file to hash: its name, and with -c the digest expected. */
+/* One file to hash: its name, and with -c its algorithm (an index into
+ * algos) and the digest expected. */
 struct entry {
 	char *name;
+	int algo;
 	uint8_t want[64];
 	char *pre;       /* -c -w: warnings about the lines before it, or NULL */
 };
 
 struct hash_run {
-	int algo, tag, check, status_only, quiet, ignore_missing, warn;
+	int algo, algo_given, tag, check, status_only, quiet, ignore_missing, warn;
 	struct sum_reader sums;
 	char *tail;      /* -c -w: warnings about the lines after the last file's */
 	struct entry *e;
-	size_t n, next;
+	size_t n, next, end;   /* the entries; a run hashes e[next..end) */
 	/* results, updated on workers */
 	pthread_mutex_t lock;
 	unsigned long matched, mismatched, unreadable;
@@ -63,9 +59,10 @@ struct hash_run {
 static int algo_option(void *v, const char *arg)
 {
 	struct hash_run *r = v;
-	for (r->algo = 0; (size_t)r->algo < NALGOS && strcmp(algos[r->algo].name, arg); r->algo++)
+	for (r->algo = 0; r->algo < SUM_NALGOS && strcmp(algos[r->algo].name, arg); r->algo++)
 		;
-	if ((size_t)r->algo == NALGOS) {
+	r->algo_given = 1;
+	if (r->algo == SUM_NALGOS) {
 		accel_msg_usage("-a: '%s' is not one of sha256, sha512, sha3-256, blake2b512, sha1, md5", arg);
 		return ACCEL_EINVAL;
 	}
@@ -101,7 +98,7 @@ static int quiet_option(void *v, const char *arg)
 static const struct accel_option hash_options[] = {
 	{ 'a', "algorithm", "ALGO", "sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5", "sha256 sha512 sha3-256 blake2b512 sha1 md5", ACCEL_CALL(algo_option) },
 	{ 0, "tag", NULL, "print BSD-style lines: SHA256 (FILE) = DIGEST", ACCEL_SET(HASH(tag), 1) },
-	{ 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c", ACCEL_SET(HASH(check), 1) },
+	{ 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c; tagged lines (sha256sum --tag, b2sum --tag, openssl dgst) of any algorithm unless -a is given", ACCEL_SET(HASH(check), 1) },
 	{ 0, "status", NULL, "with -c: print nothing; the exit status tells", ACCEL_CALL(status_option) },
 	{ 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", ACCEL_SET(HASH(strict), 1) },
 	{ 'w', "warn", NULL, "with -c: warn about improperly formatted lines", ACCEL_CALL(warn_option) },
@@ -248,7 +245,7 @@ static int file_result(void *arg, const struct accel_unit *u, const uint8_t *dig
 		return rc;
 	if (digest && !r->check) {
 		size_t n;
-		char *line = sum_line_format(r->tag ? algos[r->algo].tag : NULL, digest, dlen, name, &n);
+		char *line = sum_line_format(r->tag ? algos[r->algo].tags[0] : NULL, digest, dlen, name, &n);
 		if (!line)
 			return ACCEL_ENOMEM;
 		rc = record(out, 'o', line, n);
@@ -279,7 +276,7 @@ static int file_result(void *arg, const struct accel_unit *u, const uint8_t *dig
 		free(shown);
 		return rc;
 	}
-	int ok = dlen == algos[r->algo].len && CRYPTO_memcmp(digest, e->want, dlen) == 0;
+	int ok = dlen == algos[e->algo].dlen && CRYPTO_memcmp(digest, e->want, dlen) == 0;
 	pthread_mutex_lock(&r->lock);
 	if (ok)
 		r->matched++;
@@ -316,7 +313,7 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 static int next_file(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct hash_run *r = user;
-	if (r->next == r->n)
+	if (r->next == r->end)
 		return 0;
 	size_t k = r->next++;
 	size_t l = strlen(r->e[k].name) + 1;
@@ -326,7 +323,7 @@ static int next_file(void *user, struct accel_input *in, struct accel_unit *u, c
 	memcpy(u->in.data + l, &k, sizeof k);
 	u->in.len = l + sizeof k;
 	u->offset = k;
-	u->last = r->next == r->n;
+	u->last = r->next == r->end;
 	u->out_hint = 256;
 	return 1;
 }
@@ -395,14 +392,14 @@ static int read_list(struct hash_run *r, const char *path, unsigned long *improp
 		lineno++;
 		struct entry e;
 		char *name;
-		int rc = sum_line_parse(&r->sums, line, (size_t)l, e.want, &name);
+		int rc = sum_line_parse(&r->sums, line, (size_t)l, &e.algo, e.want, &name);
 		if (rc == 0)
 			continue;
 		if (rc < 0) {
 			(*improper)++;
 			if (r->warn)
 				text_addf(&pre, "%s: %s: %lu: improperly formatted %s checksum line\n", PROG, q, lineno,
-					  algos[r->algo].tag);
+					  algos[r->algo].tags[0]);
 			continue;
 		}
 		struct entry *ne = realloc(r->e, (r->n + 1) * sizeof *ne);
@@ -435,9 +432,9 @@ static int read_list(struct hash_run *r, const char *path, unsigned long *improp
 	return 0;
 }
 
-/* Hash r's entries through one stream run, the lines to out. Returns 0
- * or an exit status. */
-static int run_files(struct hash_run *r, const struct accel_common *common, struct accel_output *out)
+/* Hash r's entries e[next..end), all of algorithm algo, through one
+ * stream run, the lines to out. Returns 0 or an exit status. */
+static int run_segment(struct hash_run *r, int algo, const struct accel_common *common, struct accel_output *out)
 {
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx) {
@@ -445,7 +442,7 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 		return ACCEL_EXIT_FAILURE;
 	}
 	struct accel_hash_files h = { file_done, r };
-	struct accel_op op = { .name = algos[r->algo].name, .ext = &h };
+	struct accel_op op = { .name = algos[algo].name, .ext = &h };
 	struct accel_route route;
 	struct accel_route_req req = { &op, common->backend, -1, NULL };
 	char why[256];
@@ -461,7 +458,7 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 	/* Standard input named twice is read once, to its end, then found
 	 * empty (as sha256sum does): one worker keeps the files in order. */
 	int stdin_uses = 0;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = r->next; i < r->end; i++)
 		stdin_uses += !strcmp(r->e[i].name, "-");
 	struct accel_stream_config cfg = {
 		.threads = stdin_uses > 1 ? 1 : common->threads,
@@ -525,6 +522,21 @@ static int run_files(struct hash_run *r, const struct accel_common *common, stru
 	return status;
 }
 
+/* Hash all r's entries, the lines to out in their order: one stream run
+ * for each stretch of entries of one algorithm. Returns 0 or an exit
+ * status. */
+static int run_files(struct hash_run *r, const struct accel_common *common, struct accel_output *out)
+{
+	int status = 0;
+	for (size_t from = 0; from < r->n && !status; from = r->end) {
+		r->next = r->end = from;
+		while (r->end < r->n && r->e[r->end].algo == r->e[from].algo)
+			r->end++;
+		status = run_segment(r, r->e[from].algo, common, out);
+	}
+	return status;
+}
+
 /* Close stdout after a run that ended with status: status, or 1 after a
  * message when closing it fails. */
 static int finish_stdout(struct accel_output *out, int status)
@@ -572,23 +584,25 @@ int cmd_hash(int argc, char **argv)
 			accel_output_abort(&out);
 			return ACCEL_EXIT_FAILURE;
 		}
-		for (int i = 0; i < nfiles; i++)
+		for (int i = 0; i < nfiles; i++) {
 			r.e[i].name = files[i];
+			r.e[i].algo = r.algo;
+		}
 		r.n = (size_t)nfiles;
 		status = finish_stdout(&out, run_files(&r, &r.common, &out));
 		free(r.e);
 		return status ? status : r.failed ? ACCEL_EXIT_FAILURE : 0;
 	}
 	/* -c: each list is checked in turn, with its own summary. */
-	r.sums.tag = algos[r.algo].tag;
-	r.sums.dlen = algos[r.algo].len;
+	r.sums.plain = r.algo;
+	r.sums.only = r.algo_given ? r.algo : -1;
 	r.sums.reversed = -1;
 	for (int i = 0; i < nfiles; i++) {
 		unsigned long improper = 0;
 		size_t valid = 0;
 		char list[4200];
 		quote(strcmp(files[i], "-") ? files[i] : "standard input", list, sizeof list);
-		r.n = r.next = 0;
+		r.n = 0;
 		r.e = NULL;
 		r.tail = NULL;
 		r.matched = r.mismatched = r.unreadable = 0;

@@ -14,6 +14,18 @@
 #include <unistd.h>
 #include "crypt.h"
 
+int identities_take(const char *path, char *buf, size_t len, mode_t mode, struct identity **ids, int *n)
+{
+	/* Not fatal, unlike ssh's refusal: age itself does not check. */
+	if (mode & (S_IRGRP | S_IROTH))
+		accel_msg_warn("%s: the identity file is readable by other users (chmod 600 it)", path);
+	char err[300];
+	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
+	return rc;
+}
+
 int identities_read(const char *path, struct identity **ids, int *n)
 {
 	size_t len;
@@ -23,15 +35,9 @@ int identities_read(const char *path, struct identity **ids, int *n)
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	/* Not fatal, unlike ssh's refusal: age itself does not check. */
-	if (mode & (S_IRGRP | S_IROTH))
-		accel_msg_warn("%s: the identity file is readable by other users (chmod 600 it)", path);
-	char err[300];
-	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	int rc = identities_take(path, buf, len, mode, ids, n);
 	wipe(buf, len);
 	free(buf);
-	if (rc < 0)
-		accel_msg_error("%s: %s", path, err);
 	return rc;
 }
 

@@ -65,19 +65,40 @@ static int read_public(const char *path, const char *b64, struct minisign_key *k
 	return rc;
 }
 
-/* The unencrypted secret key in path. 0, or -1 after a message. */
-static int read_secret(const char *path, struct minisign_key *k)
+/* The secret key in path, decrypted with the passphrase from passfile,
+ * fd passfd or the terminal when it is encrypted. 0, or the exit status
+ * after a message (3: a wrong passphrase). */
+static int read_secret(const char *path, const char *passfile, int passfd, struct minisign_key *k)
 {
 	char *buf, err[200];
 	size_t len;
 	if (read_file(path, &buf, &len) < 0)
-		return -1;
-	int rc = minisign_sec_file_parse(buf, len, k, err, sizeof err);
+		return ACCEL_EXIT_FAILURE;
+	struct minisign_sealed s;
+	int rc = minisign_sec_file_parse(buf, len, &s, err, sizeof err);
 	wipe(buf, MINISIGN_FILE_MAX);
 	free(buf);
-	if (rc < 0)
+	if (rc < 0) {
 		accel_msg_error("%s: %s", path, err);
-	return rc;
+		return ACCEL_EXIT_FAILURE;
+	}
+	size_t plen = 0;
+	char *pass = s.encrypted ? passphrase_get(passfile, passfd, 0, &plen) : NULL;
+	if (s.encrypted && !pass) {
+		wipe(&s, sizeof s);
+		return ACCEL_EXIT_FAILURE;
+	}
+	rc = minisign_sec_open(&s, pass, plen, k, err, sizeof err);
+	wipe(&s, sizeof s);
+	if (pass) {
+		wipe(pass, plen);
+		free(pass);
+	}
+	if (rc == 1)
+		accel_msg_error("%s: wrong passphrase for this key (its checksum does not match)", path);
+	else if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
+	return rc == 1 ? ACCEL_EXIT_DATA : rc < 0 ? ACCEL_EXIT_FAILURE : 0;
 }
 
 /* BLAKE2b-512 of a file, or (legacy) the file itself in *whole. */
@@ -189,13 +210,51 @@ int minisign_keygen(const char *secpath, const char *pubpath, int quiet)
 
 /* The options of sign and verify. */
 struct sign_opts {
-	const char *seckey, *pubkey, *pubkey_b64, *sigfile, *trusted, *untrusted;
+	const char *seckey, *pubkey, *pubkey_b64, *sigfile, *trusted, *untrusted, *passfile;
+	int passfd;
+	char **files;    /* -m's FILEs, then the operands */
+	int nfiles;
 	struct accel_common common;   /* -q */
 };
 #define SIGN(field) ACCEL_AT(struct sign_opts, field)
 
+/* -m FILE, minisign's way of naming the file (repeatable). */
+static int message_option(void *v, const char *arg)
+{
+	struct sign_opts *o = v;
+	char **nf = realloc(o->files, (size_t)(o->nfiles + 1) * sizeof *nf);
+	if (!nf) {
+		accel_msg_error("out of memory");
+		return ACCEL_ENOMEM;
+	}
+	o->files = nf;
+	o->files[o->nfiles++] = (char *)arg;
+	return 0;
+}
+
+/* Parse sign's or verify's arguments; the operands after -m's FILEs in
+ * o->files. 0, -1 (exit 0) or the exit status; free o->files either way. */
+static int sign_parse(const struct accel_cli *cli, int argc, char **argv, struct sign_opts *o)
+{
+	int st = accel_parse(cli, argc, argv, o, &o->common);
+	if (st)
+		return st;
+	char **nf = realloc(o->files, (size_t)(o->nfiles + o->common.noperands + 1) * sizeof *nf);
+	if (!nf) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	o->files = nf;
+	for (int i = 0; i < o->common.noperands; i++)
+		o->files[o->nfiles++] = o->common.operands[i];
+	return 0;
+}
+
 static const struct accel_option sign_options[] = {
-	{ 's', "secret-key", "FILE", "the minisign secret key (default minisign.key)", "file", ACCEL_STRING(SIGN(seckey)) },
+	{ 'm', "message", "FILE", "a file to sign, as minisign -S -m names it (repeatable; FILE operands too)", "file", ACCEL_CALL(message_option) },
+	{ 's', "secret-key", "FILE", "the minisign secret key (default minisign.key), unencrypted or encrypted as minisign -G writes it", "file", ACCEL_STRING(SIGN(seckey)) },
+	{ 0, "passphrase-file", "FILE", "an encrypted key's passphrase: the first line of FILE (default: asked at the terminal)", "file", ACCEL_STRING(SIGN(passfile)) },
+	{ 0, "passphrase-fd", "N", "an encrypted key's passphrase: the first line of file descriptor N", ACCEL_INT(SIGN(passfd), 0, 1 << 20, "a file descriptor") },
 	{ 'x', "signature", "FILE", "where the signature goes (default FILE.minisig; one FILE only)", "file", ACCEL_STRING(SIGN(sigfile)) },
 	{ 't', "trusted-comment", "TEXT", "the trusted (signed) comment (default timestamp:T<TAB>file:NAME<TAB>hashed)", ACCEL_STRING(SIGN(trusted)) },
 	{ 'c', "comment", "TEXT", "the untrusted comment", ACCEL_STRING(SIGN(untrusted)) },
@@ -205,6 +264,7 @@ static const struct accel_option sign_options[] = {
 };
 
 static const struct accel_option verify_options[] = {
+	{ 'm', "message", "FILE", "the file to verify, as minisign -V -m names it (or the FILE operand)", "file", ACCEL_CALL(message_option) },
 	{ 'p', "public-key", "FILE", "the minisign public key (default minisign.pub)", "file", ACCEL_STRING(SIGN(pubkey)) },
 	{ 'P', "public-key-string", "KEY", "the public key itself (its base64 line)", ACCEL_STRING(SIGN(pubkey_b64)) },
 	{ 'x', "signature", "FILE", "the signature (default FILE.minisig)", "file", ACCEL_STRING(SIGN(sigfile)) },
@@ -216,12 +276,12 @@ static const struct accel_option verify_options[] = {
 static const int sign_exit[] = { ACCEL_EXIT_OK, ACCEL_EXIT_FAILURE, ACCEL_EXIT_USAGE, ACCEL_EXIT_DATA, -1 };
 
 const struct accel_cli sign_cli = {
-	PROG " sign", "[-s SECKEY] [-t TRUSTED] [-c UNTRUSTED] [-x SIGFILE] FILE...",
+	PROG " sign", "[-s SECKEY] [-t TRUSTED] [-c UNTRUSTED] [-x SIGFILE] [-m] FILE...",
 	"Sign FILEs with a minisign key: FILE.minisig, which minisign -V verifies.", sign_options, sign_exit, NULL, NULL,
 };
 
 const struct accel_cli verify_cli = {
-	PROG " verify", "[-p PUBKEY | -P KEY] [-x SIGFILE] [-q] FILE",
+	PROG " verify", "[-p PUBKEY | -P KEY] [-x SIGFILE] [-q] [-m] FILE",
 	"Verify FILE's minisign signature (minisign's or ours) and print its trusted comment.", verify_options, sign_exit, NULL, NULL,
 };
 
@@ -235,28 +295,28 @@ static int one_line(const char *what, const char *s)
 	return 0;
 }
 
-int cmd_sign(int argc, char **argv)
+static int sign_files(struct sign_opts *o)
 {
-	struct sign_opts o = { 0 };
-	int st = accel_parse(&sign_cli, argc, argv, &o, &o.common);
-	if (st)
-		return st < 0 ? 0 : st;
-	if (!o.common.noperands) {
+	if (!o->nfiles) {
 		accel_msg_usage("no FILE to sign");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (o.sigfile && o.common.noperands > 1) {
+	if (o->sigfile && o->nfiles > 1) {
 		accel_msg_usage("-x names the signature of one FILE only");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (one_line("-t", o.trusted) < 0 || one_line("-c", o.untrusted) < 0)
+	if (one_line("-t", o->trusted) < 0 || one_line("-c", o->untrusted) < 0)
 		return ACCEL_EXIT_USAGE;
+	if (o->passfile && o->passfd >= 0) {
+		accel_msg_usage("--passphrase-file and --passphrase-fd exclude each other");
+		return ACCEL_EXIT_USAGE;
+	}
 	struct minisign_key k;
-	if (read_secret(o.seckey ? o.seckey : "minisign.key", &k) < 0)
-		return ACCEL_EXIT_FAILURE;
-	int status = 0;
-	for (int i = 0; i < o.common.noperands && !status; i++) {
-		const char *file = o.common.operands[i];
+	int status = read_secret(o->seckey ? o->seckey : "minisign.key", o->passfile, o->passfd, &k);
+	if (status)
+		return status;
+	for (int i = 0; i < o->nfiles && !status; i++) {
+		const char *file = o->files[i];
 		uint8_t md[64];
 		if (file_digest(file, md, NULL, NULL) < 0) {
 			accel_msg_error("cannot read %s: %s", file, strerror(errno));
@@ -265,8 +325,8 @@ int cmd_sign(int argc, char **argv)
 		}
 		char trusted[MINISIGN_COMMENT_MAX + 64];
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-		if (o.trusted)
-			snprintf(trusted, sizeof trusted, "%s", o.trusted);
+		if (o->trusted)
+			snprintf(trusted, sizeof trusted, "%s", o->trusted);
 		else
 			snprintf(trusted, sizeof trusted, "timestamp:%lld\tfile:%s\thashed", (long long)time(NULL), base);
 		if (one_line("the file name in the trusted comment", trusted) < 0) {
@@ -274,15 +334,15 @@ int cmd_sign(int argc, char **argv)
 			break;
 		}
 		char sigpath[4096], text[4 * MINISIGN_COMMENT_MAX];
-		int n = minisign_sig_format(&k, md, o.untrusted ? o.untrusted : "signature from minisign secret key",
+		int n = minisign_sig_format(&k, md, o->untrusted ? o->untrusted : "signature from minisign secret key",
 					    trusted, text, sizeof text);
 		if (n < 0) {
 			accel_msg_error("cannot sign %s: OpenSSL failed", file);
 			status = ACCEL_EXIT_FAILURE;
 			break;
 		}
-		snprintf(sigpath, sizeof sigpath, "%s", o.sigfile ? o.sigfile : "");
-		if (!o.sigfile)
+		snprintf(sigpath, sizeof sigpath, "%s", o->sigfile ? o->sigfile : "");
+		if (!o->sigfile)
 			snprintf(sigpath, sizeof sigpath, "%s.minisig", strcmp(file, "-") ? file : "stdin");
 		struct accel_output out;
 		/* A signature replaces an older one, as minisign -S does. */
@@ -297,27 +357,33 @@ int cmd_sign(int argc, char **argv)
 	return status;
 }
 
-int cmd_verify(int argc, char **argv)
+int cmd_sign(int argc, char **argv)
 {
-	struct sign_opts o = { 0 };
-	int st = accel_parse(&verify_cli, argc, argv, &o, &o.common);
-	if (st)
-		return st < 0 ? 0 : st;
-	if (o.common.noperands != 1) {
-		accel_msg_usage("verify takes one FILE");
+	struct sign_opts o = { .passfd = -1 };
+	int st = sign_parse(&sign_cli, argc, argv, &o);
+	if (!st)
+		st = sign_files(&o);
+	free(o.files);
+	return st < 0 ? 0 : st;
+}
+
+static int verify_file(struct sign_opts *o)
+{
+	if (o->nfiles != 1) {
+		accel_msg_usage("verify takes one FILE (the operand or -m FILE)");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (o.pubkey && o.pubkey_b64) {
+	if (o->pubkey && o->pubkey_b64) {
 		accel_msg_usage("-p and -P exclude each other");
 		return ACCEL_EXIT_USAGE;
 	}
-	const char *file = o.common.operands[0];
+	const char *file = o->files[0];
 	struct minisign_key k;
-	if (read_public(o.pubkey ? o.pubkey : "minisign.pub", o.pubkey_b64, &k) < 0)
+	if (read_public(o->pubkey ? o->pubkey : "minisign.pub", o->pubkey_b64, &k) < 0)
 		return ACCEL_EXIT_FAILURE;
 	char sigpath[4096];
-	if (o.sigfile)
-		snprintf(sigpath, sizeof sigpath, "%s", o.sigfile);
+	if (o->sigfile)
+		snprintf(sigpath, sizeof sigpath, "%s", o->sigfile);
 	else
 		snprintf(sigpath, sizeof sigpath, "%s.minisig", file);
 	char *buf = NULL;
@@ -356,7 +422,7 @@ int cmd_verify(int argc, char **argv)
 			why = "the trusted comment's signature failed (the comment was changed)";
 		} else {
 			status = 0;
-			if (!o.common.quiet)
+			if (!o->common.quiet)
 				printf("Signature and comment signature verified\nTrusted comment: %s\n", sig.trusted);
 		}
 	}
@@ -369,3 +435,14 @@ int cmd_verify(int argc, char **argv)
 	}
 	return status;
 }
+
+int cmd_verify(int argc, char **argv)
+{
+	struct sign_opts o = { 0 };
+	int st = sign_parse(&verify_cli, argc, argv, &o);
+	if (!st)
+		st = verify_file(&o);
+	free(o.files);
+	return st < 0 ? 0 : st;
+}
+

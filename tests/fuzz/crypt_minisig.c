@@ -4,7 +4,8 @@
  * again in minisign's layout (padded base64 of "ED"/"Ed" || key id ||
  * signature), parses to the same fields; it never reads past the text.
  * The same bytes go through the public and secret key file parsers: a key
- * they accept, written again, reads back to the same key.
+ * they accept (an unencrypted one, for the secret key parser: an encrypted
+ * one would cost scrypt's work), written again, reads back to the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +36,19 @@ static void key_file(const uint8_t *data, size_t size, int secret)
 		return;
 	memcpy(text, data, size);
 	text[size] = 0;
-	int rc = secret ? minisign_sec_file_parse(text, size, &a, err, sizeof err)
+	struct minisign_sealed s;
+	int rc = secret ? minisign_sec_file_parse(text, size, &s, err, sizeof err)
 			: minisign_pub_file_parse(text, size, &a, err, sizeof err);
+	if (secret && rc == 0)
+		rc = s.encrypted ? -1 : minisign_sec_open(&s, NULL, 0, &a, err, sizeof err);
 	if (rc == 0) {
 		int n = secret ? minisign_sec_format(&a, again, sizeof again) : minisign_pub_format(&a, again, sizeof again);
 		if (n < 0)
 			fail("an accepted key cannot be written again");
-		rc = secret ? minisign_sec_file_parse(again, (size_t)n, &b, err, sizeof err)
+		rc = secret ? minisign_sec_file_parse(again, (size_t)n, &s, err, sizeof err)
 			    : minisign_pub_file_parse(again, (size_t)n, &b, err, sizeof err);
+		if (secret && rc == 0)
+			rc = s.encrypted ? -1 : minisign_sec_open(&s, NULL, 0, &b, err, sizeof err);
 		if (rc < 0 || memcmp(a.id, b.id, sizeof a.id) || memcmp(a.pk, b.pk, sizeof a.pk) ||
 		    (secret && memcmp(a.seed, b.seed, sizeof a.seed)))
 			fail("an accepted key written again reads back to another key");

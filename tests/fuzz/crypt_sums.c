@@ -1,7 +1,8 @@
 /*
  * crypt_sums.c - fuzz target for the checksum list lines that `accel-crypt
  * hash -c` reads (libcore/ops/crypt/sums.c). The first byte picks the
- * algorithm and whether the list is stdin; the rest is the list, cut at
+ * algorithm of untagged lines, whether tagged lines may name any other,
+ * and whether the list is stdin; the rest is the list, cut at
  * each LF as getline cuts it. A line with a NUL byte is never accepted; a
  * name stays inside its line; the "DIGEST NAME" decision, once made,
  * holds; and an accepted line naming a file, written again by the writer
@@ -14,22 +15,19 @@
 #include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
-static const struct {
-	const char *tag;
-	size_t len;
-} algos[] = { { "SHA256", 32 }, { "SHA512", 64 }, { "SHA3-256", 32 }, { "BLAKE2b", 64 }, { "SHA1", 20 }, { "MD5", 16 } };
-
 static void fail(const char *what)
 {
 	fprintf(stderr, "fuzz: crypt_sums: %s\n", what);
 	abort();
 }
 
-static void round_trip(const struct sum_reader *r, const uint8_t *digest, const char *name)
+static void round_trip(const struct sum_reader *r, int algo, const uint8_t *digest, const char *name)
 {
-	for (int tagged = 0; tagged < 2; tagged++) {
+	size_t dlen = sum_algos[algo].dlen;
+	/* An untagged line is of the reader's plain algorithm. */
+	for (int tagged = algo != r->plain; tagged < 2; tagged++) {
 		size_t n;
-		char *line = sum_line_format(tagged ? r->tag : NULL, digest, r->dlen, name, &n);
+		char *line = sum_line_format(tagged ? sum_algos[algo].tags[0] : NULL, digest, dlen, name, &n);
 		if (!line)
 			fail("out of memory");
 		if (n != strlen(line) || line[n - 1] != '\n')
@@ -37,9 +35,11 @@ static void round_trip(const struct sum_reader *r, const uint8_t *digest, const 
 		struct sum_reader fresh = *r;
 		uint8_t d2[64];
 		char *n2;
+		int a2;
 		fresh.from_stdin = 0;
 		fresh.reversed = -1;
-		if (sum_line_parse(&fresh, line, n, d2, &n2) != 1 || memcmp(d2, digest, r->dlen) || strcmp(n2, name))
+		if (sum_line_parse(&fresh, line, n, &a2, d2, &n2) != 1 || a2 != algo || memcmp(d2, digest, dlen) ||
+		    strcmp(n2, name))
 			fail(tagged ? "a name written as --tag does not read back" : "a name written as hash does not read back");
 		if (!tagged && fresh.reversed != 0)
 			fail("a DIGEST  NAME line did not set the standard form");
@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	struct sum_reader r = { algos[data[0] % 6].tag, algos[data[0] % 6].len, data[0] >> 7, -1 };
+	int plain = data[0] % SUM_NALGOS;
+	struct sum_reader r = { plain, data[0] & 0x40 ? -1 : plain, data[0] >> 7, -1 };
 	data++;
 	size--;
 	for (size_t off = 0; off < size;) {
@@ -63,12 +64,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int before = r.reversed;
 		uint8_t digest[64];
 		char *name = NULL;
-		int rc = sum_line_parse(&r, line, n, digest, &name);
+		int algo = -1;
+		int rc = sum_line_parse(&r, line, n, &algo, digest, &name);
 		if (rc < -1 || rc > 1)
 			fail("a result other than -1, 0, 1");
 		if (before != -1 && r.reversed != before)
 			fail("the DIGEST NAME decision changed");
 		if (rc == 1) {
+			if (algo < 0 || algo >= SUM_NALGOS || (r.only >= 0 && algo != r.only))
+				fail("an algorithm outside the reader's");
 			if (memchr(data + off, 0, n))
 				fail("a line holding a NUL byte accepted");
 			if (name < line || name + strlen(name) > line + n)
@@ -78,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* 'SHA256 () = ...' names no file, as in sha256sum
 			 * (which then fails to open ''); hash never writes it. */
 			if (*name)
-				round_trip(&r, digest, name);
+				round_trip(&r, algo, digest, name);
 		}
 		free(line);
 		off += n;

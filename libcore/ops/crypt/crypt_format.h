@@ -226,14 +226,19 @@ int armor_in_end(struct armor_reader *r, struct accel_input *bin, char *err, siz
 /* ---- minisign files (minisign.c; jedisct1.github.io/minisign)
  *
  *   public key:  "untrusted comment: ..." / base64("Ed" || key id (8) || public key (32))
- *   secret key:  "untrusted comment: ..." / base64("Ed" || kdf "\0\0" || "B2" || salt (32) ||
- *                opslimit (8, LE) || memlimit (8, LE) || key id || seed || public key || checksum (32))
+ *   secret key:  "untrusted comment: ..." / base64("Ed" || kdf ("\0\0" or "Sc") || "B2" ||
+ *                salt (32) || opslimit (8, LE) || memlimit (8, LE) ||
+ *                [key id || seed || public key || checksum (32)])
  *   signature:   "untrusted comment: ..." / base64("ED" || key id || Ed25519(BLAKE2b-512(file)))
  *                "trusted comment: TEXT" / base64(Ed25519(signature || TEXT))
  *
- * Secret keys are read and written unencrypted (minisign -W): minisign's
- * encrypted keys need BLAKE2b-256, which OpenSSL 3.0 does not offer.
- * Legacy signatures ("Ed", over the file itself) are read too. */
+ * An encrypted secret key ("Sc", as minisign writes it by default) holds
+ * the bracketed part XORed with libsodium's scrypt (salsa20/8, SHA-256) of
+ * the passphrase, salt and limits; its checksum, BLAKE2b-256 of "Ed" ||
+ * key id || seed || public key, tells a wrong passphrase (libsodium gives
+ * both; OpenSSL 3.0 has no BLAKE2b-256). Keys are written unencrypted
+ * (minisign -W), the checksum zero as minisign -W leaves it. Legacy
+ * signatures ("Ed", over the file itself) are read too. */
 #define MINISIGN_KEYID_LEN 8
 /* The longest comment line written (bytes), and the largest minisign file
  * read (bytes). */
@@ -278,9 +283,28 @@ int minisign_pub_parse(const char *line, struct minisign_key *k);
  * place); its first line is a comment, whatever it says. 0, or -1 with
  * the reason in err[len]. */
 int minisign_pub_file_parse(char *text, size_t n, struct minisign_key *k, char *err, size_t len);
-/* The text of an unencrypted secret key file, as above; its public half
- * must match its seed. 0, or -1 with the reason in err[len]. */
-int minisign_sec_file_parse(char *text, size_t n, struct minisign_key *k, char *err, size_t len);
+/* A secret key file as read, before its passphrase. */
+#define MINISIGN_SEC_BLOB 158
+struct minisign_sealed {
+	int encrypted;              /* kdf "Sc": minisign_sec_open needs the passphrase */
+	uint8_t blob[MINISIGN_SEC_BLOB];
+};
+/* The scrypt work an encrypted key may ask for: minisign's own (libsodium's
+ * "sensitive" limits: 2^25 operations, 1 GiB of memory). */
+#define MINISIGN_OPSLIMIT_MAX (1ULL << 25)
+#define MINISIGN_MEMLIMIT_MAX (1ULL << 30)
+/* Parse the text of a secret key file, text[0..n) with a NUL at text[n]
+ * (cut in place): 0, or -1 with the reason in err when it is not a
+ * minisign Ed25519 secret key, names another KDF, or asks for more scrypt
+ * work than the limits above. Wipe s after use. */
+int minisign_sec_file_parse(char *text, size_t n, struct minisign_sealed *s, char *err, size_t len);
+/* Open a parsed secret key into k, decrypting it with the passphrase
+ * pass[0..plen) when it is encrypted (pass unused when not). 0; 1 when
+ * the passphrase is wrong (the checksum does not match); -1 with the
+ * reason in err: scrypt failed (out of memory), or the secret key does
+ * not match its public half. Memory: up to the key's memlimit. */
+int minisign_sec_open(const struct minisign_sealed *s, const char *pass, size_t plen, struct minisign_key *k,
+		      char *err, size_t len);
 /* The base64 line of k's public key into b64. */
 void minisign_pub_b64(const struct minisign_key *k, char b64[MINISIGN_PUB_B64_LEN]);
 /* The text of k's public key file, or of its secret key file
@@ -291,18 +315,30 @@ int minisign_sec_format(const struct minisign_key *k, char *buf, size_t len);
 void minisign_keyid_hex(const uint8_t id[MINISIGN_KEYID_LEN], char out[17]);
 
 /* ---- checksum lists (sums.c): the lines sha256sum writes and -c reads */
+/* An algorithm of `accel-crypt hash`: its operation name, the tags a
+ * tagged line names it by (tags[0] as sha256sum --tag writes it, then
+ * openssl dgst's names, OpenSSL 3's and 1.1's), its digest bytes. */
+struct sum_algo {
+	const char *name;
+	const char *tags[4];
+	size_t dlen;
+};
+#define SUM_NALGOS 6
+extern const struct sum_algo sum_algos[SUM_NALGOS];
 struct sum_reader {
-	const char *tag;       /* the --tag name: "SHA256", "MD5" ... */
-	size_t dlen;           /* digest bytes */
+	int plain;             /* the algorithm (index) of untagged lines */
+	int only;              /* -1: tagged lines may name any algorithm;
+				  else the only one they may name */
 	int from_stdin;        /* the list is stdin: a "-" NAME is improper */
 	int reversed;          /* -1 at first; then 0 after a "DIGEST  NAME" line,
 				  1 after a "DIGEST NAME" one (for the whole run) */
 };
 /* Parse one line of a list, s[0..n) as read (its LF included), s[n]
- * writable. Returns 1 with the digest in digest[dlen] and *name pointing
- * into s (cut and unescaped in place, NUL-terminated), 0 for a line to
- * skip ('#' comment, empty), or -1 for an improperly formatted line. */
-int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name);
+ * writable. Returns 1 with the line's algorithm in *algo, its digest in
+ * digest[sum_algos[*algo].dlen] and *name pointing into s (cut and
+ * unescaped in place, NUL-terminated), 0 for a line to skip ('#'
+ * comment, empty), or -1 for an improperly formatted line. */
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, int *algo, uint8_t *digest, char **name);
 /* A name as sha256sum writes it: in a list line (check 0) '\' as "\\",
  * LF as "\n", CR as "\r"; in -c's report (check 1) only when it holds a
  * LF, and then '\' and LF only. *escaped set when any byte was (the line

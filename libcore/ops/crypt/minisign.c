@@ -7,16 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
+#include <sodium.h>
 #include "crypt_format.h"
 
 #define KEYID_LEN MINISIGN_KEYID_LEN
 #define PK_LEN ED25519_PK_LEN
 #define SIG_LEN ED25519_SIG_LEN
 #define PUB_BLOB (2 + KEYID_LEN + PK_LEN)
-#define SEC_BLOB (2 + 2 + 2 + 32 + 8 + 8 + KEYID_LEN + 64 + 32)
+#define SEC_BLOB MINISIGN_SEC_BLOB
 #define SIG_BLOB (2 + KEYID_LEN + SIG_LEN)
-/* Where the key id starts in a secret key blob. */
-#define SEC_KEY (2 + 2 + 2 + 32 + 8 + 8)
+/* Where the salt, the limits, the key id (the part encrypted) and the
+ * checksum are in a secret key blob. */
+#define SEC_SALT 6
+#define SEC_OPS (SEC_SALT + 32)
+#define SEC_MEM (SEC_OPS + 8)
+#define SEC_KEY (SEC_MEM + 8)
+#define SEC_CHK (SEC_KEY + KEYID_LEN + 64)
+_Static_assert(SEC_CHK + 32 == SEC_BLOB, "minisign's secret key layout");
 
 /* Padded base64 of a key or signature blob, as libsodium reads it for
  * minisign: the unused bits of the last symbol may be anything. */
@@ -152,7 +159,15 @@ int minisign_pub_file_parse(char *text, size_t n, struct minisign_key *k, char *
 	return 0;
 }
 
-int minisign_sec_file_parse(char *text, size_t n, struct minisign_key *k, char *err, size_t len)
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+int minisign_sec_file_parse(char *text, size_t n, struct minisign_sealed *s, char *err, size_t len)
 {
 	char *lines[2];
 	uint8_t blob[SEC_BLOB + 3];
@@ -160,20 +175,58 @@ int minisign_sec_file_parse(char *text, size_t n, struct minisign_key *k, char *
 	int rc = -1;
 	if (r != SEC_BLOB || blob[0] != 'E' || blob[1] != 'd' || blob[4] != 'B' || blob[5] != '2') {
 		snprintf(err, len, "not a minisign Ed25519 secret key");
-	} else if (blob[2] || blob[3]) {
-		snprintf(err, len, "an encrypted minisign secret key; only unencrypted keys are supported "
-			 "(minisign -G -W, or accel-crypt keygen --sign)");
+	} else if ((blob[2] || blob[3]) && (blob[2] != 'S' || blob[3] != 'c')) {
+		snprintf(err, len, "a minisign secret key encrypted with an unknown KDF");
+	} else if (blob[2] && (le64(blob + SEC_OPS) > MINISIGN_OPSLIMIT_MAX || le64(blob + SEC_MEM) > MINISIGN_MEMLIMIT_MAX)) {
+		snprintf(err, len, "the key's scrypt limits are beyond minisign's own (2^25 operations, 1 GiB)");
 	} else {
-		uint8_t pk[PK_LEN];
-		memcpy(k->id, blob + SEC_KEY, KEYID_LEN);
-		memcpy(k->seed, blob + SEC_KEY + KEYID_LEN, 32);
-		memcpy(k->pk, blob + SEC_KEY + KEYID_LEN + 32, PK_LEN);
-		if (ed25519_public(k->seed, pk) < 0 || CRYPTO_memcmp(pk, k->pk, PK_LEN))
-			snprintf(err, len, "the secret key does not match its public half");
-		else
-			rc = 0;
+		s->encrypted = blob[2] != 0;
+		memcpy(s->blob, blob, SEC_BLOB);
+		rc = 0;
 	}
 	wipe(blob, sizeof blob);
+	return rc;
+}
+
+int minisign_sec_open(const struct minisign_sealed *s, const char *pass, size_t plen, struct minisign_key *k,
+		      char *err, size_t len)
+{
+	uint8_t key[SEC_BLOB - SEC_KEY], stream[sizeof key], chk[32];
+	int rc = -1;
+	memcpy(key, s->blob + SEC_KEY, sizeof key);
+	if (s->encrypted) {
+		if (sodium_init() < 0 ||
+		    crypto_pwhash_scryptsalsa208sha256(stream, sizeof stream, pass, plen, s->blob + SEC_SALT,
+						       le64(s->blob + SEC_OPS), (size_t)le64(s->blob + SEC_MEM)) != 0) {
+			snprintf(err, len, "scrypt failed (out of memory?)");
+			goto out;
+		}
+		for (size_t i = 0; i < sizeof key; i++)
+			key[i] ^= stream[i];
+		/* "Ed" || key id || seed || public key, as minisign sums them. */
+		crypto_generichash_state h;
+		crypto_generichash_init(&h, NULL, 0, sizeof chk);
+		crypto_generichash_update(&h, s->blob, 2);
+		crypto_generichash_update(&h, key, KEYID_LEN + 64);
+		crypto_generichash_final(&h, chk, sizeof chk);
+		if (CRYPTO_memcmp(chk, key + (SEC_CHK - SEC_KEY), sizeof chk)) {
+			rc = 1;
+			goto out;
+		}
+	}
+	uint8_t pk[PK_LEN];
+	memcpy(k->id, key, KEYID_LEN);
+	memcpy(k->seed, key + KEYID_LEN, 32);
+	memcpy(k->pk, key + KEYID_LEN + 32, PK_LEN);
+	if (ed25519_public(k->seed, pk) < 0 || CRYPTO_memcmp(pk, k->pk, PK_LEN)) {
+		snprintf(err, len, "the secret key does not match its public half");
+		wipe(k, sizeof *k);
+	} else {
+		rc = 0;
+	}
+out:
+	wipe(key, sizeof key);
+	wipe(stream, sizeof stream);
 	return rc;
 }
 

@@ -9,6 +9,9 @@
  * Blanks are spaces and tabs; a leading backslash marks a NAME with "\\",
  * "\n" and "\r" escapes. '#' lines and empty lines are skipped. The two
  * untagged forms do not mix in one run: the first such line decides.
+ * TAG names the line's algorithm, any one of sum_algos as cksum -c (GNU
+ * coreutils 9.1) reads them, unless the reader is held to one (as
+ * sha256sum -c is); the names openssl dgst writes are TAGs too.
  * One difference: a line holding a NUL byte is improperly formatted
  * (sha256sum would take the name up to the NUL).
  *
@@ -19,6 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "crypt_format.h"
+
+const struct sum_algo sum_algos[SUM_NALGOS] = {
+	{ "sha256", { "SHA256", "SHA2-256" }, 32 },
+	{ "sha512", { "SHA512", "SHA2-512" }, 64 },
+	{ "sha3-256", { "SHA3-256" }, 32 },
+	{ "blake2b512", { "BLAKE2b", "BLAKE2b-512", "BLAKE2B-512", "BLAKE2b512" }, 64 },
+	{ "sha1", { "SHA1" }, 20 },
+	{ "md5", { "MD5" }, 16 },
+};
 
 static int blank(char c)
 {
@@ -71,7 +83,7 @@ static int unescape(char *s, size_t n)
 
 /* TAG's line after "TAG (": NAME) = DIGEST, the last ')' ending NAME.
  * 0, or -1 improperly formatted. */
-static int tagged(const struct sum_reader *r, char *s, size_t n, int escaped, uint8_t *digest, char **name)
+static int tagged(char *s, size_t n, size_t dlen, int escaped, uint8_t *digest, char **name)
 {
 	size_t e = n;
 	while (e > 0 && s[e - 1] != ')')
@@ -86,7 +98,7 @@ static int tagged(const struct sum_reader *r, char *s, size_t n, int escaped, ui
 	i++;
 	while (i < n && blank(s[i]))
 		i++;
-	if (hex_digest(s + i, n - i, r->dlen, digest) < 0)
+	if (hex_digest(s + i, n - i, dlen, digest) < 0)
 		return -1;
 	if (escaped) {
 		if (unescape(s, e - 1) < 0)
@@ -98,7 +110,20 @@ static int tagged(const struct sum_reader *r, char *s, size_t n, int escaped, ui
 	return 0;
 }
 
-int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, char **name)
+/* The algorithm whose tag starts s and is followed by ' ' or '(' (the
+ * tag's length in *tl), of all or of the only one: its index, or -1. */
+static int tag_algo(const char *s, int only, size_t *tl)
+{
+	for (int a = only < 0 ? 0 : only; a < (only < 0 ? SUM_NALGOS : only + 1); a++)
+		for (int t = 0; t < 4 && sum_algos[a].tags[t]; t++) {
+			*tl = strlen(sum_algos[a].tags[t]);
+			if (!strncmp(s, sum_algos[a].tags[t], *tl) && (s[*tl] == ' ' || s[*tl] == '('))
+				return a;
+		}
+	return -1;
+}
+
+int sum_line_parse(struct sum_reader *r, char *s, size_t n, int *algo, uint8_t *digest, char **name)
 {
 	if (n && s[0] == '#')
 		return 0;
@@ -111,20 +136,23 @@ int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, cha
 	if (memchr(s, 0, n))
 		return -1;
 	s[n] = 0;
-	size_t i = 0, tl = strlen(r->tag), hl = 2 * r->dlen;
+	size_t i = 0, tl;
 	while (blank(s[i]))
 		i++;
 	int escaped = s[i] == '\\';
 	i += (size_t)escaped;
-	if (n - i >= tl && !memcmp(s + i, r->tag, tl)) {
+	int a = tag_algo(s + i, r->only, &tl);
+	if (a >= 0) {
 		i += tl;
 		i += s[i] == ' ';
-		if (s[i] != '(' || tagged(r, s + i + 1, n - i - 1, escaped, digest, name) < 0)
+		if (s[i] != '(' || tagged(s + i + 1, n - i - 1, sum_algos[a].dlen, escaped, digest, name) < 0)
 			return -1;
+		*algo = a;
 		return r->from_stdin && !strcmp(*name, "-") ? -1 : 1;
 	}
 	/* DIGEST, one blank, then at least one more byte. */
-	if (n - i < hl + 2 || !blank(s[i + hl]) || hex_digest(s + i, hl, r->dlen, digest) < 0)
+	size_t dlen = sum_algos[r->plain].dlen, hl = 2 * dlen;
+	if (n - i < hl + 2 || !blank(s[i + hl]) || hex_digest(s + i, hl, dlen, digest) < 0)
 		return -1;
 	i += hl + 1;
 	if (n - i == 1 || (s[i] != ' ' && s[i] != '*')) {
@@ -137,6 +165,7 @@ int sum_line_parse(struct sum_reader *r, char *s, size_t n, uint8_t *digest, cha
 	}
 	if (escaped && unescape(s + i, n - i) < 0)
 		return -1;
+	*algo = r->plain;
 	*name = s + i;
 	return r->from_stdin && !strcmp(*name, "-") ? -1 : 1;
 }
