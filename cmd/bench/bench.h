@@ -228,6 +228,8 @@ struct latency percentiles(const struct series *s);
 double flops_per_transform(const struct kase *c);
 
 /* output.c */
+/* s bytes as --size writes them (16M, 4K, 1000) into buf[len]. */
+void bytes_text(uint64_t s, char *buf, size_t len);
 void size_text(const struct kase *c, char *buf, size_t len);
 /* The size as a number in its unit: pixels of a frame for video, else
  * c->size. */

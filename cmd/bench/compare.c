@@ -414,14 +414,8 @@ static void case_size(const cJSON *c, char *buf, size_t len)
 		snprintf(buf, len, "N=%llu", (unsigned long long)s);
 	else if (unit && !strcmp(unit, "batch"))
 		snprintf(buf, len, "batch=%llu", (unsigned long long)s);
-	else if (s >= 1u << 30 && !(s % (1u << 30)))
-		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
-	else if (s >= 1u << 20 && !(s % (1u << 20)))
-		snprintf(buf, len, "%lluM", (unsigned long long)(s >> 20));
-	else if (s >= 1u << 10 && !(s % (1u << 10)))
-		snprintf(buf, len, "%lluK", (unsigned long long)(s >> 10));
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)s);
+		bytes_text(s, buf, len);
 }
 
 static void print_changes(const struct change *ch, int n, double bound)

@@ -8,6 +8,18 @@
 #include <cjson/cJSON.h>
 #include "bench.h"
 
+void bytes_text(uint64_t s, char *buf, size_t len)
+{
+	if (s >= 1u << 30 && !(s % (1u << 30)))
+		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
+	else if (s >= 1u << 20 && !(s % (1u << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(s >> 20));
+	else if (s >= 1u << 10 && !(s % (1u << 10)))
+		snprintf(buf, len, "%lluK", (unsigned long long)(s >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)s);
+}
+
 void size_text(const struct kase *c, char *buf, size_t len)
 {
 	uint64_t s = c->size;
@@ -17,14 +29,8 @@ void size_text(const struct kase *c, char *buf, size_t len)
 		snprintf(buf, len, "batch=%llu", (unsigned long long)s);
 	else if (IS_VIDEO(c->op->fam))
 		snprintf(buf, len, "%dx%d", VIDEO_W(s), VIDEO_H(s));
-	else if (s >= 1u << 30 && !(s % (1u << 30)))
-		snprintf(buf, len, "%lluG", (unsigned long long)(s >> 30));
-	else if (s >= 1u << 20 && !(s % (1u << 20)))
-		snprintf(buf, len, "%lluM", (unsigned long long)(s >> 20));
-	else if (s >= 1u << 10 && !(s % (1u << 10)))
-		snprintf(buf, len, "%lluK", (unsigned long long)(s >> 10));
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)s);
+		bytes_text(s, buf, len);
 }
 
 uint64_t size_value(const struct kase *c)
