@@ -22,6 +22,8 @@ declare -gA SKIP=(
 	["accel-infer -m net.onnx -b opencv.opencl -v < in.npy > out.npy   # OpenCV on an OpenCL GPU"]="an OpenCL GPU (PoCL here is a software device)"
 	["curl -s http://cam/stream.ts | accel-transcode --scale 1280x-1 > small.mkv"]="a camera on the network"
 	["accel-transcode --hw cuda -v clip.mp4 > /dev/null     # what ran where"]="a CUDA GPU"
+	["accel-crypt -p -o key.txt.age key.txt      # an identity file under a passphrase"]="asks for the passphrase on a terminal (tests/crypt-pass.bats runs it on one)"
+	["accel-crypt -d -i key.txt.age data.tar.zst.age > data.tar.zst"]="needs key.txt.age, made above on a terminal (tests/crypt-pass.bats)"
 	["accel-bench --vs --time 1"]="measures every operation for minutes (tests/bench*.bats run accel-bench on small sizes)"
 	["accel-bench --vs --peer igzip --json 'gzip.*' | jq '.cases[].peer.ratio'"]="measures for minutes"
 	["accel-bench --size 1M,16M,256M -T 4 '*.compress'"]="measures for minutes"
@@ -120,6 +122,8 @@ setup_file() {
 	ssh-keygen -q -t ed25519 -N '' -C ex -f home/.ssh/id_ed25519
 	cp home/.ssh/id_ed25519.pub home/.ssh/authorized_keys
 	sox -n -r 48000 -c 2 -b 16 music.wav synth 2 sine 440 sine 1000 vol 0.5
+	# I and Q of a 1 kHz tone, as an SDR's stereo WAV holds them.
+	sox -n -r 48000 -c 2 -b 16 baseband.wav synth 1 sine 1000 sine 1000 vol 0.5
 	/usr/bin/python3 - <<-'EOF'
 		import numpy as np
 		rng = np.random.default_rng(1)
@@ -223,7 +227,7 @@ run_examples() {
 }
 
 @test "accel-fft(1): every example runs as written" {
-	use music.wav x.cf32 capture.i16
+	use music.wav baseband.wav x.cf32 capture.i16
 	man_examples "$ROOT/man/accel-fft.1.in" | run_examples
 	cmp <(head -c 32000 y.cf32 | od -An -v -tf4 -w4 | awk '{printf "%.3f\n", $1}') \
 		<(od -An -v -tf4 -w4 x.cf32 | awk '{printf "%.3f\n", $1}')
