@@ -24,7 +24,7 @@ complete -c accel-bench -s T -l threads -x -d 'worker threads of ours, and of th
 complete -c accel-bench -l progress -d 'show the case being measured on stderr (default: when stderr is a terminal)'
 complete -c accel-bench -l no-progress -d 'never show the case being measured'
 complete -c accel-bench -s v -l verbose -d 'say more on stderr: what ran on which engine, with its statistics'
-complete -c accel-bench -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-bench -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-bench -s h -l help -d 'show this help and exit'
 complete -c accel-bench -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'
 complete -c accel-bench -f -a 'zstd.compress zstd.decompress gzip.compress gzip.decompress lz4.compress lz4.decompress age.encrypt age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode'

@@ -23,6 +23,6 @@ complete -c accel-compress -s T -l threads -x -d 'worker threads (0 = all cores;
 complete -c accel-compress -l progress -d 'show a progress meter on stderr'
 complete -c accel-compress -l no-progress -d 'never show a progress meter'
 complete -c accel-compress -s v -l verbose -d 'say more on stderr: the route, each engine\'s statistics, bytes and MB/s'
-complete -c accel-compress -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-compress -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-compress -s h -l help -d 'show this help and exit'
 complete -c accel-compress -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

@@ -28,7 +28,7 @@ complete -c accel-crypt -n '__accel_crypt_command' -s T -l threads -x -d 'worker
 complete -c accel-crypt -n '__accel_crypt_command' -l progress -d 'show a progress meter on stderr'
 complete -c accel-crypt -n '__accel_crypt_command' -l no-progress -d 'never show a progress meter'
 complete -c accel-crypt -n '__accel_crypt_command' -s v -l verbose -d 'say more on stderr: the route, each engine\'s statistics and MB/s'
-complete -c accel-crypt -n '__accel_crypt_command' -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-crypt -n '__accel_crypt_command' -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-crypt -n '__accel_crypt_command' -s h -l help -d 'show this help and exit'
 complete -c accel-crypt -n '__accel_crypt_command' -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'
 complete -c accel-crypt -n 'test (count (commandline -opc)) -eq 1' -a keygen -d 'Make an age X25519 identity (or, with --sign, a minisign key pair), or print the recipient of an identity.'

@@ -12,6 +12,6 @@ complete -c accel-detect -l routes -d 'print the ranked engines for each operati
 complete -c accel-detect -s r -l require -x -d 'exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)'
 complete -c accel-detect -s b -l backend -x -a '(__accel_detect_backends)' -d 'with --routes: the route a program\'s -b LIST gives (cpu, vkfft, opencl:1, vkfft.vulkan:gpu0 ...), each engine left out with its reason'
 complete -c accel-detect -s v -l verbose -d 'say more: every probe and its time, in the report; with --routes, also the backends that do not offer the operation'
-complete -c accel-detect -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-detect -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-detect -s h -l help -d 'show this help and exit'
 complete -c accel-detect -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

@@ -30,6 +30,6 @@ complete -c accel-infer -s T -l threads -x -d 'the engine\'s threads within one 
 complete -c accel-infer -l progress -d 'show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)'
 complete -c accel-infer -l no-progress -d 'never show a progress meter'
 complete -c accel-infer -s v -l verbose -d 'say more on stderr: the route, why --batch runs items one by one, each input\'s engine statistics'
-complete -c accel-infer -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-infer -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-infer -s h -l help -d 'show this help and exit'
 complete -c accel-infer -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

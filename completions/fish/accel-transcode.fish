@@ -27,6 +27,6 @@ complete -c accel-transcode -s T -l threads -x -d 'threads of the decoders, filt
 complete -c accel-transcode -l progress -d 'show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)'
 complete -c accel-transcode -l no-progress -d 'never show the progress line'
 complete -c accel-transcode -s v -l verbose -d 'say more on stderr: each stage\'s route and engine, the filter graph, audio decisions, packets, frames and bytes'
-complete -c accel-transcode -s q -l quiet -d 'print nothing but errors (no progress meter, even with --progress)'
+complete -c accel-transcode -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-transcode -s h -l help -d 'show this help and exit'
 complete -c accel-transcode -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

@@ -161,7 +161,7 @@ enum accel_common_opt {
 	ACCEL_QUIET_HELP_OPTIONS
 /* -q, --help, --version and the hidden generators: after a program's own -v. */
 #define ACCEL_QUIET_HELP_OPTIONS \
-	{ 'q', "quiet", NULL, "print nothing but errors (no progress meter, even with --progress)", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
+	{ 'q', "quiet", NULL, "print nothing but errors, no progress meter either", ACCEL_COMMON(ACCEL_OPT_QUIET) }, \
 	ACCEL_HELP_OPTIONS, \
 	{ 0, "help-man", NULL, "print the options as man(7) source", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_MAN) }, \
 	{ 0, "completion", "SHELL", "print a completion script for bash, zsh or fish", NULL, ACCEL_OPT_HIDDEN, ACCEL_COMMON(ACCEL_OPT_GEN_COMPLETION) }
