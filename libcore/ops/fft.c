@@ -709,6 +709,16 @@ static uint64_t rows_of(const struct accel_fft *f, uint64_t frames)
 	return (rows + f->decimate - 1) / f->decimate;
 }
 
+int64_t accel_fft_stream_frames(const struct accel_fft *f, int64_t bytes)
+{
+	if (bytes < 0)
+		return -1;
+	uint64_t s = (uint64_t)bytes / f->in_bytes;
+	if (f->pad && (uint64_t)bytes % f->in_bytes)
+		s++;
+	return (int64_t)final_frames(f, s, 1);
+}
+
 int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes)
 {
 	if (bytes < 0)

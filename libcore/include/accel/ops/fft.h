@@ -204,6 +204,9 @@ size_t accel_fft_rows(const struct accel_fft *f, size_t kept);
 int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrows, struct accel_buf *out);
 /* Output rows of a stream of `bytes` input bytes (-1: unknown, returns -1). */
 int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes);
+/* Frames of a stream of `bytes` input bytes (-1: unknown, returns -1):
+ * the frames its rows average, those of rows --decimate drops included. */
+int64_t accel_fft_stream_frames(const struct accel_fft *f, int64_t bytes);
 
 /* A WAV file's header (RIFF WAVE, "fmt " and "data" chunks; Microsoft
  * Multimedia Standards Update 1994 and WAVE_FORMAT_EXTENSIBLE), also as
