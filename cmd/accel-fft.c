@@ -125,7 +125,7 @@ static int plan_option(void *v, const char *arg)
 }
 
 static const struct accel_option options[] = {
-	{ 't', "type", "TYPE", "input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF's r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected", "cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be", ACCEL_CALL(type_option) },
+	{ 't', "type", "TYPE", "input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF's r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header, or an audio file libsndfile reads (FLAC, W64, AIFF ...), is detected", "cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be", ACCEL_CALL(type_option) },
 	{ 0, "channels", "C", "channels interleaved in raw input (default 1; a WAV says its own): each is transformed, rows hold the spectra of every channel", ACCEL_INT(JOB(channels), 1, ACCEL_FFT_MAX_CHANNELS, NULL) },
 	{ 0, "channel", "K", "transform channel K only, counted from 0 (the first, left)", ACCEL_CALL(channel_option) },
 	{ 0, "mix", "mono", "transform the mean of the channels (as sox remix -, ffmpeg -ac 1)", "mono", ACCEL_CALL(mix_option) },

@@ -122,6 +122,7 @@ setup_file() {
 	ssh-keygen -q -t ed25519 -N '' -C ex -f home/.ssh/id_ed25519
 	cp home/.ssh/id_ed25519.pub home/.ssh/authorized_keys
 	sox -n -r 48000 -c 2 -b 16 music.wav synth 2 sine 440 sine 1000 vol 0.5
+	sox -n -r 44100 -c 2 -b 16 song.flac synth 2 sine 440 sine 1000 vol 0.5
 	# I and Q of a 1 kHz tone, as an SDR's stereo WAV holds them.
 	sox -n -r 48000 -c 2 -b 16 baseband.wav synth 1 sine 1000 sine 1000 vol 0.5
 	/usr/bin/python3 - <<-'EOF'
@@ -227,7 +228,7 @@ run_examples() {
 }
 
 @test "accel-fft(1): every example runs as written" {
-	use music.wav baseband.wav x.cf32 capture.i16
+	use music.wav song.flac baseband.wav x.cf32 capture.i16
 	man_examples "$ROOT/man/accel-fft.1.in" | run_examples
 	cmp <(head -c 32000 y.cf32 | od -An -v -tf4 -w4 | awk '{printf "%.3f\n", $1}') \
 		<(od -An -v -tf4 -w4 x.cf32 | awk '{printf "%.3f\n", $1}')
@@ -260,7 +261,7 @@ run_examples() {
 }
 
 @test "README's tour: every command runs as written from the tree's root" {
-	use data lib notes.txt pw.txt capture.cu8 music.wav line.png net.onnx clips README.md
+	use data lib notes.txt pw.txt capture.cu8 music.wav song.flac line.png net.onnx clips README.md
 	ln -s "$ROOT/build" build
 	ln -s "$ROOT/examples" examples
 	readme_tour | run_examples

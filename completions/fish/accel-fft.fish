@@ -3,10 +3,11 @@ function __accel_fft_backends -d 'what -b of accel-fft completes to: its registr
 	set -l w (commandline -opc)
 	$w[1] --completion=backends 2>/dev/null
 end
-complete -c accel-fft -s t -l type -x -a 'cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be' -d 'input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF\'s r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header is detected'
+complete -c accel-fft -s t -l type -x -a 'cf32 ci32 ci16 ci8 cu8 cf64 f32 i32 i16 i8 u8 f64 i24 ci24 cf32_be ci32_be ci16_be cf64_be f32_be i32_be i16_be f64_be' -d 'input samples, SigMF names: cf32 (default), ci32, ci16, ci8, cu8, cf64, f32, i32, i16, i8, u8, f64 (little-endian; _le accepted, _be for big-endian; SigMF\'s r of real types accepted), and i24, ci24 (packed 24-bit); without it a WAV header, or an audio file libsndfile reads (FLAC, W64, AIFF ...), is detected'
 complete -c accel-fft -l channels -x -d 'channels interleaved in raw input (default 1; a WAV says its own): each is transformed, rows hold the spectra of every channel'
 complete -c accel-fft -l channel -x -d 'transform channel K only, counted from 0 (the first, left)'
 complete -c accel-fft -l mix -x -a 'mono' -d 'transform the mean of the channels (as sox remix -, ffmpeg -ac 1)'
+complete -c accel-fft -l rate -x -d 'samples per second of a channel, for the axes of -o FILE.npz and --png (default: the audio header\'s, else 1 as scipy\'s fs)'
 complete -c accel-fft -l iq -d 'read a stereo WAV as complex I/Q samples (I left, Q right), not as two real channels'
 complete -c accel-fft -s n -l size -x -d 'samples per transform, any N >= 2 (default 1024)'
 complete -c accel-fft -s w -l window -x -a 'rect hann hamming blackman blackman-harris flattop kaiser:' -d 'window: rect (default), hann, hamming, blackman, blackman-harris, flattop, kaiser:BETA'
@@ -24,6 +25,7 @@ complete -c accel-fft -l average -x -d 'write the mean of K spectra per row (Wel
 complete -c accel-fft -l decimate -x -d 'write one row in D (the frames of the others are not transformed)'
 complete -c accel-fft -l text -d 'write CSV text, one row per line (complex values as re,im pairs)'
 complete -c accel-fft -l npy -d 'write a NumPy .npy array of shape (rows, bins)'
+complete -c accel-fft -l png -r -F -d 'draw the spectrogram into FILE (PNG; gnuplot): dB, viridis, time in s across, frequency in Hz up; one spectrum a row (--channel or --mix for several channels); spectra go to -o FILE.npz only'
 complete -c accel-fft -l pad -d 'at the end, complete a partial sample and the frames of the samples after the last whole frame (else exit 3, and dropped) with zero-valued samples (0x80 bytes for u8 and cu8, else zero bytes); also a FILE shorter than one frame (else exit 2)'
 complete -c accel-fft -l plan -x -a 'estimate measure patient' -d 'planning effort: estimate, measure (default) or patient; plans are cached as wisdom'
 complete -c accel-fft -l memory -x -d 'cap on memory (K, M, G suffixes; default: the memory available): units shrink to fit it, a job whose one frame does not fit is refused before it starts (exit 1), and units in flight stay under it (default: a quarter of the memory available)'
