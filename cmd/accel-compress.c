@@ -46,7 +46,7 @@ static int test_option(void *job, const char *arg)
 static const struct accel_option options[] = {
 	{ 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", ACCEL_SET(JOB(decompress), 1) },
 	{ 'z', "compress", NULL, "compress (the default)", ACCEL_SET(JOB(decompress), 0) },
-	{ 0, NULL, "LEVEL", "compression level 1-19 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
+	{ 0, NULL, "LEVEL", "compression level 1-19, gzip 1-12 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
 	{ 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", ACCEL_SET(JOB(ultra), 1) },
 	{ 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", ACCEL_WORD(JOB(format)) },
 	ACCEL_OUTPUT_OPTION,
@@ -480,6 +480,10 @@ static int parse_args(int argc, char **argv, struct job *job)
 		accel_msg_usage("level -%d needs --ultra and the zstd format", job->level);
 		return ACCEL_EXIT_USAGE;
 	}
+	if (!strcmp(job->format, "gzip") && job->level > ACCEL_GZIP_LEVEL_MAX) {
+		accel_msg_usage("level -%d is out of range for gzip (1-%d)", job->level, ACCEL_GZIP_LEVEL_MAX);
+		return ACCEL_EXIT_USAGE;
+	}
 	if (!job->chunk)
 		job->chunk = accel_compress_default_chunk(job->format, job->level);
 	return 0;
@@ -600,6 +604,6 @@ static int compress(int argc, char **argv)
  * then ends the process without running exit handlers. */
 int main(int argc, char **argv)
 {
-	accel_cli_libraries("zstd lz4 isa-l hwloc cjson", NULL);
+	accel_cli_libraries("zstd lz4 isa-l libdeflate hwloc cjson", NULL);
 	accel_exit(compress(argc, argv));
 }

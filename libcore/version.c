@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <hwloc.h>
 #include <isa-l.h>
+#include <libdeflate.h>
 #include <lz4.h>
 #include <zstd.h>
 #include <accel/backend.h>
@@ -58,6 +59,9 @@ static void core_library(const char *name, char *buf, size_t len)
 		/* ISA-L tells no version at run time. */
 		snprintf(buf, len, "isa-l %d.%d.%d (build)", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION,
 			 ISAL_PATCH_VERSION);
+	} else if (!strcmp(name, "libdeflate")) {
+		/* libdeflate tells no version at run time either. */
+		snprintf(buf, len, "libdeflate %s (build)", LIBDEFLATE_VERSION_STRING);
 	} else if (!strcmp(name, "hwloc")) {
 		/* hwloc tells its API version at run time, not its release. */
 		unsigned api = hwloc_get_api_version();

@@ -56,9 +56,13 @@ static int cpu_supports(const struct accel_engine *e, const struct accel_op *op,
 		snprintf(reason, len, "the CPU backend has no %s", op->name);
 		return ACCEL_ENOTSUP;
 	}
+	const char *lib = c->library;
+	double mbps = c->prior_mbps;
+	if (c->describe)
+		c->describe(op, &lib, &mbps);
 	int n = accel_cpu_count();
-	*prior = c->prior_mbps * n;
-	snprintf(reason, len, "%s on %d core%s", c->library, n, n == 1 ? "" : "s");
+	*prior = mbps * n;
+	snprintf(reason, len, "%s on %d core%s", lib, n, n == 1 ? "" : "s");
 	return 0;
 }
 
@@ -114,7 +118,7 @@ static const struct accel_api_info cpu_apis[] = {
 const struct accel_backend accel_backend_cpu = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "cpu",
-	.description = "host CPU: libzstd, ISA-L igzip, liblz4",
+	.description = "host CPU: libzstd, ISA-L igzip, libdeflate, liblz4",
 	.ops = cpu_ops,
 	.probe = cpu_probe,
 	.supports = cpu_supports,

@@ -17,6 +17,9 @@ struct cpu_codec {
 	/* NULL for operations that always split into units. */
 	int (*stream)(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len);
 	void (*close)(void *ctx);
+	/* NULL, or the library and prior of op at its level, where they
+	 * depend on it (gzip: ISA-L or libdeflate). */
+	void (*describe)(const struct accel_op *op, const char **library, double *prior_mbps);
 };
 
 extern const struct cpu_codec cpu_zstd_compress, cpu_zstd_decompress;

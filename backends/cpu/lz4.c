@@ -215,8 +215,8 @@ static void ld_close(void *ctx)
 }
 
 const struct cpu_codec cpu_lz4_compress = {
-	"lz4.compress", 400, "liblz4", lc_open, lc_run, NULL, lc_close,
+	"lz4.compress", 400, "liblz4", lc_open, lc_run, NULL, lc_close, NULL,
 };
 const struct cpu_codec cpu_lz4_decompress = {
-	"lz4.decompress", 1200, "liblz4", ld_open, ld_run, ld_stream, ld_close,
+	"lz4.decompress", 1200, "liblz4", ld_open, ld_run, ld_stream, ld_close, NULL,
 };

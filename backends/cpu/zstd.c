@@ -212,8 +212,8 @@ static void zd_close(void *ctx)
 }
 
 const struct cpu_codec cpu_zstd_compress = {
-	"zstd.compress", 250, "libzstd", zc_open, zc_run, NULL, zc_close,
+	"zstd.compress", 250, "libzstd", zc_open, zc_run, NULL, zc_close, NULL,
 };
 const struct cpu_codec cpu_zstd_decompress = {
-	"zstd.decompress", 700, "libzstd", zd_open, zd_run, zd_stream, zd_close,
+	"zstd.decompress", 700, "libzstd", zd_open, zd_run, zd_stream, zd_close, NULL,
 };

@@ -149,11 +149,12 @@ int peer_list_check(const char *list, char *bad, size_t len)
 	return 0;
 }
 
-/* ISA-L's level (0 to 3) for a gzip level, as the cpu backend maps it:
- * igzip's option of the same compression. */
+/* igzip's option for a gzip level: ISA-L's level of the same number for
+ * 1-3, as the cpu backend maps them; its best, 3, above (where ours is
+ * libdeflate's, which igzip does not reach). */
 static int isal_level(int level)
 {
-	return level <= 1 ? 0 : level <= 3 ? 1 : level <= 6 ? 2 : 3;
+	return level < 1 ? 1 : level > 3 ? 3 : level;
 }
 
 /* The peer's command for case c on `input` into c->peer_argv and

@@ -283,13 +283,23 @@ static void test_compress_memory_equals_file(void **state)
 	assert_int_equal(accel_compress(ctx, &cfg, &in, &out, NULL, err, sizeof err), ACCEL_EINVAL);
 	assert_string_equal(err, "--format: 'brotli' is not one of zstd, gzip, lz4");
 	accel_input_close(&in);
+	/* gzip's levels stop at libdeflate's 12 */
+	cfg.format = "gzip";
+	cfg.level = ACCEL_GZIP_LEVEL_MAX + 1;
+	accel_input_mem(&in, text, 10, NULL);
+	assert_int_equal(accel_compress(ctx, &cfg, &in, &out, NULL, err, sizeof err), ACCEL_EINVAL);
+	assert_string_equal(err, "gzip level 13 is out of range (1-12)");
+	accel_input_close(&in);
+	cfg.level = 0;
 	assert_int_equal(accel_compress_default_level("zstd"), 3);
 	assert_int_equal(accel_compress_default_level("gzip"), 6);
 	assert_int_equal(accel_compress_default_level("lz4"), 1);
 	assert_int_equal(accel_compress_default_level("xz"), ACCEL_EINVAL);
 	assert_int_equal(accel_compress_default_chunk("zstd", 3), 8u << 20);
 	assert_int_equal(accel_compress_default_chunk("zstd", 19), 32u << 20);
-	assert_int_equal(accel_compress_default_chunk("gzip", 9), 1u << 20);
+	assert_int_equal(accel_compress_default_chunk("gzip", 3), 1u << 20);
+	assert_int_equal(accel_compress_default_chunk("gzip", 4), 2u << 20);
+	assert_int_equal(accel_compress_default_chunk("gzip", 12), 2u << 20);
 	assert_int_equal(accel_compress_default_chunk("lz4", 1), 4u << 20);
 	assert_int_equal(accel_compress_default_chunk(NULL, 1), 0);
 	accel_ctx_free(ctx);

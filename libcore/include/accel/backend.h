@@ -188,7 +188,7 @@ struct accel_backend {
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 
-/* The built-in CPU backend (libzstd, ISA-L, liblz4), always last on a
+/* The built-in CPU backend (libzstd, ISA-L, libdeflate, liblz4), always last on a
  * route. A plugin may delegate to its functions, as tests/plugins/test.c
  * does; they ignore the engine they are given. */
 extern const struct accel_backend accel_backend_cpu;

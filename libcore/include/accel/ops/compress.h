@@ -162,11 +162,15 @@ int accel_frame_measure(struct accel_ctx *ctx, enum accel_format format, struct 
 
 /* ----------------------------------------------------------- compression */
 
+/* gzip's levels are 1 to ACCEL_GZIP_LEVEL_MAX: 1-3 ISA-L's igzip (fast),
+ * 4-12 libdeflate's (4-9 about zlib's ratio, 10-12 slower and smaller). */
+#define ACCEL_GZIP_LEVEL_MAX 12
+
 /* Level used when none is given: zstd 3, gzip 6, lz4 1; ACCEL_EINVAL for a
  * format other than "zstd", "gzip" or "lz4". Pure, as is the next one. */
 int accel_compress_default_level(const char *format);
 /* Bytes of input per parallel chunk when none is given, by format and
- * level: gzip 1 MiB, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
+ * level: gzip 1 MiB for levels 1-3, 2 MiB above, lz4 4 MiB, zstd 4, 8, 16 or 32 MiB for levels up to
  * 2, 8, 16 and above (about four times the level's window, as zstd -T
  * does). 0 for an unknown format. */
 uint64_t accel_compress_default_chunk(const char *format, int level);
