@@ -77,9 +77,9 @@ static const struct accel_option options[] = {
 	{ 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", ACCEL_SET(JOB(decrypt), 1) },
 	{ 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", ACCEL_CALL(recipient_option) },
 	{ 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", ACCEL_CALL(recipients_file_option) },
-	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH private key (repeatable)", "file", ACCEL_CALL(identity_option) },
+	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH private key, encrypted or not (repeatable)", "file", ACCEL_CALL(identity_option) },
 	{ 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", ACCEL_SET(JOB(passphrase), 1) },
-	{ 0, "passphrase-file", "FILE", "read the passphrase (of the file, or of an encrypted identity file) from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
+	{ 0, "passphrase-file", "FILE", "read the passphrase (of the file, of an encrypted identity file or OpenSSH key) from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
 	{ 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", ACCEL_INT(JOB(passfd), 0, 1 << 20, "a file descriptor") },
 	{ 'a', "armor", NULL, "encrypt to ASCII armor (PEM-style text)", ACCEL_SET(JOB(armor), 1) },
 	ACCEL_OUTPUT_OPTION,
@@ -264,7 +264,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 	text_add(&head.text, "age-encryption.org/v1\n", 22);
 	if (job->passphrase) {
 		size_t plen;
-		char *pass = passphrase_get(job->passfile, job->passfd, 1, &plen);
+		char *pass = passphrase_get(job->passfile, job->passfd, 1, NULL, &plen);
 		if (!pass) {
 			status = ACCEL_EXIT_FAILURE;
 			goto out;
@@ -390,7 +390,7 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 			return ACCEL_EXIT_FAILURE;
 		}
 		size_t plen;
-		char *pass = passphrase_get(job->passfile, job->passfd, 0, &plen);
+		char *pass = passphrase_get(job->passfile, job->passfd, 0, NULL, &plen);
 		if (!pass)
 			return ACCEL_EXIT_FAILURE;
 		int rc = scrypt_unwrap(pass, plen, &h->stanzas[0], fk, err, sizeof err);
@@ -549,12 +549,9 @@ static int read_sealed_identities(struct accel_ctx *ctx, struct job *job, const 
 	}
 	close(fd);
 	if (!status) {
-		char err[300];
 		text[n] = 0;
-		if (identities_parse(text, (size_t)n, &job->ids, &job->nids, err, sizeof err) < 0) {
-			accel_msg_error("%s: %s", path, err);
-			status = ACCEL_EXIT_FAILURE;
-		}
+		status = identities_take(path, text, (size_t)n, 0, &(struct pass_from){ job->passfile, job->passfd },
+					 &job->ids, &job->nids);
 	}
 	if (text) {
 		wipe(text, (size_t)n);
@@ -593,7 +590,8 @@ static int read_identities(struct accel_ctx *ctx, struct job *job)
 		if (age_file(buf, len))
 			status = read_sealed_identities(ctx, job, path, buf, len);
 		else
-			status = identities_take(path, buf, len, mode, &job->ids, &job->nids) < 0 ? ACCEL_EXIT_FAILURE : 0;
+			status = identities_take(path, buf, len, mode, &(struct pass_from){ job->passfile, job->passfd },
+						 &job->ids, &job->nids);
 		wipe(buf, len);
 		free(buf);
 		if (status)

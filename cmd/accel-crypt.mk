@@ -1,5 +1,7 @@
 # accel-crypt: its keys, hashes and signatures link libcrypto (OpenSSL 3)
-# and libsodium (minisign's encrypted keys),
+# and libsodium (minisign's encrypted keys), and load libssh.so.4 when an
+# encrypted OpenSSH key is met (libcore/ops/crypt/ssh.c; its header from
+# libssh-dev),
 # its formats come from libaccel-crypt.a (libcore/ops/crypt/crypt.mk); the
 # payload runs on the openssl plugin's engine.
 accel-crypt_SRC := $(wildcard cmd/crypt/*.c)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # accel-crypt with SSH keys as age defines them: ssh-ed25519 and ssh-rsa
-# recipients (-r, -R, authorized_keys lines) and unencrypted OpenSSH
-# private keys as identities, interop with age both ways.
+# recipients (-r, -R, authorized_keys lines) and OpenSSH private keys as
+# identities, unencrypted or encrypted with a passphrase as ssh-keygen
+# writes them (bcrypt KDF, aes256-ctr; opened through libssh), interop
+# with age both ways.
 
 bats_require_minimum_version 1.5.0
 
 load lib/common
+load lib/tty
 
 setup() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
@@ -45,14 +48,11 @@ setup() {
 	done
 }
 
-@test "another SSH key does not open the file; encrypted and small keys are refused with a reason" {
+@test "another SSH key does not open the file; small keys are refused with a reason" {
 	ssh-keygen -q -t ed25519 -N '' -f other
 	"$C" -R ed.pub -o m.age p
 	run -3 "$C" -d -i other m.age
 	[ "$output" = "accel-crypt: m.age: cannot decrypt: no identity matched any of the recipients (wrong key)" ]
-	ssh-keygen -q -t ed25519 -N 'secret' -f locked
-	run -1 "$C" -d -i locked m.age
-	[ "$output" = "accel-crypt: locked: an encrypted OpenSSH private key; only unencrypted keys are supported" ]
 	ssh-keygen -q -t rsa -b 1024 -N '' -f small
 	run -1 "$C" -R small.pub p
 	[ "$output" = "accel-crypt: small.pub: line 1: the RSA key has 1024 bits; at least 2048 are needed" ]
@@ -74,4 +74,80 @@ setup() {
 @test "keygen -y on an SSH key points to its .pub file" {
 	run -1 "$C" keygen -y ed
 	[ "$output" = "accel-crypt: ed: an SSH key; its recipient is its public key (the .pub file)" ]
+}
+
+@test "an encrypted ssh-ed25519 key (ssh-keygen -N) opens age's file: --passphrase-file, --passphrase-fd, the terminal as age asks" {
+	ssh-keygen -q -t ed25519 -N 'pass phrase' -C "locked@test" -f locked
+	age -R locked.pub p > theirs.age
+	echo 'pass phrase' > pw
+	"$C" -d -i locked --passphrase-file pw theirs.age | cmp - p
+	"$C" -d -i locked --passphrase-fd 3 -o out theirs.age 3< pw
+	cmp out p
+	# the key with others: an age identity file and an unencrypted SSH key
+	age-keygen -o key.txt 2> /dev/null
+	"$C" -R ed.pub -R locked.pub -r "$(age-keygen -y key.txt)" -o ours.age p
+	"$C" -d -i key.txt -i locked -i ed --passphrase-file pw ours.age | cmp - p
+	on_tty 'pass phrase' "$C" -d -i locked -o tty.out theirs.age
+	cmp tty.out p
+	# the prompt names the key, as age's does
+	{ sleep 1; echo 'pass phrase'; } | script -qec "'$C' -d -i locked -o tty2.out theirs.age" /dev/null > typed
+	cmp tty2.out p
+	grep -q 'Enter passphrase for "locked": ' typed
+}
+
+@test "an encrypted ssh-rsa key: opened where libssh can hand it over (0.11), else a reason; a wrong passphrase either way" {
+	ssh-keygen -q -t rsa -b 2048 -N pass -f locked
+	age -R locked.pub p > theirs.age
+	echo pass > pw
+	echo wrong > bad
+	run -3 --separate-stderr "$C" -d -i locked --passphrase-file bad -o out theirs.age
+	[ "$stderr" = "accel-crypt: locked: wrong passphrase for this key (it does not decrypt)" ]
+	[ ! -e out ]
+	v=$(pkg-config --modversion libssh)
+	if [ "$(printf '%s\n0.11.0\n' "$v" | sort -V | head -1)" = 0.11.0 ]; then
+		"$C" -d -i locked --passphrase-file pw theirs.age | cmp - p
+	else
+		run -1 --separate-stderr "$C" -d -i locked --passphrase-file pw -o out theirs.age
+		[ "$stderr" = "accel-crypt: locked: libssh $v/openssl/zlib cannot hand over the decrypted ssh-rsa key (libssh 0.11 can; or remove its passphrase with ssh-keygen -p)" ]
+		[ ! -e out ]
+	fi
+}
+
+@test "an encrypted SSH key: wrong passphrase exit 3, no terminal exit 1, nothing written either way" {
+	ssh-keygen -q -t ed25519 -N pass -f locked
+	"$C" -R locked.pub -o m.age p
+	echo wrong > bad
+	run -3 --separate-stderr "$C" -d -i locked --passphrase-file bad -o out m.age
+	[ "$stderr" = "accel-crypt: locked: wrong passphrase for this key (it does not decrypt)" ]
+	[ ! -e out ]
+	run -1 --separate-stderr setsid "$C" -d -i locked -o out m.age < /dev/null
+	[ "$stderr" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	[ ! -e out ]
+	on_tty 'wrong' "$C" -d -i locked -o out m.age || true
+	[ ! -e out ]
+	run -1 "$C" -d -i locked --passphrase-file missing m.age
+	[ "$output" = "accel-crypt: cannot read the passphrase from missing: No such file or directory" ]
+}
+
+@test "encrypted SSH keys refused before any passphrase: AEAD ciphers, other key types; keygen -y points to the .pub file" {
+	ssh-keygen -q -t ed25519 -N pass -Z chacha20-poly1305@openssh.com -f chacha
+	run -1 setsid "$C" -d -i chacha p < /dev/null
+	[ "$output" = "accel-crypt: chacha: an encrypted OpenSSH private key with cipher 'chacha20-poly1305@openssh.com' (AES in CTR or CBC mode is supported; ssh-keygen -p -Z aes256-ctr rewrites it)" ]
+	ssh-keygen -q -t ecdsa -N pass -f ec
+	run -1 setsid "$C" -d -i ec p < /dev/null
+	[ "$output" = "accel-crypt: ec: unsupported SSH key type 'ecdsa-sha2-nistp256' (ssh-ed25519 and ssh-rsa are)" ]
+	ssh-keygen -q -t ed25519 -N pass -Z aes128-cbc -f cbc
+	"$C" -R cbc.pub -o m.age p
+	echo pass > pw
+	"$C" -d -i cbc --passphrase-file pw m.age | cmp - p
+	run -1 setsid "$C" keygen -y cbc < /dev/null
+	[ "$output" = "accel-crypt: cbc: an SSH key; its recipient is its public key (the .pub file)" ]
+}
+
+@test "an encrypted SSH key inside an identity file encrypted with a passphrase (age -p of it)" {
+	ssh-keygen -q -t ed25519 -N pass -f locked
+	echo pass > pw
+	"$C" -p --passphrase-file pw -o locked.age locked
+	"$C" -R locked.pub -o m.age p
+	"$C" -d -i locked.age --passphrase-file pw m.age | cmp - p
 }

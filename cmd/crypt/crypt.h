@@ -12,22 +12,33 @@
 #define PROG "accel-crypt"
 
 /* ---- recipients and identities files (keygen.c) */
+/* Where a passphrase comes from: --passphrase-file, --passphrase-fd (-1:
+ * none), else the terminal. */
+struct pass_from {
+	const char *file;
+	int fd;
+};
 /* Read an identity file (crypt_format.h: identities_parse; "-": stdin):
- * appends to *ids. Warns when other users may read it. 0, or -1 after a
- * message. */
+ * appends to *ids. Warns when other users may read it. 0, SSH_KEY_SEALED
+ * for an encrypted OpenSSH key (nothing appended, no message), or -1
+ * after a message. */
 int identities_read(const char *path, struct identity **ids, int *n);
 /* The same for the text buf[0..len) read from path (mode: its permission
- * bits, key_file_read's), buf cut in place. */
-int identities_take(const char *path, char *buf, size_t len, mode_t mode, struct identity **ids, int *n);
+ * bits, key_file_read's), buf cut in place; an encrypted OpenSSH key is
+ * opened with the passphrase from pf (asked as "Enter passphrase for
+ * "PATH": " at the terminal). 0, or the exit status after a message (3:
+ * a wrong passphrase). */
+int identities_take(const char *path, char *buf, size_t len, mode_t mode, const struct pass_from *pf,
+		    struct identity **ids, int *n);
 /* Read a recipients file (recipients_parse): appends to *rs. */
 int recipients_read(const char *path, struct recipient **rs, int *n);
 
 /* ---- passphrases (pass.c) */
 /* Read a passphrase: from file (first line), fd N, or the terminal (no
- * echo; twice when confirm). Returns a malloc'd buffer of *len bytes
- * (wipe and free), or NULL after an error message (empty, or a NUL byte
- * in it). */
-char *passphrase_get(const char *file, int fd, int confirm, size_t *len);
+ * echo; twice when confirm; the prompt names `of`, a key file, unless it
+ * is NULL). Returns a malloc'd buffer of *len bytes (wipe and free), or
+ * NULL after an error message (empty, or a NUL byte in it). */
+char *passphrase_get(const char *file, int fd, int confirm, const char *of, size_t *len);
 
 /* ---- key files (keygen.c) */
 /* Create path for a secret: mode 0600, never over an existing file. An

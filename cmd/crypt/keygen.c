@@ -12,18 +12,63 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include "crypt.h"
 
-int identities_take(const char *path, char *buf, size_t len, mode_t mode, struct identity **ids, int *n)
+/* The encrypted OpenSSH key buf[0..len) of path, opened with the
+ * passphrase from pf: appended to *ids. 0, or the exit status after a
+ * message. */
+static int ssh_key_open(const char *path, const char *buf, size_t len, const struct pass_from *pf,
+			struct identity **ids, int *n)
 {
-	/* Not fatal, unlike ssh's refusal: age itself does not check. */
+	size_t plen;
+	char *pass = passphrase_get(pf->file, pf->fd, 0, path, &plen);
+	if (!pass)
+		return ACCEL_EXIT_FAILURE;
+	struct identity id, *more = NULL;
+	char err[300];
+	int rc = ssh_identity_open(buf, len, pass, plen, &id, err, sizeof err);
+	wipe(pass, plen);
+	free(pass);
+	if (rc == 1) {
+		accel_msg_error("%s: wrong passphrase for this key (it does not decrypt)", path);
+		return ACCEL_EXIT_DATA;
+	}
+	if (rc == 0 && !(more = realloc(*ids, (size_t)(*n + 1) * sizeof **ids))) {
+		snprintf(err, sizeof err, "out of memory");
+		free(id.wire);
+		EVP_PKEY_free(id.rsa);
+		wipe(&id, sizeof id);
+	}
+	if (rc < 0 || !more) {
+		accel_msg_error("%s: %s", path, err);
+		return ACCEL_EXIT_FAILURE;
+	}
+	more[*n] = id;
+	wipe(&id, sizeof id);
+	*ids = more;
+	(*n)++;
+	return 0;
+}
+
+/* Not fatal, unlike ssh's refusal: age itself does not check. */
+static void warn_mode(const char *path, mode_t mode)
+{
 	if (mode & (S_IRGRP | S_IROTH))
 		accel_msg_warn("%s: the identity file is readable by other users (chmod 600 it)", path);
+}
+
+int identities_take(const char *path, char *buf, size_t len, mode_t mode, const struct pass_from *pf,
+		    struct identity **ids, int *n)
+{
+	warn_mode(path, mode);
 	char err[300];
 	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	if (rc == SSH_KEY_SEALED)
+		return ssh_key_open(path, buf, len, pf, ids, n);
 	if (rc < 0)
 		accel_msg_error("%s: %s", path, err);
-	return rc;
+	return rc < 0 ? ACCEL_EXIT_FAILURE : 0;
 }
 
 int identities_read(const char *path, struct identity **ids, int *n)
@@ -35,7 +80,11 @@ int identities_read(const char *path, struct identity **ids, int *n)
 		accel_msg_error("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = identities_take(path, buf, len, mode, ids, n);
+	warn_mode(path, mode);
+	char err[300];
+	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	if (rc < 0)
+		accel_msg_error("%s: %s", path, err);
 	wipe(buf, len);
 	free(buf);
 	return rc;
@@ -141,7 +190,12 @@ static int keygen_public(const char *path)
 {
 	struct identity *ids = NULL;
 	int n = 0;
-	if (identities_read(path, &ids, &n) < 0)
+	int rc = identities_read(path, &ids, &n);
+	if (rc == SSH_KEY_SEALED) {
+		accel_msg_error("%s: an SSH key; its recipient is its public key (the .pub file)", path);
+		return ACCEL_EXIT_FAILURE;
+	}
+	if (rc < 0)
 		return ACCEL_EXIT_FAILURE;
 	int status = 0;
 	for (int i = 0; i < n && !status; i++) {

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ static char *ask(int tty, const char *prompt, size_t *len)
 	return p;
 }
 
-char *passphrase_get(const char *file, int fd, int confirm, size_t *len)
+char *passphrase_get(const char *file, int fd, int confirm, const char *of, size_t *len)
 {
 	char *p = NULL;
 	const char *from = file;
@@ -93,7 +94,11 @@ char *passphrase_get(const char *file, int fd, int confirm, size_t *len)
 			accel_msg_error("no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd");
 			return NULL;
 		}
-		p = ask(tty, "Enter passphrase: ", len);
+		char prompt[PATH_MAX + 32];
+		/* As age asks for an encrypted SSH key's. */
+		if (of)
+			snprintf(prompt, sizeof prompt, "Enter passphrase for \"%s\": ", of);
+		p = ask(tty, of ? prompt : "Enter passphrase: ", len);
 		if (p && confirm) {
 			size_t alen = 0;
 			char *again = ask(tty, "Confirm passphrase: ", &alen);

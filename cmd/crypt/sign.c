@@ -83,7 +83,7 @@ static int read_secret(const char *path, const char *passfile, int passfd, struc
 		return ACCEL_EXIT_FAILURE;
 	}
 	size_t plen = 0;
-	char *pass = s.encrypted ? passphrase_get(passfile, passfd, 0, &plen) : NULL;
+	char *pass = s.encrypted ? passphrase_get(passfile, passfd, 0, NULL, &plen) : NULL;
 	if (s.encrypted && !pass) {
 		wipe(&s, sizeof s);
 		return ACCEL_EXIT_FAILURE;

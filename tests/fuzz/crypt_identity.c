@@ -1,10 +1,15 @@
 /*
  * crypt_identity.c - fuzz target for accel-crypt's identity files
  * (libcore/ops/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank
- * lines, or an unencrypted OpenSSH private key). A file with a NUL byte is
- * never accepted; an accepted file gives at least one identity; an X25519
+ * lines, or an OpenSSH private key). A file with a NUL byte is never
+ * accepted; an accepted file gives at least one identity; an X25519
  * identity written again (identity_format, and as a whole file as keygen
- * writes it, identity_file_format) reads back to the same key.
+ * writes it, identity_file_format) reads back to the same key. An
+ * encrypted OpenSSH key is checked as far as it can be without its
+ * passphrase (KDF, cipher, bcrypt's options, the public key, the sealed
+ * part's length): accepted as SSH_KEY_SEALED with no identity and nothing
+ * held. The passphrase and libssh (ssh_identity_open) are not fuzzed: a
+ * run never asks for one nor loads libssh.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = identities_parse(text, size, &ids, &n, err, sizeof err);
 	if (rc < 0 && !err[0])
 		fail("an error without a reason");
-	if (rc == 0 && memchr(data, 0, size))
+	if (rc >= 0 && memchr(data, 0, size))
 		fail("a file holding a NUL byte accepted");
+	if (rc == SSH_KEY_SEALED && (n || ids))
+		fail("an encrypted OpenSSH key gave an identity without its passphrase");
+	if (rc != 0 && rc != -1 && rc != SSH_KEY_SEALED)
+		fail("a result other than 0, -1 and SSH_KEY_SEALED");
 	if (rc == 0 && n < 1)
 		fail("accepted with no identity");
 	for (int i = 0; i < n; i++) {

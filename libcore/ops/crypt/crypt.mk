@@ -3,9 +3,10 @@
 # minisign files, checksum lists, and the libcrypto primitives under them.
 # They need libcrypto and libsodium (minisign's encrypted keys), which
 # libaccel.so does not load (every program would pay for them), so they
-# make a static archive of their own: accel-crypt
-# links it (cmd/accel-crypt.mk) and the crypt fuzz targets compile its
-# sources (tests/fuzz/crypt.mk).
+# make a static archive of their own: accel-crypt links it
+# (cmd/accel-crypt.mk) and the crypt fuzz targets compile its sources
+# (tests/fuzz/crypt.mk). ssh.c includes libssh's header and dlopens
+# libssh.so.4 when an encrypted OpenSSH key is met (nothing links it).
 CRYPT_SRC := $(wildcard libcore/ops/crypt/*.c)
 CRYPT_OBJ := $(CRYPT_SRC:%.c=$(B)/obj/%.o)
 CRYPT_LIB := $(B)/lib/libaccel-crypt.a

@@ -127,7 +127,9 @@ char *key_file_read(const char *path, size_t *len, mode_t *mode);
  * comments, blank lines; or an OpenSSH private key) or of a recipients
  * file (one age1... or SSH key a line, '#' comments, blank lines), p[0..n)
  * (cut in place; a NUL byte anywhere is malformed): appends to the array.
- * 0, or -1 with the reason in err[len] ("line N: ..."). */
+ * 0, or -1 with the reason in err[len] ("line N: ..."); identities_parse
+ * returns SSH_KEY_SEALED, appending nothing, for an encrypted OpenSSH key
+ * (ssh_identity_open, with its passphrase, opens it). */
 struct identity;
 struct recipient;
 int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len);
@@ -179,8 +181,21 @@ int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk
 /* ---- SSH keys (ssh.c) */
 /* An authorized_keys line ([options] ssh-ed25519|ssh-rsa BASE64 [comment]). */
 int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
-/* An unencrypted OpenSSH private key file's text, text[0..n). */
+/* An OpenSSH private key file's text, text[0..n): 0 with an unencrypted
+ * key in id; SSH_KEY_SEALED for a well-formed encrypted key that
+ * ssh_identity_open can open (bcrypt KDF, AES-CTR or AES-CBC, one
+ * ssh-ed25519 or ssh-rsa key; id->kind set, nothing held); -1 with err. */
+#define SSH_KEY_SEALED 1
 int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
+/* Open an encrypted OpenSSH private key, text[0..n), with the passphrase
+ * pass[0..plen) into id: 0; 1 when the passphrase is wrong (the key does
+ * not decrypt); -1 with err (libssh, libssh.so.4, is missing or cannot
+ * give the key back: libssh 0.10 cannot for ssh-rsa keys). libssh is
+ * loaded by the first call (bcrypt_pbkdf, which OpenSSL lacks); the
+ * decrypted copies are wiped. An unencrypted key is parsed as
+ * ssh_identity_parse does (pass unused). */
+int ssh_identity_open(const char *text, size_t n, const char *pass, size_t plen, struct identity *id, char *err,
+		      size_t len);
 /* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
  * the identities; either array may be NULL. */
 void keys_free(struct recipient *rs, int nrs, struct identity *ids, int nids);

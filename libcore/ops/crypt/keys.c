@@ -133,9 +133,8 @@ int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *
 			snprintf(err, len, "malformed OpenSSH private key (a NUL byte)");
 			return -1;
 		}
-		if (ssh_identity_parse(p, n, &id, err, len) < 0)
-			return -1;
-		return push_identity(&a, &id, err, len);
+		int rc = ssh_identity_parse(p, n, &id, err, len);
+		return rc ? rc : push_identity(&a, &id, err, len);
 	}
 	if (each_line_of(p, n, add_identity, &a, err, len) < 0)
 		return -1;

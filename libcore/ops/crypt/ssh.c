@@ -5,10 +5,14 @@
  * "ssh-rsa" stanzas (RSA-OAEP-SHA-256, label "age-encryption.org/v1/
  * ssh-rsa"), both tagged with the first 4 bytes of SHA-256 of the key's
  * SSH wire form. Public keys come as authorized_keys lines, private keys as
- * unencrypted OpenSSH files (PROTOCOL.key: "openssh-key-v1").
+ * OpenSSH files (PROTOCOL.key: "openssh-key-v1"), read here when they are
+ * unencrypted; an encrypted one (bcrypt_pbkdf, AES) is checked here and
+ * opened by libssh, dlopen'ed when the first one is met.
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libssh/libssh.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -16,7 +20,10 @@
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
+#include <accel/backend.h>
 #include "crypt_format.h"
+
+#define LIBSSH_SONAME "libssh.so.4"
 
 static const char ed_label[] = "age-encryption.org/v1/ssh-ed25519";
 static const char rsa_label[] = "age-encryption.org/v1/ssh-rsa";
@@ -298,10 +305,25 @@ int ssh_unwrap(const struct identity *id, const struct stanza *s, uint8_t fk[FIL
 	return rc;
 }
 
-int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *err, size_t len)
+/* The ciphers of an encrypted key that ssh_identity_open hands to libssh:
+ * ssh-keygen's default (aes256-ctr) and the other AES ones in CTR and CBC
+ * modes (PROTOCOL.key; PROTOCOL: "aes256-ctr" ...). libssh 0.10 crashes
+ * on the AEAD ones (chacha20-poly1305@openssh.com, aes256-gcm@openssh.com),
+ * so they are refused here. All have 16-byte blocks. */
+static const char *const sealed_ciphers[] = {
+	"aes256-ctr", "aes192-ctr", "aes128-ctr", "aes256-cbc", "aes192-cbc", "aes128-cbc", NULL,
+};
+
+/* The body of an OpenSSH private key file: its base64 decoded into *bin
+ * (*n bytes of a buffer of *cap; wipe and free it), and the span of the
+ * key from its BEGIN line to the end of its END line, [*kb, *ke). */
+static int key_decode(const char *text, size_t tn, uint8_t **bin, size_t *n, size_t *cap, const char **kb,
+		      const char **ke, char *err, size_t len)
 {
 	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----", end[] = "-----END OPENSSH PRIVATE KEY-----";
 	const char *b = memmem(text, tn, begin, sizeof begin - 1);
+	*bin = NULL;
+	*kb = b;
 	/* The end line is looked for after the whole begin line: the two
 	 * share dashes, so a search from b finds an end inside it. */
 	if (b)
@@ -311,50 +333,100 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 		snprintf(err, len, "not an OpenSSH private key");
 		return -1;
 	}
+	*ke = e + sizeof end - 1;
 	/* The base64 between the lines, without the line breaks. */
-	size_t cap = (size_t)(e - b), k = 0;
-	char *s = malloc(cap + 1);
-	uint8_t *bin = malloc(cap);
-	int rc = -1;
-	memset(id, 0, sizeof *id);
-	if (!s || !bin) {
+	size_t k = 0;
+	*cap = (size_t)(e - b);
+	char *s = malloc(*cap + 1);
+	*bin = malloc(*cap + 1);
+	if (!s || !*bin) {
+		free(s);
+		free(*bin);
+		*bin = NULL;
 		snprintf(err, len, "out of memory");
-		goto out;
+		return -1;
 	}
 	for (const char *c = b; c < e; c++)
 		if (*c != '\n' && *c != '\r' && *c != ' ' && *c != '\t')
 			s[k++] = *c;
 	while (k && s[k - 1] == '=')
 		k--;
-	ssize_t n = b64_decode(s, k, bin);
+	ssize_t r = b64_decode(s, k, *bin);
+	wipe(s, *cap);
+	free(s);
+	*n = r > 0 ? (size_t)r : 0;
+	return 0;
+}
+
+/* Parse a decoded openssh-key-v1 body, bin[0..n): 0 with an unencrypted
+ * key in id; 1 for an encrypted one that ssh_identity_open can open (its
+ * public key's wire form in bin[*pub..*pub + *publ)); -1 with err. */
+static int key_parse(const uint8_t *bin, size_t n, struct identity *id, size_t *pub, size_t *publ, char *err,
+		     size_t len)
+{
 	static const char magic[] = "openssh-key-v1";
-	struct wire w = { bin, n > 0 ? (size_t)n : 0 };
-	const uint8_t *pubw, *priv;
-	size_t publ, privl;
+	struct wire w = { bin, n };
+	const uint8_t *pubw, *priv, *cipher, *kdf, *opts;
+	size_t pwl, privl, cl, kl, ol;
 	uint32_t nkeys, c1, c2;
-	if (n < (ssize_t)sizeof magic || memcmp(bin, magic, sizeof magic)) {
+	memset(id, 0, sizeof *id);
+	if (n < sizeof magic || memcmp(bin, magic, sizeof magic)) {
 		snprintf(err, len, "malformed OpenSSH private key");
-		goto out;
+		return -1;
 	}
 	w.p += sizeof magic;
 	w.n -= sizeof magic;
-	if (get_is(&w, "none") < 0 || get_is(&w, "none") < 0) {
-		snprintf(err, len, "an encrypted OpenSSH private key; only unencrypted keys are supported");
-		goto out;
-	}
-	if (get_string(&w, &priv, &privl) < 0 || get_u32(&w, &nkeys) < 0 || nkeys != 1 ||
-	    get_string(&w, &pubw, &publ) < 0 || get_string(&w, &priv, &privl) < 0) {
+	if (get_string(&w, &cipher, &cl) < 0 || get_string(&w, &kdf, &kl) < 0 || get_string(&w, &opts, &ol) < 0 ||
+	    get_u32(&w, &nkeys) < 0 || nkeys != 1 || get_string(&w, &pubw, &pwl) < 0 ||
+	    get_string(&w, &priv, &privl) < 0) {
 		snprintf(err, len, "malformed OpenSSH private key");
-		goto out;
+		return -1;
+	}
+	int plain = cl == 4 && !memcmp(cipher, "none", 4);
+	if (plain != (kl == 4 && !memcmp(kdf, "none", 4))) {
+		snprintf(err, len, "malformed OpenSSH private key (a cipher without a KDF, or a KDF without one)");
+		return -1;
+	}
+	void *rsa = NULL;
+	if (!plain) {
+		int known = 0;
+		for (const char *const *c = sealed_ciphers; *c && !known; c++)
+			known = cl == strlen(*c) && !memcmp(cipher, *c, cl);
+		if (!(kl == 6 && !memcmp(kdf, "bcrypt", 6))) {
+			snprintf(err, len, "an encrypted OpenSSH private key with KDF '%.*s' (bcrypt is supported)",
+				 (int)(kl < 40 ? kl : 40), (const char *)kdf);
+			return -1;
+		}
+		if (!known) {
+			snprintf(err, len,
+				 "an encrypted OpenSSH private key with cipher '%.*s' (AES in CTR or CBC mode is supported; ssh-keygen -p -Z aes256-ctr rewrites it)",
+				 (int)(cl < 40 ? cl : 40), (const char *)cipher);
+			return -1;
+		}
+		/* bcrypt's options: string salt, uint32 rounds (PROTOCOL.key). */
+		struct wire ow = { opts, ol };
+		const uint8_t *salt;
+		size_t sl;
+		uint32_t rounds;
+		if (get_string(&ow, &salt, &sl) < 0 || !sl || get_u32(&ow, &rounds) < 0 || !rounds || ow.n ||
+		    !privl || privl % 16) {
+			snprintf(err, len, "malformed encrypted OpenSSH private key");
+			return -1;
+		}
+		if (from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
+			return -1;
+		EVP_PKEY_free(rsa);
+		*pub = (size_t)(pubw - bin);
+		*publ = pwl;
+		return 1;
 	}
 	struct wire pw = { priv, privl };
 	if (get_u32(&pw, &c1) < 0 || get_u32(&pw, &c2) < 0 || c1 != c2) {
 		snprintf(err, len, "malformed OpenSSH private key (check words differ)");
-		goto out;
+		return -1;
 	}
-	void *rsa = NULL;
-	if (from_wire(pubw, publ, &id->kind, id->pub, &rsa, err, len) < 0)
-		goto out;
+	if (from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
+		return -1;
 	if (id->kind == KEY_SSH_ED25519) {
 		const uint8_t *pk, *sk;
 		size_t pkl, skl;
@@ -362,7 +434,7 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 		if (get_is(&pw, "ssh-ed25519") < 0 || get_string(&pw, &pk, &pkl) < 0 || pkl != 32 ||
 		    get_string(&pw, &sk, &skl) < 0 || skl != 64) {
 			snprintf(err, len, "malformed OpenSSH Ed25519 private key");
-			goto out;
+			goto bad;
 		}
 		SHA512(sk, 32, h);
 		memcpy(id->priv, h, 32);
@@ -370,7 +442,7 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 		uint8_t check[32];
 		if (x25519_public(id->priv, check) < 0 || CRYPTO_memcmp(check, id->pub, 32)) {
 			snprintf(err, len, "the OpenSSH private key does not match its public key");
-			goto out;
+			goto bad;
 		}
 	} else {
 		EVP_PKEY_free(rsa);
@@ -386,21 +458,158 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 		BN_clear_free(d);
 		if (!key) {
 			snprintf(err, len, "malformed OpenSSH RSA private key");
-			goto out;
+			goto bad;
 		}
 		id->rsa = key;
 	}
-	if (!(id->wire = malloc(publ)))
+	if (!(id->wire = malloc(pwl))) {
+		snprintf(err, len, "out of memory");
+		goto bad;
+	}
+	memcpy(id->wire, pubw, pwl);
+	id->wire_len = pwl;
+	return 0;
+bad:
+	EVP_PKEY_free(id->rsa);
+	wipe(id, sizeof *id);
+	return -1;
+}
+
+int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *err, size_t len)
+{
+	uint8_t *bin;
+	size_t n, cap, pub, publ;
+	const char *kb, *ke;
+	memset(id, 0, sizeof *id);
+	if (key_decode(text, tn, &bin, &n, &cap, &kb, &ke, err, len) < 0)
+		return -1;
+	int rc = key_parse(bin, n, id, &pub, &publ, err, len);
+	wipe(bin, cap);
+	free(bin);
+	return rc;
+}
+
+/* libssh (libssh.so.4), loaded by the first encrypted key: its OpenSSH
+ * key reader runs bcrypt_pbkdf, which OpenSSL lacks. */
+static struct {
+	int tried;
+	char why[200];
+	__typeof__(ssh_pki_import_privkey_base64) *import;
+	__typeof__(ssh_pki_export_privkey_base64) *export;
+	/* libssh 0.11's: the key in OpenSSH's format (1) whatever its type;
+	 * 0.10's export writes RSA keys as PEM, and fails on those it reads
+	 * from OpenSSH files (they lack the CRT values). */
+	int (*export_format)(const ssh_key, const char *, ssh_auth_callback, void *, char **, int);
+	__typeof__(ssh_key_free) *key_free;
+	__typeof__(ssh_string_free_char) *free_char;
+	__typeof__(ssh_version) *version;
+} libssh;
+
+static int libssh_load(char *err, size_t len)
+{
+	if (!libssh.tried) {
+		libssh.tried = 1;
+		void *h = accel_dlopen(LIBSSH_SONAME, libssh.why, sizeof libssh.why);
+		if (h) {
+			libssh.import = (__typeof__(libssh.import))dlsym(h, "ssh_pki_import_privkey_base64");
+			libssh.export = (__typeof__(libssh.export))dlsym(h, "ssh_pki_export_privkey_base64");
+			libssh.export_format = (__typeof__(libssh.export_format))dlsym(h, "ssh_pki_export_privkey_base64_format");
+			libssh.key_free = (__typeof__(libssh.key_free))dlsym(h, "ssh_key_free");
+			libssh.free_char = (__typeof__(libssh.free_char))dlsym(h, "ssh_string_free_char");
+			libssh.version = (__typeof__(libssh.version))dlsym(h, "ssh_version");
+			if (!libssh.import || !libssh.export || !libssh.key_free || !libssh.free_char || !libssh.version)
+				snprintf(libssh.why, sizeof libssh.why, "%s lacks the functions of libssh 0.9", LIBSSH_SONAME);
+			else
+				libssh.why[0] = 0;
+		}
+	}
+	if (libssh.why[0]) {
+		snprintf(err, len, "an encrypted OpenSSH private key needs libssh (%s; Debian: libssh-4)", libssh.why);
+		return -1;
+	}
+	return 0;
+}
+
+int ssh_identity_open(const char *text, size_t tn, const char *pass, size_t plen, struct identity *id, char *err,
+		      size_t len)
+{
+	uint8_t *bin;
+	size_t n, cap, pub = 0, publ = 0;
+	const char *kb, *ke;
+	char *k = NULL, *p = NULL, *out = NULL;
+	ssh_key key = NULL;
+	memset(id, 0, sizeof *id);
+	if (key_decode(text, tn, &bin, &n, &cap, &kb, &ke, err, len) < 0)
+		return -1;
+	int rc = key_parse(bin, n, id, &pub, &publ, err, len);
+	if (rc != 1)
 		goto out;
-	memcpy(id->wire, pubw, publ);
-	id->wire_len = publ;
-	rc = 0;
+	rc = -1;
+	if (memchr(pass, 0, plen)) {
+		snprintf(err, len, "the passphrase holds a NUL byte");
+		goto out;
+	}
+	if (libssh_load(err, len) < 0)
+		goto out;
+	/* libssh reads C strings: the key alone, the passphrase. */
+	k = malloc((size_t)(ke - kb) + 1);
+	p = malloc(plen + 1);
+	if (!k || !p) {
+		snprintf(err, len, "out of memory");
+		goto out;
+	}
+	memcpy(k, kb, (size_t)(ke - kb));
+	k[ke - kb] = 0;
+	memcpy(p, pass, plen);
+	p[plen] = 0;
+	if (libssh.import(k, p, NULL, NULL, &key) != SSH_OK) {
+		/* The structure was checked above: what fails now is the
+		 * check words of the decrypted part. */
+		rc = 1;
+		goto out;
+	}
+	int ok = libssh.export_format ? libssh.export_format(key, NULL, NULL, NULL, &out, 1)
+				      : libssh.export(key, NULL, NULL, NULL, &out);
+	if (ok != SSH_OK || !out) {
+		snprintf(err, len,
+			 "libssh %s cannot hand over the decrypted %s key (libssh 0.11 can; or remove its passphrase with ssh-keygen -p)",
+			 libssh.version(0), id->kind == KEY_SSH_RSA ? "ssh-rsa" : "ssh-ed25519");
+		goto out;
+	}
+	uint8_t *bin2;
+	size_t n2, cap2, pub2, publ2;
+	const char *kb2, *ke2;
+	if (key_decode(out, strlen(out), &bin2, &n2, &cap2, &kb2, &ke2, err, len) == 0) {
+		rc = key_parse(bin2, n2, id, &pub2, &publ2, err, len);
+		wipe(bin2, cap2);
+		free(bin2);
+		if (rc == 1) {
+			snprintf(err, len, "libssh gave the key back encrypted");
+			rc = -1;
+		} else if (rc == 0 && (id->wire_len != publ || memcmp(id->wire, bin + pub, publ))) {
+			snprintf(err, len, "the decrypted key does not match its public key");
+			free(id->wire);
+			EVP_PKEY_free(id->rsa);
+			wipe(id, sizeof *id);
+			rc = -1;
+		}
+	}
 out:
-	if (s)
-		wipe(s, cap);
-	if (bin)
-		wipe(bin, cap);
-	free(s);
+	if (out) {
+		wipe(out, strlen(out));
+		libssh.free_char(out);
+	}
+	if (key)
+		libssh.key_free(key);
+	if (k) {
+		wipe(k, (size_t)(ke - kb));
+		free(k);
+	}
+	if (p) {
+		wipe(p, plen);
+		free(p);
+	}
+	wipe(bin, cap);
 	free(bin);
 	return rc;
 }
