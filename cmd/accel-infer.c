@@ -16,10 +16,11 @@
 #include "infer/infer.h"
 
 struct job {
-	const char *model, *labels_path;
+	const char *model, *labels_path, *crops_path;
 	int info, batch, topk;
 	int max_wait_ms;         /* -1: wait for a full batch */
-	const char *decode;      /* "ctc" or NULL */
+	const char *decode;      /* "ctc", "db" or NULL */
+	struct db_opts db;
 	const char *shape, *dtype;
 	const char *input_names[INFER_MAX_IO], *input_files[INFER_MAX_IO];
 	int ninputs;
@@ -164,13 +165,18 @@ static const struct accel_option options[] = {
 	{ 0, "std", "S[,S,S]", "images: then divide by S (per channel; default 1)", ACCEL_CALL(std_option) },
 	{ 0, "layout", "LAYOUT", "images: nchw (1,3,H,W; the default) or nhwc (1,H,W,3)", "nchw nhwc", ACCEL_CHOICE(JOB(image.nhwc)) },
 	{ 0, "bgr", NULL, "images: channels in B,G,R order (models trained with OpenCV)", ACCEL_SET(JOB(image.bgr), 1) },
+	{ 0, "align", "N", "images: round each side, after --resize, to the nearest multiple of N (32 for PaddleOCR's detectors)", ACCEL_INT(JOB(image.align), 1, 4096, "a count from 1 to 4096") },
+	{ 0, "crops", "FILE", "images: feed the model each box of FILE (JSON lines {\"input\":I,\"box\":[x0,y0,x1,y1]}, as --decode db writes; - for stdin) cut from image I, not the whole image", "file", ACCEL_STRING(JOB(crops_path)) },
 	{ 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", ACCEL_CALL(dim_option) },
 	{ 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", ACCEL_CALL(output_option) },
 	{ 0, "batch", "N", "run up to N consecutive inputs at once (1-1024), where the model keeps them apart along axis 0", ACCEL_INT(JOB(batch), 1, 1024, "a count from 1 to 1024") },
 	{ 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", ACCEL_INT(JOB(max_wait_ms), 0, 3600000, "a number of milliseconds") },
 	{ 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", ACCEL_INT(JOB(topk), 1, 256, "a count from 1 to 256") },
 	{ 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", ACCEL_STRING(JOB(labels_path)) },
-	{ 0, "decode", "ctc", "decode each input's output as text (greedy CTC) into JSON lines; needs --labels", "ctc", ACCEL_WORD(JOB(decode)) },
+	{ 0, "decode", "ctc|db", "decode each input's output into JSON lines: ctc, text (greedy CTC; needs --labels); db, the boxes of text in a DB detector's probability map, in the image's pixels", "ctc db", ACCEL_WORD(JOB(decode)) },
+	{ 0, "db-thresh", "P", "--decode db: a pixel is text above probability P (default 0.3)", ACCEL_DOUBLE(JOB(db.thresh), 0, 1, "a probability from 0 to 1") },
+	{ 0, "db-box-thresh", "P", "--decode db: keep a box whose mean probability is at least P (default 0.6)", ACCEL_DOUBLE(JOB(db.box_thresh), 0, 1, "a probability from 0 to 1") },
+	{ 0, "db-unclip", "R", "--decode db: grow each box by its area times R over its perimeter on every side (default 1.5)", ACCEL_DOUBLE(JOB(db.unclip), 0, 100, "a ratio from 0 to 100") },
 	{ 'o', "output-file", "FILE", "write to FILE (complete or not at all) instead of stdout", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
 	ACCEL_FORCE_OPTION,
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1"),
@@ -201,6 +207,8 @@ static int parse_args(int argc, char **argv, struct job *job)
 	job->max_wait_ms = -1;
 	job->image.scale = 1.0f / 255;
 	job->image.std[0] = job->image.std[1] = job->image.std[2] = 1;
+	/* PaddleOCR's det_db_thresh, det_db_box_thresh, det_db_unclip_ratio. */
+	job->db = (struct db_opts){ 0.3, 0.6, 1.5 };
 	int rc = accel_parse(&cli, argc, argv, job, &job->common);
 	if (rc)
 		return rc;
@@ -208,12 +216,26 @@ static int parse_args(int argc, char **argv, struct job *job)
 		accel_msg_usage("no model: give -m MODEL.onnx");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (job->decode && !job->labels_path) {
+	if (job->decode && !strcmp(job->decode, "ctc") && !job->labels_path) {
 		accel_msg_usage("--decode ctc needs --labels FILE");
 		return ACCEL_EXIT_USAGE;
 	}
 	if (job->decode && job->topk) {
 		accel_msg_usage("--topk and --decode cannot be used together");
+		return ACCEL_EXIT_USAGE;
+	}
+#ifndef INFER_DB
+	if (job->decode && !strcmp(job->decode, "db")) {
+		accel_msg_error("--decode db: this accel-infer was built without Leptonica (libleptonica-dev)");
+		return ACCEL_EXIT_FAILURE;
+	}
+#endif
+	if (job->crops_path && (job->shape || job->dtype)) {
+		accel_msg_usage("--crops cuts images: not with --shape or --dtype");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->crops_path && !strcmp(job->crops_path, "-") && !job->common.noperands) {
+		accel_msg_usage("--crops - reads the boxes from stdin: give the images as FILEs");
 		return ACCEL_EXIT_USAGE;
 	}
 	return 0;
@@ -644,6 +666,18 @@ static int infer(int argc, char **argv)
 		accel_msg_usage("--%s reads one output: name it with --output", job.topk ? "topk" : "decode");
 		st = ACCEL_EXIT_USAGE;
 	}
+	struct crop *crops = NULL;
+	size_t ncrops = 0;
+	if (!st && job.crops_path) {
+		int rc = crops_load(job.crops_path, &crops, &ncrops, err, sizeof err);
+		if (rc == ACCEL_EDATA)
+			accel_msg_error("%s", err);
+		else if (rc < 0)
+			accel_msg_error("cannot read %s: %s", job.crops_path, rc == ACCEL_ENOMEM ? accel_strerror(rc) : strerror(errno));
+		st = rc == ACCEL_EDATA ? ACCEL_EXIT_DATA : rc < 0 ? ACCEL_EXIT_FAILURE : 0;
+		rd.crops = crops;
+		rd.ncrops = ncrops;
+	}
 	char **labels = NULL;
 	int nlabels = 0;
 	if (!st && job.labels_path && labels_load(job.labels_path, &labels, &nlabels) < 0) {
@@ -698,11 +732,12 @@ static int infer(int argc, char **argv)
 	if (st) {
 		for (int i = 0; i < nextra; i++)
 			accel_input_close(&extra[i]);
+		free(crops);
 		accel_ctx_free(ctx);
 		return st;
 	}
 
-	/* Post-processing (batches cut into items, top-k, CTC) runs on a
+	/* Post-processing (batches cut into items, top-k, CTC, DB) runs on a
 	 * thread of its own behind a pipe; plain single-item units of a stream are
 	 * written as the engine made them. */
 	int need_post = job.batch > 1 || json_out || form != ACCEL_NPY_STREAM;
@@ -723,7 +758,8 @@ static int infer(int argc, char **argv)
 		/* A larger pipe: fewer switches between the writer and the
 		 * post-processing thread (the default limit allows 1 MiB). */
 		fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
-		ps.mode = job.topk ? POST_TOPK : job.decode ? POST_CTC : POST_NPY;
+		ps.mode = job.topk ? POST_TOPK : !job.decode ? POST_NPY : !strcmp(job.decode, "db") ? POST_DB : POST_CTC;
+		ps.db = job.db;
 		ps.nout = job.noutputs ? job.noutputs : m.nout;
 		ps.score_output = score_output;
 		ps.topk = job.topk;
@@ -778,13 +814,22 @@ static int infer(int argc, char **argv)
 	for (int i = 0; i < nlabels; i++)
 		free(labels[i]);
 	free(labels);
+	free(crops);
 	reader_free(&rd);
 	accel_ctx_free(ctx);
 	return st;
 }
 
+/* --version: the FFmpeg images are read with, the Leptonica of --decode db. */
+static void versions(char *buf, size_t len)
+{
+	image_versions(buf, len);
+	size_t n = strlen(buf);
+	db_versions(buf + n, len - n);
+}
+
 int main(int argc, char **argv)
 {
-	accel_cli_libraries("@onnx.run hwloc cjson minizip", image_versions);
+	accel_cli_libraries("@onnx.run hwloc cjson minizip", versions);
 	accel_exit(infer(argc, argv));
 }

@@ -143,6 +143,8 @@ setup_file() {
 	mv softmax.onnx classifier.onnx
 	ln -s "$ROOT"/build/deps/models/ocr/* .
 	ffmpeg -v error -f lavfi -i testsrc2=size=320x48:rate=1 -frames:v 1 line.png
+	ffmpeg -v error -f lavfi -i color=c=white:s=480x200 -frames:v 1 -vf \
+		"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:text='ACCEL 2026':fontsize=40:x=30:y=30" page.png
 	ffmpeg -v error -f lavfi -i testsrc2=size=64x48:rate=10:duration=3 -f lavfi -i sine=duration=3 \
 		-c:v libx264 -preset ultrafast -c:a aac clip.mp4
 	ffmpeg -v error -i clip.mp4 -c copy in.ts
@@ -235,7 +237,8 @@ run_examples() {
 }
 
 @test "accel-infer(1): every example runs as written" {
-	use ch_PP-OCRv4_rec_infer.onnx ppocr_keys_v1.txt line.png net.onnx classifier.onnx labels.txt frames.npy
+	use ch_PP-OCRv4_rec_infer.onnx ch_PP-OCRv4_det_infer.onnx ppocr_keys_v1.txt line.png page.png net.onnx \
+		classifier.onnx labels.txt frames.npy
 	man_examples "$ROOT/man/accel-infer.1.in" | run_examples
 	[ "$(/usr/bin/python3 -c 'import numpy as np; print(sorted(np.load("out.npz")))')" = "['y', 'z']" ]
 }

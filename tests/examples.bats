@@ -73,3 +73,16 @@ clips/b.txt" ]
 	run -0 sh "$ROOT/examples/transcode-batch.sh" clips out 2 1
 	[ "$output" = "done: 1 clips in out" ]
 }
+
+@test "examples/ocr.sh from another folder: the text of the image it renders, a line per box; an IMAGE given; no models" {
+	[ -f "$ROOT/build/deps/models/ocr/ch_PP-OCRv4_det_infer.onnx" ] || skip "no OCR models: run make deps"
+	run -0 sh "$ROOT/examples/ocr.sh"
+	[ "$output" = "ACCEL 2026
+hello world" ]
+	ffmpeg -loglevel error -f lavfi -i color=c=white:s=320x64 -frames:v 1 -vf \
+		"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:text='pipeline 42':fontsize=32:x=20:y=14" line.png
+	run -0 sh "$ROOT/examples/ocr.sh" line.png
+	[ "$output" = "pipeline 42" ]
+	ACCEL_OCR_MODELS=nowhere run -1 sh "$ROOT/examples/ocr.sh"
+	[ "$output" = "ocr.sh: no OCR models in nowhere: run make deps, or set ACCEL_OCR_MODELS" ]
+}

@@ -3,10 +3,10 @@
 # (tests/infer/models.py): outputs checked against numpy's reference
 # (tests/infer/npy.py, rtol 1e-5, atol 1e-6), --info, raw tensors, several
 # inputs, bad input, -o FILE, batching and the timed flush with a slow
-# writer, top-k, CTC decoding, images, an engine that cannot load a model,
+# writer, top-k, CTC decoding, DB text boxes, images and --crops, an engine that cannot load a model,
 # the fallback from a failing engine (ACCEL_FAULT) to a second one (ortwin,
 # the onnxruntime backend built again under another name), and the real
-# models from make deps: the PaddleOCR recogniser and Silero VAD.
+# models from make deps: the PaddleOCR detector and recogniser, and Silero VAD.
 
 bats_require_minimum_version 1.5.0
 
@@ -379,6 +379,104 @@ print('ok')"
 		--decode ctc --labels "$ocr/ppocr_keys_v1.txt" line.png
 	[ "$(echo "$output" | jq -r .text)" = "Hello accel 2026" ]
 	[ "$(echo "$output" | jq '.score > 0.9')" = true ]
+}
+
+@test "--decode db: boxes of a probability map, grown by area * 1.5 / perimeter, weak and tiny ones dropped, in reading order" {
+	# Blocks (rows, cols): 0.9 at 30-39 x 60-99 and 10-19 x 20-59 (two
+	# lines, the lower first in the map), 0.5 at 50-59 x 10-29 (mean under
+	# 0.6), 0.9 at 60-61 x 80-81 (under 3 pixels).
+	$PY -c "import numpy as np
+p = np.zeros((1, 1, 64, 128), 'f4')
+p[0, 0, 30:40, 60:100] = 0.9
+p[0, 0, 10:20, 20:60] = 0.9
+p[0, 0, 50:60, 10:30] = 0.5
+p[0, 0, 60:62, 80:82] = 0.9
+np.save('m.npy', p)"
+	run -0 "$A" -m "$M/map.onnx" --decode db m.npy
+	# A 40 x 10 block: sides 39 and 9 from centre to centre, d = 39 * 9 *
+	# 1.5 / (2 * 48) = 5.48; [20 - d, 10 - d, 20 + 39 + d, 10 + 9 + d] rounded.
+	[ "$(echo "$output" | jq -c '[.input, .box, (.score * 1000 | round)]')" = '[0,[15,5,64,24],900]
+[0,[55,25,104,44],900]' ]
+	run -0 "$A" -m "$M/map.onnx" --decode db --db-box-thresh 0.4 --db-unclip 0 m.npy
+	[ "$(echo "$output" | jq -c .box)" = '[20,10,59,19]
+[60,30,99,39]
+[10,50,29,59]' ]
+	run -0 "$A" -m "$M/map.onnx" --decode db --db-thresh 0.95 m.npy
+	[ -z "$output" ]
+	run -2 "$A" -m "$M/map.onnx" --decode db --db-thresh 2 m.npy
+	[ "${lines[0]}" = "accel-infer: --db-thresh: '2' is not a probability from 0 to 1" ]
+	arrays c.npy '[np.zeros((1, 3, 2, 2), "f4")]'
+	run -1 "$A" -m "$M/img.onnx" --decode db c.npy
+	[ "${lines[-1]}" = "accel-infer: --decode db reads a float32 probability map of one channel per input, not float32 (1, 3, 2, 2)" ]
+}
+
+@test "--crops: each box of the image becomes one input, scaled by --resize; input and box in the JSON lines" {
+	# A 40x20 image: the left half red, the right half blue.
+	ffmpeg -loglevel error -f lavfi -i color=c=red:s=20x20 -f lavfi -i color=c=blue:s=20x20 \
+		-filter_complex hstack -frames:v 1 -y rb.png
+	printf '%s\n' '{"input":0,"box":[0,0,10,5]}' '{"box":[30,10,40,20],"score":1}' '{"input":1,"box":[0,0,40,20]}' > boxes.jsonl
+	"$A" -m "$M/img.onnx" --crops boxes.jsonl rb.png > c.npy
+	run -0 $PY "$NPY" shapes c.npy
+	[ "$output" = "(1, 3, 5, 10) (1, 3, 10, 10)" ]
+	run -0 $PY -c "import numpy as np
+f = open('c.npy', 'rb'); a, b = np.load(f), np.load(f)
+print(a[0, :, 2, 2].round(1).tolist(), b[0, :, 5, 5].round(1).tolist())"
+	[ "$output" = "[1.0, 0.0, 0.0] [0.0, 0.0, 1.0]" ]
+	# Two images: the box of input 1 cuts the second; --resize scales each crop.
+	"$A" -m "$M/img.onnx" --resize 0x4 --crops boxes.jsonl rb.png rb.png > c2.npy
+	run -0 $PY "$NPY" shapes c2.npy
+	[ "$output" = "(1, 3, 4, 8) (1, 3, 4, 4) (1, 3, 4, 8)" ]
+	# Boxes from stdin; a box past the edge is clipped to the image.
+	echo '{"box":[-5,-5,10,50]}' | "$A" -m "$M/img.onnx" --crops - rb.png > c3.npy
+	run -0 $PY "$NPY" shapes c3.npy
+	[ "$output" = "(1, 3, 20, 10)" ]
+	# No boxes: no input, no arrays.
+	"$A" -m "$M/img.onnx" --crops /dev/null rb.png > none.npy
+	[ ! -s none.npy ]
+}
+
+@test "--crops refuses bad boxes (exit 3, FILE:LINE), a box outside the image, .npy input, and - without FILEs" {
+	png2x2 p.png
+	printf '%s\n' '{"box":[0,0,1,1]}' 'not json' > bad.jsonl
+	run -3 "$A" -m "$M/img.onnx" --crops bad.jsonl p.png
+	[ "${lines[-1]}" = "accel-infer: bad.jsonl:2: not a JSON object" ]
+	for line in '{"box":[0,0,1]}' '{"box":[0,0,1.5,1]}' '{"box":[1,0,1,1]}' '{"input":-1,"box":[0,0,1,1]}'; do
+		echo "$line" > bad.jsonl
+		run -3 "$A" -m "$M/img.onnx" --crops bad.jsonl p.png
+		[[ "${lines[-1]}" = "accel-infer: bad.jsonl:1: "* ]]
+	done
+	echo '{"box":[5,5,9,9]}' > out.jsonl
+	run -3 "$A" -m "$M/img.onnx" -o o.npy --crops out.jsonl p.png
+	[[ "${lines[-1]}" = "accel-infer: p.png: --crops: box [5, 5, 9, 9] lies outside image 0 (2x2)"* ]]
+	[ ! -e o.npy ]
+	arrays x.npy '[np.zeros((1, 3, 2, 2), "f4")]'
+	run -3 "$A" -m "$M/img.onnx" --crops out.jsonl x.npy
+	[[ "${lines[-1]}" = *"--crops cuts images, and this input is a .npy array"* ]]
+	run -2 "$A" -m "$M/img.onnx" --crops - < p.png
+	[ "${lines[0]}" = "accel-infer: --crops - reads the boxes from stdin: give the images as FILEs" ]
+	run -1 "$A" -m "$M/img.onnx" --crops nosuch.jsonl p.png
+	[ "${lines[0]}" = "accel-infer: cannot read nosuch.jsonl: No such file or directory" ]
+}
+
+@test "OCR: the PaddleOCR detector's boxes (--decode db) piped to the recogniser (--crops -) read two lines rendered by ffmpeg, exactly" {
+	ocr="$ROOT/build/deps/models/ocr"
+	[ -f "$ocr/ch_PP-OCRv4_det_infer.onnx" ] || skip "no OCR models: run make deps"
+	font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+	ffmpeg -loglevel error -f lavfi -i color=c=white:s=480x200 -frames:v 1 -y -vf \
+		"drawtext=fontfile=$font:text='ACCEL 2026':fontsize=40:x=30:y=30,drawtext=fontfile=$font:text='hello world':fontsize=28:x=200:y=130" page.png
+	"$A" -m "$ocr/ch_PP-OCRv4_det_infer.onnx" --align 32 --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 --bgr \
+		--decode db page.png > boxes.jsonl
+	# Each box holds its line (drawn from x=30, y=30, 40 px; x=200, y=130, 28 px), in the image's pixels.
+	run -0 jq -c '[.input, .box[0] <= 36, .box[1] <= 30, .box[2] >= 240, .box[3] >= 60, .box[3] < 130, .score > 0.6]' boxes.jsonl
+	[ "${lines[0]}" = "[0,true,true,true,true,true,true]" ]
+	[ "${#lines[@]}" = 2 ]
+	run -0 jq -c '[.box[0] <= 200, .box[1] <= 130, .box[2] >= 340, .box[3] >= 150, .box[3] <= 200]' boxes.jsonl
+	[ "${lines[1]}" = "[true,true,true,true,true]" ]
+	run -0 bash -c "'$A' -m '$ocr/ch_PP-OCRv4_rec_infer.onnx' --resize 0x48 --mean 0.5 --std 0.5 --bgr \
+		--decode ctc --labels '$ocr/ppocr_keys_v1.txt' --crops - page.png < boxes.jsonl"
+	[ "$(echo "$output" | jq -r .text)" = "ACCEL 2026
+hello world" ]
+	[ "$(echo "$output" | jq -c '.box')" = "$(jq -c .box boxes.jsonl)" ]
 }
 
 @test "a reader that goes away ends the run quietly, exit 0 (.npy, batches, JSON lines)" {

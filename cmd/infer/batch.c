@@ -23,52 +23,53 @@ void fifo_free(struct batch_fifo *f)
 {
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->cond);
-	free(f->counts);
+	free(f->items);
 }
 
-/* Entries are kept in a ring: the count of a unit, then its rows. */
-static int fifo_put(struct batch_fifo *f, uint32_t v)
+/* Entries are kept in a ring: a unit's count, then its items. */
+static int fifo_put(struct batch_fifo *f, const struct item_meta *m)
 {
 	if (f->tail - f->head == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 256;
-		uint32_t *c = malloc(cap * sizeof *c);
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct item_meta *c = malloc(cap * sizeof *c);
 		if (!c)
 			return ACCEL_ENOMEM;
 		for (size_t i = f->head; i < f->tail; i++)
-			c[i - f->head] = f->counts[i % f->cap];
-		free(f->counts);
-		f->counts = c;
+			c[i - f->head] = f->items[i % f->cap];
+		free(f->items);
+		f->items = c;
 		f->tail -= f->head;
 		f->head = 0;
 		f->cap = cap;
 	}
-	f->counts[f->tail++ % f->cap] = v;
+	f->items[f->tail++ % f->cap] = *m;
 	return 0;
 }
 
-int fifo_push(struct batch_fifo *f, const uint32_t *rows, uint32_t n)
+int fifo_push(struct batch_fifo *f, const struct item_meta *items, uint32_t n)
 {
+	struct item_meta count = { .rows = n };
 	pthread_mutex_lock(&f->lock);
-	int rc = fifo_put(f, n);
+	int rc = fifo_put(f, &count);
 	for (uint32_t i = 0; !rc && i < n; i++)
-		rc = fifo_put(f, rows[i]);
+		rc = fifo_put(f, &items[i]);
 	pthread_cond_signal(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
 
-int fifo_pop(struct batch_fifo *f, uint32_t *rows, uint32_t max)
+int fifo_pop(struct batch_fifo *f, struct item_meta *items, uint32_t max)
 {
 	pthread_mutex_lock(&f->lock);
 	while (f->head == f->tail && !f->closed)
 		pthread_cond_wait(&f->cond, &f->lock);
 	int n = -1;
 	if (f->head != f->tail) {
-		n = (int)f->counts[f->head++ % f->cap];
+		n = (int)f->items[f->head++ % f->cap].rows;
 		for (int i = 0; i < n; i++) {
-			uint32_t v = f->counts[f->head++ % f->cap];
+			struct item_meta v = f->items[f->head++ % f->cap];
 			if ((uint32_t)i < max)
-				rows[i] = v;
+				items[i] = v;
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -85,6 +86,7 @@ void fifo_close(struct batch_fifo *f)
 
 void reader_free(struct reader *r)
 {
+	image_free(&r->img);
 	for (int i = 0; i < INFER_MAX_IO; i++) {
 		accel_buf_free(&r->pend_data[i]);
 		accel_buf_free(&r->data[i]);
@@ -126,7 +128,40 @@ static int check_item(const struct reader *r, int i, const struct accel_tensor *
 	return ACCEL_EDATA;
 }
 
-/* Read all of `in` as one image into the pending slot of input i. */
+/* The next box of --crops for the image in r->img (number r->images - 1)
+ * into the pending slot of input i: 1, or 0 when it has no more. */
+static int next_crop(struct reader *r, int i, char *err, size_t len)
+{
+	uint64_t k = r->images - 1;
+	while (r->crop_at < r->ncrops && r->crops[r->crop_at].image != k)
+		r->crop_at++;
+	if (r->crop_at == r->ncrops) {
+		image_free(&r->img);
+		return 0;
+	}
+	const struct crop *c = &r->crops[r->crop_at++];
+	int box[4] = { c->box[0], c->box[1], c->box[2], c->box[3] };
+	/* Boxes are clipped to the image; one wholly outside is an error. */
+	box[0] = box[0] < 0 ? 0 : box[0];
+	box[1] = box[1] < 0 ? 0 : box[1];
+	box[2] = box[2] > r->img.w ? r->img.w : box[2];
+	box[3] = box[3] > r->img.h ? r->img.h : box[3];
+	if (box[0] >= box[2] || box[1] >= box[3]) {
+		snprintf(err, len, "--crops: box [%d, %d, %d, %d] lies outside image %llu (%dx%d)", c->box[0], c->box[1],
+			 c->box[2], c->box[3], (unsigned long long)k, r->img.w, r->img.h);
+		return ACCEL_EDATA;
+	}
+	r->pend_data[i].len = 0;
+	int rc = image_tensor(&r->img, box, r->image, &r->pend_t[i], &r->pend_data[i], err, len);
+	if (rc < 0)
+		return rc;
+	r->pend_meta = (struct item_meta){ .rows = 1, .input = k, .src_w = r->img.w, .src_h = r->img.h, .has_box = 1 };
+	memcpy(r->pend_meta.box, box, sizeof box);
+	return 1;
+}
+
+/* Read all of `in` as one image into the pending slot of input i (with
+ * --crops, its first box): 1, 0 (--crops: no box for it) or an error. */
 static int read_image(struct reader *r, int i, struct accel_input *in, char *err, size_t len)
 {
 	struct accel_buf file = { 0 };
@@ -150,11 +185,21 @@ static int read_image(struct reader *r, int i, struct accel_input *in, char *err
 		if (got < (1 << 20))
 			break;
 	}
-	if (!rc) {
-		r->pend_data[i].len = 0;
-		rc = image_to_tensor(file.data, file.len, r->image, &r->pend_t[i], &r->pend_data[i], err, len);
-	}
+	image_free(&r->img);
+	if (!rc)
+		rc = image_decode(file.data, file.len, &r->img, err, len);
 	accel_buf_free(&file);
+	if (rc < 0)
+		return rc;
+	r->images++;
+	if (r->crops) {
+		r->crop_at = 0;
+		return next_crop(r, i, err, len);
+	}
+	r->pend_data[i].len = 0;
+	rc = image_tensor(&r->img, NULL, r->image, &r->pend_t[i], &r->pend_data[i], err, len);
+	r->pend_meta = (struct item_meta){ .rows = 1, .input = r->items, .src_w = r->img.w, .src_h = r->img.h };
+	image_free(&r->img);
 	return rc < 0 ? rc : 1;
 }
 
@@ -166,6 +211,9 @@ static int read_array(struct reader *r, int i, struct accel_input *in, char *err
 	struct accel_buf *b = &r->pend_data[i];
 	b->len = 0;
 	if (!s->raw && i == r->main_input) {
+		/* --crops: the image read last may have more boxes. */
+		if (r->img.rgb)
+			return next_crop(r, i, err, len);
 		/* Not a .npy array: the whole input is one image. */
 		const uint8_t *p;
 		ssize_t k = accel_input_peek(in, 6, &p);
@@ -173,6 +221,10 @@ static int read_array(struct reader *r, int i, struct accel_input *in, char *err
 			return (int)k;
 		if (k > 0 && (k < 6 || memcmp(p, "\x93NUMPY", 6)))
 			return read_image(r, i, in, err, len);
+		if (k > 0 && r->crops) {
+			snprintf(err, len, "--crops cuts images, and this input is a .npy array");
+			return ACCEL_EDATA;
+		}
 	}
 	if (!s->raw) {
 		char why[400];
@@ -209,6 +261,7 @@ static int read_array(struct reader *r, int i, struct accel_input *in, char *err
 static int read_item(struct reader *r, struct accel_input *main_in, char *err, size_t len)
 {
 	uint64_t off = main_in->offset;
+	r->pend_meta = (struct item_meta){ .rows = 1, .input = r->items };
 	int rc = read_array(r, r->main_input, main_in, err, len);
 	if (rc <= 0) {
 		if (rc < 0)
@@ -278,7 +331,7 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 	struct reader *r = user;
 	struct accel_tensor first[INFER_MAX_IO];
 	int64_t rows_total[INFER_MAX_IO] = { 0 };
-	uint32_t rows[1024];
+	struct item_meta metas[1024];
 	int nitems = 0;
 	double deadline = 0;
 	uint64_t batch_bytes = 0;
@@ -329,7 +382,8 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 			rows_total[i] += r->pend_t[i].ndim ? r->pend_t[i].dims[0] : 1;
 		}
 		const struct accel_tensor *mt = &r->pend_t[r->main_input];
-		rows[nitems++] = mt->ndim ? (uint32_t)mt->dims[0] : 1;
+		metas[nitems] = r->pend_meta;
+		metas[nitems++].rows = mt->ndim ? (uint32_t)mt->dims[0] : 1;
 		r->pending = 0;
 	}
 	if (nitems == 0)
@@ -355,7 +409,7 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 	}
 	u->last = 0;
 	u->out_hint = 0;
-	if (r->fifo && fifo_push(r->fifo, rows, (uint32_t)nitems) < 0)
+	if (r->fifo && fifo_push(r->fifo, metas, (uint32_t)nitems) < 0)
 		return ACCEL_ENOMEM;
 	return 1;
 }

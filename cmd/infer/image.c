@@ -1,8 +1,8 @@
 /*
  * image.c - images as model input: a PNG, JPEG or any still FFmpeg's
  * libraries decode (libavformat probes the format, libavcodec decodes the
- * first frame, libswscale converts it to 8-bit RGB at the size asked for),
- * then each value becomes (v * scale - mean[c]) / std[c] as float32 in NCHW
+ * first frame, libswscale converts it to 8-bit RGB), whole or a box of it
+ * (--crops) scaled to the size asked for (libswscale), then each value becomes (v * scale - mean[c]) / std[c] as float32 in NCHW
  * or NHWC order, channels RGB or BGR.
  */
 #include <errno.h>
@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "infer.h"
+
+void image_free(struct image *im)
+{
+	free(im->rgb);
+	memset(im, 0, sizeof *im);
+}
 
 #ifdef INFER_IMAGES
 #include <libavcodec/avcodec.h>
@@ -90,9 +96,9 @@ out:
 	return rc;
 }
 
-int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, struct accel_tensor *t,
-		    struct accel_buf *out, char *err, size_t len)
+int image_decode(const uint8_t *data, size_t n, struct image *im, char *err, size_t len)
 {
+	memset(im, 0, sizeof *im);
 	AVFrame *f = av_frame_alloc();
 	if (!f)
 		return ACCEL_ENOMEM;
@@ -101,38 +107,83 @@ int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, s
 		av_frame_free(&f);
 		return rc;
 	}
+	if ((uint64_t)f->width * (uint64_t)f->height * 12 > INFER_MAX_ARRAY) {
+		snprintf(err, len, "image of %dx%d is over the limit of %llu bytes", f->width, f->height,
+			 (unsigned long long)INFER_MAX_ARRAY);
+		av_frame_free(&f);
+		return ACCEL_EDATA;
+	}
+	struct SwsContext *sws = sws_getContext(f->width, f->height, f->format, f->width, f->height, AV_PIX_FMT_RGB24,
+						SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+	im->rgb = malloc((size_t)f->width * f->height * 3);
+	if (!sws || !im->rgb) {
+		snprintf(err, len, "cannot convert the image's pixels (%s) to RGB", av_get_pix_fmt_name(f->format));
+		sws_freeContext(sws);
+		image_free(im);
+		av_frame_free(&f);
+		return sws ? ACCEL_ENOMEM : ACCEL_EDATA;
+	}
+	im->w = f->width;
+	im->h = f->height;
+	uint8_t *dst[4] = { im->rgb };
+	int stride[4] = { im->w * 3 };
+	sws_scale(sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dst, stride);
+	sws_freeContext(sws);
+	av_frame_free(&f);
+	return 0;
+}
+
+int image_tensor(const struct image *im, const int *box, const struct image_opts *o, struct accel_tensor *t,
+		 struct accel_buf *out, char *err, size_t len)
+{
+	int x0 = box ? box[0] : 0, y0 = box ? box[1] : 0;
+	int sw = box ? box[2] - box[0] : im->w, sh = box ? box[3] - box[1] : im->h;
 	/* The size asked for; 0 on one side keeps the aspect ratio. */
 	int w = o->width, h = o->height;
 	if (!w && !h) {
-		w = f->width;
-		h = f->height;
+		w = sw;
+		h = sh;
 	} else if (!w) {
-		w = (int)lround((double)f->width * h / f->height);
+		w = (int)lround((double)sw * h / sh);
 	} else if (!h) {
-		h = (int)lround((double)f->height * w / f->width);
+		h = (int)lround((double)sh * w / sw);
+	}
+	/* --align: each side to the nearest multiple (PaddleOCR's DB
+	 * detectors take sides of multiples of 32). */
+	if (o->align > 1) {
+		w = (int)lround((double)w / o->align) * o->align;
+		h = (int)lround((double)h / o->align) * o->align;
+		w = w < o->align ? o->align : w;
+		h = h < o->align ? o->align : h;
 	}
 	w = w < 1 ? 1 : w;
 	h = h < 1 ? 1 : h;
 	if ((uint64_t)w * (uint64_t)h * 12 > INFER_MAX_ARRAY) {
 		snprintf(err, len, "image of %dx%d is over the limit of %llu bytes", w, h, (unsigned long long)INFER_MAX_ARRAY);
-		av_frame_free(&f);
 		return ACCEL_EDATA;
 	}
-	struct SwsContext *sws = sws_getContext(f->width, f->height, f->format, w, h, AV_PIX_FMT_RGB24,
-						SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
-	uint8_t *rgb = malloc((size_t)w * h * 3);
-	if (!sws || !rgb) {
-		snprintf(err, len, "cannot convert the image's pixels (%s) to RGB", av_get_pix_fmt_name(f->format));
+	const uint8_t *src = im->rgb + ((size_t)y0 * im->w + x0) * 3;
+	uint8_t *rgb = NULL;
+	if (w != sw || h != sh) {
+		struct SwsContext *sws = sws_getContext(sw, sh, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_RGB24,
+							SWS_BILINEAR | SWS_ACCURATE_RND, NULL, NULL, NULL);
+		rgb = malloc((size_t)w * h * 3);
+		if (!sws || !rgb) {
+			snprintf(err, len, "cannot scale the image from %dx%d to %dx%d", sw, sh, w, h);
+			sws_freeContext(sws);
+			free(rgb);
+			return sws ? ACCEL_ENOMEM : ACCEL_EDATA;
+		}
+		const uint8_t *in[4] = { src };
+		int in_stride[4] = { im->w * 3 };
+		uint8_t *dst[4] = { rgb };
+		int stride[4] = { w * 3 };
+		sws_scale(sws, in, in_stride, 0, sh, dst, stride);
 		sws_freeContext(sws);
-		free(rgb);
-		av_frame_free(&f);
-		return sws ? ACCEL_ENOMEM : ACCEL_EDATA;
 	}
-	uint8_t *dst[4] = { rgb };
-	int stride[4] = { w * 3 };
-	sws_scale(sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dst, stride);
-	sws_freeContext(sws);
-	av_frame_free(&f);
+	/* The pixels: the scaled copy, or the image's own rows. */
+	const uint8_t *px = rgb ? rgb : src;
+	size_t row = rgb ? (size_t)w * 3 : (size_t)im->w * 3;
 	size_t count = (size_t)w * h * 3;
 	if (accel_buf_reserve(out, out->len + count * 4) < 0) {
 		free(rgb);
@@ -142,8 +193,8 @@ int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, s
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++)
 			for (int c = 0; c < 3; c++) {
-				int src = o->bgr ? 2 - c : c;
-				float val = ((float)rgb[((size_t)y * w + x) * 3 + src] * o->scale - o->mean[c]) / o->std[c];
+				int from = o->bgr ? 2 - c : c;
+				float val = ((float)px[(size_t)y * row + (size_t)x * 3 + from] * o->scale - o->mean[c]) / o->std[c];
 				size_t at = o->nhwc ? ((size_t)y * w + x) * 3 + c : (size_t)c * w * h + (size_t)y * w + x;
 				v[at] = val;
 			}
@@ -181,10 +232,17 @@ void image_versions(char *buf, size_t len)
 		buf[0] = 0;
 }
 
-int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, struct accel_tensor *t,
-		    struct accel_buf *out, char *err, size_t len)
+int image_decode(const uint8_t *data, size_t n, struct image *im, char *err, size_t len)
 {
+	memset(im, 0, sizeof *im);
 	snprintf(err, len, "not a .npy array, and this accel-infer was built without FFmpeg's libraries to read images");
+	return ACCEL_EDATA;
+}
+
+int image_tensor(const struct image *im, const int *box, const struct image_opts *o, struct accel_tensor *t,
+		 struct accel_buf *out, char *err, size_t len)
+{
+	snprintf(err, len, "this accel-infer was built without FFmpeg's libraries to read images");
 	return ACCEL_EDATA;
 }
 #endif

@@ -1,8 +1,8 @@
 /*
  * infer.h - what the files of accel-infer share: the model's description
- * (from the onnx.info operation), the batching reader (a stream engine
- * `next` callback) and the post-processing writer (batch splitting, top-k,
- * CTC decoding).
+ * (from the onnx.info operation), images and their crops, the batching
+ * reader (a stream engine `next` callback) and the post-processing writer
+ * (batch splitting, top-k, CTC decoding, DB text boxes).
  */
 #ifndef ACCEL_INFER_H
 #define ACCEL_INFER_H
@@ -36,20 +36,44 @@ int model_info_parse(const char *json, size_t n, struct model_info *m, char *err
  * free dims as "?". */
 void io_desc_str(const struct io_desc *d, char *buf, size_t len);
 
-/* How an image becomes a tensor (--resize, --scale, --mean, --std,
- * --layout, --bgr): value = (pixel * scale - mean[c]) / std[c]. */
+/* How an image becomes a tensor (--resize, --align, --scale, --mean,
+ * --std, --layout, --bgr): value = (pixel * scale - mean[c]) / std[c]. */
 struct image_opts {
 	int width, height;        /* 0: the image's (the other side kept in ratio) */
+	int align;                /* > 1: each side rounded to a multiple of it */
 	float scale, mean[3], std[3];
 	int bgr, nhwc;
 };
 /* The largest image file read. */
 #define INFER_MAX_IMAGE_FILE ((size_t)256 << 20)
-/* Decode the image in data[0..n) into a float32 tensor (1, 3, H, W) or
- * (1, H, W, 3), its values appended to out. 0, ACCEL_EDATA with a line in
- * err (not an image, not decodable), ACCEL_ENOMEM. */
-int image_to_tensor(const uint8_t *data, size_t n, const struct image_opts *o, struct accel_tensor *t,
-		    struct accel_buf *out, char *err, size_t len);
+/* A decoded image: 8-bit RGB, rows of w * 3 bytes. */
+struct image {
+	uint8_t *rgb;
+	int w, h;
+};
+/* Decode the image in data[0..n) into *im. 0, ACCEL_EDATA with a line in
+ * err (not an image, not decodable, too large), ACCEL_ENOMEM. */
+int image_decode(const uint8_t *data, size_t n, struct image *im, char *err, size_t len);
+void image_free(struct image *im);
+/* The box [x0, y0, x1, y1) of im (NULL: all of it), scaled as o says, into
+ * a float32 tensor (1, 3, H, W) or (1, H, W, 3), its values appended to
+ * out. The box must lie inside the image. 0, ACCEL_EDATA, ACCEL_ENOMEM. */
+int image_tensor(const struct image *im, const int *box, const struct image_opts *o, struct accel_tensor *t,
+		 struct accel_buf *out, char *err, size_t len);
+
+/* One box of --crops: a rectangle [x0, y0, x1, y1) of image number
+ * `image` (0 for the first image read). */
+struct crop {
+	uint64_t image;
+	int box[4];
+};
+/* One line of a --crops file (a JSON object with "box": [x0, y0, x1, y1],
+ * integers, x0 < x1, y0 < y1, and "input": the image's number, default
+ * 0) into *c. 0, or ACCEL_EDATA with the reason in err. */
+int crop_parse(const char *line, size_t n, struct crop *c, char *err, size_t len);
+/* Read every line of the --crops file at path ("-": stdin). 0, ACCEL_EIO
+ * (errno), ACCEL_EDATA with "PATH:LINE: reason" in err, ACCEL_ENOMEM. */
+int crops_load(const char *path, struct crop **crops, size_t *n, char *err, size_t len);
 
 /* --version: the FFmpeg libraries images are read with (none when built
  * without them). */
@@ -63,22 +87,33 @@ struct source {
 	const char *label;        /* for messages: "stdin", a file name */
 };
 
-/* Item counts (rows along the batch axis) of the units in flight, in order,
- * from the reader to the post-processing writer. */
+/* What the post-processing writer learns of one item: its rows along the
+ * batch axis, and, for an image, its number, its size and the box it was
+ * cut from (--crops). */
+struct item_meta {
+	uint32_t rows;
+	uint64_t input;           /* the "input" of JSON lines: the item's number, or its image's */
+	int src_w, src_h;         /* the image's size in pixels; 0: not an image */
+	int has_box;
+	int box[4];
+};
+
+/* The items of the units in flight, in order, from the reader to the
+ * post-processing writer. */
 struct batch_fifo {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	uint32_t *counts;         /* items of each unit, then their rows */
+	struct item_meta *items;  /* per unit: an entry whose rows is its item count, then its items */
 	size_t head, tail, cap;
 	int closed;
 };
 int fifo_init(struct batch_fifo *f);
 void fifo_free(struct batch_fifo *f);
-/* Push one unit: n items of rows[i] rows each. 0 or ACCEL_ENOMEM. */
-int fifo_push(struct batch_fifo *f, const uint32_t *rows, uint32_t n);
-/* Pop the next unit into rows[max]: its item count, or -1 when closed and
+/* Push one unit of n items. 0 or ACCEL_ENOMEM. */
+int fifo_push(struct batch_fifo *f, const struct item_meta *items, uint32_t n);
+/* Pop the next unit into items[max]: its item count, or -1 when closed and
  * empty. Waits for the reader. */
-int fifo_pop(struct batch_fifo *f, uint32_t *rows, uint32_t max);
+int fifo_pop(struct batch_fifo *f, struct item_meta *items, uint32_t max);
 void fifo_close(struct batch_fifo *f);
 
 /* The batching reader: user data of the stream's `next`. */
@@ -87,6 +122,11 @@ struct reader {
 	struct source src[INFER_MAX_IO];     /* per model input, in its order */
 	int main_input;                      /* the input read from the stream's own input */
 	const struct image_opts *image;      /* how images on the stream become tensors */
+	const struct crop *crops;            /* --crops: each image's boxes, or NULL */
+	size_t ncrops;
+	struct image img;                    /* --crops: the image being cut */
+	size_t crop_at;                      /* the next of crops[] to look at for it */
+	uint64_t images;                     /* images read so far */
 	int batch;                           /* items per unit, >= 1 */
 	double max_wait;                     /* seconds, < 0: wait for a full batch */
 	const char *const *dim_names;        /* --dim */
@@ -97,6 +137,7 @@ struct reader {
 	struct accel_progress *meter;        /* --progress: items read, NULL: none */
 	/* An item read but not yet batched (shape differs from the batch's). */
 	int pending;
+	struct item_meta pend_meta;
 	struct accel_tensor pend_t[INFER_MAX_IO];
 	struct accel_buf pend_data[INFER_MAX_IO];
 	struct accel_buf data[INFER_MAX_IO]; /* the batch being built */
@@ -105,15 +146,37 @@ struct reader {
 int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len);
 void reader_free(struct reader *r);
 
+/* --decode db: PaddleOCR's DB post-processing of a text detector's
+ * probability map (its det_db_thresh, det_db_box_thresh,
+ * det_db_unclip_ratio). */
+struct db_opts {
+	double thresh;            /* a pixel is text above this probability */
+	double box_thresh;        /* a box is kept when its mean probability is at least this */
+	double unclip;            /* each box grows by area * unclip / perimeter on every side */
+};
+/* A text box found in a probability map, in the map's pixels or, scaled,
+ * the image's: [x0, y0, x1, y1) and its mean probability. */
+struct db_box {
+	int box[4];
+	double score;
+};
+/* The boxes of the H x W probability map p (row-major), scaled to an image
+ * of src_w x src_h (0: the map's size), top to bottom, then left to right,
+ * into a malloc'd *boxes (free it). The count, or ACCEL_ENOMEM. */
+int db_boxes(const float *p, int w, int h, int src_w, int src_h, const struct db_opts *o, struct db_box **boxes);
+/* --version: the Leptonica --decode db uses (none when built without it). */
+void db_versions(char *buf, size_t len);
+
 /* The post-processing writer: reads the stream's output (one .npy array per
  * output asked for, per unit) from a pipe and writes what the user asked
  * for to `out`. */
-enum post_mode { POST_NPY, POST_TOPK, POST_CTC };
+enum post_mode { POST_NPY, POST_TOPK, POST_CTC, POST_DB };
 struct post {
 	enum post_mode mode;
 	int nout;                 /* arrays per unit */
 	int score_output;         /* which of them top-k and CTC read */
 	int topk;
+	struct db_opts db;
 	char **labels;            /* --labels lines, or NULL */
 	int nlabels;
 	struct batch_fifo *fifo;

@@ -3,8 +3,8 @@
  * the stream engine wrote (per unit, one .npy array per output asked for,
  * each holding the unit's whole batch) from a pipe, cuts each array back
  * into the items of the batch along axis 0, and writes per item, in input
- * order, its arrays (.npy, through the accel_npy_pack), its top-k classes or its CTC-decoded text
- * (JSON lines).
+ * order, its arrays (.npy, through the accel_npy_pack), its top-k classes, its CTC-decoded text
+ * or its DB text boxes (JSON lines).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +84,8 @@ static int put_json(struct post *ps, cJSON *o)
 }
 
 /* The top-k of one item's scores (all its elements), best first. */
-static int put_topk(struct post *ps, const struct accel_tensor *t, const uint8_t *p, uint64_t n)
+static int put_topk(struct post *ps, const struct item_meta *m, const struct accel_tensor *t, const uint8_t *p,
+		    uint64_t n)
 {
 	int k = ps->topk < (int)n ? ps->topk : (int)n;
 	uint64_t idx[256];
@@ -104,7 +105,9 @@ static int put_topk(struct post *ps, const struct accel_tensor *t, const uint8_t
 		idx[j] = i;
 	}
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "input", (double)ps->item);
+	cJSON_AddNumberToObject(o, "input", (double)m->input);
+	if (m->has_box)
+		cJSON_AddItemToObject(o, "box", cJSON_CreateIntArray(m->box, 4));
 	cJSON *arr = cJSON_AddArrayToObject(o, "topk");
 	for (int i = 0; i < have; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -124,7 +127,8 @@ static int put_topk(struct post *ps, const struct accel_tensor *t, const uint8_t
  * class past the last line, that class is a space (PaddleOCR's
  * use_space_char). The score is the mean best score of the kept steps.
  */
-static int put_ctc(struct post *ps, const struct accel_tensor *t, const uint8_t *p, uint64_t n)
+static int put_ctc(struct post *ps, const struct item_meta *m, const struct accel_tensor *t, const uint8_t *p,
+		   uint64_t n)
 {
 	uint64_t c = t->ndim ? (uint64_t)t->dims[t->ndim - 1] : n;
 	uint64_t steps = c ? n / c : 0;
@@ -167,17 +171,52 @@ static int put_ctc(struct post *ps, const struct accel_tensor *t, const uint8_t 
 	}
 	text[len] = 0;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "input", (double)ps->item);
+	cJSON_AddNumberToObject(o, "input", (double)m->input);
+	if (m->has_box)
+		cJSON_AddItemToObject(o, "box", cJSON_CreateIntArray(m->box, 4));
 	cJSON_AddStringToObject(o, "text", text);
 	cJSON_AddNumberToObject(o, "score", kept ? sum / kept : 0);
 	free(text);
 	return put_json(ps, o);
 }
 
-/* Write item `it` (rows [row0, row0 + nrows) of the batch) of each array. */
-static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d, int64_t row0, int64_t nrows,
-		    int whole)
+/*
+ * The text boxes of one item's probability map (the last two axes, H x W;
+ * the others of size 1), scaled to its image, one JSON line each.
+ */
+static int put_db(struct post *ps, const struct item_meta *m, const struct accel_tensor *t, const uint8_t *p,
+		  uint64_t n)
 {
+	int64_t h = t->ndim >= 2 ? t->dims[t->ndim - 2] : 0, w = t->ndim >= 2 ? t->dims[t->ndim - 1] : 0;
+	if (t->dtype != ACCEL_DTYPE_FLOAT32 || !w || !h || (uint64_t)(w * h) != n || w > INT32_MAX || h > INT32_MAX) {
+		char shape[96];
+		accel_tensor_shape_str(t, shape, sizeof shape);
+		snprintf(ps->err, sizeof ps->err,
+			 "--decode db reads a float32 probability map of one channel per input, not %s %s",
+			 accel_dtype_name(t->dtype), shape);
+		return ACCEL_EINVAL;
+	}
+	struct db_box *boxes;
+	int nb = db_boxes((const float *)p, (int)w, (int)h, m->src_w, m->src_h, &ps->db, &boxes);
+	if (nb < 0)
+		return nb;
+	int rc = 0;
+	for (int i = 0; !rc && i < nb; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "input", (double)m->input);
+		cJSON_AddItemToObject(o, "box", cJSON_CreateIntArray(boxes[i].box, 4));
+		cJSON_AddNumberToObject(o, "score", boxes[i].score);
+		rc = put_json(ps, o);
+	}
+	free(boxes);
+	return rc;
+}
+
+/* Write item m (rows [row0, row0 + m->rows) of the batch) of each array. */
+static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d, int64_t row0,
+		    const struct item_meta *m, int whole)
+{
+	int64_t nrows = m->rows;
 	for (int j = 0; j < ps->nout; j++) {
 		if (ps->mode != POST_NPY && j != ps->score_output)
 			continue;
@@ -195,9 +234,11 @@ static int put_item(struct post *ps, struct accel_tensor *t, struct accel_buf *d
 		}
 		int rc;
 		if (ps->mode == POST_TOPK) {
-			rc = put_topk(ps, &it, p, count);
+			rc = put_topk(ps, m, &it, p, count);
 		} else if (ps->mode == POST_CTC) {
-			rc = put_ctc(ps, &it, p, count);
+			rc = put_ctc(ps, m, &it, p, count);
+		} else if (ps->mode == POST_DB) {
+			rc = put_db(ps, m, &it, p, count);
 		} else {
 			rc = accel_npy_pack_begin(ps->pack, j, &it, ps->err, sizeof ps->err);
 			/* Arrays that cannot join in one .npy are not bad input: exit 1. */
@@ -229,10 +270,10 @@ void *post_main(void *arg)
 	struct accel_tensor t[INFER_MAX_IO];
 	struct accel_buf d[INFER_MAX_IO];
 	memset(d, 0, sizeof d);
-	uint32_t rows[1024];
+	struct item_meta items[1024];
 	int rc = 0;
 	for (;;) {
-		int n = fifo_pop(ps->fifo, rows, 1024);
+		int n = fifo_pop(ps->fifo, items, 1024);
 		if (n < 0)
 			break;
 		for (int j = 0; !rc && j < ps->nout; j++) {
@@ -246,7 +287,7 @@ void *post_main(void *arg)
 		}
 		int64_t row = 0, total = 0;
 		for (int i = 0; i < n; i++)
-			total += rows[i];
+			total += items[i].rows;
 		for (int j = 0; !rc && n > 1 && j < ps->nout; j++)
 			if (t[j].ndim < 1 || t[j].dims[0] != total) {
 				snprintf(ps->err, sizeof ps->err,
@@ -255,8 +296,8 @@ void *post_main(void *arg)
 				rc = ACCEL_EDATA;
 			}
 		for (int i = 0; !rc && i < n; i++) {
-			rc = put_item(ps, t, d, row, rows[i], n == 1);
-			row += rows[i];
+			rc = put_item(ps, t, d, row, &items[i], n == 1);
+			row += items[i].rows;
 		}
 		if (rc)
 			break;

@@ -17,3 +17,9 @@ FUZZ_LIBS_onnxpb :=
 FUZZ_TARGETS += onnxgraph
 FUZZ_SRC_onnxgraph := tests/fuzz/onnxgraph.c
 FUZZ_LIBS_onnxgraph :=
+# The reader of accel-infer's --crops lines (crop_parse, cmd/infer/crops.c);
+# corpus in tests/fuzz/corpus/crops: lines --decode db writes and a few
+# broken ones.
+FUZZ_TARGETS += crops
+FUZZ_SRC_crops := tests/fuzz/crops.c cmd/infer/crops.c
+FUZZ_LIBS_crops := $(shell pkg-config --libs libcjson 2>/dev/null) -lm

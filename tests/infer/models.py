@@ -55,6 +55,10 @@ save("img", [helper.make_node("Identity", ["x"], ["y"])],
 save("imghwc", [helper.make_node("Identity", ["x"], ["y"])],
      [helper.make_tensor_value_info("x", T.FLOAT, ["N", "H", "W", 3])],
      [helper.make_tensor_value_info("y", T.FLOAT, ["N", "H", "W", 3])])
+# map: an identity on (N, 1, H, W) probability maps, for --decode db
+save("map", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 1, "H", "W"])],
+     [helper.make_tensor_value_info("y", T.FLOAT, ["N", 1, "H", "W"])])
 # Models whose items would mix in a batch along axis 0, for --batch (each
 # item (1, 3); three of them make 3 rows, as many as xᵀ has):
 # transpose: y = xᵀ, declared (3, N); mean0: y = the mean over axis 0,
