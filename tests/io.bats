@@ -27,14 +27,14 @@ setup() {
 		[ "$(grep -c "^accel-compress: a: " <<< "$stderr")" -eq 1 ]
 		[ "$(grep -c "^accel-compress: b: 1 units, 0 bytes in" <<< "$stderr")" -eq 1 ]
 		[ "$(grep -c "^accel-compress: c: " <<< "$stderr")" -eq 1 ]
-		"$A" -d "all.$f" | cmp - <(cat a b c)
+		"$A" -c -d "all.$f" | cmp - <(cat a b c)
 	done
 	case "$(command -v zstd)" in "") ;; *) zstd -dc all.zstd | cmp - <(cat a b c) ;; esac
 }
 
 @test "several FILEs: the same bytes as one run per file" {
-	"$A" -B 16K a b c > together.zst
-	{ "$A" -B 16K a; "$A" -B 16K b; "$A" -B 16K c; } > apart.zst
+	"$A" -c -B 16K a b c > together.zst
+	{ "$A" -c -B 16K a; "$A" -c -B 16K b; "$A" -c -B 16K c; } > apart.zst
 	cmp together.zst apart.zst
 }
 
@@ -54,7 +54,7 @@ setup() {
 		"$A" -v -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'engine dropped for the rest of the run' <<< "$stderr")" -eq 1 ]
-	"$A" -d out.zst | cmp - <(cat a b c d)
+	"$A" -c -d out.zst | cmp - <(cat a b c d)
 }
 
 @test "-t decompresses into nothing and writes nothing" {
