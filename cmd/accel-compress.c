@@ -776,7 +776,8 @@ static int one_output(struct accel_ctx *ctx, struct job *job, char **files, int 
 	int status = open_input(job, files[0], &first);
 	/* One FILE into -o FILE: its owner, mode and times, as zstd gives
 	 * them; the output may not be the input itself. */
-	int regular = !status && nfiles == 1 && out.tmp && fstat(first.fd, &st) == 0 && S_ISREG(st.st_mode);
+	int regular = !status && nfiles == 1 && out.tmp && strcmp(files[0], "-") && fstat(first.fd, &st) == 0 &&
+		      S_ISREG(st.st_mode);
 	if (!status && out.path && strcmp(files[0], "-") && stat(out.path, &ost) == 0 &&
 	    fstat(first.fd, &st) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
 		accel_msg_error("%s: the output %s is the input itself", files[0], name);

@@ -76,8 +76,8 @@ no_temp() {
 	"$A" -f -o e1 < a
 	lz4 -q -f - e2 < a
 	[ "$(stat -c %a e1 e2 | tr '\n' ' ')" = "600 600 " ]
-	# several FILEs, as zstd: 0666 less the umask
-	"$A" a a.out -o both.zst
+	# several FILEs (-f: zstd asks first), as zstd: 0666 less the umask
+	"$A" -f a a.out -o both.zst
 	[ "$(stat -c %a both.zst)" = 600 ]
 	"$A" -c -d both.zst | cmp - <(cat a a)
 }

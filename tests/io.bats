@@ -20,7 +20,7 @@ setup() {
 
 @test "several FILEs: each compressed in turn, the route printed once, statistics per file" {
 	for f in zstd gzip lz4; do
-		run --separate-stderr "$A" -v -F "$f" -B 64K a b c -o "all.$f"
+		run --separate-stderr "$A" -v -f -F "$f" -B 64K a b c -o "all.$f"
 		[ "$status" -eq 0 ]
 		# one route for the run, then one statistics line per input
 		[ "$(grep -c "^route for $f.compress " <<< "$stderr")" -eq 1 ]
@@ -39,7 +39,7 @@ setup() {
 }
 
 @test "several FILEs: a missing one after the first fails the run and leaves no -o file" {
-	run --separate-stderr "$A" a missing c -o out.zst
+	run --separate-stderr "$A" -f a missing c -o out.zst
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: cannot read missing: No such file or directory" ]
 	[ ! -e out.zst ]
@@ -51,7 +51,7 @@ setup() {
 	# across the files drop it once for the rest of the run.
 	cp a d
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0' \
-		"$A" -v -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
+		"$A" -v -f -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'engine dropped for the rest of the run' <<< "$stderr")" -eq 1 ]
 	"$A" -c -d out.zst | cmp - <(cat a b c d)
