@@ -740,7 +740,7 @@ static int one_file(struct accel_ctx *ctx, struct job *job, const char *path, do
 	job->garbage = 0;
 	int status = job->decompress ? decompress_one(ctx, job, &in, &out, bytes)
 				     : compress_files(ctx, job, (char **)&path, 1, &in, &out, bytes);
-	int kept_garbage = job->garbage;
+	int had_garbage = job->garbage;
 	job->garbage |= garbage;
 	if (status || out.broken) {
 		accel_output_abort(&out);
@@ -748,7 +748,7 @@ static int one_file(struct accel_ctx *ctx, struct job *job, const char *path, do
 		accel_msg_error("cannot write %s: %s", dst ? dst : "stdout", strerror(out.error ? out.error : errno));
 		accel_output_abort(&out);
 		status = ACCEL_EXIT_FAILURE;
-	} else if (job->rm && regular && !kept_garbage) {
+	} else if (job->rm && regular && !had_garbage) {
 		/* Trailing garbage was not decompressed: FILE keeps it. */
 		status = remove_source(path);
 	}
