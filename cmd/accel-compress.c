@@ -2,6 +2,7 @@
  * accel-compress - zstd, gzip and lz4 compression and decompression, parallel
  * over chunks both ways, with output the standard tools read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@ struct job {
 	struct accel_common common;   /* -o, -f, --memory, --json, -v ... */
 	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 	int garbage;         /* a FILE's gzip data ended in trailing garbage */
+	int to_stdout;       /* -c */
+	int rm;              /* --rm: remove each FILE once its output is complete */
+	int recursive;       /* -r */
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
@@ -34,6 +38,7 @@ static int level_option(void *job, const char *arg)
 static int stdout_option(void *job, const char *arg)
 {
 	((struct job *)job)->common.output = NULL;
+	((struct job *)job)->to_stdout = 1;
 	return 0;
 }
 
@@ -49,9 +54,12 @@ static const struct accel_option options[] = {
 	{ 0, NULL, "LEVEL", "compression level 1-19, gzip 1-12 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
 	{ 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", ACCEL_SET(JOB(ultra), 1) },
 	{ 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", ACCEL_WORD(JOB(format)) },
-	ACCEL_OUTPUT_OPTION,
-	{ 'c', "stdout", NULL, "write to stdout (the default; for zstd and gzip habits)", ACCEL_CALL(stdout_option) },
-	ACCEL_FORCE_OPTION,
+	{ 'o', "output", "FILE", "write everything to FILE (complete or not at all) instead of a file beside each FILE", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
+	{ 'c', "stdout", NULL, "write everything to stdout, the FILEs one after another (stdin alone goes there anyway)", ACCEL_CALL(stdout_option) },
+	{ 'k', "keep", NULL, "keep each FILE (the default)", ACCEL_SET(JOB(rm), 0) },
+	{ 0, "rm", NULL, "remove each FILE once its output is complete (not with -c)", ACCEL_SET(JOB(rm), 1) },
+	{ 'r', "recursive", NULL, "FILEs that are folders: every regular file under them, symlinks skipped", ACCEL_SET(JOB(recursive), 1) },
+	{ 'f', "force", NULL, "overwrite outputs; several inputs into one -o FILE; follow symlinked FILEs; read or write a terminal", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	{ 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", ACCEL_SIZE(JOB(chunk), 1024, 1 << 30, "a size from 1K to 1G") },
 	{ 0, "memory", "SIZE", "cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)", ACCEL_COMMON(ACCEL_OPT_MEMORY) },
 	{ 0, "no-check", NULL, "do not write content checksums", ACCEL_SET(JOB(checksum), 0) },
@@ -72,7 +80,7 @@ static const int exit_statuses[] = {
 
 static const struct accel_cli cli = {
 	"accel-compress", "[options] [FILE...]",
-	"Compress or decompress FILEs (or stdin) to stdout in zstd, gzip or lz4 format, in parallel.",
+	"Compress (or -d decompress) each FILE to FILE.zst, .gz or .lz4 beside it (-d: back), or stdin to stdout, in parallel.",
 	options, exit_statuses, NULL, NULL,
 };
 
@@ -159,26 +167,22 @@ static int input_done(struct job *job, struct accel_input *in, int rc, const str
 	return 0;
 }
 
-/* Decompress one input to out. */
-static int decompress_one(struct accel_ctx *ctx, struct job *job, const char *path, struct accel_output *out,
+/* Decompress the open input `in` to out, and close it. */
+static int decompress_one(struct accel_ctx *ctx, struct job *job, struct accel_input *in, struct accel_output *out,
 			  double *in_bytes)
 {
-	struct accel_input in;
 	char err[512] = "";
-	int rc = open_input(job, path, &in);
-	if (rc)
-		return rc;
 	struct accel_stream_stats stats;
 	struct accel_decompress_cfg dcfg = {
 		.backend = job->common.backend,
-		.stream = stream_config(job, in.size),
+		.stream = stream_config(job, in->size),
 		.window_log_max = job->window_log,
 		.memory_limit = job->common.memory,
 		.verbose = job->common.verbose,
 		.report = job->report,
 	};
-	rc = accel_decompress(ctx, &dcfg, &in, out, &stats, err, sizeof err);
-	return input_done(job, &in, rc, &stats, err, in_bytes);
+	int rc = accel_decompress(ctx, &dcfg, in, out, &stats, err, sizeof err);
+	return input_done(job, in, rc, &stats, err, in_bytes);
 }
 
 /* Compression of FILE...: one job per input, through one route and the
@@ -231,14 +235,13 @@ static int64_t total_size(char **files, int nfiles, const struct accel_input *fi
 	return total;
 }
 
+/* Compress files[0 .. nfiles) into out, files[0] already open as `first`
+ * (closed here). */
 static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, int nfiles,
-			  struct accel_output *out, double *in_bytes)
+			  struct accel_input *first, struct accel_output *out, double *in_bytes)
 {
-	struct compress_run r = { .job = job, .files = files, .out = out };
-	int rc = open_input(job, files[0], &r.in);
-	if (rc)
-		return rc;
-	r.open = 1;
+	struct compress_run r = { .job = job, .files = files, .out = out, .in = *first, .open = 1 };
+	int rc;
 	struct accel_compress_cfg cfg = {
 		.backend = job->common.backend,
 		.stream = stream_config(job, total_size(files, nfiles, &r.in)),
@@ -489,6 +492,337 @@ static int parse_args(int argc, char **argv, struct job *job)
 	return 0;
 }
 
+/* -l: the frames of each FILE, a table or --json. Returns the exit status. */
+static int list_files(struct accel_ctx *ctx, struct job *job, char **files, int nfiles)
+{
+	int status = 0;
+	/* A reader that goes away (| head) ends the listing quietly. */
+	signal(SIGPIPE, SIG_IGN);
+	struct list_state ls = { 0 };
+	if (job->common.json)
+		fputs("{\n\t\"schema_version\":\t1,\n\t\"files\":\t[", stdout);
+	else
+		printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
+		       "Uncompressed", "Ratio", "Check", "Format", "Filename");
+	int werr = 0;
+	for (int i = 0; i < nfiles && !werr; i++) {
+		int r = list_one(ctx, job, files[i], &ls);
+		status = status ? status : r;
+		/* Each line goes out as it is made, so a write error stops
+		 * the listing at once. */
+		if (!job->common.json && fflush(stdout) != 0)
+			werr = errno;
+	}
+	if (job->common.json && !werr && fputs("]\n}\n", stdout) < 0)
+		werr = errno;
+	if (!werr && fflush(stdout) != 0)
+		werr = errno;
+	if (!werr && ferror(stdout))
+		werr = EIO;
+	if (werr == EPIPE)
+		return status;
+	if (werr) {
+		accel_msg_error("cannot write stdout: %s", strerror(werr));
+		return ACCEL_EXIT_FAILURE;
+	}
+	return status;
+}
+
+/* The inputs of a run: the operands, folders expanded with -r. */
+struct names {
+	char **v;
+	int n, cap;
+	int ignored;   /* operands skipped (symlinks): exit 1 when nothing is left */
+	int status;    /* exit status of the first operand refused here */
+};
+
+static int names_add(struct names *l, const char *path)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, (size_t)cap * sizeof *v);
+		if (!v)
+			return ACCEL_ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (!(l->v[l->n] = strdup(path)))
+		return ACCEL_ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void names_free(struct names *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int not_dots(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* -r: the regular files under folder `dir`, in name order; symlinks and
+ * other files (FIFOs, devices) are skipped with a warning, as zstd -r
+ * skips symlinks. 0 or ACCEL_ENOMEM; a folder that cannot be read is an
+ * error line and l->status. */
+static int walk(const struct job *job, const char *dir, struct names *l)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, not_dots, alphasort);
+	if (n < 0) {
+		accel_msg_error("cannot read %s: %s", dir, strerror(errno));
+		l->status = l->status ? l->status : ACCEL_EXIT_FAILURE;
+		return 0;
+	}
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(ents[i]->d_name) + 2;
+		char *path = rc ? NULL : malloc(len);
+		if (path) {
+			struct stat st;
+			snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", ents[i]->d_name);
+			if (lstat(path, &st) < 0) {
+				accel_msg_error("cannot read %s: %s", path, strerror(errno));
+				l->status = l->status ? l->status : ACCEL_EXIT_FAILURE;
+			} else if (S_ISDIR(st.st_mode)) {
+				rc = walk(job, path, l);
+			} else if (S_ISREG(st.st_mode)) {
+				rc = names_add(l, path);
+			} else if (!job->common.quiet) {
+				accel_msg_warn("%s is %s; skipped", path,
+					       S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+			}
+			free(path);
+		} else if (!rc) {
+			rc = ACCEL_ENOMEM;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+/* The operands into l: "-" and files as they are, folders expanded with
+ * -r. With `beside` (an output beside each FILE), a symlinked FILE is
+ * skipped without -f, as zstd skips it. 0 or ACCEL_ENOMEM. */
+static int collect(const struct job *job, char **ops, int nops, int beside, struct names *l)
+{
+	for (int i = 0; i < nops; i++) {
+		struct stat st;
+		int rc = 0;
+		if (strcmp(ops[i], "-") && lstat(ops[i], &st) == 0 && S_ISLNK(st.st_mode) && beside &&
+		    !job->common.force) {
+			if (!job->common.quiet)
+				accel_msg_warn("%s is a symbolic link; skipped (-f follows it)", ops[i]);
+			l->ignored++;
+			continue;
+		}
+		if (job->recursive && strcmp(ops[i], "-") && stat(ops[i], &st) == 0 && S_ISDIR(st.st_mode))
+			rc = walk(job, ops[i], l);
+		else if (beside && strcmp(ops[i], "-") && stat(ops[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			accel_msg_error("%s is a folder; skipped (-r reads the files under it)", ops[i]);
+			l->status = l->status ? l->status : ACCEL_EXIT_FAILURE;
+		} else
+			rc = names_add(l, ops[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The suffixes -d knows, and what each becomes: zstd's list, less the
+ * formats we do not read (.lzma, .xz, .txz). */
+static const struct {
+	const char *suffix, *becomes;
+} suffixes[] = {
+	{ ".zst", "" }, { ".tzst", ".tar" }, { ".gz", "" }, { ".tgz", ".tar" }, { ".lz4", "" }, { ".tlz4", ".tar" },
+};
+#define SUFFIX_LIST ".zst/.tzst/.gz/.tgz/.lz4/.tlz4"
+
+/* The name of FILE's output beside it: FILE.zst (.gz, .lz4 by format), or
+ * with -d FILE less a known suffix. malloc'd; NULL when -d finds no known
+ * suffix (errno EINVAL) or memory ran out (ENOMEM). */
+static char *output_name(const struct job *job, const char *path)
+{
+	size_t n = strlen(path);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char *name = malloc(n + 8);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!job->decompress) {
+		const char *ext = !strcmp(job->format, "gzip") ? ".gz" : !strcmp(job->format, "lz4") ? ".lz4" : ".zst";
+		snprintf(name, n + 8, "%s%s", path, ext);
+		return name;
+	}
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t k = strlen(suffixes[i].suffix);
+		/* A name that is only the suffix leaves no name to restore. */
+		if (strlen(base) > k && !strcmp(path + n - k, suffixes[i].suffix)) {
+			snprintf(name, n + 8, "%.*s%s", (int)(n - k), path, suffixes[i].becomes);
+			return name;
+		}
+	}
+	free(name);
+	errno = EINVAL;
+	return NULL;
+}
+
+/* Report a failed accel_output_open of `name` (NULL: stdout); exit 1. */
+static int output_failed(const char *name, int rc)
+{
+	if (rc == ACCEL_EEXIST)
+		accel_msg_error("%s already exists; use -f to overwrite it", name);
+	else if (rc == ACCEL_EINVAL)
+		accel_msg_error("refusing to write compressed data to a terminal; use -o FILE, a pipe or -f");
+	else
+		accel_msg_error("cannot write %s: %s", name ? name : "stdout", strerror(errno));
+	return ACCEL_EXIT_FAILURE;
+}
+
+/* Remove source `path` once its output is complete (--rm). */
+static int remove_source(const char *path)
+{
+	if (unlink(path) < 0) {
+		accel_msg_error("cannot remove %s: %s", path, strerror(errno));
+		return ACCEL_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* One FILE to its own output beside it (stdout for "-"): the output gets
+ * FILE's owner, mode and times, appears only when complete, and only then
+ * is FILE removed with --rm. Returns the exit status, reported. */
+static int one_file(struct accel_ctx *ctx, struct job *job, const char *path, double *bytes)
+{
+	int pipe_in = !strcmp(path, "-");
+	char *dst = NULL;
+	if (!pipe_in && !(dst = output_name(job, path))) {
+		if (errno == ENOMEM)
+			accel_msg_error("out of memory");
+		else
+			accel_msg_error("%s: unknown suffix (" SUFFIX_LIST " expected); cannot name the output: "
+					"use -o FILE or -c; skipped", path);
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_input in;
+	int rc = open_input(job, path, &in);
+	if (rc) {
+		free(dst);
+		return rc;
+	}
+	struct stat st, ost;
+	int regular = !pipe_in && fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (regular && stat(dst, &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
+		accel_msg_error("%s: the output %s is the input itself; skipped", path, dst);
+		accel_input_close(&in);
+		free(dst);
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_output out;
+	rc = accel_output_open(&out, dst, job->common.force, !job->decompress);
+	if (rc < 0) {
+		accel_input_close(&in);
+		rc = output_failed(dst, rc);
+		free(dst);
+		return rc;
+	}
+	/* The mode from the start, so the file never shows other bits. */
+	if (regular && accel_output_mode(&out, st.st_mode) < 0) {
+		accel_msg_error("cannot write %s: %s", dst, strerror(out.error));
+		accel_input_close(&in);
+		accel_output_abort(&out);
+		free(dst);
+		return ACCEL_EXIT_FAILURE;
+	}
+	int garbage = job->garbage;
+	job->garbage = 0;
+	int status = job->decompress ? decompress_one(ctx, job, &in, &out, bytes)
+				     : compress_files(ctx, job, (char **)&path, 1, &in, &out, bytes);
+	int had_garbage = job->garbage;
+	job->garbage |= garbage;
+	if (status || out.broken) {
+		accel_output_abort(&out);
+	} else if ((regular && accel_output_attrs(&out, &st) < 0) || accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write %s: %s", dst ? dst : "stdout", strerror(out.error ? out.error : errno));
+		accel_output_abort(&out);
+		status = ACCEL_EXIT_FAILURE;
+	} else if (job->rm && regular && !had_garbage) {
+		/* Trailing garbage was not decompressed: FILE keeps it. */
+		status = remove_source(path);
+	}
+	free(dst);
+	return status;
+}
+
+/* Everything into one output (stdout, -o FILE, or nothing with -t): the
+ * FILEs compressed one after another into one stream, or decompressed in
+ * turn, stopping at the first failure. Returns the exit status. */
+static int one_output(struct accel_ctx *ctx, struct job *job, char **files, int nfiles, double *bytes)
+{
+	const char *name = job->common.output;
+	if (nfiles > 1 && name && strcmp(name, "-") && !job->common.force) {
+		accel_msg_error("%d inputs into one file %s lose their names; use -f to concatenate them, or -c",
+				nfiles, name);
+		return ACCEL_EXIT_FAILURE;
+	}
+	struct accel_output out;
+	int rc = job->test ? accel_output_null(&out) : accel_output_open(&out, name, job->common.force, !job->decompress);
+	if (rc < 0)
+		return output_failed(name, rc);
+	struct accel_input first;
+	struct stat st, ost;
+	int status = open_input(job, files[0], &first);
+	/* One FILE into -o FILE: its owner, mode and times, as zstd gives
+	 * them; the output may not be the input itself. */
+	int regular = !status && nfiles == 1 && out.tmp && strcmp(files[0], "-") && fstat(first.fd, &st) == 0 &&
+		      S_ISREG(st.st_mode);
+	if (!status && out.path && strcmp(files[0], "-") && stat(out.path, &ost) == 0 &&
+	    fstat(first.fd, &st) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
+		accel_msg_error("%s: the output %s is the input itself", files[0], name);
+		accel_input_close(&first);
+		status = ACCEL_EXIT_FAILURE;
+	}
+	if (!status && regular && accel_output_mode(&out, st.st_mode) < 0) {
+		accel_msg_error("cannot write %s: %s", name, strerror(out.error));
+		accel_input_close(&first);
+		status = ACCEL_EXIT_FAILURE;
+	}
+	if (status) {
+		accel_output_abort(&out);
+		return status;
+	}
+	if (job->decompress) {
+		status = decompress_one(ctx, job, &first, &out, bytes);
+		for (int i = 1; i < nfiles && !status; i++)
+			if (!(status = open_input(job, files[i], &first)))
+				status = decompress_one(ctx, job, &first, &out, bytes);
+	} else {
+		status = compress_files(ctx, job, files, nfiles, &first, &out, bytes);
+	}
+	if (status || out.broken) {
+		accel_output_abort(&out);
+		return status;
+	}
+	if ((regular && accel_output_attrs(&out, &st) < 0) || accel_output_commit(&out) < 0) {
+		accel_msg_error("cannot write %s: %s", name ? name : "stdout", strerror(out.error ? out.error : errno));
+		accel_output_abort(&out);
+		return ACCEL_EXIT_FAILURE;
+	}
+	/* --rm once the output is complete; never with -c (as zstd), -t or
+	 * trailing garbage, which stays in its FILE. */
+	if (job->rm && name && strcmp(name, "-") && !job->test && !job->garbage)
+		for (int i = 0; i < nfiles; i++)
+			if (strcmp(files[i], "-") && stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
+				status = status ? status : remove_source(files[i]);
+	return status;
+}
+
 static int compress(int argc, char **argv)
 {
 	struct job job;
@@ -505,59 +839,26 @@ static int compress(int argc, char **argv)
 	}
 	int status = 0;
 	if (job.list) {
-		/* A reader that goes away (| head) ends the listing quietly. */
-		signal(SIGPIPE, SIG_IGN);
-		struct list_state ls = { 0 };
-		if (job.common.json)
-			fputs("{\n\t\"schema_version\":\t1,\n\t\"files\":\t[", stdout);
-		else
-			printf("%7s %6s %14s %14s %7s  %-6s %-6s %s\n", "Frames", "Skips", "Compressed",
-			       "Uncompressed", "Ratio", "Check", "Format", "Filename");
-		int werr = 0;
-		for (int i = 0; i < nfiles && !werr; i++) {
-			int r = list_one(ctx, &job, files[i], &ls);
-			status = status ? status : r;
-			/* Each line goes out as it is made, so a write error
-			 * stops the listing at once. */
-			if (!job.common.json && fflush(stdout) != 0)
-				werr = errno;
-		}
-		if (job.common.json && !werr && fputs("]\n}\n", stdout) < 0)
-			werr = errno;
+		status = list_files(ctx, &job, files, nfiles);
 		accel_ctx_free(ctx);
-		if (!werr && fflush(stdout) != 0)
-			werr = errno;
-		if (!werr && ferror(stdout))
-			werr = EIO;
-		if (werr == EPIPE)
-			return status;
-		if (werr) {
-			accel_msg_error("cannot write stdout: %s", strerror(werr));
-			return ACCEL_EXIT_FAILURE;
-		}
 		return status;
 	}
-
-	struct accel_output out;
-	rc = job.test ? accel_output_null(&out) : accel_output_open(&out, job.common.output, job.common.force, !job.decompress);
-	if (rc < 0) {
-		if (rc == ACCEL_EEXIST)
-			accel_msg_error("%s already exists; use -f to overwrite it", job.common.output);
-		else if (rc == ACCEL_EINVAL)
-			accel_msg_error("refusing to write compressed data to a terminal; use -o FILE, a pipe or -f");
-		else
-			accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout", strerror(errno));
+	/* zstd's model: with FILEs and neither -o, -c nor -t, each FILE gets
+	 * its own output beside it; else everything goes to one output. */
+	int beside = job.common.noperands && !job.common.output && !job.to_stdout && !job.test;
+	struct names names = { 0 };
+	if (collect(&job, files, nfiles, beside, &names) < 0) {
+		accel_msg_error("out of memory");
+		names_free(&names);
 		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
-	/* One FILE in: the output gets its permissions, as zstd gives it. */
-	struct stat st;
-	if (nfiles == 1 && strcmp(files[0], "-") && stat(files[0], &st) == 0 && S_ISREG(st.st_mode) &&
-	    accel_output_mode(&out, st.st_mode) < 0) {
-		accel_msg_error("cannot write %s: %s", job.common.output, strerror(out.error));
-		accel_output_abort(&out);
+	status = names.status;
+	if (!names.n) {
+		/* Every FILE skipped: nothing to do, as zstd, exit 1. */
+		names_free(&names);
 		accel_ctx_free(ctx);
-		return ACCEL_EXIT_FAILURE;
+		return status ? status : ACCEL_EXIT_FAILURE;
 	}
 	double t0 = accel_now(), bytes = 0;
 	if (job.common.json) {
@@ -566,23 +867,23 @@ static int compress(int argc, char **argv)
 		if (!(job.report = accel_report_new(stderr, &ro)) || accel_report_begin(job.report, ctx) < 0) {
 			accel_msg_error("out of memory");
 			accel_report_end(job.report);
-			accel_output_abort(&out);
+			names_free(&names);
 			accel_ctx_free(ctx);
 			return ACCEL_EXIT_FAILURE;
 		}
 	}
-	if (job.decompress)
-		for (int i = 0; i < nfiles && !status; i++)
-			status = decompress_one(ctx, &job, files[i], &out, &bytes);
-	else
-		status = compress_files(ctx, &job, files, nfiles, &out, &bytes);
-	if (status || out.broken) {
-		accel_output_abort(&out);
-	} else if ((rc = accel_output_commit(&out)) < 0) {
-		accel_msg_error("cannot write %s: %s", job.common.output ? job.common.output : "stdout",
-				strerror(out.error ? out.error : errno));
-		status = ACCEL_EXIT_FAILURE;
+	if (beside) {
+		/* A FILE that fails leaves no output and its source; the
+		 * others go on, and the exit status is the first failure's. */
+		for (int i = 0; i < names.n; i++) {
+			int st = one_file(ctx, &job, names.v[i], &bytes);
+			status = status ? status : st;
+		}
+	} else {
+		int st = one_output(ctx, &job, names.v, names.n, &bytes);
+		status = status ? status : st;
 	}
+	names_free(&names);
 	if (job.report) {
 		/* After any error line: the route and its reasons say why. */
 		if (accel_report_probes(job.report, ctx) < 0 || accel_report_end(job.report) < 0) {

@@ -568,6 +568,28 @@ int accel_output_mode(struct accel_output *out, unsigned mode)
 	return 0;
 }
 
+int accel_output_attrs(struct accel_output *out, const struct stat *st)
+{
+	if (!out->tmp || out->fd < 0)
+		return 0;
+	/* The owner first, as a change of owner clears the set-id bits. */
+	mode_t keep = 07777;
+	if (fchown(out->fd, st->st_uid, st->st_gid) < 0)
+		/* Not root: the group alone, when the user is in it; else
+		 * the file stays ours, as zstd leaves it. */
+		keep = fchown(out->fd, (uid_t)-1, st->st_gid) == 0 ? 02777 : 0777;
+	if (fchmod(out->fd, st->st_mode & keep) < 0) {
+		out->error = errno;
+		return ACCEL_EIO;
+	}
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	if (futimens(out->fd, times) < 0) {
+		out->error = errno;
+		return ACCEL_EIO;
+	}
+	return 0;
+}
+
 int accel_output_write(struct accel_output *out, const void *data, size_t len)
 {
 	const uint8_t *p = data;

@@ -141,9 +141,9 @@ usage() {
 @test "options and operands mix; -- ends options" {
 	printf 'hello\n' > -f
 	printf 'world\n' > a
-	"$A" a -T1 -q -- -f > out.zst
+	"$A" -c a -T1 -q -- -f > out.zst
 	[ "$("$A" -d < out.zst)" = "$(printf 'world\nhello')" ]
-	"$A" -d -- - < out.zst | cmp <(printf 'world\nhello\n') -
+	"$A" -c -d -- - < out.zst | cmp <(printf 'world\nhello\n') -
 }
 
 @test "a program without its man page stops the build with one line naming the page" {

@@ -17,10 +17,10 @@ setup() {
 }
 
 @test "--json: compression's route, device, statistics and probes; stdout holds only the compressed bytes" {
-	run --separate-stderr "$A" --json -T2 -B 64K a
+	run --separate-stderr "$A" -c --json -T2 -B 64K a
 	[ "$status" -eq 0 ]
-	"$A" -T2 -B 64K a > ref.zst
-	"$A" --json -T2 -B 64K a 2> report.json > got.zst
+	"$A" -c -T2 -B 64K a > ref.zst
+	"$A" -c --json -T2 -B 64K a 2> report.json > got.zst
 	cmp ref.zst got.zst
 	jq -e '.schema_version == 1' report.json
 	jq -e '.routes | length == 1 and .[0].operation == "zstd.compress" and .[0].engines[0].name == "cpu"' report.json
@@ -38,7 +38,7 @@ setup() {
 @test "--json: one run per input, decompression's route named by the format found" {
 	"$A" -o a.zst a
 	cp a b
-	"$A" --json a b 2> two.json > ab.zst
+	"$A" -c --json a b 2> two.json > ab.zst
 	jq -e '[.runs[].input] == ["a", "b"]' two.json
 	"$A" -d --json -o back a.zst 2> d.json
 	cmp a back
@@ -51,7 +51,7 @@ setup() {
 @test "--json: a failed run prints its error line, then the report; the exit status is the run's" {
 	"$A" -o a.zst a
 	head -c 3000 a.zst > cut.zst
-	run --separate-stderr "$A" -d --json cut.zst
+	run --separate-stderr "$A" -c -d --json cut.zst
 	[ "$status" -eq 3 ]
 	first=$(head -n 1 <<< "$stderr")
 	[[ "$first" == "accel-compress: cut.zst: "* ]]
@@ -62,7 +62,7 @@ setup() {
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
 		"$A" --json -T2 -B 64K -b test:other0 --fallback cpu a -o t.zst
 	[ "$status" -eq 0 ]
-	"$A" -d t.zst | cmp - a
+	"$A" -c -d t.zst | cmp - a
 	json=$(sed -n '/^{/,$p' <<< "$stderr")
 	jq -e '.runs[0].retried == 3' <<< "$json"
 	jq -e '[.runs[0].engines[] | select(.name == "test:other0")][0] | .failures == 3 and .dropped == true' <<< "$json"

@@ -71,19 +71,19 @@ sizes() {
 	corpus c
 	for fmt in zstd gzip lz4; do
 		for lvl in "" -1 -9; do
-			"$A" -F "$fmt" $lvl c > "c.$fmt"
+			"$A" -c -F "$fmt" $lvl c > "c.$fmt"
 			ref_decompress "$fmt" "c.$fmt" | cmp c -
-			"$A" -d "c.$fmt" | cmp c -
+			"$A" -c -d "c.$fmt" | cmp c -
 		done
 	done
-	"$A" -19 -B 1M -T2 c | "$A" -d | cmp c -
+	"$A" -c -19 -B 1M -T2 c | "$A" -d | cmp c -
 	"$A" --ultra -22 -B 256K < c | zstd -d -c | cmp c -
 }
 
 @test "output of several inputs is one stream; '-' reads stdin" {
 	gen 100000 a; gen 70000 b
-	"$A" -B 64K a - b < b > ab.zst
-	"$A" -d ab.zst | cmp <(cat a b b) -
+	"$A" -c -B 64K a - b < b > ab.zst
+	"$A" -c -d ab.zst | cmp <(cat a b b) -
 }
 
 @test "-o FILE writes the file and nothing to stdout" {
@@ -99,23 +99,23 @@ sizes() {
 @test "interop: zstd frames, concatenated frames, skippable frames, one big frame" {
 	gen 300000 a; gen 200000 b
 	zstd -q -c a > one.zst
-	"$A" -d one.zst | cmp a -
+	"$A" -c -d one.zst | cmp a -
 	zstd -q -c a > two.zst; zstd -q -c --no-check b >> two.zst
-	"$A" -d two.zst | cmp <(cat a b) -
+	"$A" -c -d two.zst | cmp <(cat a b) -
 	# skippable frames (magic 0x184D2A50..5F) between and after
 	zstd -q -c a > skip.zst
 	printf '\x5f\x2a\x4d\x18\x00\x00\x00\x00' >> skip.zst
 	zstd -q -c b >> skip.zst
 	printf '\x53\x2a\x4d\x18\x03\x00\x00\x00abc' >> skip.zst
-	"$A" -d skip.zst | cmp <(cat a b) -
+	"$A" -c -d skip.zst | cmp <(cat a b) -
 	zstd -q -c - < a > stream.zst   # no content size in the header
-	"$A" -d -T2 stream.zst | cmp a -
+	"$A" -c -d -T2 stream.zst | cmp a -
 	# one frame larger than a decompression unit (64 MiB) is decoded sequentially
 	seq 1 12000000 > big
 	[ "$(stat -c %s big)" -gt 67108864 ]
 	zstd -q -1 -T2 --single-thread -c big > big.zst
 	[ "$(zstd -l big.zst | awk 'NR==2 {print $1}')" = 1 ]
-	"$A" -d big.zst | cmp big -
+	"$A" -c -d big.zst | cmp big -
 }
 
 @test "interop: a zstd stream that starts with a skippable frame" {
@@ -130,52 +130,52 @@ sizes() {
 	printf '\x50\x2a\x4d\x18\x01\x00\x00\x00!' > skip.lz4
 	lz4 -q -c a >> skip.lz4
 	lz4 -q -d -c skip.lz4 | cmp a -
-	"$A" -d skip.lz4 | cmp a -
+	"$A" -c -d skip.lz4 | cmp a -
 }
 
 @test "interop: gzip, multi-member gzip (cat a.gz b.gz), pigz" {
 	gen 300000 a; gen 200000 b
 	gzip -c a > a.gz; gzip -9 -c b > b.gz
-	"$A" -d a.gz | cmp a -
+	"$A" -c -d a.gz | cmp a -
 	cat a.gz b.gz > ab.gz
-	"$A" -d ab.gz | cmp <(cat a b) -
+	"$A" -c -d ab.gz | cmp <(cat a b) -
 	"$A" -d -T2 < ab.gz | cmp <(cat a b) -
 	pigz -p 2 -b 64 -c a > a.pigz
-	"$A" -d a.pigz | cmp a -
+	"$A" -c -d a.pigz | cmp a -
 	pigz -p 2 -i -b 32 -c b > b.pigz
 	cat a.pigz b.pigz a.gz > mixed.gz
-	"$A" -d mixed.gz | cmp <(cat a b a) -
+	"$A" -c -d mixed.gz | cmp <(cat a b a) -
 	# ours followed by gzip's, in one file
-	"$A" -F gzip -B 64K a > ours.gz
+	"$A" -c -F gzip -B 64K a > ours.gz
 	cat ours.gz b.gz > ours-then-gzip.gz
-	"$A" -d ours-then-gzip.gz | cmp <(cat a b) -
+	"$A" -c -d ours-then-gzip.gz | cmp <(cat a b) -
 	gzip -d -c ours-then-gzip.gz | cmp <(cat a b) -
 }
 
 @test "interop: lz4 frames, concatenated, small blocks, skippable" {
 	gen 300000 a; gen 200000 b
 	lz4 -q -c a > a.lz4
-	"$A" -d a.lz4 | cmp a -
+	"$A" -c -d a.lz4 | cmp a -
 	lz4 -q -B4 --content-size -c b > b.lz4
-	"$A" -d b.lz4 | cmp b -
+	"$A" -c -d b.lz4 | cmp b -
 	lz4 -q -BD --no-frame-crc -c a > dep.lz4
-	"$A" -d dep.lz4 | cmp a -
+	"$A" -c -d dep.lz4 | cmp a -
 	cat a.lz4 b.lz4 > ab.lz4
 	printf '\x51\x2a\x4d\x18\x02\x00\x00\x00xy' >> ab.lz4
-	"$A" -d -T2 ab.lz4 | cmp <(cat a b) -
+	"$A" -c -d -T2 ab.lz4 | cmp <(cat a b) -
 	lz4 -q -c - < a > stream.lz4
-	"$A" -d stream.lz4 | cmp a -
+	"$A" -c -d stream.lz4 | cmp a -
 }
 
 @test "interop: checksums are written by default and --no-check drops them" {
 	gen 100000 a
-	"$A" a | zstd -l -v - 2>&1 | grep -q 'Check: XXH64' ||
-		"$A" a > a.zst && zstd -lv a.zst | grep -q 'Check: XXH64'
-	"$A" --no-check a > n.zst
+	"$A" -c a | zstd -l -v - 2>&1 | grep -q 'Check: XXH64' ||
+		"$A" -c a > a.zst && zstd -lv a.zst | grep -q 'Check: XXH64'
+	"$A" -c --no-check a > n.zst
 	zstd -lv n.zst | grep -q 'Check: None'
-	"$A" -F lz4 a > a.lz4
+	"$A" -c -F lz4 a > a.lz4
 	"$A" -l a.lz4 | grep -q ' xxh32 '
-	"$A" -F lz4 --no-check a > n.lz4
+	"$A" -c -F lz4 --no-check a > n.lz4
 	"$A" -l n.lz4 | grep -q ' none '
 	lz4 -d -c n.lz4 | cmp a -
 }
@@ -202,9 +202,9 @@ flip_middle() {
 @test "corrupted input (a flipped byte in the middle): exit 3, offset, no -o file" {
 	gen 400000 a
 	for fmt in zstd gzip lz4; do
-		"$A" -F "$fmt" -B 64K a > "bad.$fmt"
+		"$A" -c -F "$fmt" -B 64K a > "bad.$fmt"
 		flip_middle "bad.$fmt"
-		run ! cmp -s <("$A" -F "$fmt" -B 64K a) "bad.$fmt"
+		run ! cmp -s <("$A" -c -F "$fmt" -B 64K a) "bad.$fmt"
 		damaged "bad.$fmt"
 	done
 	# streams of the other tools go through the sequential decoders
@@ -216,7 +216,7 @@ flip_middle() {
 @test "truncated input (half, or all but the last byte): exit 3, offset, no -o file" {
 	gen 400000 a
 	for fmt in zstd gzip lz4; do
-		"$A" -F "$fmt" -B 64K a > "full.$fmt"
+		"$A" -c -F "$fmt" -B 64K a > "full.$fmt"
 		n=$(stat -c %s "full.$fmt")
 		head -c $((n / 2)) "full.$fmt" > "half.$fmt"
 		damaged "half.$fmt"
@@ -230,14 +230,14 @@ flip_middle() {
 
 @test "not compressed, empty, or trailing garbage: exit 3" {
 	gen 1000 a
-	run --separate-stderr "$A" -d a
+	run --separate-stderr "$A" -c -d a
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "accel-compress: a: not in a known format (zstd, gzip or lz4) at byte offset 0" ]
 	: > empty
-	run --separate-stderr "$A" -d empty
+	run --separate-stderr "$A" -c -d empty
 	[ "$status" -eq 3 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	"$A" a > g.zst
+	"$A" -c a > g.zst
 	echo garbage >> g.zst
 	damaged g.zst
 }
@@ -261,7 +261,7 @@ garbage_as_gzip() {
 @test "gzip data then trailing garbage: decoded, a warning, status 2, as gzip -d" {
 	gen 100000 a
 	gzip -c a > a.gz
-	"$A" -F gzip a > ours.gz
+	"$A" -c -F gzip a > ours.gz
 	for g in a.gz ours.gz; do
 		cat "$g" > g1.gz; printf 'garbage!' >> g1.gz
 		cat "$g" > g2.gz; head -c 5000 /dev/zero >> g2.gz; printf 'x' >> g2.gz
@@ -282,7 +282,7 @@ garbage_as_gzip() {
 	run --separate-stderr "$A" -d g1.gz -o out
 	[ "$status" -eq 2 ]
 	cmp out a
-	run --separate-stderr "$A" -q -d g1.gz z.gz -o both
+	run --separate-stderr "$A" -q -f -d g1.gz z.gz -o both
 	[ "$status" -eq 2 ] && [ -z "$stderr" ]
 	cmp both <(cat a a)
 	run --separate-stderr "$A" -t g1.gz
@@ -293,7 +293,7 @@ garbage_as_gzip() {
 	{ cat ours.gz; printf 'x'; } > x.gz
 	run gzip -d -c x.gz
 	[ "$status" -eq 1 ]
-	run --separate-stderr "$A" -d g1.gz x.gz -o bad
+	run --separate-stderr "$A" -f -d g1.gz x.gz -o bad
 	[ "$status" -eq 3 ]
 	[ "${stderr_lines[1]}" = "accel-compress: x.gz: unexpected end of input at byte offset $(stat -c %s x.gz)" ]
 	[ ! -e bad ]
@@ -320,7 +320,7 @@ garbage_as_gzip() {
 	: > empty
 	for f in a big empty; do
 		lz4 -q -l -c "$f" > "$f.lz4"
-		"$A" -d "$f.lz4" | cmp - "$f"
+		"$A" -c -d "$f.lz4" | cmp - "$f"
 		"$A" -d < "$f.lz4" | cmp - "$f"
 		lz4 -q -d -c "$f.lz4" | cmp - "$f"
 	done
@@ -329,7 +329,7 @@ garbage_as_gzip() {
 	printf '\x50\x2a\x4d\x18\x02\0\0\0hi' > skip
 	cat a.lz4 a.frame.lz4 skip big.lz4 a.lz4 > mixed.lz4
 	lz4 -q -d -c mixed.lz4 | cmp - <(cat a a big a)
-	"$A" -d mixed.lz4 | cmp - <(cat a a big a)
+	"$A" -c -d mixed.lz4 | cmp - <(cat a a big a)
 	"$A" -t mixed.lz4
 	# listed: one frame each, its content size unknown (never stated)
 	run --separate-stderr "$A" -l a.lz4
@@ -339,7 +339,7 @@ garbage_as_gzip() {
 	head -c 2000 a.lz4 > cut.lz4
 	run lz4 -q -d -c cut.lz4
 	[ "$status" -ne 0 ]
-	run --separate-stderr "$A" -d cut.lz4
+	run --separate-stderr "$A" -c -d cut.lz4
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "accel-compress: cut.lz4: lz4 legacy block at byte offset 4 is truncated at byte offset 2000" ]
 	{ cat a.lz4; printf '\x10\0'; } > cut2.lz4
@@ -359,7 +359,7 @@ garbage_as_gzip() {
 	[ "$(cat out)" = precious ]
 	[ -z "$(find . -name '.out.*')" ]
 	"$A" -f a -o out
-	"$A" -d out | cmp a -
+	"$A" -c -d out | cmp a -
 	# decompression too
 	echo precious > plain
 	run "$A" -d out -o plain
@@ -370,7 +370,7 @@ garbage_as_gzip() {
 @test "fault injection: the test engine fails on chunk 2, --fallback cpu: identical output" {
 	gen 500000 a
 	for fmt in zstd gzip lz4; do
-		"$A" -F "$fmt" -B 64K -b cpu a > "cpu.$fmt"
+		"$A" -c -F "$fmt" -B 64K -b cpu a > "cpu.$fmt"
 		run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:2 \
 			"$A" -F "$fmt" -B 64K -b test:other0 --fallback cpu a -o "test.$fmt"
 		[ "$status" -eq 0 ]
@@ -378,13 +378,13 @@ garbage_as_gzip() {
 		cmp "cpu.$fmt" "test.$fmt"
 		# and when decompressing
 		ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0,3-4' \
-			"$A" -q -d -b test:other0 --fallback cpu "cpu.$fmt" | cmp a -
+			"$A" -c -q -d -b test:other0 --fallback cpu "cpu.$fmt" | cmp a -
 	done
 }
 
 @test "fault injection: every unit fails on the test engine: dropped, output still identical" {
 	gen 500000 a
-	"$A" -B 64K a > cpu.zst
+	"$A" -c -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
 		"$A" -v -B 64K -b test:other0 --fallback cpu a -o test.zst
 	[ "$status" -eq 0 ]
@@ -396,8 +396,8 @@ garbage_as_gzip() {
 
 @test "fault injection: --fallback next moves to the next engine of -b" {
 	gen 300000 a
-	"$A" -B 64K a > cpu.zst
-	ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:1 "$A" -q -B 64K -b test:other0,cpu --fallback next a > next.zst
+	"$A" -c -B 64K a > cpu.zst
+	ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT=test:1 "$A" -c -q -B 64K -b test:other0,cpu --fallback next a > next.zst
 	cmp cpu.zst next.zst
 	# nothing after the last engine: the run fails (both serve the stream,
 	# so both fail unit 1)
@@ -434,8 +434,8 @@ garbage_as_gzip() {
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 105, this libaccel has ABI 5"* ]]
-	"$A" -d out | cmp a -
-	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -b badabi a
+	"$A" -c -d out | cmp a -
+	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -c -b badabi a
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: no engine can run zstd.compress (try -v for the reasons)" ]
 }
@@ -448,7 +448,7 @@ garbage_as_gzip() {
 	[[ "$stderr" == *"test:other0      software device: never preferred"* ]]
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -f -v -b test:other0 a -o out
 	[[ "${stderr_lines[1]}" == "  1. test:other0      named by --backend (software device)" ]]
-	"$A" -d out | cmp a -
+	"$A" -c -d out | cmp a -
 	# By its backend alone (the option or the environment), it is not
 	# taken: one line names it in full, exit 1, no output.
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -b test a -o out2
@@ -469,14 +469,14 @@ garbage_as_gzip() {
 
 @test "--list counts frames, sizes and ratio" {
 	gen 327803 a
-	"$A" -B 64K a > a.zst
+	"$A" -c -B 64K a > a.zst
 	run --separate-stderr "$A" --list a.zst
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = " Frames  Skips     Compressed   Uncompressed   Ratio  Check  Format Filename" ]
 	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
 	[ "$frames" = 6 ] && [ "$skips" = 0 ] && [ "$usize" = 327803 ] && [ "$csize" = "$(stat -c %s a.zst)" ]
 	[ "$check" = xxh64 ] && [ "$format" = zstd ] && [ "$name" = a.zst ]
-	"$A" -F gzip -B 64K a > a.gz
+	"$A" -c -F gzip -B 64K a > a.gz
 	printf '\x50\x2a\x4d\x18\x01\x00\x00\x00!' > s.zst; cat a.zst >> s.zst
 	run "$A" -l a.gz s.zst
 	read -r frames skips csize usize ratio check format name <<< "${lines[1]}"
@@ -492,7 +492,7 @@ garbage_as_gzip() {
 
 @test "--list --json is JSON with schema_version and the frame list" {
 	gen 327803 a
-	"$A" -F lz4 -B 64K a > a.lz4
+	"$A" -c -F lz4 -B 64K a > a.lz4
 	run --separate-stderr "$A" --list --json a.lz4
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e '.schema_version == 1'
@@ -506,7 +506,7 @@ garbage_as_gzip() {
 
 @test "--list of a damaged file: exit 3" {
 	gen 300000 a
-	"$A" -B 64K a | head -c 100000 > t.zst
+	"$A" -c -B 64K a | head -c 100000 > t.zst
 	run --separate-stderr "$A" -l t.zst
 	[ "$status" -eq 3 ]
 	[[ "$stderr" =~ byte\ offset\ [0-9]+ ]]
@@ -514,7 +514,7 @@ garbage_as_gzip() {
 
 @test "-t tests without writing; damaged input fails it" {
 	gen 300000 a
-	"$A" -F gzip -B 64K a > a.gz
+	"$A" -c -F gzip -B 64K a > a.gz
 	run --separate-stderr "$A" -t a.gz
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] && [ -z "$stderr" ]
@@ -528,21 +528,21 @@ garbage_as_gzip() {
 
 @test "a reader that goes away (| head -c 10): exit 0, no message" {
 	gen 8000000 a
-	"$A" -B 64K a > a.zst
-	run bash -c '"$1" -d -B 64K "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a.zst
+	"$A" -c -B 64K a > a.zst
+	run bash -c '"$1" -c -d -B 64K "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a.zst
 	[ "$output" = 0 ]
-	run bash -c '"$1" -B 64K -T2 "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a
+	run bash -c '"$1" -c -B 64K -T2 "$2" 2>err | head -c 10 > /dev/null; echo "${PIPESTATUS[0]}"; cat err' _ "$A" a
 	[ "$output" = 0 ]
 }
 
 @test "binary output to a terminal is refused without -f" {
 	# script(1) gives the program a pseudo-terminal as stdout.
 	printf 'hello' > in
-	run script -qec "'$A' in; echo rc=\$?" /dev/null
+	run script -qec "'$A' -c in; echo rc=\$?" /dev/null
 	[[ "$output" == *"refusing to write compressed data to a terminal"* ]]
 	[[ "$output" == *"rc=1"* ]]
 	# with -f the frame goes to the terminal
-	run script -qec "'$A' -f in; echo rc=\$?" /dev/null
+	run script -qec "'$A' -c -f in; echo rc=\$?" /dev/null
 	[[ "$output" == *"rc=0"* ]]
 	[[ "$output" != *"refusing"* ]]
 }

@@ -127,7 +127,7 @@ EOF
 
 @test "gzip 'AC' sizes that do not end a member: sequential decoding, the bytes gzip -d gives" {
 	gen 300000 a
-	"$A" -F gzip -B 64K a > a.gz
+	"$A" -c -F gzip -B 64K a > a.gz
 	for mode in half short content huge; do
 		gzip_ac "$mode" a.gz "$mode.gz"
 		gzip -d -c "$mode.gz" > ref
@@ -145,7 +145,7 @@ EOF
 
 @test "a gzip 'AC' size that spans the next member exactly: both members decoded, as gzip -d does" {
 	gen 300000 a
-	"$A" -F gzip -B 64K a > a.gz
+	"$A" -c -F gzip -B 64K a > a.gz
 	gzip_ac span a.gz span.gz
 	gzip -d -c span.gz | cmp - a
 	run --separate-stderr "$A" -d span.gz -o out
@@ -162,7 +162,7 @@ EOF
 
 @test "a lying gzip content size reserves no gigabytes" {
 	gen 300000 a
-	"$A" -F gzip -B 64K a > a.gz
+	"$A" -c -F gzip -B 64K a > a.gz
 	gzip_ac huge a.gz huge.gz
 	run --separate-stderr limited 1000000 "$A" -d -T4 huge.gz -o out
 	[ "$status" -eq 0 ]
@@ -171,8 +171,8 @@ EOF
 
 @test "zstd and lz4 content sizes that lie: exit 3 and no file, as the reference fails too" {
 	gen 300000 a
-	"$A" -B 64K a > a.zst
-	"$A" -F lz4 -B 64K a > a.lz4
+	"$A" -c -B 64K a > a.zst
+	"$A" -c -F lz4 -B 64K a > a.lz4
 	for delta in 1 -1; do
 		zstd_content a.zst "z$delta.zst" "$delta"
 		run ! zstd -q -d -c "z$delta.zst" > /dev/null
@@ -196,7 +196,7 @@ EOF
 	gen 100000 s
 	zstd -q -c r > r.zst
 	lz4 -q --content-size -c r > r.lz4
-	"$A" -F lz4 -B 64M r > o.lz4
+	"$A" -c -F lz4 -B 64M r > o.lz4
 	[ "$(stat -c %s r.zst)" -gt 67108864 ] && [ "$(stat -c %s o.lz4)" -gt 67108864 ]
 	for f in r.zst r.lz4 o.lz4; do
 		run --separate-stderr "$A" -d -v "$f" -o out
@@ -207,14 +207,14 @@ EOF
 		rm out
 	done
 	# parallel, sequential, parallel, sequential: frames around the switch
-	"$A" -B 64K s > s.zst
+	"$A" -c -B 64K s > s.zst
 	cat s.zst r.zst s.zst r.zst s.zst > mix.zst
 	zstd -q -d -c mix.zst > ref
-	"$A" -d mix.zst | cmp - ref
-	"$A" -F lz4 -B 64K s > s.lz4
+	"$A" -c -d mix.zst | cmp - ref
+	"$A" -c -F lz4 -B 64K s > s.lz4
 	cat s.lz4 r.lz4 s.lz4 o.lz4 > mix.lz4
 	lz4 -q -d -c mix.lz4 > ref
-	"$A" -d mix.lz4 | cmp - ref
+	"$A" -c -d mix.lz4 | cmp - ref
 }
 
 @test "a frame stating little content but longer than the parallel limit: the sequential decoder judges it" {
@@ -241,18 +241,18 @@ EOF
 	"$A" -t skip.zst
 	# still an error: empty input, and skippable frames followed by garbage
 	: > empty
-	run --separate-stderr "$A" -d empty
+	run --separate-stderr "$A" -c -d empty
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "accel-compress: empty: unexpected end of input (empty)" ]
 	cp skip.zst junk.zst; echo garbage >> junk.zst
-	run --separate-stderr "$A" -d junk.zst
+	run --separate-stderr "$A" -c -d junk.zst
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "accel-compress: junk.zst: not in a known format (zstd, gzip or lz4) at byte offset 19" ]
 }
 
 @test "a gzip member over the parallel limit is decoded sequentially in bounded memory" {
 	head -c 100M /dev/zero > z
-	"$A" -F gzip -B 128M z > z.gz
+	"$A" -c -F gzip -B 128M z > z.gz
 	[ "$(stat -c %s z.gz)" -lt 1000000 ]
 	run --separate-stderr limited 400000 "$A" -d -v -T2 z.gz -o out
 	[ "$status" -eq 0 ]
@@ -279,7 +279,7 @@ EOF
 
 @test "--list --json streams several files, a damaged one left out with exit 3" {
 	gen 200000 a
-	"$A" -B 64K a > a.zst
+	"$A" -c -B 64K a > a.zst
 	cat a | zstd -q -c > u.zst  # content size unknown
 	head -c 1000 a.zst > t.zst
 	run --separate-stderr "$A" -l --json a.zst t.zst u.zst
@@ -308,13 +308,13 @@ EOF
 	for f in seq.zst par.zst; do
 		zstd -q -d --long=28 -c "$f" > ref
 		[ "$(stat -c %s ref)" -eq 1310720 ]
-		"$A" -d --long=28 "$f" | cmp - ref
-		run --separate-stderr "$A" -d --long=27 "$f"
+		"$A" -c -d --long=28 "$f" | cmp - ref
+		run --separate-stderr "$A" -c -d --long=27 "$f"
 		[ "$status" -eq 1 ]
 	done
 	# windows zstd cannot decode at all
 	zstd_bomb 32 1 > huge.zst
-	run --separate-stderr "$A" -d --long=31 huge.zst
+	run --separate-stderr "$A" -c -d --long=31 huge.zst
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: huge.zst: zstd frame at byte offset 0: Frame requires too much memory for decoding (a window of 4096 MiB; zstd decodes windows up to 2048 MiB)" ]
 }
@@ -331,12 +331,12 @@ EOF
 @test "--long: 27 alone, 10-31 with =N, anything else a usage error" {
 	zstd_bomb 27 2 > w27.zst
 	zstd_bomb 28 2 > w28.zst
-	"$A" -d --long w27.zst | cmp - <(zstd -q -d -c w27.zst)
-	run --separate-stderr "$A" -d --long w28.zst
+	"$A" -c -d --long w27.zst | cmp - <(zstd -q -d -c w27.zst)
+	run --separate-stderr "$A" -c -d --long w28.zst
 	[ "$status" -eq 1 ]
-	"$A" -d --long=28 w28.zst | cmp - <(zstd -q -d --long=28 -c w28.zst)
+	"$A" -c -d --long=28 w28.zst | cmp - <(zstd -q -d --long=28 -c w28.zst)
 	for bad in 9 32 x ''; do
-		run --separate-stderr "$A" -d "--long=$bad" w27.zst
+		run --separate-stderr "$A" -c -d "--long=$bad" w27.zst
 		[ "$status" -eq 2 ]
 		[ "${stderr_lines[0]}" = "accel-compress: --long: '$bad' is not a window log from 10 to 31" ]
 	done

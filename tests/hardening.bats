@@ -76,10 +76,10 @@ no_temp() {
 	"$A" -f -o e1 < a
 	lz4 -q -f - e2 < a
 	[ "$(stat -c %a e1 e2 | tr '\n' ' ')" = "600 600 " ]
-	# several FILEs, as zstd: 0666 less the umask
-	"$A" a a.out -o both.zst
+	# several FILEs (-f: zstd asks first), as zstd: 0666 less the umask
+	"$A" -f a a.out -o both.zst
 	[ "$(stat -c %a both.zst)" = 600 ]
-	"$A" -d both.zst | cmp - <(cat a a)
+	"$A" -c -d both.zst | cmp - <(cat a a)
 }
 
 @test "accel-crypt -f -o over an existing file keeps its permissions, as age does" {
@@ -284,13 +284,13 @@ killed() {
 	kill -0 "$pid"
 	exec 8>&-
 	wait "$pid"
-	"$A" -d out | cmp a -
+	"$A" -c -d out | cmp a -
 	no_temp
 }
 
 @test "-l of many files into head -1 ends quietly with status 0" {
 	for i in $(seq 1 2000); do echo "$i" > "f$i"; done
-	"$A" -q f1 > f1.zst
+	"$A" -c -q f1 > f1.zst
 	for i in $(seq 2 2000); do cp f1.zst "f$i.zst"; done
 	run --separate-stderr bash -c '"$1" -l f*.zst | head -n 1; echo "${PIPESTATUS[0]}" >&2' _ "$A"
 	[ "$output" = " Frames  Skips     Compressed   Uncompressed   Ratio  Check  Format Filename" ]
@@ -302,18 +302,18 @@ killed() {
 
 @test "a full disk is named: cannot write stdout: No space left on device" {
 	# compression (parallel path)
-	run --separate-stderr "$A" a
-	run --separate-stderr bash -c '"$1" a > /dev/full' _ "$A"
+	run --separate-stderr "$A" -c a
+	run --separate-stderr bash -c '"$1" -c a > /dev/full' _ "$A"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
 	# our own frames decompress in parallel
 	"$A" a -o a.zst
-	run --separate-stderr bash -c '"$1" -d a.zst > /dev/full' _ "$A"
+	run --separate-stderr bash -c '"$1" -c -d a.zst > /dev/full' _ "$A"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
 	# a gzip member of another tool is decoded sequentially
 	gzip -c a > a.gz
-	run --separate-stderr bash -c '"$1" -d a.gz > /dev/full' _ "$A"
+	run --separate-stderr bash -c '"$1" -c -d a.gz > /dev/full' _ "$A"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: cannot write stdout: No space left on device" ]
 	run --separate-stderr bash -c '"$1" -d < a.gz > /dev/full' _ "$A"
@@ -403,7 +403,7 @@ fault() {
 	fault 'cpu:gpu0:2' "ACCEL_FAULT: no engine or backend named 'cpu:gpu0'"
 	# a well-formed one that names the CPU engine still works
 	ACCEL_FAULT='cpu:5' "$A" -q a -o out --fallback none -B 1M
-	"$A" -d out | cmp a -
+	"$A" -c -d out | cmp a -
 }
 
 @test "a plugin table without run or name is a reason, never a crash" {
@@ -414,7 +414,7 @@ fault() {
 	run --separate-stderr env ACCEL_BACKEND_PATH="$BAD" "$A" -v -b norun,cpu a -o out
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"norun            left out: plugin table is malformed: it offers zstd.compress but has no open, run, close"* ]]
-	"$A" -d out | cmp a -
+	"$A" -c -d out | cmp a -
 }
 
 @test "more plugins than the registry holds is a reason, not silence" {

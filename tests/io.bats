@@ -20,26 +20,26 @@ setup() {
 
 @test "several FILEs: each compressed in turn, the route printed once, statistics per file" {
 	for f in zstd gzip lz4; do
-		run --separate-stderr "$A" -v -F "$f" -B 64K a b c -o "all.$f"
+		run --separate-stderr "$A" -v -f -F "$f" -B 64K a b c -o "all.$f"
 		[ "$status" -eq 0 ]
 		# one route for the run, then one statistics line per input
 		[ "$(grep -c "^route for $f.compress " <<< "$stderr")" -eq 1 ]
 		[ "$(grep -c "^accel-compress: a: " <<< "$stderr")" -eq 1 ]
 		[ "$(grep -c "^accel-compress: b: 1 units, 0 bytes in" <<< "$stderr")" -eq 1 ]
 		[ "$(grep -c "^accel-compress: c: " <<< "$stderr")" -eq 1 ]
-		"$A" -d "all.$f" | cmp - <(cat a b c)
+		"$A" -c -d "all.$f" | cmp - <(cat a b c)
 	done
 	case "$(command -v zstd)" in "") ;; *) zstd -dc all.zstd | cmp - <(cat a b c) ;; esac
 }
 
 @test "several FILEs: the same bytes as one run per file" {
-	"$A" -B 16K a b c > together.zst
-	{ "$A" -B 16K a; "$A" -B 16K b; "$A" -B 16K c; } > apart.zst
+	"$A" -c -B 16K a b c > together.zst
+	{ "$A" -c -B 16K a; "$A" -c -B 16K b; "$A" -c -B 16K c; } > apart.zst
 	cmp together.zst apart.zst
 }
 
 @test "several FILEs: a missing one after the first fails the run and leaves no -o file" {
-	run --separate-stderr "$A" a missing c -o out.zst
+	run --separate-stderr "$A" -f a missing c -o out.zst
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "accel-compress: cannot read missing: No such file or directory" ]
 	[ ! -e out.zst ]
@@ -51,10 +51,10 @@ setup() {
 	# across the files drop it once for the rest of the run.
 	cp a d
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:0' \
-		"$A" -v -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
+		"$A" -v -f -B 64K -b test:other0 --fallback cpu a b c d -o out.zst
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'engine dropped for the rest of the run' <<< "$stderr")" -eq 1 ]
-	"$A" -d out.zst | cmp - <(cat a b c d)
+	"$A" -c -d out.zst | cmp - <(cat a b c d)
 }
 
 @test "-t decompresses into nothing and writes nothing" {

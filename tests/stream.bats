@@ -22,7 +22,7 @@ gen() {
 
 @test "-v: a dropped engine, each retried unit and where it ran; the CPU takes over with all its workers" {
 	gen 500000 a
-	"$A" -B 64K a > cpu.zst
+	"$A" -c -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
 		"$A" -v -T2 -B 64K -b test:other0 --fallback cpu a -o test.zst
 	[ "$status" -eq 0 ]
@@ -46,7 +46,7 @@ gen() {
 
 @test "without -v one failure is one warning; with -v also where the unit ran" {
 	gen 300000 a
-	"$A" -B 64K a > cpu.zst
+	"$A" -c -B 64K a > cpu.zst
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:2,4' \
 		"$A" -B 64K -b test:other0 --fallback cpu a -o q.zst
 	[ "$status" -eq 0 ]
@@ -65,7 +65,7 @@ gen() {
 
 @test "--fallback next in a shared route retries on an earlier engine" {
 	gen 4000000 a
-	"$A" -12 -B 64K a > cpu.zst
+	"$A" -c -12 -B 64K a > cpu.zst
 	# test is the last engine of the route: its failed units go back to
 	# cpu (a slow level, so that test surely takes some)
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" ACCEL_FAULT='test:*' \
@@ -84,7 +84,7 @@ gen() {
 @test "--memory 1M: one unit in flight, the same bytes out, both ways, every format" {
 	gen 3000000 a
 	for fmt in zstd gzip lz4; do
-		"$A" -F "$fmt" -T2 -B 256K a > "plain.$fmt"
+		"$A" -c -F "$fmt" -T2 -B 256K a > "plain.$fmt"
 		run --separate-stderr "$A" -v -F "$fmt" -T2 -B 256K --memory 1M a -o "capped.$fmt"
 		[ "$status" -eq 0 ]
 		cmp "plain.$fmt" "capped.$fmt"
@@ -97,7 +97,7 @@ gen() {
 	run --separate-stderr "$A" -v -T2 -B 2M --memory 1M a -o big.zst
 	[ "$status" -eq 0 ]
 	[[ "$stderr" =~ at\ most\ 1\ unit\(s\)\ in\ flight,\ the\ largest\ [0-9.]+\ MiB\ \(input\ \+\ output\)\;\ memory\ cap\ 1\.0\ MiB ]]
-	"$A" -d big.zst | cmp a -
+	"$A" -c -d big.zst | cmp a -
 	# ACCEL_MEMORY is the default; --memory wins
 	run --separate-stderr env ACCEL_MEMORY=1M "$A" -v -T2 -B 2M a -o env.zst
 	[ "$status" -eq 0 ]
@@ -113,13 +113,13 @@ gen() {
 
 @test "--memory lowers the peak memory of a run" {
 	head -c 48M /dev/urandom > r
-	/usr/bin/time -o plain.rss -f %M "$A" -T2 -B 8M r > plain.zst
-	/usr/bin/time -o capped.rss -f %M "$A" -T2 -B 8M --memory 16M r > capped.zst
+	/usr/bin/time -o plain.rss -f %M "$A" -c -T2 -B 8M r > plain.zst
+	/usr/bin/time -o capped.rss -f %M "$A" -c -T2 -B 8M --memory 16M r > capped.zst
 	cmp plain.zst capped.zst
 	# What the program holds before any unit (libraries, plugins) is
 	# not what --memory caps: measured on an input of one byte.
 	head -c 1 r > one
-	/usr/bin/time -o base.rss -f %M "$A" -T2 -B 8M --memory 16M one > one.zst
+	/usr/bin/time -o base.rss -f %M "$A" -c -T2 -B 8M --memory 16M one > one.zst
 	echo "peak RSS: $(cat plain.rss) KB without, $(cat capped.rss) KB with --memory 16M, $(cat base.rss) KB on one byte"
 	# 6 units of 8 MiB in + out without a cap, 1 with it
 	base=$(cat base.rss)

@@ -695,6 +695,41 @@ static int write_file(const char *path, int set_mode)
 	return (int)(st.st_mode & 07777);
 }
 
+/* accel_output_attrs: mode, times (and owner as root) of the source on
+ * the committed file; nothing for stdout or a null output. */
+static void test_output_attrs(void **state)
+{
+	char dir[] = "/tmp/test_io.XXXXXX", file[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/out", dir);
+	struct stat src = { 0 }, st;
+	src.st_mode = S_IFREG | 0604;
+	src.st_uid = getuid() == 0 ? 4321 : getuid();
+	src.st_gid = getuid() == 0 ? 1234 : getgid();
+	src.st_atim.tv_sec = 1000000000;
+	src.st_atim.tv_nsec = 250;
+	src.st_mtim.tv_sec = 981173106;
+	src.st_mtim.tv_nsec = 500000000;
+	struct accel_output out;
+	assert_int_equal(accel_output_open(&out, file, 0, 1), 0);
+	assert_int_equal(accel_output_write(&out, "data", 4), 0);
+	assert_int_equal(accel_output_attrs(&out, &src), 0);
+	assert_int_equal(accel_output_commit(&out), 0);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0604);
+	assert_int_equal(st.st_mtim.tv_sec, 981173106);
+	assert_int_equal(st.st_mtim.tv_nsec, 500000000);
+	assert_int_equal(st.st_atim.tv_sec, 1000000000);
+	assert_int_equal(st.st_atim.tv_nsec, 250);
+	assert_int_equal(st.st_uid, src.st_uid);
+	assert_int_equal(st.st_gid, src.st_gid);
+	assert_int_equal(accel_output_null(&out), 0);
+	assert_int_equal(accel_output_attrs(&out, &src), 0);
+	unlink(file);
+	rmdir(dir);
+	(void)state;
+}
+
 static int mode_of(const char *path)
 {
 	struct stat st;
@@ -769,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_timed_flush_emits_a_partial_unit),
 		cmocka_unit_test(test_output_seek_complete_or_absent),
 		cmocka_unit_test(test_output_keeps_mode_and_links),
+		cmocka_unit_test(test_output_attrs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,17 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
  * written in place, null and fd outputs. Returns 0, or ACCEL_EIO
  * (out->error). */
 int accel_output_mode(struct accel_output *out, unsigned mode);
+struct stat;
+/* Give the FILE being written what `st` (the stat of the file it was made
+ * from) records, as zstd, gzip and lz4 do: the owner and group (best
+ * effort: only root may give a file away, so a failure leaves ours, and
+ * the group alone is tried), the permission bits (set-id bits only when
+ * the owner was copied too), then the access and modification times. Set
+ * on the temporary, so call it when the last byte is written, before
+ * accel_output_commit. Nothing to do (0) for stdout, a device or FIFO
+ * written in place, null and fd outputs. Returns 0, or ACCEL_EIO
+ * (out->error) when the mode or the times cannot be set. */
+int accel_output_attrs(struct accel_output *out, const struct stat *st);
 /* Write all `len` bytes of data (retrying short writes and EINTR).
  * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
  * call); ACCEL_EIO (out->error holds the errno: ENOSPC for a full disk). */
