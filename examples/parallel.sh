@@ -36,7 +36,7 @@ compress)
 	# One frame a range, each range's frame as accel-compress -B writes it
 	# (an empty FILE has no range: accel-compress writes its one frame).
 	if [ ! -s "$file" ]; then
-		accel-compress -q "$file" > "$out.part" || { rm -f "$out.part"; exit 1; }
+		accel-compress -q -c "$file" > "$out.part" || { rm -f "$out.part"; exit 1; }
 	elif ! parallel --will-cite --pipepart -a "$file" --recend '' --block "$block" -k -S "$logins" \
 		accel-compress -q -T1 -B "$block" > "$out.part"; then
 		rm -f "$out.part"

@@ -39,8 +39,8 @@ within() {
 	binaries b 1500000; text t 2500000
 	cat b t > c
 	for l in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		"$A" -F gzip -"$l" -T2 -B 1M c > "c$l.gz" || { echo "-$l failed"; return 1; }
-		"$A" -d -T2 "c$l.gz" | cmp c - || { echo "-$l: our round trip differs"; return 1; }
+		"$A" -F gzip -"$l" -T2 -B 1M -c c > "c$l.gz" || { echo "-$l failed"; return 1; }
+		"$A" -d -c -T2 "c$l.gz" | cmp c - || { echo "-$l: our round trip differs"; return 1; }
 		gzip -d -c "c$l.gz" | cmp c - || { echo "-$l: gzip -d differs"; return 1; }
 		pigz -d -c "c$l.gz" | cmp c - || { echo "-$l: pigz -d differs"; return 1; }
 		gzip -t "c$l.gz"
@@ -50,15 +50,15 @@ within() {
 	[ "$(stat -c %s c9.gz)" -gt "$(stat -c %s c12.gz)" ]
 	# empty input and one byte, at both libraries' levels
 	for l in 1 6 12; do
-		: > e; "$A" -F gzip -"$l" e | gzip -d -c | cmp e -
-		printf x > x; "$A" -F gzip -"$l" x | pigz -d -c | cmp x -
+		: > e; "$A" -F gzip -"$l" -c e | gzip -d -c | cmp e -
+		printf x > x; "$A" -F gzip -"$l" -c x | pigz -d -c | cmp x -
 	done
 }
 
 @test "-6 is within 2% of gzip -6 and pigz -6 on binaries and text, at the default chunk size" {
 	binaries b; text t
 	for f in b t; do
-		ours=$("$A" -F gzip -6 -T2 "$f" | wc -c)
+		ours=$("$A" -F gzip -6 -T2 -c "$f" | wc -c)
 		within 2 "$ours" "$(gzip -6 -c "$f" | wc -c)"
 		within 2 "$ours" "$(pigz -6 -p 2 -c "$f" | wc -c)"
 	done
@@ -74,12 +74,12 @@ Try 'accel-compress --help' for more information." ]
 	run --separate-stderr "$A" -F gzip --ultra -20 a
 	[ "$status" -eq 2 ] && [ -z "$output" ]
 	# zstd keeps 1-19
-	"$A" -F zstd -13 a | zstd -d -c | cmp a -
+	"$A" -F zstd -13 -c a | zstd -d -c | cmp a -
 }
 
 @test "libdeflate members carry the AC field: decoded in parallel units, one per member" {
 	text t
-	"$A" -F gzip -6 -B 1M t > t.gz
+	"$A" -F gzip -6 -B 1M -c t > t.gz
 	run -0 "$A" -l t.gz
 	read -r frames _ <<< "${lines[1]}"
 	[ "$frames" = 8 ]

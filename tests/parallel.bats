@@ -20,11 +20,11 @@ setup() {
 
 @test "examples/parallel.sh compress: the ranges' frames are the serial accel-compress -B stream, zstd and accel-compress -d read it back" {
 	run -0 sh "$ROOT/examples/parallel.sh" compress big out.zst 512K
-	"$ROOT/build/accel-compress" -q -B 512K big > serial.zst
+	"$ROOT/build/accel-compress" -q -B 512K -c big > serial.zst
 	cmp out.zst serial.zst
 	[ "$("$ROOT/build/accel-compress" -l out.zst | grep -c .)" -gt 1 ]
 	zstd -dq < out.zst | cmp - big
-	"$ROOT/build/accel-compress" -d -q out.zst | cmp - big
+	"$ROOT/build/accel-compress" -d -c -q out.zst | cmp - big
 	# an existing output stays as it was
 	run -1 sh "$ROOT/examples/parallel.sh" compress big out.zst 512K
 	cmp out.zst serial.zst

@@ -131,10 +131,10 @@ setup()
 	[ "$(find out -type f | wc -l)" -eq "$n" ]
 	for f in src/*; do
 		b=${f##*/}
-		"$ROOT/build/accel-compress" -q -T1 "$f" > "serial.zst"
+		"$ROOT/build/accel-compress" -q -T1 -c "$f" > "serial.zst"
 		"$ROOT/build/accel-crypt" -d -i key.txt "out/$b.zst.age" > "job.zst"
 		cmp job.zst serial.zst
-		"$ROOT/build/accel-compress" -d -q job.zst | cmp - "$f"
+		"$ROOT/build/accel-compress" -d -c -q job.zst | cmp - "$f"
 	done
 	! ls out/*.part 2> /dev/null
 }
