@@ -962,8 +962,10 @@ struct accel_report *accel_report_run_start(struct accel_ctx *ctx, const char *p
 {
 	struct accel_report_opts o = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = started, .prog = prog };
 	struct accel_report *r = accel_report_new(stderr, &o);
-	if (r && accel_report_begin(r, ctx) < 0) {
-		accel_report_end(r);
+	/* "runs" is there, empty, when the run failed before any. */
+	if (r && (accel_report_begin(r, ctx) < 0 || !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))) {
+		cJSON_Delete(r->root);
+		free(r);
 		r = NULL;
 	}
 	return r;
