@@ -37,6 +37,7 @@ struct accel_report {
 	int flushed;
 	/* json */
 	cJSON *root, *devices, *routes, *runs;
+	int run;                 /* accel_report_run_start's: prog and status */
 	int status, has_status;  /* accel_report_run_end: the exit status */
 	/* accel_report_route_devices: devices added so far, by index */
 	unsigned char added[CORE_MAX_DEVICES];
@@ -718,7 +719,8 @@ static int json_begin(struct accel_report *r, struct accel_ctx *ctx)
 	if (!r->root)
 		return ACCEL_ENOMEM;
 	cJSON_AddNumberToObject(r->root, "schema_version", ACCEL_REPORT_SCHEMA_VERSION);
-	cJSON_AddItemToObject(r->root, "prog", text(r->o.prog));
+	if (r->run)
+		cJSON_AddItemToObject(r->root, "prog", text(r->o.prog));
 	host_info(cJSON_AddObjectToObject(r->root, "host"), ctx);
 	r->devices = cJSON_AddArrayToObject(r->root, "devices");
 	if (r->o.routes)
@@ -962,6 +964,8 @@ struct accel_report *accel_report_run_start(struct accel_ctx *ctx, const char *p
 {
 	struct accel_report_opts o = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = started, .prog = prog };
 	struct accel_report *r = accel_report_new(stderr, &o);
+	if (r)
+		r->run = 1;
 	/* "runs" is there, empty, when the run failed before any. */
 	if (r && (accel_report_begin(r, ctx) < 0 || !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))) {
 		cJSON_Delete(r->root);

@@ -89,7 +89,8 @@ struct accel_report_opts {
 };
 
 /*
- * JSON (ACCEL_REPORT_JSON) keys: schema_version; prog (opts.prog); host {hostname, kernel,
+ * JSON (ACCEL_REPORT_JSON) keys: schema_version; prog (opts.prog, in
+ * accel_report_run_start's reports); host {hostname, kernel,
  * sysroot, accel_version}; devices [{id, class, vendor, model, driver,
  * software, pci_address, numa_node, memory_bytes, apis [{name, ok,
  * reason}], cpu {packages, cores, threads, numa_nodes, cache {l1d_bytes
