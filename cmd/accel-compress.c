@@ -862,11 +862,8 @@ static int compress(int argc, char **argv)
 	}
 	double t0 = accel_now(), bytes = 0;
 	if (job.common.json) {
-		struct accel_report_opts ro = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = t0,
-						.prog = cli.prog };
-		if (!(job.report = accel_report_new(stderr, &ro)) || accel_report_begin(job.report, ctx) < 0) {
+		if (!(job.report = accel_report_run_start(ctx, cli.prog, t0))) {
 			accel_msg_error("out of memory");
-			accel_report_end(job.report);
 			names_free(&names);
 			accel_ctx_free(ctx);
 			return ACCEL_EXIT_FAILURE;
@@ -884,21 +881,19 @@ static int compress(int argc, char **argv)
 		status = status ? status : st;
 	}
 	names_free(&names);
-	if (job.report) {
-		/* After any error line: the route and its reasons say why. */
-		if (accel_report_probes(job.report, ctx) < 0 || accel_report_end(job.report) < 0) {
-			accel_msg_error("out of memory");
-			status = status ? status : ACCEL_EXIT_FAILURE;
-		}
-	} else if (!status && job.common.verbose) {
+	if (!job.report && !status && job.common.verbose) {
 		double dt = accel_now() - t0;
 		fprintf(stderr, "%s: %.0f bytes in %.3f s, %.1f MB/s\n", cli.prog, bytes, dt,
 			dt > 0 ? bytes / dt / 1e6 : 0.0);
 	}
-	accel_ctx_free(ctx);
 	/* Trailing garbage is a warning, as gzip's: the output is kept, and
 	 * the status is 2 when nothing failed. */
-	return !status && job.garbage ? ACCEL_EXIT_USAGE : status;
+	if (!status && job.garbage)
+		status = ACCEL_EXIT_USAGE;
+	/* After any error line: the route and its reasons say why. */
+	status = accel_report_run_end(job.report, ctx, status);
+	accel_ctx_free(ctx);
+	return status;
 }
 
 /* A probe that timed out may have left a thread in a driver: accel_exit

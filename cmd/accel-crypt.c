@@ -25,7 +25,8 @@ struct job {
 	int nidfiles;
 	struct identity *ids;
 	int nids;
-	struct accel_common common;   /* -o, -f, -v ... */
+	struct accel_common common;   /* -o, -f, --json, -v ... */
+	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
@@ -87,6 +88,7 @@ static const struct accel_option options[] = {
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default), openssl or cpu (OpenSSL on the CPU), or those accel-detect --routes age.encrypt lists"),
 	ACCEL_RUN_OPTIONS,
 	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, each engine's statistics and MB/s"),
+	{ 0, "json", NULL, "the -v report (route, devices, statistics, probes, exit status) as one JSON document on stderr at the end", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
@@ -234,9 +236,15 @@ static int run_failed(const struct job *job, const char *what, int rc, const cha
 	return accel_exit_status(rc) == ACCEL_EXIT_USAGE ? ACCEL_EXIT_FAILURE : accel_exit_status(rc);
 }
 
-static void print_stats(const struct job *job, const struct accel_stream_stats *stats, double t0)
+/* What -v or --json says after a run over `in` (also a failed one). */
+static void print_stats(const struct job *job, const struct accel_input *in, int rc,
+			const struct accel_stream_stats *stats, double t0)
 {
-	if (!job->common.verbose)
+	if (job->report) {
+		accel_report_run(job->report, in->name, stats);
+		return;
+	}
+	if (!job->common.verbose || rc < 0)
 		return;
 	fprintf(stderr, "%s: ", PROG);
 	accel_stream_stats_print(stats, stderr);
@@ -309,6 +317,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 		.backend = job->common.backend,
 		.stream = stream_config(job, in.size),
 		.verbose = job->common.verbose,
+		.report = job->report,
 		.key = key,
 		.begin = write_head,
 		.user = &head,
@@ -325,8 +334,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 				 strerror(out.error ? out.error : EIO));
 		}
 	}
-	if (rc == 0)
-		print_stats(job, &stats, t0);
+	print_stats(job, &in, rc, &stats, t0);
 	if (rc < 0) {
 		status = run_failed(job, "encrypt", rc, err);
 		accel_output_abort(&out);
@@ -475,13 +483,13 @@ static int decrypt(struct accel_ctx *ctx, struct job *job, struct accel_input *f
 			.backend = job->common.backend,
 			.stream = stream_config(job, file->size),
 			.verbose = job->common.verbose,
+			.report = job->report,
 			.key = key,
 		};
 		struct accel_stream_stats stats;
 		double t0 = accel_now();
 		rc = accel_age_decrypt(ctx, &cfg, in, o, &stats, err, sizeof err);
-		if (rc == 0)
-			print_stats(job, &stats, t0);
+		print_stats(job, file, rc, &stats, t0);
 	}
 	if (ar) {
 		char aerr[256];
@@ -535,6 +543,7 @@ static int read_sealed_identities(struct accel_ctx *ctx, struct job *job, const 
 	sub.nids = 0;
 	sub.common.verbose = 0;
 	sub.common.progress = 0;
+	sub.report = NULL;
 	int status = decrypt(ctx, &sub, &in, &out);
 	if (!status && accel_output_commit(&out) < 0) {
 		accel_msg_error("cannot decrypt %s: %s", path, strerror(out.error ? out.error : errno));
@@ -623,6 +632,12 @@ static int crypt_main(int argc, char **argv)
 	}
 	widen_pipe(0);
 	widen_pipe(1);
+	if (job.common.json && !(job.report = accel_report_run_start(ctx, PROG, accel_now()))) {
+		accel_msg_error("out of memory");
+		accel_ctx_free(ctx);
+		job_free(&job);
+		return ACCEL_EXIT_FAILURE;
+	}
 	int status = job.decrypt ? read_identities(ctx, &job) : 0;
 	if (!status && job.decrypt) {
 		struct accel_input file;
@@ -635,6 +650,8 @@ static int crypt_main(int argc, char **argv)
 	} else if (!status) {
 		status = encrypt(ctx, &job);
 	}
+	/* After any error line: the route and its reasons say why. */
+	status = accel_report_run_end(job.report, ctx, status);
 	accel_ctx_free(ctx);
 	job_free(&job);
 	return status;

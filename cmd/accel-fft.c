@@ -24,7 +24,8 @@ struct job {
 	int npz;                 /* -o FILE.npz: f, t and Sxx */
 	struct fft_audio audio;  /* a file libsndfile decodes */
 	double overlap;          /* -1: not given */
-	struct accel_common common;   /* -o, -f, --memory, -v ... */
+	struct accel_common common;   /* -o, -f, --memory, --json, -v ... */
+	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
@@ -156,6 +157,7 @@ static const struct accel_option options[] = {
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by , or + (several serve the stream together): auto (the default), fftw (the CPU), vkfft (hardware Vulkan and OpenCL devices), cufft (CUDA GPUs), fftw+cufft; an engine on a software device by its full name, as accel-detect --routes fft.c2c shows it: vkfft.vulkan:gpu0"),
 	ACCEL_RUN_OPTIONS,
 	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the WAV header read, the route, each engine's statistics and MB/s"),
+	{ 0, "json", NULL, "the -v report (route, devices, statistics, probes, exit status) as one JSON document on stderr at the end", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	ACCEL_QUIET_HELP_OPTIONS,
 	{ 0 },
 };
@@ -456,7 +458,9 @@ static void spectrogram_close(struct spectrogram *sg)
 	}
 }
 
-static int run(struct job *job, const char *path)
+/* Transform the input at path (NULL: stdin) on ctx: the exit status,
+ * after the message. */
+static int run_input(struct job *job, struct accel_ctx *ctx, const char *path)
 {
 	struct accel_input src, piped, *in = &src;
 	int piped_open = 0;
@@ -508,15 +512,9 @@ static int run(struct job *job, const char *path)
 	 * the memory cap before anything of the job's size is made. */
 	int64_t avail = in->size >= 0 ? in->size - (int64_t)in->offset : -1;
 	job->f.input_bytes = data_size >= 0 && (avail < 0 || data_size < avail) ? data_size : avail;
-	struct accel_ctx *ctx = accel_ctx_new();
 	struct accel_output out;
 	struct spectrogram sg = { .fd = -1 };
 	int out_open = 0;
-	if (!ctx) {
-		accel_msg_error("out of memory");
-		status = ACCEL_EXIT_FAILURE;
-		goto done;
-	}
 	job->f.memory_limit = job->common.memory ? job->common.memory : accel_memory_available(ctx);
 	char err[512] = "";
 	int rc = accel_fft_setup(&job->f, err, sizeof err);
@@ -579,12 +577,15 @@ static int run(struct job *job, const char *path)
 			.memory_limit = job->common.memory,
 		},
 		.verbose = job->common.verbose,
+		.report = job->report,
 		.data_size = data_size,
 	};
 	struct accel_stream_stats stats;
 	double t0 = accel_now();
 	rc = accel_fft_run(ctx, &cfg, &job->f, in, &out, &stats, err, sizeof err);
-	if (job->common.verbose) {
+	if (job->report) {
+		accel_report_run(job->report, in->name, &stats);
+	} else if (job->common.verbose) {
 		fprintf(stderr, "%s: %s: ", cli.prog, in->name);
 		accel_stream_stats_print(&stats, stderr);
 	}
@@ -620,7 +621,7 @@ static int run(struct job *job, const char *path)
 		status = spectrogram_finish(job, &sg, consumed);
 	}
 	out_open = 0;
-	if (!status && job->common.verbose) {
+	if (!status && job->common.verbose && !job->report) {
 		double dt = accel_now() - t0, bytes = (double)stats.bytes_in;
 		fprintf(stderr, "%s: %.0f samples in %.3f s, %.1f MB/s of input\n", cli.prog,
 			bytes / (double)job->f.sample_bytes, dt, dt > 0 ? bytes / dt / 1e6 : 0.0);
@@ -632,10 +633,24 @@ done:
 	if (piped_open)
 		accel_input_close(&piped);
 	fft_audio_end(&job->audio, NULL, 0);
-	if (ctx)
-		accel_ctx_free(ctx);
 	accel_input_close(&src);
 	accel_fft_free(&job->f);
+	return status;
+}
+
+/* The run of the input at path, with --json its report at the end. */
+static int run(struct job *job, const char *path)
+{
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx || (job->common.json && !(job->report = accel_report_run_start(ctx, cli.prog, accel_now())))) {
+		accel_msg_error("out of memory");
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	int status = run_input(job, ctx, path);
+	/* After any error line: the route and its reasons say why. */
+	status = accel_report_run_end(job->report, ctx, status);
+	accel_ctx_free(ctx);
 	return status;
 }
 

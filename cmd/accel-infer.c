@@ -31,6 +31,7 @@ struct job {
 	int noutputs;
 	struct image_opts image;
 	struct accel_common common;   /* -o, -f, --json, -v ... */
+	struct accel_report *report;  /* --json without --info: the -v report, on stderr at the end */
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
@@ -155,7 +156,7 @@ static int dim_option(void *v, const char *arg)
 static const struct accel_option options[] = {
 	{ 'm', "model", "FILE", "the ONNX model to run (required)", "file", ACCEL_STRING(JOB(model)) },
 	{ 0, "info", NULL, "print the model's inputs and outputs (names, dtypes, shapes) and exit", ACCEL_SET(JOB(info), 1) },
-	{ 0, "json", NULL, "with --info: print JSON", ACCEL_COMMON(ACCEL_OPT_JSON) },
+	{ 0, "json", NULL, "with --info: print JSON; else the -v report (route, devices, statistics, probes, exit status) as one JSON document on stderr", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 'i', "input", "NAME=FILE", "read the model input NAME from FILE (.npy arrays; repeat for each input)", ACCEL_CALL(input_option) },
 	{ 0, "shape", "DIMS", "the stream holds raw tensors of this shape (\"1,3,224,224\"; default the model's)", ACCEL_STRING(JOB(shape)) },
 	{ 0, "dtype", "TYPE", "the stream holds raw tensors of this dtype (float32, uint8 ...; default the model's)", "float32 float64 float16 int8 uint8 int16 uint16 int32 uint32 int64 uint64 bool", ACCEL_CALL(dtype_option) },
@@ -260,8 +261,14 @@ static int route(struct accel_ctx *ctx, const struct job *job, const struct acce
 {
 	struct accel_route_req req = { op, job->common.backend, -1, NULL };
 	int rc = accel_route(ctx, &req, r);
-	if (job->common.verbose)
+	if (job->report) {
+		if (accel_report_route(job->report, r) < 0 || accel_report_route_devices(job->report, ctx, r) < 0) {
+			accel_msg_error("out of memory");
+			return ACCEL_EXIT_FAILURE;
+		}
+	} else if (job->common.verbose) {
 		accel_route_print(r, stderr);
+	}
 	if (rc == ACCEL_EINVAL) {
 		accel_msg_usage("--backend: malformed list '%s'", job->common.backend ? job->common.backend : "");
 		return ACCEL_EXIT_USAGE;
@@ -491,7 +498,9 @@ static int job_start(void *arg, size_t k, struct accel_input **in, struct accel_
 static void job_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
 {
 	struct run *r = arg;
-	if (r->job->common.verbose) {
+	if (r->job->report) {
+		accel_report_run(r->job->report, r->in.name, stats);
+	} else if (r->job->common.verbose) {
 		fprintf(stderr, "%s: %s: ", cli.prog, r->in.name);
 		accel_stream_stats_print(stats, stderr);
 	}
@@ -505,12 +514,11 @@ static void job_finish(void *arg, size_t k, int rc, const struct accel_stream_st
 	r->open = 0;
 }
 
-static int infer(int argc, char **argv)
+/* Run the parsed job on ctx: the exit status, after the message. */
+static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 {
-	struct job job;
-	int st = parse_args(argc, argv, &job);
-	if (st)
-		return st < 0 ? 0 : st;
+	struct job job = *jp;
+	int st;
 	if (access(job.model, R_OK) < 0) {
 		accel_msg_error("%s: cannot read: %s", job.model, strerror(errno));
 		return ACCEL_EXIT_FAILURE;
@@ -525,22 +533,15 @@ static int infer(int argc, char **argv)
 		.outputs = job.outputs,
 	};
 	struct accel_op op = { .ext = &params };
-	struct accel_ctx *ctx = accel_ctx_new();
-	if (!ctx) {
-		accel_msg_error("out of memory");
-		return ACCEL_EXIT_FAILURE;
-	}
 	char err[512];
 	if (accel_fault_check(ctx, err, sizeof err) < 0) {
 		accel_msg_error("%s", err);
-		accel_ctx_free(ctx);
 		return ACCEL_EXIT_USAGE;
 	}
 	static struct model_info m;
 	char *json = NULL;
 	st = model_info(ctx, &job, &op, &m, &json);
 	if (st) {
-		accel_ctx_free(ctx);
 		return st;
 	}
 	if (job.info) {
@@ -549,7 +550,6 @@ static int infer(int argc, char **argv)
 		accel_route(ctx, &req, &r);
 		st = print_info(&job, &m, json, r.nranked ? r.entries[0].name : "?");
 		free(json);
-		accel_ctx_free(ctx);
 		return st;
 	}
 	free(json);
@@ -558,7 +558,6 @@ static int infer(int argc, char **argv)
 	for (int i = 0; i < job.noutputs; i++)
 		if (find_io(m.out, m.nout, job.outputs[i]) < 0) {
 			accel_msg_usage("--output: the model has no output '%s'", job.outputs[i]);
-			accel_ctx_free(ctx);
 			return ACCEL_EXIT_USAGE;
 		}
 	static struct reader rd;
@@ -733,7 +732,6 @@ static int infer(int argc, char **argv)
 		for (int i = 0; i < nextra; i++)
 			accel_input_close(&extra[i]);
 		free(crops);
-		accel_ctx_free(ctx);
 		return st;
 	}
 
@@ -752,7 +750,6 @@ static int infer(int argc, char **argv)
 		if (pipe2(pfd, O_CLOEXEC) < 0 || accel_output_fd(&pipe_out, pfd[1]) < 0) {
 			accel_msg_error("cannot create a pipe: %s", strerror(errno));
 			accel_output_abort(&out);
-			accel_ctx_free(ctx);
 			return ACCEL_EXIT_FAILURE;
 		}
 		/* A larger pipe: fewer switches between the writer and the
@@ -816,6 +813,24 @@ static int infer(int argc, char **argv)
 	free(labels);
 	free(crops);
 	reader_free(&rd);
+	return st;
+}
+
+static int infer(int argc, char **argv)
+{
+	struct job job;
+	int st = parse_args(argc, argv, &job);
+	if (st)
+		return st < 0 ? 0 : st;
+	struct accel_ctx *ctx = accel_ctx_new();
+	if (!ctx || (job.common.json && !job.info && !(job.report = accel_report_run_start(ctx, cli.prog, accel_now())))) {
+		accel_msg_error("out of memory");
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	st = infer_run(ctx, &job);
+	/* After any error line: the route and its reasons say why. */
+	st = accel_report_run_end(job.report, ctx, st);
 	accel_ctx_free(ctx);
 	return st;
 }

@@ -326,6 +326,7 @@ static const struct accel_option options[] = {
 	{ 'd', "device", "DEV", "with --hw TYPE: the device, as an id (gpu1) or FFmpeg's device string", ACCEL_STRING(JOB(device)) },
 	{ 0, "strict", NULL, "fail (exit 3) on the first undecodable packet", ACCEL_SET(JOB(strict), 1) },
 	{ 0, "progress-json", NULL, "write one JSON object of progress per second to stderr", ACCEL_SET(JOB(progress_json), 1) },
+	{ 0, "json", NULL, "a report of the run as one JSON document on stderr at the end: the input, bytes in and out, frames decoded and encoded, seconds, each stage's engine and why it runs in software, probes, exit status", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	/* The common run options, with what they mean here. */
 	{ 0, "fallback", "POLICY", "when a hardware stage cannot run: cpu or next (software, one line on stderr) or none (exit 1)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
@@ -443,13 +444,16 @@ static int transcode(int argc, char **argv)
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
 	}
+	if (job.common.json && !(job.report = accel_report_run_start(ctx, "accel-transcode", accel_now()))) {
+		accel_msg_error("out of memory");
+		accel_ctx_free(ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
 	struct accel_output out;
 	rc = tc_output_create(&job, &out);
-	if (rc) {
-		accel_ctx_free(ctx);
-		return rc;
-	}
-	int status = tc_output_commit(&job, &out, tc_run(&job, ctx, &out));
+	int status = rc ? rc : tc_output_commit(&job, &out, tc_run(&job, ctx, &out));
+	/* After any error line: the stages and their reasons say why. */
+	status = accel_report_run_end(job.report, ctx, status);
 	int sig = tc_interrupted();
 	accel_ctx_free(ctx);
 	if (sig && status == 128 + sig) {

@@ -37,6 +37,8 @@ struct accel_report {
 	int flushed;
 	/* json */
 	cJSON *root, *devices, *routes, *runs;
+	int run;                 /* accel_report_run_start's: prog and status */
+	int status, has_status;  /* accel_report_run_end: the exit status */
 	/* accel_report_route_devices: devices added so far, by index */
 	unsigned char added[CORE_MAX_DEVICES];
 	/* nfd: devices per class, the label names written so far */
@@ -52,6 +54,7 @@ struct formatter {
 	int (*route)(struct accel_report *r, const struct accel_route *route);
 	int (*probes)(struct accel_report *r, struct accel_ctx *ctx);
 	int (*run)(struct accel_report *r, const char *input, const struct accel_stream_stats *s);
+	int (*job)(struct accel_report *r, const struct accel_report_job *j);
 	int (*end)(struct accel_report *r);
 };
 
@@ -464,6 +467,42 @@ static int table_run(struct accel_report *r, const char *input, const struct acc
 	return 0;
 }
 
+static int table_job(struct accel_report *r, const struct accel_report_job *j)
+{
+	table_flush(r);
+	fprintf(r->f, "%s: ", r->o.prog);
+	put_text(r->f, j->input);
+	if (j->bytes_in >= 0)
+		fprintf(r->f, ": %lld bytes in", (long long)j->bytes_in);
+	if (j->bytes_out >= 0)
+		fprintf(r->f, ", %lld bytes out", (long long)j->bytes_out);
+	if (j->seconds >= 0)
+		fprintf(r->f, ", %.3f s", j->seconds);
+	if (j->error) {
+		fputs(", failed: ", r->f);
+		put_text(r->f, j->error);
+	}
+	fputc('\n', r->f);
+	for (int i = 0; i < j->nstages; i++) {
+		const struct accel_report_stage *g = &j->stages[i];
+		fprintf(r->f, "  %-8s ", g->stage);
+		put_text(r->f, g->engine ? g->engine : "?");
+		if (g->what) {
+			fputc(' ', r->f);
+			put_text(r->f, g->what);
+		}
+		if (g->frames >= 0)
+			fprintf(r->f, ", %lld frames", (long long)g->frames);
+		if (g->fallback) {
+			fputs(" (fallback: ", r->f);
+			put_text(r->f, g->fallback);
+			fputc(')', r->f);
+		}
+		fputc('\n', r->f);
+	}
+	return 0;
+}
+
 static int table_end(struct accel_report *r)
 {
 	table_flush(r);
@@ -680,6 +719,8 @@ static int json_begin(struct accel_report *r, struct accel_ctx *ctx)
 	if (!r->root)
 		return ACCEL_ENOMEM;
 	cJSON_AddNumberToObject(r->root, "schema_version", ACCEL_REPORT_SCHEMA_VERSION);
+	if (r->run)
+		cJSON_AddItemToObject(r->root, "prog", text(r->o.prog));
 	host_info(cJSON_AddObjectToObject(r->root, "host"), ctx);
 	r->devices = cJSON_AddArrayToObject(r->root, "devices");
 	if (r->o.routes)
@@ -764,25 +805,77 @@ static int json_run(struct accel_report *r, const char *input, const struct acce
 	return 0;
 }
 
+/* A count, or null when negative (unknown). */
+static cJSON *count_or_null(int64_t n)
+{
+	return n >= 0 ? cJSON_CreateNumber((double)n) : cJSON_CreateNull();
+}
+
+static int json_job(struct accel_report *r, const struct accel_report_job *j)
+{
+	if (!r->runs && !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))
+		return ACCEL_ENOMEM;
+	cJSON *o = cJSON_CreateObject();
+	if (!o || !cJSON_AddItemToArray(r->runs, o)) {
+		cJSON_Delete(o);
+		return ACCEL_ENOMEM;
+	}
+	cJSON_AddItemToObject(o, "input", text(j->input));
+	cJSON_AddItemToObject(o, "bytes_in", count_or_null(j->bytes_in));
+	cJSON_AddItemToObject(o, "bytes_out", count_or_null(j->bytes_out));
+	if (j->frames_decoded >= 0)
+		cJSON_AddNumberToObject(o, "frames_decoded", (double)j->frames_decoded);
+	if (j->frames_encoded >= 0)
+		cJSON_AddNumberToObject(o, "frames_encoded", (double)j->frames_encoded);
+	cJSON_AddItemToObject(o, "seconds", j->seconds >= 0 ? cJSON_CreateNumber(micro(j->seconds)) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "error", str_or_null(j->error));
+	cJSON *stages = cJSON_AddArrayToObject(o, "stages");
+	if (!stages)
+		return ACCEL_ENOMEM;
+	for (int i = 0; i < j->nstages; i++) {
+		const struct accel_report_stage *g = &j->stages[i];
+		cJSON *x = cJSON_CreateObject();
+		if (!x || !cJSON_AddItemToArray(stages, x)) {
+			cJSON_Delete(x);
+			return ACCEL_ENOMEM;
+		}
+		cJSON_AddItemToObject(x, "stage", text(g->stage));
+		cJSON_AddItemToObject(x, "what", str_or_null(g->what));
+		cJSON_AddItemToObject(x, "engine", str_or_null(g->engine));
+		cJSON_AddItemToObject(x, "fallback", str_or_null(g->fallback));
+		if (g->frames >= 0)
+			cJSON_AddNumberToObject(x, "frames", (double)g->frames);
+		cJSON_AddItemToObject(x, "seconds", g->seconds >= 0 ? cJSON_CreateNumber(micro(g->seconds)) : cJSON_CreateNull());
+	}
+	return 0;
+}
+
 static int json_end(struct accel_report *r)
 {
+	if (r->has_status)
+		cJSON_AddNumberToObject(r->root, "status", r->status);
 	cJSON_AddNumberToObject(r->root, "seconds", micro(accel_now() - r->o.started));
 	char *s = cJSON_Print(r->root);
-	if (s)
-		fprintf(r->f, "%s\n", s);
-	free(s);
 	cJSON_Delete(r->root);
 	r->root = NULL;
-	return s ? 0 : ACCEL_ENOMEM;
+	if (!s)
+		return ACCEL_ENOMEM;
+	/* One write of the whole document and its newline: never half of
+	 * it after the stdio buffer of an unbuffered stderr. */
+	size_t n = strlen(s);
+	s[n] = '\n';
+	int rc = fwrite(s, 1, n + 1, r->f) == n + 1 && fflush(r->f) == 0 ? 0 : ACCEL_EIO;
+	free(s);
+	return rc;
 }
 
 /* ------------------------------------------------------------- interface */
 
 static const struct formatter formatters[] = {
 	[ACCEL_REPORT_TABLE] = { .device = table_device, .route = table_route, .probes = table_probes,
-				 .run = table_run, .end = table_end },
+				 .run = table_run, .job = table_job, .end = table_end },
 	[ACCEL_REPORT_JSON] = { .begin = json_begin, .device = json_device, .route = json_route,
-				.probes = json_probes, .run = json_run, .end = json_end },
+				.probes = json_probes, .run = json_run, .job = json_job, .end = json_end },
 	[ACCEL_REPORT_GRES] = { .device = gres_device, .end = gres_end },
 	[ACCEL_REPORT_NFD] = { .begin = nfd_begin, .device = nfd_device, .end = nfd_end },
 };
@@ -830,6 +923,11 @@ int accel_report_run(struct accel_report *r, const char *input, const struct acc
 	return r->fmt->run ? r->fmt->run(r, input, s) : 0;
 }
 
+int accel_report_job(struct accel_report *r, const struct accel_report_job *j)
+{
+	return r->fmt->job ? r->fmt->job(r, j) : 0;
+}
+
 int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, const struct accel_route *route)
 {
 	for (int i = 0; i < route->n; i++) {
@@ -860,4 +958,38 @@ int accel_report_end(struct accel_report *r)
 	cJSON_Delete(r->root);
 	free(r);
 	return rc;
+}
+
+struct accel_report *accel_report_run_start(struct accel_ctx *ctx, const char *prog, double started)
+{
+	struct accel_report_opts o = { .format = ACCEL_REPORT_JSON, .routes = 1, .started = started, .prog = prog };
+	struct accel_report *r = accel_report_new(stderr, &o);
+	if (r)
+		r->run = 1;
+	/* "runs" is there, empty, when the run failed before any. */
+	if (r && (accel_report_begin(r, ctx) < 0 || !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))) {
+		cJSON_Delete(r->root);
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+int accel_report_run_end(struct accel_report *r, struct accel_ctx *ctx, int status)
+{
+	if (!r)
+		return status;
+	r->status = status;
+	r->has_status = 1;
+	int rc = accel_report_probes(r, ctx);
+	if (rc < 0) {
+		cJSON_Delete(r->root);
+		r->root = NULL;
+		free(r);
+	} else {
+		rc = accel_report_end(r);
+	}
+	if (rc < 0 && rc != ACCEL_EIO)
+		accel_msg_error("out of memory");
+	return rc < 0 && !status ? ACCEL_EXIT_FAILURE : status;
 }

@@ -35,6 +35,10 @@ struct entry {
 	int algo;
 	uint8_t want[64];
 	char *pre;       /* -c -w: warnings about the lines before it, or NULL */
+	/* --json: what its run read and wrote, where, and how it ended */
+	int64_t bytes_in, bytes_out;   /* -1: not known */
+	const char *engine;
+	int errnum, mismatch;
 };
 
 struct hash_run {
@@ -52,7 +56,9 @@ struct hash_run {
 	struct accel_progress *meter;
 	size_t files_done;
 	uint64_t bytes_done;
-	struct accel_common common;   /* -b, -T, -v ... */
+	struct accel_ctx *ctx;        /* one for every run, as the report's devices are its */
+	struct accel_report *report;  /* --json: one run entry per file, on stderr at the end */
+	struct accel_common common;   /* -b, -T, --json, -v ... */
 };
 #define HASH(field) ACCEL_AT(struct hash_run, field)
 
@@ -107,6 +113,7 @@ static const struct accel_option hash_options[] = {
 	{ 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 'v', "verbose", NULL, "the route and per-engine statistics on stderr", ACCEL_COMMON(ACCEL_OPT_VERBOSE) },
+	{ 0, "json", NULL, "a report as one JSON document on stderr at the end: the route, devices, probes, the exit status and one run per file (bytes read, bytes of lines written, the engine, why it failed)", ACCEL_COMMON(ACCEL_OPT_JSON) },
 	{ 'q', "quiet", NULL, "with -c: do not print OK for each file that matches (and no progress meter)", ACCEL_CALL(quiet_option) },
 	{ 0, "progress", NULL, "show files done of all, bytes and rate on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
 	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
@@ -238,7 +245,8 @@ static int file_result(void *arg, const struct accel_unit *u, const uint8_t *dig
 	size_t k;
 	const char *name = (const char *)u->in.data;
 	memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
-	const struct entry *e = &r->e[k];
+	struct entry *e = &r->e[k];
+	e->errnum = digest ? 0 : errnum;
 	/* The warnings come out in the order of the lines, as sha256sum's. */
 	int rc = e->pre ? record(out, 'e', e->pre, strlen(e->pre)) : 0;
 	if (rc)
@@ -277,6 +285,7 @@ static int file_result(void *arg, const struct accel_unit *u, const uint8_t *dig
 		return rc;
 	}
 	int ok = dlen == algos[e->algo].dlen && CRYPTO_memcmp(digest, e->want, dlen) == 0;
+	e->mismatch = !ok;
 	pthread_mutex_lock(&r->lock);
 	if (ok)
 		r->matched++;
@@ -295,6 +304,16 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 		     struct accel_buf *out)
 {
 	struct hash_run *r = arg;
+	if (r->report) {
+		/* The size of what was read: a regular file's (the engine
+		 * read it to its end), else not known. */
+		const char *name = (const char *)u->in.data;
+		size_t k;
+		memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
+		struct stat st;
+		int sized = digest && (strcmp(name, "-") ? stat(name, &st) : fstat(0, &st)) == 0 && S_ISREG(st.st_mode);
+		r->e[k].bytes_in = sized ? (int64_t)st.st_size : -1;
+	}
 	if (r->meter) {
 		const char *name = (const char *)u->in.data;
 		struct stat st;
@@ -307,6 +326,42 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 		pthread_mutex_unlock(&r->lock);
 	}
 	return file_result(arg, u, digest, dlen, errnum, out);
+}
+
+/* --json: write unit u's records to the relay, and note the engine that
+ * hashed its file and the bytes its lines take on stdout (writer thread). */
+static int write_file(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	struct hash_run *r = user;
+	const char *name = (const char *)u->in.data;
+	size_t k;
+	memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
+	int64_t n = 0;
+	for (size_t i = 0; i + 3 <= u->out.len;) {
+		size_t l = (size_t)u->out.data[i + 1] << 8 | u->out.data[i + 2];
+		if (u->out.data[i] == 'o')
+			n += (int64_t)l;
+		i += 3 + l;
+	}
+	r->e[k].bytes_out = n;
+	r->e[k].engine = u->engine ? u->engine->name : NULL;
+	return accel_output_write(out, u->out.data, u->out.len);
+}
+
+/* --json: the runs of entries e[from..to). 0 or ACCEL_ENOMEM. */
+static int report_files(struct hash_run *r, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct entry *e = &r->e[i];
+		const char *why = e->errnum ? strerror(e->errnum) : e->mismatch ? "computed checksum did NOT match" : NULL;
+		struct accel_report_stage g = { "hash", algos[e->algo].name, e->engine, NULL, -1, -1 };
+		struct accel_report_job j = { strcmp(e->name, "-") ? e->name : "stdin", e->errnum ? 0 : e->bytes_in,
+					      e->bytes_out, -1, -1, -1, why, 1, &g };
+		int rc = accel_report_job(r->report, &j);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* One file per unit: its name, NUL, its index. */
@@ -436,23 +491,24 @@ static int read_list(struct hash_run *r, const char *path, unsigned long *improp
  * stream run, the lines to out. Returns 0 or an exit status. */
 static int run_segment(struct hash_run *r, int algo, const struct accel_common *common, struct accel_output *out)
 {
-	struct accel_ctx *ctx = accel_ctx_new();
-	if (!ctx) {
-		accel_msg_error("out of memory");
-		return ACCEL_EXIT_FAILURE;
+	struct accel_ctx *ctx = r->ctx;
+	size_t first = r->next;
+	for (size_t i = r->next; i < r->end; i++) {
+		r->e[i].bytes_in = r->e[i].bytes_out = -1;
+		r->e[i].engine = NULL;
+		r->e[i].errnum = r->e[i].mismatch = 0;
 	}
 	struct accel_hash_files h = { file_done, r };
 	struct accel_op op = { .name = algos[algo].name, .ext = &h };
 	struct accel_route route;
 	struct accel_route_req req = { &op, common->backend, -1, NULL };
 	char why[256];
-	int rc = accel_route_job(ctx, &req, common->verbose, NULL, &route, why, sizeof why);
+	int rc = accel_route_job(ctx, &req, common->verbose, r->report, &route, why, sizeof why);
 	if (rc < 0) {
 		if (rc == ACCEL_EINVAL)
 			accel_msg_usage("%s", why);
 		else
 			accel_msg_error("%s", why);
-		accel_ctx_free(ctx);
 		return rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
 	}
 	/* Standard input named twice is read once, to its end, then found
@@ -467,6 +523,7 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 		.total_size = -1,
 		.prog = PROG,
 		.verbose = common->quiet ? -1 : common->verbose,
+		.write = r->report ? write_file : NULL,
 	};
 	struct accel_output pipe_out;
 	struct relay rl = { 0 };
@@ -474,7 +531,6 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 	int status = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		accel_msg_error("cannot make a pipe: %s", strerror(errno));
-		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
 	rl.rfd = fds[0];
@@ -484,7 +540,6 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 		accel_msg_error("cannot start a thread");
 		close(fds[0]);
 		close(fds[1]);
-		accel_ctx_free(ctx);
 		return ACCEL_EXIT_FAILURE;
 	}
 	struct accel_input none;
@@ -506,7 +561,10 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 	accel_progress_end(r->meter);
 	r->meter = NULL;
 	accel_input_close(&none);
-	if (rc == 0 && common->verbose) {
+	if (r->report && report_files(r, first, r->end) < 0) {
+		accel_msg_error("out of memory");
+		status = ACCEL_EXIT_FAILURE;
+	} else if (rc == 0 && common->verbose) {
 		fprintf(stderr, "%s: ", PROG);
 		accel_stream_stats_print(&stats, stderr);
 	}
@@ -518,7 +576,6 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 		accel_msg_error("cannot write stdout: %s", strerror(out->error));
 		status = ACCEL_EXIT_FAILURE;
 	}
-	accel_ctx_free(ctx);
 	return status;
 }
 
@@ -552,6 +609,8 @@ static int finish_stdout(struct accel_output *out, int status)
 	return status;
 }
 
+static int hash_main(struct hash_run *r);
+
 int cmd_hash(int argc, char **argv)
 {
 	struct hash_run r;
@@ -568,78 +627,94 @@ int cmd_hash(int argc, char **argv)
 		accel_msg_usage("--status, --strict, -w and --ignore-missing go with -c");
 		return ACCEL_EXIT_USAGE;
 	}
+	if (!(r.ctx = accel_ctx_new()) ||
+	    (r.common.json && !(r.report = accel_report_run_start(r.ctx, PROG " hash", accel_now())))) {
+		accel_msg_error("out of memory");
+		accel_ctx_free(r.ctx);
+		return ACCEL_EXIT_FAILURE;
+	}
+	int status = hash_main(&r);
+	/* After the error lines: the routes and the files' runs say why. */
+	status = accel_report_run_end(r.report, r.ctx, status);
+	accel_ctx_free(r.ctx);
+	return status;
+}
+
+/* Hash or check the files of the parsed r: the exit status. */
+static int hash_main(struct hash_run *r)
+{
 	char *stdin_only[] = { "-" };
-	char **files = r.common.noperands ? r.common.operands : stdin_only;
-	int nfiles = r.common.noperands ? r.common.noperands : 1;
+	char **files = r->common.noperands ? r->common.operands : stdin_only;
+	int nfiles = r->common.noperands ? r->common.noperands : 1;
 	int status = 0;
 	struct accel_output out;
 	if (accel_output_open(&out, NULL, 1, 0) < 0) {
 		accel_msg_error("cannot write stdout: %s", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
-	if (!r.check) {
-		r.e = calloc((size_t)nfiles, sizeof *r.e);
-		if (!r.e) {
+	if (!r->check) {
+		r->e = calloc((size_t)nfiles, sizeof *r->e);
+		if (!r->e) {
 			accel_msg_error("out of memory");
 			accel_output_abort(&out);
 			return ACCEL_EXIT_FAILURE;
 		}
 		for (int i = 0; i < nfiles; i++) {
-			r.e[i].name = files[i];
-			r.e[i].algo = r.algo;
+			r->e[i].name = files[i];
+			r->e[i].algo = r->algo;
 		}
-		r.n = (size_t)nfiles;
-		status = finish_stdout(&out, run_files(&r, &r.common, &out));
-		free(r.e);
-		return status ? status : r.failed ? ACCEL_EXIT_FAILURE : 0;
+		r->n = (size_t)nfiles;
+		status = finish_stdout(&out, run_files(r, &r->common, &out));
+		free(r->e);
+		return status ? status : r->failed ? ACCEL_EXIT_FAILURE : 0;
 	}
 	/* -c: each list is checked in turn, with its own summary. */
-	r.sums.plain = r.algo;
-	r.sums.only = r.algo_given ? r.algo : -1;
-	r.sums.reversed = -1;
+	r->sums.plain = r->algo;
+	r->sums.only = r->algo_given ? r->algo : -1;
+	r->sums.reversed = -1;
 	for (int i = 0; i < nfiles; i++) {
 		unsigned long improper = 0;
 		size_t valid = 0;
 		char list[4200];
 		quote(strcmp(files[i], "-") ? files[i] : "standard input", list, sizeof list);
-		r.n = 0;
-		r.e = NULL;
-		r.tail = NULL;
-		r.matched = r.mismatched = r.unreadable = 0;
-		int st = read_list(&r, files[i], &improper, &valid) < 0 ? ACCEL_EXIT_FAILURE : 0;
+		r->n = 0;
+		r->e = NULL;
+		r->tail = NULL;
+		r->matched = r->mismatched = r->unreadable = 0;
+		int st = read_list(r, files[i], &improper, &valid) < 0 ? ACCEL_EXIT_FAILURE : 0;
 		if (!st && valid)
-			st = run_files(&r, &r.common, &out);
-		if (r.tail)
-			fputs(r.tail, stderr);
+			st = run_files(r, &r->common, &out);
+		if (r->tail)
+			fputs(r->tail, stderr);
 		if (!st && !valid) {
 			accel_msg_error("%s: no properly formatted checksum lines found", list);
 			st = ACCEL_EXIT_FAILURE;
 		}
-		if (!st && !r.status_only) {
+		if (!st && !r->status_only) {
 			if (improper)
 				accel_msg_error("WARNING: %lu line%s improperly formatted", improper,
 						improper == 1 ? " is" : "s are");
-			if (r.unreadable)
-				accel_msg_error("WARNING: %lu listed file%s could not be read", r.unreadable,
-						r.unreadable == 1 ? "" : "s");
-			if (r.mismatched)
-				accel_msg_error("WARNING: %lu computed checksum%s did NOT match", r.mismatched,
-						r.mismatched == 1 ? "" : "s");
-			if (r.ignore_missing && !r.matched)
+			if (r->unreadable)
+				accel_msg_error("WARNING: %lu listed file%s could not be read", r->unreadable,
+						r->unreadable == 1 ? "" : "s");
+			if (r->mismatched)
+				accel_msg_error("WARNING: %lu computed checksum%s did NOT match", r->mismatched,
+						r->mismatched == 1 ? "" : "s");
+			if (r->ignore_missing && !r->matched)
 				accel_msg_error("%s: no file was verified", list);
 		}
 		/* Nothing verified is a failure too (all missing, with
 		 * --ignore-missing). */
-		if (!st && (!r.matched || r.mismatched || r.unreadable || (r.strict && improper)))
+		if (!st && (!r->matched || r->mismatched || r->unreadable || (r->strict && improper)))
 			st = ACCEL_EXIT_FAILURE;
 		if (!status)
 			status = st;
-		for (size_t k = 0; k < r.n; k++) {
-			free(r.e[k].name);
-			free(r.e[k].pre);
+		for (size_t k = 0; k < r->n; k++) {
+			free(r->e[k].name);
+			free(r->e[k].pre);
 		}
-		free(r.e);
-		free(r.tail);
+		free(r->e);
+		free(r->tail);
 	}
 	return finish_stdout(&out, status);
 }

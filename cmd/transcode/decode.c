@@ -82,6 +82,7 @@ int tc_decode_open(struct tc *t, const struct tc_hw *hw, int nhw)
 			return tc_fail(t, ACCEL_EXIT_DATA, "%s: cannot open the %s decoder: %s", t->in.io.name, codec->name, why);
 		if (t->job->common.fallback == ACCEL_FALLBACK_NONE)
 			return tc_fail(t, ACCEL_EXIT_FAILURE, "decode on %s failed: %s (--fallback none)", hw[i].engine, why);
+		snprintf(s->fallback, sizeof s->fallback, "decode on %.47s failed: %.140s", hw[i].engine, why);
 		if (!t->job->common.quiet)
 			accel_msg_warn("decode on %s failed: %s; decoding in software", hw[i].engine, why);
 	}

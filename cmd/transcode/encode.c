@@ -332,6 +332,8 @@ int tc_encode_open(struct tc *t, const AVFrame *f, const struct tc_hw *hw, int n
 			break;
 		if (job->common.fallback == ACCEL_FALLBACK_NONE)
 			return tc_fail(t, ACCEL_EXIT_FAILURE, "encode on %s failed: %s (--fallback none)", hw[i].engine, why);
+		snprintf(t->st[TC_ENCODE].fallback, sizeof t->st[TC_ENCODE].fallback, "encode on %.47s failed: %.140s",
+			 hw[i].engine, why);
 		if (!job->common.quiet)
 			accel_msg_warn("encode on %s failed: %s; encoding in software", hw[i].engine, why);
 	}

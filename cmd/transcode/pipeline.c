@@ -161,6 +161,7 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 		.out = { .dst = out },
 	};
 	struct tc_hw hw[4];
+	int nhw = 0;
 	av_log_set_level(job->common.verbose > 1 ? AV_LOG_INFO : AV_LOG_QUIET);
 	/* SVT-AV1 prints its banner unless told (its own variable; the
 	 * user's value wins). */
@@ -185,7 +186,7 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 			goto done;
 		}
 	}
-	int nhw = find_engines(&t, hw, 4);
+	nhw = find_engines(&t, hw, 4);
 	if (nhw < 0 || tc_input_open(&t) < 0 || tc_trim_open(&t) < 0 || tc_decode_open(&t, hw, nhw) < 0)
 		goto done;
 	if (!t.out.raw && (tc_output_muxer(&t) < 0 || tc_audio_open(&t) < 0))
@@ -215,6 +216,8 @@ int tc_run(const struct tc_job *job, struct accel_ctx *ctx, struct accel_output 
 	}
 	tc_report_end(&t);
 done:
+	if (job->report)
+		tc_report_json(&t, hw, nhw);
 	cleanup(&t);
 	if (t.out.werr == ACCEL_EPIPE)
 		return 0;

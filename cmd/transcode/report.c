@@ -4,8 +4,10 @@
  * the route of each stage and what each ran on and did, and at the end
  * the warnings about stages reopened and packets skipped.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "transcode.h"
 
 static const char *const stage_names[TC_NSTAGES] = { "decode", "filter", "encode" };
@@ -110,4 +112,54 @@ void tc_report_end(const struct tc *t)
 			(unsigned long long)t->rep.packets, (unsigned long long)t->rep.written_frames,
 			(unsigned long long)t->out.dst->written, accel_now() - t->rep.t0);
 	}
+}
+
+void tc_report_json(const struct tc *t, const struct tc_hw *hw, int nhw)
+{
+	static const char *const stage[TC_NSTAGES] = { "decoder", "filter", "encoder" };
+	const char *const notes[TC_NSTAGES] = { t->dec_rec.note, NULL, t->enc_rec.note };
+	/* Hardware that was asked for or found but cannot be used: why a
+	 * stage in software is not on it. */
+	char unusable[400] = "";
+	size_t n = 0;
+	for (int i = 0; i < nhw && n < sizeof unusable; i++)
+		if (!hw[i].usable)
+			n += (size_t)snprintf(unusable + n, sizeof unusable - n, "%s%s: %s", n ? "; " : "", hw[i].type,
+					      hw[i].reason);
+	struct accel_report_stage g[TC_NSTAGES];
+	int ng = 0;
+	for (int i = 0; i < TC_NSTAGES; i++) {
+		const struct tc_stage_stat *s = &t->st[i];
+		if (!s->engine[0])
+			continue;
+		const char *why = s->fallback[0] ? s->fallback : s->before[0] && notes[i] && notes[i][0] ? notes[i]
+				  : !s->hw && unusable[0] ? unusable : NULL;
+		g[ng++] = (struct accel_report_stage){ stage[i], s->what, s->engine, why, (int64_t)s->frames, s->seconds };
+	}
+	char err[600] = "";
+	if (t->out.werr && t->out.werr != ACCEL_EPIPE)
+		snprintf(err, sizeof err, "cannot write %s: %s", t->job->output ? t->job->output : "stdout",
+			 strerror(t->out.dst->error ? t->out.dst->error : EIO));
+	else if (t->status)
+		snprintf(err, sizeof err, "%s", t->err);
+	/* The output's size: a muxer that went back to rewrite its header or
+	 * index wrote some bytes twice. */
+	struct stat st;
+	const struct accel_output *o = t->out.dst;
+	int64_t out_bytes = o->null ? (int64_t)o->size
+			    : fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && o->tmp ? (int64_t)st.st_size
+			    : (int64_t)o->written;
+	struct accel_report_job j = {
+		.input = t->in.open ? t->in.io.name : t->job->input && strcmp(t->job->input, "-") ? t->job->input : "stdin",
+		.bytes_in = (int64_t)t->in.io.offset,
+		.bytes_out = out_bytes,
+		.frames_decoded = (int64_t)t->st[TC_DECODE].frames,
+		.frames_encoded = (int64_t)t->rep.written_frames,
+		.seconds = accel_now() - t->rep.t0,
+		.error = err[0] ? err : NULL,
+		.nstages = ng,
+		.stages = g,
+	};
+	if (accel_report_job(t->job->report, &j) < 0)
+		accel_msg_error("out of memory");
 }

@@ -43,6 +43,7 @@ struct tc_job {
 	const char *device;       /* device string for the hardware type, NULL */
 	int strict;
 	int progress_json;
+	struct accel_report *report; /* --json: the run's report, on stderr at the end */
 	int64_t start, duration;  /* --start, --duration (--end less --start), in µs; -1: none */
 	int64_t end;              /* --end in µs; -1: none */
 	const char *start_arg;    /* --start as given */
@@ -82,6 +83,7 @@ struct tc_stage_stat {
 	uint64_t frames;
 	double seconds;
 	char before[160];         /* after a reopening: where it ran first */
+	char fallback[256];       /* why it runs in software: the hardware open that failed, or "" */
 };
 
 /* input.c: the demuxer, reading through the core's accel_input. */
@@ -325,5 +327,9 @@ void tc_report_route(const struct tc *t, const struct tc_hw *hw, int nhw);
 /* At the end of a run: the warnings about stages reopened and packets
  * skipped, and with -v what each stage ran on and did. */
 void tc_report_end(const struct tc *t);
+/* --json: the run as an entry of job->report's runs (accel_report_job):
+ * input, bytes out, frames, seconds, the error, and each stage's engine
+ * with why it runs in software when hardware was tried or found wanting. */
+void tc_report_json(const struct tc *t, const struct tc_hw *hw, int nhw);
 
 #endif

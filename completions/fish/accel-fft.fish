@@ -37,6 +37,7 @@ complete -c accel-fft -s T -l threads -x -d 'worker threads (0 = all cores; defa
 complete -c accel-fft -l progress -d 'show a progress meter on stderr'
 complete -c accel-fft -l no-progress -d 'never show a progress meter'
 complete -c accel-fft -s v -l verbose -d 'say more on stderr: the WAV header read, the route, each engine\'s statistics and MB/s'
+complete -c accel-fft -l json -d 'the -v report (route, devices, statistics, probes, exit status) as one JSON document on stderr at the end'
 complete -c accel-fft -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-fft -s h -l help -d 'show this help and exit'
 complete -c accel-fft -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'

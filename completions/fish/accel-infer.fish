@@ -5,7 +5,7 @@ function __accel_infer_backends -d 'what -b of accel-infer completes to: its reg
 end
 complete -c accel-infer -s m -l model -r -F -d 'the ONNX model to run (required)'
 complete -c accel-infer -l info -d 'print the model\'s inputs and outputs (names, dtypes, shapes) and exit'
-complete -c accel-infer -l json -d 'with --info: print JSON'
+complete -c accel-infer -l json -d 'with --info: print JSON; else the -v report (route, devices, statistics, probes, exit status) as one JSON document on stderr'
 complete -c accel-infer -s i -l input -x -d 'read the model input NAME from FILE (.npy arrays; repeat for each input)'
 complete -c accel-infer -l shape -x -d 'the stream holds raw tensors of this shape ("1,3,224,224"; default the model\'s)'
 complete -c accel-infer -l dtype -x -a 'float32 float64 float16 int8 uint8 int16 uint16 int32 uint32 int64 uint64 bool' -d 'the stream holds raw tensors of this dtype (float32, uint8 ...; default the model\'s)'

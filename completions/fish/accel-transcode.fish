@@ -22,6 +22,7 @@ complete -c accel-transcode -l hw -x -a 'auto none cuda vaapi qsv' -d 'hardware 
 complete -c accel-transcode -s d -l device -x -d 'with --hw TYPE: the device, as an id (gpu1) or FFmpeg\'s device string'
 complete -c accel-transcode -l strict -d 'fail (exit 3) on the first undecodable packet'
 complete -c accel-transcode -l progress-json -d 'write one JSON object of progress per second to stderr'
+complete -c accel-transcode -l json -d 'a report of the run as one JSON document on stderr at the end: the input, bytes in and out, frames decoded and encoded, seconds, each stage\'s engine and why it runs in software, probes, exit status'
 complete -c accel-transcode -l fallback -x -a 'cpu next none' -d 'when a hardware stage cannot run: cpu or next (software, one line on stderr) or none (exit 1)'
 complete -c accel-transcode -s T -l threads -x -d 'threads of the decoders, filters and encoders; caps x265 and SVT-AV1 pools (0 = all cores; default 0)'
 complete -c accel-transcode -l progress -d 'show frames, fps, speed, bit rate, size and ETA on stderr (default on a terminal)'

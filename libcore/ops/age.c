@@ -127,7 +127,7 @@ static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int d
 	};
 	struct accel_route route;
 	struct accel_route_req req = { &op, cfg->backend, in->size, NULL };
-	int rc = accel_route_job(ctx, &req, cfg->verbose, NULL, &route, err, len);
+	int rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc == 0) {
 		struct cut c = { (size_t)(chunks * (decrypt ? SEALED : ACCEL_AGE_CHUNK)), decrypt, cfg };
 		struct accel_stream_ops ops = { next_unit, cfg->begin ? begin_header : NULL, NULL };

@@ -1149,7 +1149,7 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	}
 	struct accel_route route;
 	struct accel_route_req req = { &op, cfg->backend, size, NULL };
-	int rc = accel_route_job(ctx, &req, cfg->verbose, NULL, &route, err, len);
+	int rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0) {
 		free(r.acc);
 		return rc;

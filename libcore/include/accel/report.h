@@ -89,14 +89,16 @@ struct accel_report_opts {
 };
 
 /*
- * JSON (ACCEL_REPORT_JSON) keys: schema_version; host {hostname, kernel,
+ * JSON (ACCEL_REPORT_JSON) keys: schema_version; prog (opts.prog, in
+ * accel_report_run_start's reports); host {hostname, kernel,
  * sysroot, accel_version}; devices [{id, class, vendor, model, driver,
  * software, pci_address, numa_node, memory_bytes, apis [{name, ok,
  * reason}], cpu {packages, cores, threads, numa_nodes, cache {l1d_bytes
  * ...}, flags []} (CPUs only), properties {}}]; routes [{operation,
  * forced, engines [{rank, name, usable, expected_mbps, reason}]}] (when
  * opts.routes); probes [{name, origin, probed, ok, reason, seconds,
- * notes []}]; seconds. Absent values are null; times are seconds.
+ * notes []}]; status (accel_report_run_end: the exit status); seconds.
+ * Absent values are null; times are seconds.
  */
 struct accel_report;
 
@@ -129,6 +131,37 @@ int accel_report_route(struct accel_report *r, const struct accel_route *route);
  * cap), engines [{name, workers, units, bytes_in, bytes_out,
  * busy_seconds, failures, retried, dropped}]}. 0 or ACCEL_ENOMEM (JSON). */
 int accel_report_run(struct accel_report *r, const char *input, const struct accel_stream_stats *s);
+/* One stage of a run that did not go through the stream engine (a
+ * transcode's decoder, filters and encoder; a file hashed whole). */
+struct accel_report_stage {
+	const char *stage;     /* "decoder", "filter", "encoder", "hash" */
+	const char *what;      /* codec, filters or algorithm: "h264", "scale", "sha256"; NULL: null */
+	const char *engine;    /* the engine it ran on: "ffmpeg:cpu0", "openssl"; NULL: null */
+	const char *fallback;  /* NULL, or why it ran there and not on the first engine of its route */
+	int64_t frames;        /* frames through it; -1: not counted (left out) */
+	double seconds;        /* time in it; < 0: not measured (null) */
+};
+
+/* One such run, as accel_report_job adds it. */
+struct accel_report_job {
+	const char *input;       /* its name, as in messages */
+	int64_t bytes_in;        /* bytes read; -1: unknown (null) */
+	int64_t bytes_out;       /* bytes written; -1: unknown (null) */
+	int64_t frames_decoded;  /* -1: not a count of this run (left out) */
+	int64_t frames_encoded;  /* frames written, encoded or raw; -1: left out */
+	double seconds;          /* wall time; < 0: not measured (null) */
+	const char *error;       /* NULL, or why it failed (one line) */
+	int nstages;
+	const struct accel_report_stage *stages;
+};
+
+/* Add one run that the stream engine did not make (see struct
+ * accel_report_job): JSON, an entry of "runs": {input, bytes_in,
+ * bytes_out, frames_decoded and frames_encoded (when counted), seconds,
+ * error, stages [{stage, what, engine, fallback, frames (when counted),
+ * seconds}]}; table: "PROG: INPUT: " and one line per stage. 0 or
+ * ACCEL_ENOMEM (JSON). */
+int accel_report_job(struct accel_report *r, const struct accel_report_job *j);
 /* Add the devices that the engines of `route` run on, once each (a
  * program's -v --json: where its work ran). 0 or as accel_report_device. */
 int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, const struct accel_route *route);
@@ -136,6 +169,17 @@ int accel_report_route_devices(struct accel_report *r, struct accel_ctx *ctx, co
  * without, how many found nothing). 0 or ACCEL_ENOMEM (JSON). Reads
  * ctx as the context section says. */
 int accel_report_probes(struct accel_report *r, struct accel_ctx *ctx);
+/* A program's --json run report (what -v says, as one JSON document on
+ * stderr at the end): ACCEL_REPORT_JSON with routes, named prog, its
+ * seconds from `started` (accel_now()), begun on ctx. NULL when out of
+ * memory. */
+struct accel_report *accel_report_run_start(struct accel_ctx *ctx, const char *prog, double started);
+/* End a run report of accel_report_run_start: the probes of ctx, "status"
+ * (the program's exit status, `status`), written whole with one write
+ * after any error line of the run. Returns status, or when the report
+ * cannot be made or written ACCEL_EXIT_FAILURE (when status is 0) after a
+ * message. r may be NULL: returns status. */
+int accel_report_run_end(struct accel_report *r, struct accel_ctx *ctx, int status);
 /* Write the rest of the report and free it. 0, or ACCEL_ENOMEM (nothing
  * of the JSON is written then). r may be NULL. */
 int accel_report_end(struct accel_report *r);

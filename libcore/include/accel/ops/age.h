@@ -64,6 +64,8 @@ struct accel_age_cfg {
 	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
 	struct accel_stream_config stream;
 	int verbose;                  /* > 0: print the route on stderr */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 	const uint8_t *key;           /* ACCEL_AGE_KEY_LEN bytes: the payload key (copied) */
 	uint64_t unit_chunks;         /* chunks per unit; 0: ACCEL_AGE_UNIT_CHUNKS */
 	/* Optional (encryption): write the header and the payload nonce

@@ -233,6 +233,8 @@ struct accel_fft_cfg {
 	const char *backend;          /* --backend list; NULL: $ACCEL_BACKEND, else auto */
 	struct accel_stream_config stream;
 	int verbose;                  /* > 0: print the route on stderr */
+	struct accel_report *report;  /* non-NULL: the route goes to this report
+	                               * (accel_report_route) instead of stderr */
 	int64_t data_size;            /* bytes of samples in the input (WAV), -1: to its end */
 };
 
