@@ -217,8 +217,10 @@ void accel_input_consume(struct accel_input *in, size_t n)
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
 {
 	size_t have = in->end - in->start;
-	if (have < n && n - have < in->cap / 4 && !in->eof) {
-		/* Small reads go through the buffer: one large read() serves many. */
+	if (have < n && n < in->cap / 4 && !in->eof) {
+		/* Small reads go through the buffer: one large read() serves
+		 * many. A large one takes what the buffer holds and reads the
+		 * rest straight into dst, never through the buffer. */
 		const uint8_t *p;
 		ssize_t r = accel_input_peek(in, n, &p);
 		if (r < 0)
@@ -239,22 +241,38 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
 	return (ssize_t)(take + (size_t)r);
 }
 
+/* Put back the one byte just read (the last of an accel_input_read): the
+ * next read starts with it. */
+static void unread_byte(struct accel_input *in, uint8_t b)
+{
+	if (in->start == 0) {
+		/* Read straight into the caller's memory: the buffer is empty. */
+		in->start = in->end = 0;
+		in->buf[in->end++] = b;
+	} else {
+		in->buf[--in->start] = b;
+	}
+	in->offset--;
+}
+
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 {
-	if (accel_buf_reserve(&u->in, size))
+	/* One byte past the chunk says whether the input goes on: read with
+	 * it, straight into the unit, and put it back. Peeking through the
+	 * input's buffer instead would fill the buffer (1 MiB) and copy it
+	 * into the next unit: every byte read once and copied once more. */
+	if (accel_buf_reserve(&u->in, size + 1))
 		return ACCEL_ENOMEM;
 	u->offset = in->offset;
-	ssize_t r = accel_input_read(in, u->in.data, size);
+	ssize_t r = accel_input_read(in, u->in.data, size + 1);
 	if (r < 0)
 		return (int)r;
+	u->last = (size_t)r <= size;
+	if (!u->last)
+		unread_byte(in, u->in.data[--r]);
 	u->in.len = (size_t)r;
 	if (r == 0 && u->seq > 0)
 		return 0;
-	const uint8_t *p;
-	ssize_t more = (size_t)r < size ? 0 : accel_input_peek(in, 1, &p);
-	if (more < 0)
-		return (int)more;
-	u->last = more == 0;
 	return 1;
 }
 

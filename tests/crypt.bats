@@ -51,7 +51,7 @@ print(d.index(b"\n", i) + 1 + 16)' "$1"
 }
 
 @test "X25519: age reads ours and we read age's, empty input and 64 KiB multiples" {
-	for n in 0 1 65535 65536 65537 131072 196608 1048576 1048577 3000000; do
+	for n in 0 1 65535 65536 65537 131072 196608 262143 262144 262145 1048576 1048577 3000000; do
 		head -c $n /dev/urandom > p
 		"$C" -f -r "$REC" -o ours.age p
 		age -d -i key.txt ours.age | cmp - p
@@ -328,7 +328,7 @@ EOF
 	head -c 5000000 /dev/urandom > p
 	"$C" -r "$REC" p > m.age
 	ACCEL_FAULT=openssl:2 run -1 "$C" -d -i key.txt -o out --fallback none m.age
-	[ "$output" = "accel-crypt: m.age: cannot decrypt: openssl:cpu0: unit 2 (byte offset $(( $(payload_offset m.age) + 2 * 16 * 65552 ))) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ "$output" = "accel-crypt: m.age: cannot decrypt: openssl:cpu0: unit 2 (byte offset $(( $(payload_offset m.age) + 2 * 4 * 65552 ))) failed: injected fault (ACCEL_FAULT); --fallback none" ]
 	[ ! -e out ]
 	ACCEL_FAULT=openssl:1 run -1 "$C" -r "$REC" -o out2 p
 	[ ! -e out2 ]
