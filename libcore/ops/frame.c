@@ -470,6 +470,13 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
  * trade places: no copy of the frame's bytes. */
 static int unread(struct accel_input *in, struct accel_buf *dst)
 {
+	if (in->map_len) {
+		/* The bytes are still in the mapping, just before start. */
+		in->start -= dst->len;
+		in->offset -= dst->len;
+		dst->len = 0;
+		return 0;
+	}
 	size_t have = in->end - in->start;
 	if (accel_buf_reserve(dst, dst->len + have))
 		return ACCEL_ENOMEM;
@@ -492,6 +499,22 @@ int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst
 {
 	dst->len = 0;
 	int copying = 0;
+	/* A mapped input holds the whole frame already: walked where it is,
+	 * dst borrows it (cap 0). */
+	const uint8_t *p;
+	ssize_t n = in->map_len ? accel_input_peek(in, 4, &p) : 0;
+	enum accel_format fmt = n > 0 ? accel_format_detect(p, (size_t)n) : ACCEL_FORMAT_UNKNOWN;
+	if (fmt == ACCEL_FORMAT_ZSTD || fmt == ACCEL_FORMAT_LZ4 || fmt == ACCEL_FORMAT_GZIP) {
+		int rc = scan(in, max, 0, NULL, f, err, len, &copying);
+		if (rc < 0)
+			return rc;
+		if (dst->cap)
+			accel_buf_free(dst);
+		dst->data = in->buf + in->start;
+		dst->len = (size_t)f->frame_size;
+		accel_input_consume(in, dst->len);
+		return 0;
+	}
 	int rc = scan(in, max, 0, dst, f, err, len, &copying);
 	if (rc == ACCEL_ENOTSUP && copying && (rc = unread(in, dst)) == 0)
 		rc = ACCEL_ENOTSUP;
