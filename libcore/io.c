@@ -26,7 +26,6 @@
  * one is a file that shrank while being read. */
 #define BUS_MAPS 16
 static struct { void *volatile at; volatile size_t len; } bus_maps[BUS_MAPS];
-static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void bus_note(void *at, size_t len)
@@ -125,7 +124,7 @@ int accel_input_map(struct accel_input *in)
 	if (pos < 0 || (uint64_t)pos < held || pos > st.st_size)
 		return 0;
 	size_t at = (size_t)pos - held, len = (size_t)st.st_size;
-	pthread_once(&bus_once, catch_sigbus);
+	catch_sigbus();
 	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, 0);
 	if (map == MAP_FAILED)
 		return 0;
@@ -420,6 +419,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, &sa, NULL);
 }
 
+/* Installed while SIGBUS has its default disposition (a handler of the
+ * program's or a sanitizer's is left alone); again after a fork. */
 static void catch_sigbus(void)
 {
 	struct sigaction old, sa;
