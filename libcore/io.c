@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <accel/cli.h>
@@ -20,6 +21,33 @@
 #include "core.h"
 
 #define INPUT_BUF (1u << 20)
+
+/* Mapped inputs (accel_input_map), for the SIGBUS handler: a fault inside
+ * one is a file that shrank while being read. */
+#define BUS_MAPS 16
+static struct { void *volatile at; volatile size_t len; } bus_maps[BUS_MAPS];
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void bus_note(void *at, size_t len)
+{
+	pthread_mutex_lock(&bus_lock);
+	for (int i = 0; i < BUS_MAPS; i++)
+		if (!bus_maps[i].at) {
+			bus_maps[i].len = len;
+			bus_maps[i].at = at;
+			break;
+		}
+	pthread_mutex_unlock(&bus_lock);
+}
+
+static void bus_forget(void *at)
+{
+	pthread_mutex_lock(&bus_lock);
+	for (int i = 0; i < BUS_MAPS; i++)
+		if (bus_maps[i].at == at)
+			bus_maps[i].at = NULL;
+	pthread_mutex_unlock(&bus_lock);
+}
 #define WRITE_MAX (1u << 18)
 
 int accel_input_open(struct accel_input *in, const char *path)
@@ -81,11 +109,47 @@ int accel_input_mem(struct accel_input *in, const void *data, size_t len, const 
 	return 0;
 }
 
+static void catch_sigbus(void);
+
+int accel_input_map(struct accel_input *in)
+{
+	struct stat st;
+	if (in->map_len || in->fd < 0 || fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX)
+		return 0;
+	/* Where the stream is in the file: the fd's position less what the
+	 * buffer holds unconsumed. */
+	off_t pos = lseek(in->fd, 0, SEEK_CUR);
+	size_t held = in->end - in->start;
+	if (pos < 0 || (uint64_t)pos < held || pos > st.st_size)
+		return 0;
+	size_t at = (size_t)pos - held, len = (size_t)st.st_size;
+	catch_sigbus();
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (map == MAP_FAILED)
+		return 0;
+	madvise(map, len, MADV_SEQUENTIAL);
+	madvise((uint8_t *)map + (at & ~(size_t)4095), len - (at & ~(size_t)4095), MADV_WILLNEED);
+	free(in->buf);
+	in->buf = map;
+	in->cap = in->end = in->map_len = len;
+	in->start = at;
+	in->eof = 1;
+	bus_note(map, len);
+	return 1;
+}
+
 void accel_input_close(struct accel_input *in)
 {
 	if (in->fd > 0)
 		close(in->fd);
-	free(in->buf);
+	if (in->map_len) {
+		bus_forget(in->buf);
+		munmap(in->buf, in->map_len);
+		in->map_len = 0;
+	} else {
+		free(in->buf);
+	}
 	in->buf = NULL;
 	in->fd = -1;
 }
@@ -345,6 +409,46 @@ static void on_signal(int sig)
 	sigemptyset(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
 	raise(sig);
+}
+
+/* SIGBUS inside a mapped input: the file shrank under us. The temporary
+ * output goes, one line says why, exit status 1. Any other SIGBUS takes
+ * its default course. Async-signal-safe. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	uint8_t *a = si->si_addr;
+	for (int i = 0; i < BUS_MAPS; i++) {
+		uint8_t *m = bus_maps[i].at;
+		if (m && a >= m && a < m + bus_maps[i].len) {
+			static const char msg[] = ": input file shrank while being read\n";
+			const char *name = program_invocation_short_name;
+			if (pending_set)
+				unlink(pending_tmp);
+			if (write(2, name, strlen(name)) < 0 || write(2, msg, sizeof msg - 1) < 0)
+				_exit(1);
+			_exit(1);
+		}
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+/* Installed while SIGBUS has its default disposition (a handler of the
+ * program's or a sanitizer's is left alone); again after a fork. */
+static void catch_sigbus(void)
+{
+	struct sigaction old, sa;
+	if (sigaction(SIGBUS, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* Catch sig only while its disposition is the default: a signal the parent

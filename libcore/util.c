@@ -90,6 +90,17 @@ int accel_buf_reserve(struct accel_buf *b, size_t cap)
 {
 	if (cap <= b->cap)
 		return 0;
+	/* Borrowed data (cap 0: a frame in a mapped input) is copied, never
+	 * resized or freed. */
+	if (!b->cap && b->data) {
+		struct accel_buf own = { NULL, 0, 0 };
+		if (accel_buf_reserve(&own, cap < b->len ? b->len : cap))
+			return ACCEL_ENOMEM;
+		memcpy(own.data, b->data, b->len);
+		own.len = b->len;
+		*b = own;
+		return 0;
+	}
 	size_t c = b->cap + b->cap / 2;
 	if (c < cap)
 		c = cap;
@@ -116,7 +127,8 @@ int accel_buf_reserve(struct accel_buf *b, size_t cap)
 
 void accel_buf_free(struct accel_buf *b)
 {
-	free(b->data);
+	if (b->cap)
+		free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
 }

@@ -146,6 +146,9 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 	if (rc < 0)
 		return rc;
 	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX, 0 };
+	/* A regular file is decoded where it lies: frames are read from its
+	 * mapping, not copied into units. */
+	accel_input_map(in);
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
 	if (rc == 0 && d.garbage) {

@@ -67,13 +67,20 @@ struct cursor {
 };
 
 /* accel_frame_read: the frame will be split off; move the bytes walked so
- * far from the input's buffer into dst and read the rest straight there. */
-static int start_copy(struct cursor *c)
+ * far from the input's buffer into dst and read the rest straight there.
+ * dst gets room for `expect` bytes of frame at once: growing it block by
+ * block moved a frame of MiBs through several fresh buffers (each copied,
+ * each a page fault per page of fresh memory the kernel zeroes), which cost
+ * more CPU than a third of decoding it. Room reserved and not written
+ * takes no memory. */
+static int start_copy(struct cursor *c, uint64_t expect)
 {
 	if (!c->dst || c->copying)
 		return 0;
 	const uint8_t *p;
-	if (accel_buf_reserve(c->dst, (size_t)c->pos + 65536))
+	if (expect < c->pos + 65536)
+		expect = c->pos + 65536;
+	if (accel_buf_reserve(c->dst, (size_t)expect))
 		return ACCEL_ENOMEM;
 	ssize_t got = accel_input_peek(c->in, (size_t)c->pos, &p);
 	if (got < (ssize_t)c->pos)
@@ -166,6 +173,16 @@ static int skip(struct cursor *c, uint64_t n)
 	return 0;
 }
 
+/* The size a zstd or lz4 frame of f->content_size bytes (known, at most
+ * the parallel limit when it gets here) most likely has at most: its
+ * content stored raw, a block header per 128 KiB (zstd; lz4's blocks
+ * are larger), the header, checksum and end mark well inside 64 KiB. */
+static uint64_t frame_bound(const struct cursor *c, const struct accel_frame *f)
+{
+	uint64_t n = f->content_size > 0 ? (uint64_t)f->content_size : 0;
+	return c->pos + n + n / 32768 + 65536;
+}
+
 static int bad(struct cursor *c, const char *what)
 {
 	snprintf(c->err, c->len, "%s at byte offset %llu", what, (unsigned long long)(c->start + c->pos));
@@ -201,7 +218,7 @@ static int scan_zstd(struct cursor *c, struct accel_frame *f)
 	 * mode such a frame is decoded sequentially. */
 	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
-	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c)) < 0)
+	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c, frame_bound(c, f))) < 0)
 		return rc;
 	for (;;) {
 		if ((rc = need(c, 3, &p)) < 0)
@@ -275,7 +292,7 @@ static int scan_lz4(struct cursor *c, struct accel_frame *f)
 	f->content_size = has_size ? (int64_t)le64(p + 6) : -1;
 	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
-	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c)) < 0)
+	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c, frame_bound(c, f))) < 0)
 		return rc;
 	for (;;) {
 		if ((rc = need(c, 4, &p)) < 0)
@@ -343,7 +360,7 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 	 * the sequential decoder. */
 	if (!c->consume && (member > c->max || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
-	if ((rc = start_copy(c)) < 0)
+	if ((rc = start_copy(c, member)) < 0)
 		return rc;
 	/* A member said to run past the end of the input is one more lie, not
 	 * a truncation, until inflating says so. */
@@ -453,6 +470,13 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
  * trade places: no copy of the frame's bytes. */
 static int unread(struct accel_input *in, struct accel_buf *dst)
 {
+	if (in->map_len) {
+		/* The bytes are still in the mapping, just before start. */
+		in->start -= dst->len;
+		in->offset -= dst->len;
+		dst->len = 0;
+		return 0;
+	}
 	size_t have = in->end - in->start;
 	if (accel_buf_reserve(dst, dst->len + have))
 		return ACCEL_ENOMEM;
@@ -475,6 +499,22 @@ int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst
 {
 	dst->len = 0;
 	int copying = 0;
+	/* A mapped input holds the whole frame already: walked where it is,
+	 * dst borrows it (cap 0). */
+	const uint8_t *p;
+	ssize_t n = in->map_len ? accel_input_peek(in, 4, &p) : 0;
+	enum accel_format fmt = n > 0 ? accel_format_detect(p, (size_t)n) : ACCEL_FORMAT_UNKNOWN;
+	if (fmt == ACCEL_FORMAT_ZSTD || fmt == ACCEL_FORMAT_LZ4 || fmt == ACCEL_FORMAT_GZIP) {
+		int rc = scan(in, max, 0, NULL, f, err, len, &copying);
+		if (rc < 0)
+			return rc;
+		if (dst->cap)
+			accel_buf_free(dst);
+		dst->data = in->buf + in->start;
+		dst->len = (size_t)f->frame_size;
+		accel_input_consume(in, dst->len);
+		return 0;
+	}
 	int rc = scan(in, max, 0, dst, f, err, len, &copying);
 	if (rc == ACCEL_ENOTSUP && copying && (rc = unread(in, dst)) == 0)
 		rc = ACCEL_ENOTSUP;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <zstd.h>
@@ -86,6 +88,80 @@ static void frame_read_enotsup_consumes_nothing(void **state)
 	assert_memory_equal(dst.data, z.data, first);
 	assert_int_equal(in.offset, first);
 	accel_buf_free(&dst);
+	accel_input_close(&in);
+	unlink(path);
+	free(z.data);
+	free(plain.data);
+}
+
+/* A mapped file input: frames are handed out in place (dst borrows them,
+ * cap 0), the 4 bytes peeked before mapping are not lost, a frame over the
+ * limit consumes nothing, and a borrowed buffer that grows owns a copy. */
+static void mapped_frames_are_borrowed(void **state)
+{
+	struct bytes z = { 0 }, plain = { 0 };
+	size_t first = add_frame(&z, &plain, 1000, 3);
+	size_t second = add_frame(&z, &plain, LIMIT - 4, 4);
+	struct accel_input in;
+	char path[64], err[256];
+	open_input(&in, &z, path);
+	const uint8_t *p;
+	assert_int_equal(accel_input_peek(&in, 4, &p), 4);
+	assert_int_equal(accel_input_map(&in), 1);
+	struct accel_buf dst = { 0 };
+	assert_int_equal(accel_buf_reserve(&dst, 100), 0);  /* an owned buffer first: freed, not leaked */
+	struct accel_frame f;
+	assert_int_equal(accel_frame_read(&in, LIMIT, &dst, &f, err, sizeof err), 0);
+	assert_int_equal(dst.cap, 0);
+	assert_int_equal(dst.len, first);
+	assert_memory_equal(dst.data, z.data, first);
+	assert_int_equal(accel_frame_read(&in, LIMIT, &dst, &f, err, sizeof err), ACCEL_ENOTSUP);
+	assert_int_equal(in.offset, first);
+	assert_int_equal(accel_frame_read(&in, 1 << 20, &dst, &f, err, sizeof err), 0);
+	assert_int_equal(dst.len, second);
+	assert_memory_equal(dst.data, z.data + first, second);
+	const uint8_t *borrowed = dst.data;
+	assert_int_equal(accel_buf_reserve(&dst, second + 10), 0);
+	assert_true(dst.cap >= second + 10);
+	assert_ptr_not_equal(dst.data, borrowed);
+	assert_memory_equal(dst.data, z.data + first, second);
+	accel_buf_free(&dst);
+	assert_int_equal(accel_input_peek(&in, 1, &p), 0);
+	accel_input_close(&in);
+	/* not a regular file: left as it was */
+	struct accel_input mem;
+	assert_int_equal(accel_input_mem(&mem, z.data, z.len, NULL), 0);
+	assert_int_equal(accel_input_map(&mem), 0);
+	accel_input_close(&mem);
+	unlink(path);
+	free(z.data);
+	free(plain.data);
+}
+
+/* A mapped file cut short under the reader: exit status 1 (the message on
+ * stderr), not a crash. In a child, SIGBUS at its default (cmocka's
+ * handler set aside). */
+static void mapped_file_shrinking_is_exit_1(void **state)
+{
+	struct bytes z = { 0 }, plain = { 0 };
+	add_frame(&z, &plain, 3 * 4096, 5);
+	char path[64];
+	struct accel_input in;
+	open_input(&in, &z, path);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGBUS, SIG_DFL);
+		if (accel_input_map(&in) != 1 || truncate(path, 0) < 0)
+			_exit(3);
+		volatile uint8_t x = in.buf[in.map_len - 1];
+		(void)x;
+		_exit(4);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
 	accel_input_close(&in);
 	unlink(path);
 	free(z.data);
@@ -218,6 +294,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frame_read_enotsup_consumes_nothing),
+		cmocka_unit_test(mapped_frames_are_borrowed),
+		cmocka_unit_test(mapped_file_shrinking_is_exit_1),
 		cmocka_unit_test(frames_across_the_limit_in_order),
 		cmocka_unit_test(skippable_only_is_empty),
 		cmocka_unit_test(window_over_the_limit_is_refused),

@@ -28,6 +28,8 @@ struct accel_input {
 	/* A memory input (accel_input_mem): fd is -1 and bytes come from here. */
 	const uint8_t *mem;
 	size_t mem_len, mem_pos;
+	/* accel_input_map: buf is the file mapped whole (map_len bytes). */
+	size_t map_len;
 };
 /* Open FILE ("-" or NULL: stdin) with a 1 MiB buffer; in->size is the
  * bytes left in a regular file, else -1. Returns 0; ACCEL_EIO with errno
@@ -40,6 +42,16 @@ int accel_input_open(struct accel_input *in, const char *path);
  * a time), so an operation runs on it exactly as on a file. data must stay
  * valid and unchanged until accel_input_close(). ACCEL_ENOMEM. */
 int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name);
+/* Map the rest of a regular-file input into memory (read-only), so that
+ * peeks see the file itself and accel_frame_read hands out frames that
+ * point into it: no read() copy, no unit buffer filled and no fresh memory
+ * faulted in for the input. Bytes already peeked stay where they are in
+ * the stream. Returns 1 mapped, 0 left as it was (not a regular file,
+ * empty, or the mapping failed: reads go on through the buffer). A file
+ * that shrinks while mapped ends the process (SIGBUS) with the one-line
+ * error "input file shrank while being read" and exit status 1, the
+ * temporary output removed. */
+int accel_input_map(struct accel_input *in);
 /* Close an input (stdin and memory are not closed, only the buffer freed).
  * Only after a successful open. */
 void accel_input_close(struct accel_input *in);

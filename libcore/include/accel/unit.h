@@ -15,7 +15,10 @@ extern "C" {
 
 struct accel_engine;
 
-/* A growable byte buffer (zero-initialised: empty). One thread at a time. */
+/* A growable byte buffer (zero-initialised: empty). One thread at a time.
+ * With cap 0 and data set it borrows len bytes it does not own (a frame in
+ * a mapped input, accel_input_map): reserve copies them into a buffer of
+ * its own, free forgets them. */
 struct accel_buf {
 	uint8_t *data;
 	size_t len, cap;
