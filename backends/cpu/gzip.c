@@ -8,6 +8,7 @@
 #include <isa-l/igzip_lib.h>
 #include <accel/ops/compress.h>
 #include "cpu.h"
+#include "ops/gzip_index.h"
 
 /* accel level (1..19) to ISA-L's 0..3: 1 -> 0, 2-3 -> 1, 4-6 -> 2, 7+ -> 3. */
 static int isal_level(int level)
@@ -100,6 +101,7 @@ static const char *inflate_error(int rc)
 }
 
 struct gd {
+	struct accel_gzip_dec_ext par; /* threads for one member (op->ext) */
 	struct inflate_state st;
 	uint8_t *buf;
 	size_t cap;
@@ -107,10 +109,11 @@ struct gd {
 
 static int gd_open(const struct accel_op *op, void **ctx)
 {
-	(void)op;
 	struct gd *g = calloc(1, sizeof *g);
 	if (!g)
 		return ACCEL_ENOMEM;
+	if (op->ext)
+		g->par = *(const struct accel_gzip_dec_ext *)op->ext;
 	*ctx = g;
 	return 0;
 }
@@ -197,10 +200,17 @@ static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return 0;
 }
 
-/* Any gzip member (gzip, pigz, ours): inflated with bounded memory. */
+/* Any gzip member (gzip, pigz, ours): inflated with bounded memory; a
+ * large one on several threads (libcore/ops/gzip_index.c) when op->ext
+ * gives them. */
 static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
 	struct gd *g = ctx;
+	if (g->par.threads > 1) {
+		int rc = accel_gzip_inflate_parallel(in, out, g->par.threads, g->par.memory, err, len);
+		if (rc != ACCEL_ENOTSUP)
+			return rc;
+	}
 	if (!g->buf) {
 		g->cap = 1u << 18;
 		if (!(g->buf = malloc(g->cap)))
