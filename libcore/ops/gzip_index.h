@@ -12,7 +12,7 @@
 
 /* Members shorter than this (compressed bytes, with what follows them in
  * the input) are left to the serial decoder. */
-#define ACCEL_GZIP_PARALLEL_MIN (4u << 20)
+#define ACCEL_GZIP_PARALLEL_MIN (1u << 20)
 
 /* What the gzip.decompress operation's op->ext points to. */
 struct accel_gzip_dec_ext {
