@@ -284,9 +284,11 @@ static void fixed_tables(struct dec *d)
 	for (; i < 288; i++)
 		l[i] = 8;
 	huff_build(&d->fixed_lit, l, 288, 0);
-	for (i = 0; i < 30; i++)
+	/* Distance codes 30 and 31 take part in the code, never in data
+	 * (RFC 1951, 3.2.6): with them the code is complete. */
+	for (i = 0; i < 32; i++)
 		l[i] = 5;
-	huff_build(&d->fixed_dist, l, 30, 0);
+	huff_build(&d->fixed_dist, l, 32, 0);
 	d->fixed_built = 1;
 }
 
