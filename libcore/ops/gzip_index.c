@@ -548,7 +548,7 @@ static void chunk_decode(struct chunk *c)
 	}
 	c->rc = R_ERR;
 	size_t wasted = 0;
-	for (uint64_t at = c->first; at < c->stop; at++) {
+	for (uint64_t at = c->first; at < c->stop && at < (uint64_t)c->n * 8; at++) {
 		if (!block_start(&c->d, c->p, c->n, at))
 			continue;
 		unsigned blocks;
