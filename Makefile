@@ -40,7 +40,7 @@ CFLAGS += $(OPT) $(WARN) $(SAN) $(PREFIX_MAP) -std=gnu11 -pthread -fPIC -D_GNU_S
 CPPFLAGS += -Ilibcore/include -Ilibcore
 LDFLAGS += $(SAN) -pthread
 
-PKGS := libzstd liblz4 libisal libdeflate hwloc libcjson minizip
+PKGS := libzstd liblz4 libisal libdeflate hwloc libcjson minizip zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 

@@ -8,7 +8,7 @@
 # Does nothing when they are all installed; runs apt-get update only when
 # something is missing; works as root and through sudo.
 set -eu
-PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev libcjson-dev libminizip-dev
+PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev libcjson-dev libminizip-dev zlib1g-dev
 libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
 libvulkan-dev mesa-vulkan-drivers vulkan-tools ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libpcap-dev libssl-dev libavutil-dev libavcodec-dev

@@ -10,6 +10,7 @@
 #include <libdeflate.h>
 #include <accel/ops/compress.h>
 #include "cpu.h"
+#include "ops/gzip_index.h"
 
 /* Levels up to this one are ISA-L's; those above, libdeflate's. */
 #define GZIP_ISAL_MAX 3
@@ -143,6 +144,7 @@ static const char *inflate_error(int rc)
 }
 
 struct gd {
+	struct accel_gzip_dec_ext par; /* threads for one member (op->ext) */
 	struct inflate_state st;
 	uint8_t *buf;
 	size_t cap;
@@ -150,10 +152,11 @@ struct gd {
 
 static int gd_open(const struct accel_op *op, void **ctx)
 {
-	(void)op;
 	struct gd *g = calloc(1, sizeof *g);
 	if (!g)
 		return ACCEL_ENOMEM;
+	if (op->ext)
+		g->par = *(const struct accel_gzip_dec_ext *)op->ext;
 	*ctx = g;
 	return 0;
 }
@@ -240,10 +243,17 @@ static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return 0;
 }
 
-/* Any gzip member (gzip, pigz, ours): inflated with bounded memory. */
+/* Any gzip member (gzip, pigz, ours): inflated with bounded memory; a
+ * large one on several threads (libcore/ops/gzip_index.c) when op->ext
+ * gives them. */
 static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
 	struct gd *g = ctx;
+	if (g->par.threads > 1) {
+		int rc = accel_gzip_inflate_parallel(in, out, g->par.threads, g->par.memory, err, len);
+		if (rc != ACCEL_ENOTSUP)
+			return rc;
+	}
 	if (!g->buf) {
 		g->cap = 1u << 18;
 		if (!(g->buf = malloc(g->cap)))

@@ -1,0 +1,913 @@
+/*
+ * gzip_index.c - parallel decompression of one gzip member written by any
+ * tool (gzip, pigz, tar czf), after Knespel & Brunst, "Rapidgzip: Parallel
+ * Decompression and Seeking in Gzip Files Using Cache Prefetching" (HPDC
+ * 2023). Deflate is RFC 1951, the member around it RFC 1952.
+ *
+ * The compressed data is read in batches of `threads` chunks of C bytes.
+ * The first chunk of a batch starts at a known block boundary with the last
+ * 32 KiB of output known; every other chunk starts at the first position
+ * at or after its first byte where a deflate block header is valid (a
+ * non-final dynamic Huffman block whose code lengths make complete codes,
+ * or a stored block whose LEN and NLEN agree), found by trial, and is
+ * decoded from there speculatively into 16-bit symbols: a byte, or a
+ * marker naming a position of the unknown 32 KiB window before it. A chunk
+ * decodes up to the first block boundary at or after the start of the next
+ * chunk. Then, in order, each chunk whose start is the exact bit where the
+ * one before it ended has its markers replaced from the window now known,
+ * and its bytes are checked into the CRC32 and length and written; a chunk
+ * that does not join (a false boundary, a block longer than the chunk, a
+ * decoding error) is decoded instead by zlib from where the one before it
+ * ended, with that window as its dictionary, which also names the error of
+ * a damaged member as the serial decoder would. The member's trailer
+ * (CRC32, ISIZE) is checked at its end.
+ *
+ * Memory: the batch of compressed input (threads * C plus a margin) and
+ * each chunk's symbols (two bytes per byte of output, at most 16 C
+ * symbols per chunk), with C chosen so that this fits the memory limit.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <isa-l/crc.h>
+#include "core.h"
+#include "ops/gzip_index.h"
+
+#define WSIZE 32768u          /* deflate's window (RFC 1951, 2.) */
+#define MARK 256u             /* symbols >= MARK: window position + MARK */
+#define FAST_BITS 10          /* bits of a Huffman table lookup */
+#define MAX_BITS 15
+#define MARGIN (4u << 20)     /* input past a batch for its last chunk to end */
+#define OUT_RATIO 16          /* symbols of output per byte of input of a chunk, at most */
+
+/* ------------------------------------------------------------- bit reader */
+
+struct br {
+	const uint8_t *p;
+	size_t n;        /* bytes at p */
+	size_t pos;      /* next byte to load */
+	uint64_t bits;
+	unsigned cnt;    /* valid bits in `bits` */
+	size_t pad;      /* zero bytes loaded past n */
+};
+
+static void br_init(struct br *b, const uint8_t *p, size_t n, uint64_t bit)
+{
+	b->p = p;
+	b->n = n;
+	b->pos = (size_t)(bit >> 3);
+	b->bits = 0;
+	b->cnt = 0;
+	b->pad = 0;
+	if (bit & 7) {
+		b->bits = b->pos < n ? p[b->pos] >> (bit & 7) : 0;
+		b->cnt = 8 - (unsigned)(bit & 7);
+		b->pos++;
+	}
+}
+
+static inline void br_refill(struct br *b)
+{
+	if (b->pos + 8 <= b->n) {
+		uint64_t v;
+		memcpy(&v, b->p + b->pos, 8);
+		b->bits |= v << b->cnt;
+		b->pos += (63 - b->cnt) >> 3;
+		b->cnt |= 56;
+		return;
+	}
+	while (b->cnt <= 56) {
+		if (b->pos < b->n)
+			b->bits |= (uint64_t)b->p[b->pos] << b->cnt;
+		else
+			b->pad++;
+		b->pos++;
+		b->cnt += 8;
+	}
+}
+
+/* Bits consumed from p. */
+static inline uint64_t br_tell(const struct br *b)
+{
+	return (uint64_t)b->pos * 8 - b->cnt;
+}
+
+static inline unsigned br_get(struct br *b, unsigned n)
+{
+	unsigned v = (unsigned)(b->bits & ((1ull << n) - 1));
+	b->bits >>= n;
+	b->cnt -= n;
+	return v;
+}
+
+/* Past the end of the input (bits read that are not there). */
+static inline int br_over(const struct br *b)
+{
+	return b->pad && br_tell(b) > (uint64_t)b->n * 8;
+}
+
+/* --------------------------------------------------------------- Huffman */
+
+struct huff {
+	uint16_t fast[1u << FAST_BITS]; /* sym << 4 | len; len 0: longer code */
+	uint16_t count[MAX_BITS + 1];
+	uint16_t sym[288];
+	int empty;                      /* no codes at all */
+};
+
+/* Canonical code of the lengths (RFC 1951, 3.2.2). Returns 0, or -1 for an
+ * over-subscribed set or an incomplete one (allowed only for a single code
+ * of one bit, as zlib allows, and for no codes when may_be_empty). */
+static int huff_build(struct huff *h, const uint8_t *len, unsigned n, int may_be_empty)
+{
+	uint16_t offs[MAX_BITS + 2];
+	memset(h->count, 0, sizeof h->count);
+	for (unsigned i = 0; i < n; i++)
+		h->count[len[i]]++;
+	h->empty = h->count[0] == n;
+	if (h->empty) {
+		memset(h->fast, 0, sizeof h->fast);
+		return may_be_empty ? 0 : -1;
+	}
+	int left = 1, max = 0;
+	for (int l = 1; l <= MAX_BITS; l++) {
+		left <<= 1;
+		left -= h->count[l];
+		if (left < 0)
+			return -1;
+		if (h->count[l])
+			max = l;
+	}
+	if (left > 0 && max != 1)
+		return -1;
+	offs[1] = 0;
+	for (int l = 1; l <= MAX_BITS; l++)
+		offs[l + 1] = offs[l] + h->count[l];
+	for (unsigned i = 0; i < n; i++)
+		if (len[i])
+			h->sym[offs[len[i]]++] = (uint16_t)i;
+	/* The lookup table: each code's bits reversed (deflate packs codes
+	 * from their most significant bit), repeated over the unused bits. */
+	memset(h->fast, 0, sizeof h->fast);
+	unsigned code = 0, k = 0;
+	for (int l = 1; l <= MAX_BITS; l++) {
+		for (unsigned c = 0; c < h->count[l]; c++, k++, code++) {
+			if (l > FAST_BITS)
+				continue;
+			unsigned r = 0;
+			for (int i = 0; i < l; i++)
+				r |= ((code >> i) & 1) << (l - 1 - i);
+			for (unsigned f = r; f < (1u << FAST_BITS); f += 1u << l)
+				h->fast[f] = (uint16_t)(h->sym[k] << 4 | l);
+		}
+		code <<= 1;
+	}
+	return 0;
+}
+
+/* One symbol; -1 for a code not in the set. Needs MAX_BITS bits in b. */
+static inline int huff_decode(struct huff *h, struct br *b)
+{
+	uint16_t e = h->fast[b->bits & ((1u << FAST_BITS) - 1)];
+	if (e & 15) {
+		br_get(b, e & 15);
+		return e >> 4;
+	}
+	/* Longer than FAST_BITS: bit by bit, canonical order. */
+	int code = 0, first = 0, index = 0;
+	for (int l = 1; l <= MAX_BITS; l++) {
+		code |= br_get(b, 1);
+		int count = h->count[l];
+		if (code - count < first)
+			return h->sym[index + (code - first)];
+		index += count;
+		first += count;
+		first <<= 1;
+		code <<= 1;
+	}
+	return -1;
+}
+
+static const uint16_t len_base[29] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+	35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+	3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193,
+	257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
+	7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+static const uint8_t clen_order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+
+struct dec {
+	struct huff lit, dist;
+	struct huff fixed_lit, fixed_dist;
+	int fixed_built;
+};
+
+/* The header of a dynamic block after its 3 header bits (RFC 1951,
+ * 3.2.7): both codes into d->lit, d->dist. 0 or -1 (not valid). */
+static int dynamic_header(struct dec *d, struct br *b)
+{
+	uint8_t lens[320];
+	br_refill(b);
+	unsigned nlen = br_get(b, 5) + 257, ndist = br_get(b, 5) + 1, ncode = br_get(b, 4) + 4;
+	if (nlen > 286 || ndist > 30)
+		return -1;
+	uint8_t cl[19] = { 0 };
+	for (unsigned i = 0; i < ncode; i++) {
+		br_refill(b);
+		cl[clen_order[i]] = (uint8_t)br_get(b, 3);
+	}
+	struct huff *hc = &d->dist; /* scratch for the code length code */
+	for (unsigned i = 0; i < 19; i++)
+		if (cl[i])
+			goto some;
+	return -1;
+some:
+	if (huff_build(hc, cl, 19, 0))
+		return -1;
+	/* zlib refuses an incomplete code length code; so do we. */
+	{
+		int left = 1;
+		for (int l = 1; l <= MAX_BITS; l++)
+			left = (left << 1) - hc->count[l];
+		if (left)
+			return -1;
+	}
+	unsigned i = 0;
+	while (i < nlen + ndist) {
+		br_refill(b);
+		if (br_over(b))
+			return -1;
+		int s = huff_decode(hc, b);
+		if (s < 0)
+			return -1;
+		if (s < 16) {
+			lens[i++] = (uint8_t)s;
+			continue;
+		}
+		unsigned rep, val = 0;
+		if (s == 16) {
+			if (i == 0)
+				return -1;
+			val = lens[i - 1];
+			rep = 3 + br_get(b, 2);
+		} else if (s == 17) {
+			rep = 3 + br_get(b, 3);
+		} else {
+			rep = 11 + br_get(b, 7);
+		}
+		if (i + rep > nlen + ndist)
+			return -1;
+		while (rep--)
+			lens[i++] = (uint8_t)val;
+	}
+	if (lens[256] == 0)
+		return -1;
+	if (huff_build(&d->lit, lens, nlen, 0) || huff_build(&d->dist, lens + nlen, ndist, 1))
+		return -1;
+	return 0;
+}
+
+static void fixed_tables(struct dec *d)
+{
+	uint8_t l[288];
+	unsigned i = 0;
+	for (; i < 144; i++)
+		l[i] = 8;
+	for (; i < 256; i++)
+		l[i] = 9;
+	for (; i < 280; i++)
+		l[i] = 7;
+	for (; i < 288; i++)
+		l[i] = 8;
+	huff_build(&d->fixed_lit, l, 288, 0);
+	/* Distance codes 30 and 31 take part in the code, never in data
+	 * (RFC 1951, 3.2.6): with them the code is complete. */
+	for (i = 0; i < 32; i++)
+		l[i] = 5;
+	huff_build(&d->fixed_dist, l, 32, 0);
+	d->fixed_built = 1;
+}
+
+/* ------------------------------------------------------ speculative decode */
+
+enum { R_STOP = 0, R_END = 1, R_ERR = -1, R_EOF = -2, R_FULL = -3 };
+
+struct syms {
+	uint16_t *s;
+	size_t n, cap, max;
+};
+
+static int syms_room(struct syms *o, size_t need)
+{
+	if (o->cap - o->n >= need)
+		return 0;
+	if (o->n + need > o->max)
+		return -1;
+	size_t cap = o->cap ? o->cap * 2 : 1u << 20;
+	while (cap < o->n + need)
+		cap *= 2;
+	if (cap > o->max)
+		cap = o->max;
+	uint16_t *s = realloc(o->s, cap * sizeof *s);
+	if (!s)
+		return -1;
+	o->s = s;
+	o->cap = cap;
+	return 0;
+}
+
+/* The codes of one Huffman block into o. */
+static int huff_block(struct huff *lit, struct huff *dist, struct br *b, struct syms *o)
+{
+	for (;;) {
+		if (o->cap - o->n < 258 && syms_room(o, 258))
+			return R_FULL;
+		uint16_t *out = o->s;
+		size_t n = o->n;
+		size_t room = o->cap - 258;
+		while (n <= room) {
+			br_refill(b);
+			if (b->pad && br_over(b)) {
+				o->n = n;
+				return R_EOF;
+			}
+			int s = huff_decode(lit, b);
+			if (s < 256) {
+				if (s < 0)
+					goto bad;
+				out[n++] = (uint16_t)s;
+				continue;
+			}
+			if (s == 256) {
+				o->n = n;
+				return br_over(b) ? R_EOF : R_STOP;
+			}
+			s -= 257;
+			if (s >= 29)
+				goto bad;
+			unsigned l = len_base[s] + br_get(b, len_extra[s]);
+			br_refill(b);
+			int ds = huff_decode(dist, b);
+			if (ds < 0 || ds >= 30)
+				goto bad;
+			size_t dd = dist_base[ds] + br_get(b, dist_extra[ds]);
+			if (b->pad && br_over(b)) {
+				o->n = n;
+				return R_EOF;
+			}
+			if (dd <= n) {
+				uint16_t *src = out + n - dd, *dst = out + n;
+				for (unsigned i = 0; i < l; i++)
+					dst[i] = src[i];
+				n += l;
+			} else {
+				if (dd > n + WSIZE)
+					goto bad;
+				for (unsigned i = 0; i < l; i++, n++) {
+					ptrdiff_t from = (ptrdiff_t)n - (ptrdiff_t)dd;
+					out[n] = from < 0 ? (uint16_t)(MARK + WSIZE + from) : out[from];
+				}
+			}
+		}
+		o->n = n;
+		if (br_over(b))
+			return R_EOF;
+		continue;
+bad:
+		o->n = n;
+		return br_over(b) ? R_EOF : R_ERR;
+	}
+}
+
+/* A stored block after its 3 header bits. */
+static int stored_block(struct br *b, struct syms *o)
+{
+	br_get(b, b->cnt & 7);
+	br_refill(b);
+	unsigned len = br_get(b, 16), nlen = br_get(b, 16);
+	if ((len ^ 0xffffu) != nlen)
+		return br_over(b) ? R_EOF : R_ERR;
+	/* Back to bytes: what the bit buffer holds goes back to the input. */
+	size_t at = (size_t)(br_tell(b) >> 3);
+	if (at + len > b->n)
+		return R_EOF;
+	if (syms_room(o, len))
+		return R_FULL;
+	for (unsigned i = 0; i < len; i++)
+		o->s[o->n + i] = b->p[at + i];
+	o->n += len;
+	br_init(b, b->p, b->n, (uint64_t)(at + len) * 8);
+	return R_STOP;
+}
+
+/*
+ * Decode blocks from bit `start` of p[n] into o until a block boundary at
+ * or after bit `stop` (R_STOP, *end that boundary) or the end of the final
+ * block (R_END, *end the bit after it). R_ERR: bad data (*blocks whole
+ * blocks decoded before it); R_EOF: the input ran out; R_FULL: o->max
+ * reached.
+ */
+static int decode_range(struct dec *d, const uint8_t *p, size_t n, uint64_t start, uint64_t stop, struct syms *o,
+			uint64_t *end, unsigned *blocks)
+{
+	struct br b;
+	br_init(&b, p, n, start);
+	*blocks = 0;
+	for (;;) {
+		uint64_t at = br_tell(&b);
+		if (at >= stop) {
+			*end = at;
+			return R_STOP;
+		}
+		br_refill(&b);
+		unsigned final = br_get(&b, 1), type = br_get(&b, 2);
+		int rc;
+		if (type == 0) {
+			rc = stored_block(&b, o);
+		} else if (type == 1) {
+			if (!d->fixed_built)
+				fixed_tables(d);
+			rc = huff_block(&d->fixed_lit, &d->fixed_dist, &b, o);
+		} else if (type == 2) {
+			rc = dynamic_header(d, &b);
+			if (rc == 0)
+				rc = huff_block(&d->lit, &d->dist, &b, o);
+			else
+				rc = br_over(&b) ? R_EOF : R_ERR;
+		} else {
+			rc = br_over(&b) ? R_EOF : R_ERR;
+		}
+		if (rc != R_STOP)
+			return rc;
+		++*blocks;
+		if (final) {
+			*end = br_tell(&b);
+			return R_END;
+		}
+	}
+}
+
+/* Could a non-final dynamic or stored block start at bit `at`? */
+static int block_start(struct dec *d, const uint8_t *p, size_t n, uint64_t at)
+{
+	struct br b;
+	br_init(&b, p, n, at);
+	br_refill(&b);
+	unsigned hdr = br_get(&b, 3);
+	if (hdr == 4) /* not final, dynamic */
+		return dynamic_header(d, &b) == 0 && !br_over(&b);
+	if (hdr != 0)
+		return 0;
+	/* Stored: zero padding to the byte, then LEN and NLEN. */
+	unsigned padbits = b.cnt & 7;
+	if (br_get(&b, padbits))
+		return 0;
+	br_refill(&b);
+	unsigned len = br_get(&b, 16), nlen = br_get(&b, 16);
+	return (len ^ 0xffffu) == nlen && !br_over(&b);
+}
+
+uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64_t to, unsigned blocks)
+{
+	struct dec *d = calloc(1, sizeof *d);
+	struct syms o = { NULL, 0, 0, (size_t)n * 16 + 65536 };
+	uint64_t found = UINT64_MAX;
+	if (!d)
+		return found;
+	for (uint64_t at = from; at < to && at < (uint64_t)n * 8; at++) {
+		if (!block_start(d, p, n, at))
+			continue;
+		struct br b;
+		br_init(&b, p, n, at);
+		unsigned k = 0;
+		uint64_t end, pos = at;
+		int rc = R_STOP;
+		/* One block at a time: stop at each boundary. */
+		while (k < blocks && rc == R_STOP) {
+			unsigned one;
+			o.n = 0;
+			rc = decode_range(d, p, n, pos, pos + 1, &o, &end, &one);
+			if (rc == R_STOP || rc == R_END)
+				pos = end, k++;
+		}
+		if (rc == R_STOP || rc == R_END || (rc == R_EOF && k > 0)) {
+			found = at;
+			break;
+		}
+	}
+	free(o.s);
+	free(d);
+	return found;
+}
+
+ptrdiff_t accel_gzip_decode_symbols(const uint8_t *p, size_t n, uint64_t start, uint16_t *out, size_t cap,
+				    uint64_t *end)
+{
+	struct dec *d = calloc(1, sizeof *d);
+	if (!d)
+		return -1;
+	/* The caller's buffer, never grown: max is its size. */
+	struct syms o = { out, 0, cap, cap };
+	unsigned blocks;
+	int rc = decode_range(d, p, n, start, UINT64_MAX, &o, end, &blocks);
+	free(d);
+	if (rc == R_ERR || rc == R_FULL)
+		return -1;
+	if (rc == R_EOF)
+		*end = (uint64_t)n * 8;
+	return (ptrdiff_t)o.n;
+}
+
+/* ------------------------------------------------------------------ chunks */
+
+struct chunk {
+	uint64_t first;   /* bit where the search starts (its first byte) */
+	uint64_t stop;    /* decode up to a boundary at or after this bit */
+	int known;        /* first is a block boundary with the window known */
+	/* results */
+	uint64_t start, end;
+	int rc;           /* R_STOP, R_END, or < 0: nothing usable */
+	struct syms o;
+	struct dec d;
+	const uint8_t *p;
+	size_t n;
+};
+
+static void chunk_decode(struct chunk *c)
+{
+	c->o.n = 0;
+	if (c->known) {
+		unsigned blocks;
+		c->start = c->first;
+		c->rc = decode_range(&c->d, c->p, c->n, c->first, c->stop, &c->o, &c->end, &blocks);
+		return;
+	}
+	c->rc = R_ERR;
+	size_t wasted = 0;
+	for (uint64_t at = c->first; at < c->stop && at < (uint64_t)c->n * 8; at++) {
+		if (!block_start(&c->d, c->p, c->n, at))
+			continue;
+		unsigned blocks;
+		c->o.n = 0;
+		c->start = at;
+		c->rc = decode_range(&c->d, c->p, c->n, at, c->stop, &c->o, &c->end, &blocks);
+		/* Not a boundary after all (a false header can decode a
+		 * block or more): the next bit, until as many symbols as a
+		 * quarter of the chunk's limit were decoded in vain, which
+		 * is damage more likely, for the resolver's serial decoder to
+		 * name. */
+		wasted += c->o.n + 1;
+		if (c->rc == R_ERR && wasted < c->o.max / 4)
+			continue;
+		return;
+	}
+}
+
+static void *chunk_thread(void *arg)
+{
+	chunk_decode(arg);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- the member */
+
+struct member {
+	struct accel_input *in;
+	struct accel_output *out;
+	uint64_t start;        /* byte offset of the member, for messages */
+	uint8_t window[WSIZE];
+	size_t wlen;
+	uint32_t crc;
+	uint32_t isize;
+	uint64_t pos;          /* bit offset in the input of the next block */
+	uint8_t *buf;          /* zlib's output */
+	z_stream z;
+	int z_open;
+	char *err;
+	size_t len;
+};
+
+static int emit(struct member *m, const uint8_t *p, size_t n)
+{
+	if (!n)
+		return 0;
+	m->crc = crc32_gzip_refl(m->crc, p, n);
+	m->isize += (uint32_t)n;
+	if (n >= WSIZE) {
+		memcpy(m->window, p + n - WSIZE, WSIZE);
+		m->wlen = WSIZE;
+	} else {
+		size_t keep = m->wlen + n > WSIZE ? WSIZE - n : m->wlen;
+		memmove(m->window, m->window + m->wlen - keep, keep);
+		memcpy(m->window + keep, p, n);
+		m->wlen = keep + n;
+	}
+	return accel_output_write(m->out, p, n);
+}
+
+/* Chunk c's symbols as bytes, its markers from the window. */
+static int resolve(struct member *m, struct chunk *c)
+{
+	uint8_t *b = m->buf;
+	size_t lo = WSIZE - m->wlen, done = 0;
+	uint8_t win[WSIZE];
+	memcpy(win + lo, m->window, m->wlen);
+	while (done < c->o.n) {
+		size_t k = c->o.n - done < (1u << 18) ? c->o.n - done : 1u << 18;
+		const uint16_t *s = c->o.s + done;
+		for (size_t i = 0; i < k; i++) {
+			uint16_t v = s[i];
+			if (v < MARK) {
+				b[i] = (uint8_t)v;
+			} else {
+				v -= MARK;
+				if (v < lo) {
+					snprintf(m->err, m->len, "gzip member at byte offset %llu: %s",
+						 (unsigned long long)m->start, "invalid distance (lookback)");
+					return ACCEL_EDATA;
+				}
+				b[i] = win[v];
+			}
+		}
+		int rc = emit(m, b, k);
+		if (rc < 0)
+			return rc;
+		done += k;
+	}
+	return 0;
+}
+
+static int truncated(struct member *m)
+{
+	snprintf(m->err, m->len, "gzip member at byte offset %llu is truncated at byte offset %llu",
+		 (unsigned long long)m->start, (unsigned long long)m->in->offset);
+	return ACCEL_EDATA;
+}
+
+/*
+ * zlib from m->pos (a block boundary) with the window as dictionary, up to
+ * the first block boundary at or after bit `stop` (0) or the member's end
+ * (1, m->pos then its bit after the final block), consuming the input up
+ * to m->pos / 8. Errors as the serial decoder words them.
+ */
+static int serial_to(struct member *m, uint64_t stop)
+{
+	if (!m->z_open) {
+		if (inflateInit2(&m->z, -15) != Z_OK)
+			return ACCEL_ENOMEM;
+		m->z_open = 1;
+	}
+	inflateReset(&m->z);
+	struct accel_input *in = m->in;
+	const uint8_t *p;
+	ssize_t n;
+	accel_input_consume(in, (size_t)(m->pos / 8 - in->offset));
+	if (m->pos & 7) {
+		if ((n = accel_input_peek(in, 1, &p)) < 0)
+			return (int)n;
+		if (n == 0)
+			return truncated(m);
+		unsigned used = m->pos & 7;
+		inflatePrime(&m->z, (int)(8 - used), p[0] >> used);
+		accel_input_consume(in, 1);
+	}
+	if (m->wlen)
+		inflateSetDictionary(&m->z, m->window, (uInt)m->wlen);
+	for (;;) {
+		if ((n = accel_input_peek(in, 1u << 18, &p)) < 0)
+			return (int)n;
+		if (n == 0)
+			return truncated(m);
+		m->z.next_in = (Bytef *)p;
+		m->z.avail_in = (uInt)n;
+		int zrc;
+		do {
+			m->z.next_out = m->buf;
+			m->z.avail_out = 1u << 18;
+			zrc = inflate(&m->z, Z_BLOCK);
+			if (zrc == Z_DATA_ERROR || zrc == Z_NEED_DICT) {
+				snprintf(m->err, m->len, "gzip member at byte offset %llu: %s",
+					 (unsigned long long)m->start, m->z.msg ? m->z.msg : "invalid deflate data");
+				return ACCEL_EDATA;
+			}
+			if (zrc == Z_MEM_ERROR)
+				return ACCEL_ENOMEM;
+			int w = emit(m, m->buf, (1u << 18) - m->z.avail_out);
+			if (w < 0)
+				return w;
+			uint64_t at = (in->offset + (uint64_t)n - m->z.avail_in) * 8 - (m->z.data_type & 7);
+			if (zrc == Z_STREAM_END) {
+				accel_input_consume(in, (size_t)n - m->z.avail_in);
+				m->pos = at;
+				return 1;
+			}
+			/* At a block boundary past stop, not inside a header. */
+			if ((m->z.data_type & 128) && !(m->z.data_type & 64) && at >= stop) {
+				accel_input_consume(in, (size_t)n - m->z.avail_in);
+				m->pos = at;
+				return 0;
+			}
+		} while (m->z.avail_in || !m->z.avail_out);
+		accel_input_consume(in, (size_t)n);
+	}
+}
+
+/* The 8-byte trailer after the deflate data ending at m->pos. */
+static int trailer(struct member *m)
+{
+	uint64_t at = (m->pos + 7) / 8;
+	accel_input_consume(m->in, (size_t)(at - m->in->offset));
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(m->in, 8, &p);
+	if (n < 0)
+		return (int)n;
+	if (n < 8) {
+		accel_input_consume(m->in, (size_t)n);
+		return truncated(m);
+	}
+	uint32_t crc = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t isize = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+	if (crc != m->crc) {
+		snprintf(m->err, m->len, "gzip member at byte offset %llu: CRC32 of the trailer does not match (crc error)",
+			 (unsigned long long)m->start);
+		return ACCEL_EDATA;
+	}
+	if (isize != m->isize) {
+		snprintf(m->err, m->len, "gzip member at byte offset %llu: ISIZE of the trailer does not match (length error)",
+			 (unsigned long long)m->start);
+		return ACCEL_EDATA;
+	}
+	accel_input_consume(m->in, 8);
+	return 0;
+}
+
+/* Bytes of the member's header (RFC 1952, 2.3) in p[n], 0 when the header
+ * is not whole in p or has what the serial decoder should judge (reserved
+ * flags, a header CRC that does not match, a method other than deflate). */
+static size_t header_size(const uint8_t *p, size_t n)
+{
+	if (n < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || (p[3] & 0xe0))
+		return 0;
+	size_t at = 10;
+	if (p[3] & 4) {
+		if (n < at + 2)
+			return 0;
+		at += 2 + (p[at] | (size_t)p[at + 1] << 8);
+	}
+	for (int f = 8; f <= 16; f <<= 1)
+		if (p[3] & f) {
+			while (at < n && p[at])
+				at++;
+			if (at++ >= n)
+				return 0;
+		}
+	if (p[3] & 2) {
+		if (at + 2 > n)
+			return 0;
+		uint32_t c = crc32_gzip_refl(0, p, at);
+		if ((c & 0xffff) != (p[at] | (uint32_t)p[at + 1] << 8))
+			return 0;
+		at += 2;
+	}
+	return at <= n ? at : 0;
+}
+
+size_t accel_gzip_chunk_size(int threads, uint64_t memory)
+{
+	if (threads < 2)
+		return 0;
+	/* Per chunk: its input, OUT_RATIO symbols of two bytes per byte of
+	 * input; plus the margin. */
+	uint64_t per = 1 + 2 * OUT_RATIO;
+	if (memory <= MARGIN + (uint64_t)threads * per * (256u << 10))
+		return 0;
+	uint64_t c = (memory - MARGIN) / ((uint64_t)threads * per);
+	if (c > (4u << 20))
+		c = 4u << 20;
+	return (size_t)c;
+}
+
+int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out, int threads, uint64_t memory,
+				char *err, size_t len)
+{
+	size_t csize = accel_gzip_chunk_size(threads, memory);
+	if (!csize)
+		return ACCEL_ENOTSUP;
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(in, ACCEL_GZIP_PARALLEL_MIN, &p);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < ACCEL_GZIP_PARALLEL_MIN)
+		return ACCEL_ENOTSUP;
+	size_t hs = header_size(p, (size_t)n);
+	if (!hs)
+		return ACCEL_ENOTSUP;
+
+	int rc = 0;
+	struct member *m = calloc(1, sizeof *m);
+	struct chunk *ch = calloc((size_t)threads, sizeof *ch);
+	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+	if (!m || !ch || !tid || !(m->buf = malloc(1u << 18))) {
+		rc = ACCEL_ENOMEM;
+		goto out;
+	}
+	m->in = in;
+	m->out = out;
+	m->start = in->offset;
+	m->err = err;
+	m->len = len;
+	accel_input_consume(in, hs);
+	m->pos = in->offset * 8;
+	for (int k = 0; k < threads; k++)
+		ch[k].o.max = OUT_RATIO * csize;
+
+	for (;;) {
+		/* A batch: threads chunks of csize bytes from m->pos. */
+		accel_input_consume(in, (size_t)(m->pos / 8 - in->offset));
+		size_t want = (size_t)threads * csize + MARGIN;
+		n = accel_input_peek(in, want, &p);
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
+		uint64_t base = in->offset * 8, bit0 = m->pos - base;
+		size_t span = (size_t)n < (size_t)threads * csize ? (size_t)n : (size_t)threads * csize;
+		int used = 0;
+		for (int k = 0; k < threads; k++) {
+			struct chunk *c = &ch[k];
+			uint64_t a = (uint64_t)span * k / threads, z = (uint64_t)span * (k + 1) / threads;
+			c->p = p;
+			c->n = (size_t)n;
+			c->known = k == 0;
+			c->first = k == 0 ? bit0 : a * 8;
+			c->stop = k == threads - 1 && (size_t)n == span ? UINT64_MAX : z * 8;
+			if (c->first >= c->stop || (k > 0 && z - a < 1024))
+				break;
+			used++;
+		}
+		int started = 1;
+		for (int k = 1; k < used; k++) {
+			if (pthread_create(&tid[k], NULL, chunk_thread, &ch[k]))
+				break;
+			started++;
+		}
+		chunk_decode(&ch[0]);
+		for (int k = 1; k < started; k++)
+			pthread_join(tid[k], NULL);
+		for (int k = started; k < used; k++)
+			chunk_decode(&ch[k]);
+
+		/* In order: join or decode serially. */
+		int end = 0;
+		for (int k = 0; k < used && !end; k++) {
+			struct chunk *c = &ch[k];
+			if (c->rc >= 0 && base + c->start == m->pos) {
+				if ((rc = resolve(m, c)) < 0)
+					goto out;
+				m->pos = base + c->end;
+				end = c->rc == R_END;
+				continue;
+			}
+			/* Not joined: zlib, from where the last one ended. The
+			 * input's buffer may move: the batch ends here. */
+			rc = serial_to(m, c->stop == UINT64_MAX ? UINT64_MAX : base + c->stop);
+			if (rc < 0)
+				goto out;
+			end = rc == 1;
+			rc = 0;
+			/* The chunks after this one start from input positions
+			 * still valid as bits; their symbols are theirs. */
+			for (int j = k + 1; j < used && !end; j++) {
+				struct chunk *cj = &ch[j];
+				if (cj->rc < 0 || base + cj->start != m->pos)
+					break;
+				if ((rc = resolve(m, cj)) < 0)
+					goto out;
+				m->pos = base + cj->end;
+				end = cj->rc == R_END;
+			}
+			break;
+		}
+		if (end) {
+			rc = trailer(m);
+			break;
+		}
+	}
+out:
+	if (m) {
+		if (m->z_open)
+			inflateEnd(&m->z);
+		free(m->buf);
+	}
+	if (ch)
+		for (int k = 0; k < threads; k++)
+			free(ch[k].o.s);
+	free(ch);
+	free(tid);
+	free(m);
+	return rc;
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# accel-compress -d on gzip files of other tools (gzip, pigz, Python's gzip
+# module, tar czf): large members decode on several threads
+# (libcore/ops/gzip_index.c), and the bytes, exit status and damage cases
+# must be those of gzip -d. Fixtures are made here; the shared corpus once
+# per file.
+
+bats_require_minimum_version 1.5.0
+
+load lib/common
+
+setup_file() {
+	export CORPUS="$BATS_FILE_TMPDIR/corpus"
+	# About 8 MB of text and binaries: members over the 1 MiB at which
+	# decoding goes parallel (ACCEL_GZIP_PARALLEL_MIN), several chunks.
+	{
+		find /usr/share/doc -type f -name '*.gz' -prune -o -type f -print 2>/dev/null | sort | head -n 3000 |
+			xargs cat 2>/dev/null | head -c 4000000
+		find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name '*.so*' -type f -size +100k | sort | head -n 60 |
+			xargs cat | head -c 4000000
+	} > "$CORPUS"
+	[ "$(stat -c %s "$CORPUS")" -gt 7000000 ]
+}
+
+setup() {
+	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+	A="$ROOT/build/accel-compress"
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+}
+
+# same FILE: -d on 4 and 6 threads (the parallel decoder starts at 4) writes what gzip -d writes, exit 0
+# (one thread is the serial decoder of tests/compress.bats).
+same() {
+	gzip -d -c "$1" > ref
+	for t in 4 6; do
+		run --separate-stderr "$A" -d -T "$t" -c "$1"
+		echo "T$t status $status: $stderr"
+		[ "$status" -eq 0 ]
+		"$A" -d -T "$t" -c "$1" | cmp - ref
+	done
+}
+
+@test "gzip -1, -6, -9 members: the bytes of gzip -d on 4 and 6 threads (the parallel decoder starts at 4)" {
+	for l in 1 6 9; do
+		gzip -"$l" -c "$CORPUS" > c.gz
+		[ "$(stat -c %s c.gz)" -gt 1048576 ]
+		same c.gz
+	done
+}
+
+@test "pigz, Python's gzip module and tar czf" {
+	pigz -6 -c "$CORPUS" > p.gz
+	same p.gz
+	python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], "rb").read(), 6))' "$CORPUS" > py.gz
+	same py.gz
+	mkdir d
+	cp "$CORPUS" d/a
+	head -c 3000000 /dev/urandom > d/b
+	tar czf t.tgz d
+	same t.tgz
+}
+
+@test "stored blocks (random data) and fixed Huffman blocks only" {
+	head -c 3000000 /dev/urandom > r
+	gzip -6 -c r > r.gz
+	same r.gz
+	# Every block fixed Huffman (zlib's Z_FIXED): none is a boundary the
+	# search takes, so the member decodes serially, the same bytes.
+	python3 -c 'import zlib, sys
+c = zlib.compressobj(6, zlib.DEFLATED, 31, 8, zlib.Z_FIXED)
+sys.stdout.buffer.write(c.compress(open(sys.argv[1], "rb").read()) + c.flush())' "$CORPUS" > f.gz
+	same f.gz
+}
+
+@test "multi-member files and concatenations, names and header CRCs" {
+	gzip -6 -c "$CORPUS" > a.gz
+	printf 'small\n' | gzip -c > s.gz
+	cat a.gz s.gz a.gz > m.gz
+	same m.gz
+	cat s.gz a.gz s.gz > m2.gz
+	same m2.gz
+	# FNAME, FCOMMENT and FHCRC (Python writes FNAME; gzip -N too)
+	cp "$CORPUS" named
+	gzip -6 -k -N named
+	same named.gz
+	python3 -c 'import zlib, struct, sys
+d = open(sys.argv[1], "rb").read()
+h = b"\x1f\x8b\x08" + bytes([2 | 8 | 16]) + b"\0\0\0\0\0\3" + b"n.txt\0" + b"a comment\0"
+h += struct.pack("<H", zlib.crc32(h) & 0xffff)
+c = zlib.compressobj(6, zlib.DEFLATED, -15)
+sys.stdout.buffer.write(h + c.compress(d) + c.flush() + struct.pack("<II", zlib.crc32(d), len(d) & 0xffffffff))' "$CORPUS" > hc.gz
+	same hc.gz
+}
+
+@test "trailing garbage after a large member: the output, a warning, status 2, as gzip -d" {
+	gzip -6 -c "$CORPUS" > a.gz
+	{ cat a.gz; printf 'garbage!'; } > g.gz
+	run gzip -d -c g.gz
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$A" -d -T4 -c g.gz
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "accel-compress: g.gz: decompression OK, trailing garbage ignored" ]
+	"$A" -d -T4 -c g.gz 2>/dev/null | cmp - "$CORPUS"
+}
+
+# broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1 and
+# 4 threads: exit 3, one line naming the member's byte offset and WHAT, no
+# -o file left.
+broken() {
+	run gzip -d -c "$1"
+	[ "$status" -ne 0 ]
+	for t in 1 4; do
+		run --separate-stderr "$A" -d -T "$t" "$1" -o out
+		echo "T$t status $status; stderr: $stderr"
+		[ "$status" -eq 3 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" =~ ^accel-compress:\ .*byte\ offset\ [0-9]+ ]]
+		[ ! -e out ]
+		[ -z "$(find . -name '.out.*')" ]
+	done
+	[ -z "$2" ] || [[ "$stderr" == *"$2"* ]]
+}
+
+@test "damage: a flipped byte, truncation, a bad CRC32, a bad ISIZE" {
+	gzip -6 -c "$CORPUS" > a.gz
+	n=$(stat -c %s a.gz)
+	for at in $((n / 3)) $((n / 2)) $((n * 3 / 4)); do
+		cp a.gz x.gz
+		printf '\377' | dd of=x.gz bs=1 seek="$at" conv=notrunc status=none
+		printf '\000' | dd of=x.gz bs=1 seek="$((at + 1))" conv=notrunc status=none
+		broken x.gz
+	done
+	head -c $((n / 2)) a.gz > half.gz
+	broken half.gz truncated
+	head -c $((n - 3)) a.gz > short.gz
+	broken short.gz truncated
+	cp a.gz crc.gz
+	printf '\125' | dd of=crc.gz bs=1 seek=$((n - 8)) conv=notrunc status=none
+	run gzip -d -c crc.gz
+	[[ "$output" == *"crc error"* ]]
+	broken crc.gz
+	[[ "$stderr" == *"CRC32"* ]]
+	cp a.gz len.gz
+	printf '\125' | dd of=len.gz bs=1 seek=$((n - 4)) conv=notrunc status=none
+	run gzip -d -c len.gz
+	[[ "$output" == *"length error"* ]]
+	broken len.gz
+	[[ "$stderr" == *"ISIZE"* ]]
+}
+
+@test "--memory too small for parallel chunks: the same bytes, serially" {
+	gzip -6 -c "$CORPUS" > a.gz
+	"$A" -d -T4 --memory 1M -c a.gz | cmp - "$CORPUS"
+	"$A" -d -T4 --memory 64M -c a.gz | cmp - "$CORPUS"
+}
