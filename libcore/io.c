@@ -239,6 +239,63 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
 	return (ssize_t)(take + (size_t)r);
 }
 
+/* Where the input began in its file: the fd's position less what was
+ * consumed and what is buffered. */
+static int64_t input_base(struct accel_input *in)
+{
+	off_t pos = lseek(in->fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return ACCEL_EIO;
+	return (int64_t)pos - (int64_t)in->offset - (int64_t)(in->end - in->start);
+}
+
+int accel_input_seek(struct accel_input *in, uint64_t offset)
+{
+	if (in->size < 0)
+		return ACCEL_ENOTSUP;
+	if (offset > (uint64_t)in->size)
+		return ACCEL_EINVAL;
+	if (in->fd >= 0) {
+		int64_t base = input_base(in);
+		if (base < 0 || lseek(in->fd, (off_t)(base + (int64_t)offset), SEEK_SET) < 0)
+			return ACCEL_EIO;
+	} else {
+		in->mem_pos = (size_t)offset;
+	}
+	in->start = in->end = 0;
+	in->offset = offset;
+	in->eof = 0;
+	return 0;
+}
+
+ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, size_t n)
+{
+	if (in->size < 0)
+		return ACCEL_ENOTSUP;
+	if (in->fd < 0) {
+		if (offset >= in->mem_len)
+			return 0;
+		size_t take = in->mem_len - (size_t)offset < n ? in->mem_len - (size_t)offset : n;
+		memcpy(dst, in->mem + offset, take);
+		return (ssize_t)take;
+	}
+	int64_t base = input_base(in);
+	if (base < 0)
+		return ACCEL_EIO;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(in->fd, (uint8_t *)dst + got, n - got, (off_t)(base + (int64_t)(offset + got)));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ACCEL_EIO;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 {
 	if (accel_buf_reserve(&u->in, size))
@@ -568,7 +625,38 @@ int accel_output_mode(struct accel_output *out, unsigned mode)
 	return 0;
 }
 
+void accel_output_window(struct accel_output *out, uint64_t skip, uint64_t length)
+{
+	out->window_skip = skip;
+	out->window_left = length;
+	out->window = length ? 1 : 2;
+}
+
+static int write_all(struct accel_output *out, const void *data, size_t len);
+
 int accel_output_write(struct accel_output *out, const void *data, size_t len)
+{
+	if (!out->window)
+		return write_all(out, data, len);
+	if (out->window == 2)
+		return ACCEL_EPIPE;
+	const uint8_t *p = data;
+	size_t drop = out->window_skip < len ? (size_t)out->window_skip : len;
+	out->window_skip -= drop;
+	p += drop;
+	len -= drop;
+	size_t n = out->window_left < len ? (size_t)out->window_left : len;
+	int rc = write_all(out, p, n);
+	if (rc < 0)
+		return rc;
+	if (out->window_left != UINT64_MAX)
+		out->window_left -= n;
+	if (!out->window_left)
+		out->window = 2;
+	return 0;
+}
+
+static int write_all(struct accel_output *out, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	if (out->broken)
