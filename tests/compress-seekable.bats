@@ -122,6 +122,25 @@ range() {
 	[[ "$output" == *"truncated"* ]]
 }
 
+@test "frames that do not state their size (zstd of a pipe): measured, so a lying entry is still caught" {
+	split -b 1000000 in part.
+	args=()
+	for p in part.*; do
+		zstd -q -c < "$p" > "$p.zst"
+		args+=("$p" "$p.zst")
+	done
+	python3 "$T/build.py" u.zst "${args[@]}"
+	zstd -dc u.zst | cmp - in
+	"$A" -d --range 3500000:1000000 u.zst -o out
+	cmp out <(slice in 3500000 1000000)
+	run -0 "$A" -l u.zst
+	[ "${lines[2]}" = "    seekable: a seek table of 8 frames" ]
+	python3 "$T/build.py" l.zst "${args[@]}" --lie 1
+	zstd -dc l.zst | cmp - in
+	run -3 "$A" -d --range 3500000:1000000 l.zst
+	[ "$output" = "accel-compress: l.zst: seek table entry 1 does not match the frame at byte offset $(stat -c %s part.aa.zst)" ]
+}
+
 @test "-l shows the seek table; --seekable and --range refuse what they cannot do" {
 	run -0 "$A" -l s.zst
 	[ "${lines[2]}" = "    seekable: a seek table of 8 frames with checksums" ]

@@ -198,7 +198,7 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 /* --range with a seek table: check the header of every frame before the
  * range against its entry (pread: nothing read in between), then move the
  * input to the first frame the range needs. 0, or ACCEL_EDATA / EIO. */
-static int range_seek(struct dec *d, struct accel_input *in, char *err, size_t len)
+static int range_seek(struct accel_ctx *ctx, struct dec *d, struct accel_input *in, char *err, size_t len)
 {
 	const struct accel_seek_table *t = d->table;
 	uint64_t k = 0;
@@ -219,6 +219,17 @@ static int range_seek(struct dec *d, struct accel_input *in, char *err, size_t l
 		} else {
 			ok = accel_zstd_frame_header(h, (size_t)n, &content, &checksum) > 0 &&
 			     (content < 0 || (uint64_t)content == dsize);
+			/* A frame that does not state its size is decoded to
+			 * measure it: its entry is not taken on trust. */
+			if (ok && content < 0) {
+				uint64_t got;
+				int rc = accel_input_seek(in, t->coff[i]);
+				if (rc == 0)
+					rc = accel_frame_measure(ctx, ACCEL_FORMAT_ZSTD, in, &got, err, len);
+				if (rc < 0 && rc != ACCEL_EDATA)
+					return rc;
+				ok = rc == 0 && got == dsize && in->offset == t->coff[i + 1];
+			}
 			if (ok && checksum && t->checksums) {
 				if ((n = accel_input_pread(in, t->coff[i + 1] - 4, e, 4)) < 0)
 					return (int)n;
@@ -273,7 +284,7 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 			rc = 0;
 		} else if (rc == 0) {
 			d.table = &table;
-			rc = range_seek(&d, in, err, len);
+			rc = range_seek(ctx, &d, in, err, len);
 			if (rc == 0 && d.frame == table.nframes)
 				d.to = d.from;  /* the range starts past the content */
 		}

@@ -207,11 +207,14 @@ struct accel_decompress_cfg {
  * after checking the table against the stream (its sizes adding up, and
  * the header of every frame before the range: a zstd or skippable frame
  * where the table says, its stated content size and checksum the
- * table's) and each frame decoded against its entry; without one (a pipe,
- * another file) it reads from the start, skipping undecoded the zstd
- * frames before the range whose headers state their content size. A table
- * that fails a check is ACCEL_EDATA, never a guess; cfg->verbose > 0
- * prints on stderr which way was taken.
+ * table's, a frame that states no size decoded to measure it) and each
+ * frame decoded against its entry; without one (a pipe, another file) it
+ * reads from the start, skipping undecoded the zstd frames before the
+ * range whose headers state their content size. A table that fails a
+ * check is ACCEL_EDATA, never a guess (the boundaries between frames
+ * before the range are checked by the frame header found there, not by
+ * walking every block); cfg->verbose > 0 prints on stderr which way was
+ * taken.
  * Returns 0; ACCEL_DECOMPRESS_GARBAGE (err: "decompression OK, trailing
  * garbage ignored", gzip's words); ACCEL_EDATA (corrupt, truncated, empty,
  * not a known format or failed a check: err names the byte offset);
