@@ -23,6 +23,9 @@ struct job {
 	int to_stdout;       /* -c */
 	int rm;              /* --rm: remove each FILE once its output is complete */
 	int recursive;       /* -r */
+	int seekable;        /* --seekable */
+	int range;           /* --range OFFSET:LENGTH given */
+	uint64_t range_offset, range_length;
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
@@ -48,6 +51,26 @@ static int test_option(void *job, const char *arg)
 	return 0;
 }
 
+/* --range OFFSET:LENGTH, sizes as -B takes them; no LENGTH: to the end. */
+static int range_option(void *job, const char *arg)
+{
+	struct job *j = job;
+	const char *colon = strchr(arg, ':');
+	char off[64];
+	if (colon && (size_t)(colon - arg) < sizeof off) {
+		memcpy(off, arg, (size_t)(colon - arg));
+		off[colon - arg] = 0;
+		j->range_length = UINT64_MAX;
+		if (accel_parse_size(off, &j->range_offset) == 0 &&
+		    (!colon[1] || accel_parse_size(colon + 1, &j->range_length) == 0)) {
+			j->range = 1;
+			return 0;
+		}
+	}
+	accel_msg_usage("--range: '%s' is not OFFSET:LENGTH (sizes such as 0, 4K, 64M; no LENGTH: to the end)", arg);
+	return ACCEL_EINVAL;
+}
+
 static const struct accel_option options[] = {
 	{ 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", ACCEL_SET(JOB(decompress), 1) },
 	{ 'z', "compress", NULL, "compress (the default)", ACCEL_SET(JOB(decompress), 0) },
@@ -62,6 +85,8 @@ static const struct accel_option options[] = {
 	{ 'f', "force", NULL, "overwrite outputs; several inputs into one -o FILE; follow symlinked FILEs; read or write a terminal", ACCEL_COMMON(ACCEL_OPT_FORCE) },
 	{ 'B', "chunk-size", "SIZE", "bytes per parallel chunk (K, M suffixes; default by format and level)", ACCEL_SIZE(JOB(chunk), 1024, 1 << 30, "a size from 1K to 1G") },
 	{ 0, "memory", "SIZE", "cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)", ACCEL_COMMON(ACCEL_OPT_MEMORY) },
+	{ 0, "seekable", NULL, "zstd: end with a seek table (zstd's seekable format) so that -d --range reads only the frames it needs", ACCEL_SET(JOB(seekable), 1) },
+	{ 0, "range", "OFFSET:LENGTH", "with -d: write only LENGTH bytes of the content from OFFSET (K, M, G suffixes; no LENGTH: to the end)", ACCEL_CALL(range_option) },
 	{ 0, "no-check", NULL, "do not write content checksums", ACCEL_SET(JOB(checksum), 0) },
 	{ 'l', "list", NULL, "list the frames, sizes and ratio of compressed files", ACCEL_SET(JOB(list), 1) },
 	{ 't', "test", NULL, "decompress and verify, writing nothing", ACCEL_CALL(test_option) },
@@ -180,6 +205,9 @@ static int decompress_one(struct accel_ctx *ctx, struct job *job, struct accel_i
 		.memory_limit = job->common.memory,
 		.verbose = job->common.verbose,
 		.report = job->report,
+		.range = job->range,
+		.range_offset = job->range_offset,
+		.range_length = job->range_length,
 	};
 	int rc = accel_decompress(ctx, &dcfg, in, out, &stats, err, sizeof err);
 	return input_done(job, in, rc, &stats, err, in_bytes);
@@ -242,6 +270,7 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 {
 	struct compress_run r = { .job = job, .files = files, .out = out, .in = *first, .open = 1 };
 	int rc;
+	struct accel_seek_table seek = { 0 };
 	struct accel_compress_cfg cfg = {
 		.backend = job->common.backend,
 		.stream = stream_config(job, total_size(files, nfiles, &r.in)),
@@ -252,12 +281,18 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 		.memory_limit = job->common.memory,
 		.verbose = job->common.verbose,
 		.report = job->report,
+		.seek = job->seekable ? &seek : NULL,
 	};
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &r, compress_start, compress_finish };
 	char err[512] = "";
 	rc = accel_compress_jobs(ctx, &cfg, &jobs, err, sizeof err);
 	if (r.open)
 		accel_input_close(&r.in);
+	/* --seekable: one table for every frame of the output. */
+	if (job->seekable && rc == 0 && !r.status && (rc = accel_seek_table_write(&seek, out)) < 0)
+		snprintf(err, sizeof err, "cannot write %s: %s", out->path ? out->path : "stdout",
+			 rc == ACCEL_EIO ? strerror(out->error) : accel_strerror(rc));
+	accel_seek_table_free(&seek);
 	*in_bytes += r.bytes;
 	if (r.status)
 		return r.status;
@@ -379,6 +414,13 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 		accel_input_close(&in);
 		return ACCEL_EXIT_FAILURE;
 	}
+	/* A seek table at the end (regular files): the seekable format. */
+	struct accel_seek_table seek = { 0 };
+	char seek_err[512] = "";
+	int seek_rc = accel_seek_table_read(&in, &seek, seek_err, sizeof seek_err);
+	uint64_t seek_frames = seek.nframes;
+	int seek_checks = seek.checksums;
+	accel_seek_table_free(&seek);
 	enum accel_format format = ACCEL_FORMAT_NONE;
 	uint64_t nframes = 0, nskip = 0, csize = 0, usize = 0;
 	int unknown_size = 0, checksum = 1, rc = 0;
@@ -447,6 +489,19 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 		put_number(ratio);
 		fputs(",\n\t\t\t\"check\":\t", stdout);
 		put_string(check_name(format, checksum));
+		fputs(",\n\t\t\t\"seek_table\":\t", stdout);
+		if (seek_rc == 0) {
+			fputs("{\n\t\t\t\t\"frames\":\t", stdout);
+			put_number((double)seek_frames);
+			fputs(seek_checks ? ",\n\t\t\t\t\"checksums\":\ttrue\n\t\t\t}" : ",\n\t\t\t\t\"checksums\":\tfalse\n\t\t\t}",
+			      stdout);
+		} else if (seek_rc == ACCEL_ENOTSUP) {
+			fputs("null", stdout);
+		} else {
+			fputs("{\n\t\t\t\t\"error\":\t", stdout);
+			put_string(seek_err[0] ? seek_err : accel_strerror(seek_rc));
+			fputs("\n\t\t\t}", stdout);
+		}
 		fputs(",\n\t\t\t\"frame_list\":\t", stdout);
 	} else {
 		char usz[32] = "unknown";
@@ -455,6 +510,11 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 		printf("%7llu %6llu %14llu %14s %7.3f  %-6s %-6s %s\n", (unsigned long long)nframes,
 		       (unsigned long long)nskip, (unsigned long long)csize, usz, ratio,
 		       check_name(format, checksum), accel_format_name(format), in.name);
+		if (seek_rc == 0)
+			printf("    seekable: a seek table of %llu frames%s\n", (unsigned long long)seek_frames,
+			       seek_checks ? " with checksums" : "");
+		else if (seek_rc != ACCEL_ENOTSUP)
+			printf("    seek table: unusable (%s)\n", seek_err[0] ? seek_err : accel_strerror(seek_rc));
 	}
 	rc = recs ? print_frames(job, recs) : 0;
 	if (recs)
@@ -489,6 +549,22 @@ static int parse_args(int argc, char **argv, struct job *job)
 	}
 	if (!job->chunk)
 		job->chunk = accel_compress_default_chunk(job->format, job->level);
+	if (job->seekable && strcmp(job->format, "zstd")) {
+		accel_msg_usage("--seekable: only the zstd format has a seek table (not %s)", job->format);
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->seekable && (job->decompress || job->list)) {
+		accel_msg_usage("--seekable is for compressing: not with -d, -t or -l");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->range && job->rm) {
+		accel_msg_usage("--rm with --range: the output holds a slice, so the FILE stays");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->range && !job->decompress) {
+		accel_msg_usage("--range needs -d (or -t)");
+		return ACCEL_EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -309,6 +309,12 @@ ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n)
  * next read starts with it. */
 static void unread_byte(struct accel_input *in, uint8_t b)
 {
+	if (in->map_len) {
+		/* Mapped: the byte is still there, read-only. */
+		in->start--;
+		in->offset--;
+		return;
+	}
 	if (in->start == 0) {
 		/* Read straight into the caller's memory: the buffer is empty. */
 		in->start = in->end = 0;
@@ -317,6 +323,82 @@ static void unread_byte(struct accel_input *in, uint8_t b)
 		in->buf[--in->start] = b;
 	}
 	in->offset--;
+}
+
+/* Where the input began in its file: the fd's position less what was
+ * consumed and what is buffered. */
+static int64_t input_base(struct accel_input *in)
+{
+	off_t pos = lseek(in->fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return ACCEL_EIO;
+	return (int64_t)pos - (int64_t)in->offset - (int64_t)(in->end - in->start);
+}
+
+int accel_input_seek(struct accel_input *in, uint64_t offset)
+{
+	if (in->size < 0)
+		return ACCEL_ENOTSUP;
+	if (offset > (uint64_t)in->size)
+		return ACCEL_EINVAL;
+	if (in->map_len) {
+		/* Mapped: the file is in buf, the stream begins where
+		 * start less offset is. */
+		int64_t base = (int64_t)in->start - (int64_t)in->offset;
+		if (base < 0 || (uint64_t)base + offset > in->map_len)
+			return ACCEL_EINVAL;
+		in->start = (size_t)base + (size_t)offset;
+		in->offset = offset;
+		return 0;
+	}
+	if (in->fd >= 0) {
+		int64_t base = input_base(in);
+		if (base < 0 || lseek(in->fd, (off_t)(base + (int64_t)offset), SEEK_SET) < 0)
+			return ACCEL_EIO;
+	} else {
+		in->mem_pos = (size_t)offset;
+	}
+	in->start = in->end = 0;
+	in->offset = offset;
+	in->eof = 0;
+	return 0;
+}
+
+ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, size_t n)
+{
+	if (in->size < 0)
+		return ACCEL_ENOTSUP;
+	if (in->fd < 0) {
+		if (offset >= in->mem_len)
+			return 0;
+		size_t take = in->mem_len - (size_t)offset < n ? in->mem_len - (size_t)offset : n;
+		memcpy(dst, in->mem + offset, take);
+		return (ssize_t)take;
+	}
+	if (in->map_len) {
+		int64_t base = (int64_t)in->start - (int64_t)in->offset;
+		if (base < 0 || (uint64_t)base + offset >= in->map_len)
+			return 0;
+		size_t avail = in->map_len - (size_t)base - (size_t)offset;
+		size_t take = avail < n ? avail : n;
+		memcpy(dst, in->buf + base + offset, take);
+		return (ssize_t)take;
+	}
+	int64_t base = input_base(in);
+	if (base < 0)
+		return ACCEL_EIO;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(in->fd, (uint8_t *)dst + got, n - got, (off_t)(base + (int64_t)(offset + got)));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ACCEL_EIO;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
 }
 
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
@@ -712,7 +794,38 @@ int accel_output_attrs(struct accel_output *out, const struct stat *st)
 	return 0;
 }
 
+void accel_output_window(struct accel_output *out, uint64_t skip, uint64_t length)
+{
+	out->window_skip = skip;
+	out->window_left = length;
+	out->window = length ? 1 : 2;
+}
+
+static int write_all(struct accel_output *out, const void *data, size_t len);
+
 int accel_output_write(struct accel_output *out, const void *data, size_t len)
+{
+	if (!out->window)
+		return write_all(out, data, len);
+	if (out->window == 2)
+		return ACCEL_EPIPE;
+	const uint8_t *p = data;
+	size_t drop = out->window_skip < len ? (size_t)out->window_skip : len;
+	out->window_skip -= drop;
+	p += drop;
+	len -= drop;
+	size_t n = out->window_left < len ? (size_t)out->window_left : len;
+	int rc = write_all(out, p, n);
+	if (rc < 0)
+		return rc;
+	if (out->window_left != UINT64_MAX)
+		out->window_left -= n;
+	if (!out->window_left)
+		out->window = 2;
+	return 0;
+}
+
+static int write_all(struct accel_output *out, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	if (out->broken)

@@ -15,6 +15,8 @@ complete -c accel-compress -s r -l recursive -d 'FILEs that are folders: every r
 complete -c accel-compress -s f -l force -d 'overwrite outputs; several inputs into one -o FILE; follow symlinked FILEs; read or write a terminal'
 complete -c accel-compress -s B -l chunk-size -x -d 'bytes per parallel chunk (K, M suffixes; default by format and level)'
 complete -c accel-compress -l memory -x -d 'cap on memory for chunks in flight (K, M, G suffixes; default a quarter of free RAM)'
+complete -c accel-compress -l seekable -d 'zstd: end with a seek table (zstd\'s seekable format) so that -d --range reads only the frames it needs'
+complete -c accel-compress -l range -x -d 'with -d: write only LENGTH bytes of the content from OFFSET (K, M, G suffixes; no LENGTH: to the end)'
 complete -c accel-compress -l no-check -d 'do not write content checksums'
 complete -c accel-compress -s l -l list -d 'list the frames, sizes and ratio of compressed files'
 complete -c accel-compress -s t -l test -d 'decompress and verify, writing nothing'

@@ -21,7 +21,64 @@ struct dec {
 	enum accel_format format;
 	uint64_t max;
 	int garbage;         /* gzip data ended by trailing garbage */
+	/* --range: decompressed bytes [from, to) to `out`. dpos: the
+	 * decompressed offset of the next frame while dpos_known; started:
+	 * the output's window is set, frames are being decoded. With a seek
+	 * table, `frame` is the entry of the next frame. */
+	int range, dpos_known, started;
+	uint64_t from, to, dpos;
+	struct accel_output *out;
+	const struct accel_seek_table *table;
+	uint64_t frame, first, skipped;
 };
+
+/* --range: the zstd frame at the input's position, when its header states
+ * its content size and it ends before the range, is consumed undecoded
+ * (walked to its end): 1. 0 when it is needed; <0 an error. */
+static int skip_frame(struct dec *d, struct accel_input *in, char *err, size_t len)
+{
+	const uint8_t *p;
+	ssize_t n = accel_input_peek(in, 18, &p);
+	if (n < 0)
+		return (int)n;
+	int64_t content;
+	int checksum;
+	if (accel_zstd_frame_header(p, (size_t)n, &content, &checksum) <= 0 || content < 0 ||
+	    d->dpos + (uint64_t)content > d->from)
+		return 0;
+	struct accel_frame f;
+	int rc = accel_frame_scan(in, 0, 1, &f, err, len);
+	if (rc < 0)
+		return rc;
+	d->dpos += (uint64_t)content;
+	d->skipped++;
+	return 1;
+}
+
+/* --range with a seek table: the frame just read (f, its bytes in `bytes`
+ * when not NULL) against its entry. 0 or ACCEL_EDATA. */
+static int check_entry(struct dec *d, uint64_t off, const struct accel_frame *f, const struct accel_buf *bytes,
+		       char *err, size_t len)
+{
+	const struct accel_seek_table *t = d->table;
+	uint64_t k = d->frame++;
+	if (k >= t->nframes || off != t->coff[k] || (f->frame_size >= 0 && (uint64_t)f->frame_size != t->coff[k + 1] - off) ||
+	    (f->content_size >= 0 && (uint64_t)f->content_size != t->doff[k + 1] - t->doff[k])) {
+		snprintf(err, len, "seek table entry %llu does not match the frame at byte offset %llu",
+			 (unsigned long long)k, (unsigned long long)off);
+		return ACCEL_EDATA;
+	}
+	if (bytes && t->checksums && f->checksum && bytes->len >= 4) {
+		const uint8_t *e = bytes->data + bytes->len - 4;
+		uint32_t c = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+		if (c != t->check[k]) {
+			snprintf(err, len, "seek table entry %llu: checksum 0x%08x, the frame at byte offset %llu ends "
+				 "with 0x%08x", (unsigned long long)k, t->check[k], (unsigned long long)off, c);
+			return ACCEL_EDATA;
+		}
+	}
+	return 0;
+}
 
 /* What follows the last gzip member, as gzip -d takes it: zero bytes (a
  * tape block's padding) end the input quietly; a single other byte is a
@@ -79,12 +136,53 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 					 accel_format_name(d->format));
 			return ACCEL_EDATA;
 		}
+		if (d->range) {
+			/* Every byte of the range is in a frame issued. */
+			if (d->dpos_known && d->dpos >= d->to)
+				return 0;
+			if (!d->started && fmt == ACCEL_FORMAT_ZSTD && !d->table) {
+				int rc = skip_frame(d, in, err, len);
+				if (rc < 0)
+					return rc;
+				if (rc)
+					continue;
+			}
+			if (!d->started) {
+				accel_output_window(d->out, d->from - d->dpos, d->to - d->from);
+				d->started = 1;
+			}
+		}
 		uint64_t off = in->offset;
 		int rc = accel_frame_read(in, d->max, &u->in, &f, err, len);
+		if (rc == ACCEL_ENOTSUP && d->range) {
+			/* Decoded straight to the output: its content size is
+			 * known only when the header states it (and the
+			 * decoder holds the frame to it). */
+			const uint8_t *h;
+			ssize_t hn = accel_input_peek(in, 18, &h);
+			int64_t content = -1;
+			int checksum;
+			if (hn < 0)
+				return (int)hn;
+			if (fmt != ACCEL_FORMAT_ZSTD || accel_zstd_frame_header(h, (size_t)hn, &content, &checksum) <= 0)
+				content = -1;
+			struct accel_frame hf = { .format = fmt, .content_size = content, .frame_size = -1 };
+			if (d->table && (rc = check_entry(d, off, &hf, NULL, err, len)) < 0)
+				return rc;
+			if (content < 0)
+				d->dpos_known = 0;
+			d->dpos += content < 0 ? 0 : (uint64_t)content;
+			return ACCEL_STREAM_SERIAL;
+		}
 		if (rc == ACCEL_ENOTSUP)
 			return ACCEL_STREAM_SERIAL;
 		if (rc < 0)
 			return rc;
+		if (d->range) {
+			if (d->table && (rc = check_entry(d, off, &f, &u->in, err, len)) < 0)
+				return rc;
+			d->dpos += (uint64_t)f.content_size;
+		}
 		/* The walker left frames of unknown content, or content over
 		 * the limit, to the sequential decoder: the hint that sizes
 		 * the output buffer is at most d->max. */
@@ -94,12 +192,128 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 	}
 }
 
+static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
+			  struct accel_output *out, struct dec *d, struct accel_stream_stats *stats, char *err,
+			  size_t len);
+
+/* --range with a seek table: check the header of every frame before the
+ * range against its entry (pread: nothing read in between), then move the
+ * input to the first frame the range needs. 0, or ACCEL_EDATA / EIO. */
+static int range_seek(struct accel_ctx *ctx, struct dec *d, struct accel_input *in, char *err, size_t len)
+{
+	const struct accel_seek_table *t = d->table;
+	uint64_t k = 0;
+	while (k < t->nframes && t->doff[k + 1] <= d->from)
+		k++;
+	for (uint64_t i = 0; i < k; i++) {
+		uint8_t h[18], e[4];
+		uint64_t csize = t->coff[i + 1] - t->coff[i], dsize = t->doff[i + 1] - t->doff[i];
+		ssize_t n = accel_input_pread(in, t->coff[i], h, csize < sizeof h ? (size_t)csize : sizeof h);
+		if (n < 0)
+			return (int)n;
+		int64_t content;
+		int checksum, ok;
+		uint32_t m = n >= 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
+		if (accel_format_detect(h, (size_t)n) == ACCEL_FORMAT_SKIPPABLE) {
+			ok = n >= 8 && dsize == 0 && 8 + (uint64_t)(m = (uint32_t)h[4] | (uint32_t)h[5] << 8 |
+					 (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24) == csize;
+		} else {
+			ok = accel_zstd_frame_header(h, (size_t)n, &content, &checksum) > 0 &&
+			     (content < 0 || (uint64_t)content == dsize);
+			/* A frame that does not state its size is decoded to
+			 * measure it: its entry is not taken on trust. */
+			if (ok && content < 0) {
+				uint64_t got;
+				int rc = accel_input_seek(in, t->coff[i]);
+				if (rc == 0)
+					rc = accel_frame_measure(ctx, ACCEL_FORMAT_ZSTD, in, &got, err, len);
+				if (rc < 0 && rc != ACCEL_EDATA)
+					return rc;
+				ok = rc == 0 && got == dsize && in->offset == t->coff[i + 1];
+			}
+			if (ok && checksum && t->checksums) {
+				if ((n = accel_input_pread(in, t->coff[i + 1] - 4, e, 4)) < 0)
+					return (int)n;
+				ok = n == 4 && ((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
+						(uint32_t)e[3] << 24) == t->check[i];
+			}
+		}
+		if (!ok) {
+			snprintf(err, len, "seek table entry %llu does not match the frame at byte offset %llu",
+				 (unsigned long long)i, (unsigned long long)t->coff[i]);
+			return ACCEL_EDATA;
+		}
+	}
+	d->frame = d->first = k;
+	d->dpos = t->doff[k];
+	return accel_input_seek(in, t->coff[k]);
+}
+
+/* -v: how --range found its frames. */
+static void range_say(const struct accel_decompress_cfg *cfg, const struct accel_input *in, const struct dec *d,
+		      const char *why)
+{
+	const char *prog = cfg->stream.prog ? cfg->stream.prog : "accel";
+	if (!d->started)
+		fprintf(stderr, "%s: %s: --range: nothing in the range (empty, or past the content%s); nothing decoded\n",
+			prog, in->name, d->table ? " by the seek table" : "");
+	else if (d->table)
+		fprintf(stderr, "%s: %s: --range: seek table of %llu frames; frames %llu to %llu decoded\n", prog,
+			in->name, (unsigned long long)d->table->nframes, (unsigned long long)d->first,
+			(unsigned long long)(d->frame ? d->frame - 1 : 0));
+	else
+		fprintf(stderr, "%s: %s: --range: no seek table (%s); frames read from the start, %llu before the "
+			"range skipped by their headers without decoding\n", prog, in->name, why,
+			(unsigned long long)d->skipped);
+}
+
 int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
 		     struct accel_output *out, struct accel_stream_stats *stats, char *err, size_t len)
 {
 	err[0] = 0;
 	if (stats)
 		memset(stats, 0, sizeof *stats);
+	struct accel_seek_table table = { 0 };
+	struct dec d = { .format = ACCEL_FORMAT_NONE, .range = cfg->range, .dpos_known = 1, .out = out };
+	const char *why = in->size < 0 ? "not a regular file" : "none at the end of the input";
+	if (cfg->range) {
+		d.from = cfg->range_offset;
+		d.to = cfg->range_length > UINT64_MAX - d.from ? UINT64_MAX : d.from + cfg->range_length;
+		int rc = in->size >= 0 ? accel_seek_table_read(in, &table, err, len) : ACCEL_ENOTSUP;
+		if (rc == ACCEL_ENOTSUP) {
+			err[0] = 0;
+			rc = 0;
+		} else if (rc == 0) {
+			d.table = &table;
+			rc = range_seek(ctx, &d, in, err, len);
+			if (rc == 0 && d.frame == table.nframes)
+				d.to = d.from;  /* the range starts past the content */
+		}
+		if (rc == ACCEL_EIO)
+			snprintf(err, len, "cannot read: %s", strerror(errno));
+		if (rc < 0 || d.to == d.from) {
+			if (rc == 0 && cfg->verbose > 0 && !cfg->report)
+				range_say(cfg, in, &d, why);
+			accel_seek_table_free(&table);
+			return rc;
+		}
+	}
+	int rc = decompress_run(ctx, cfg, in, out, &d, stats, err, len);
+	if (cfg->range && rc == ACCEL_EPIPE && out->window == 2) {
+		rc = 0;
+		err[0] = 0;
+	}
+	if (cfg->range && rc == 0 && cfg->verbose > 0 && !cfg->report)
+		range_say(cfg, in, &d, why);
+	accel_seek_table_free(&table);
+	return rc;
+}
+
+/* accel_decompress once --range has found where to start. */
+static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_cfg *cfg, struct accel_input *in,
+			  struct accel_output *out, struct dec *dp, struct accel_stream_stats *stats, char *err,
+			  size_t len)
+{
 	/* Skippable frames may come first: the format is the first real
 	 * frame's. Input holding nothing else decodes to nothing. */
 	const uint8_t *p;
@@ -161,13 +375,15 @@ int accel_decompress(struct accel_ctx *ctx, const struct accel_decompress_cfg *c
 	int rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
-	struct dec d = { format, cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX, 0 };
+	struct dec *d = dp;
+	d->format = format;
+	d->max = cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX;
 	/* A regular file is decoded where it lies: frames are read from its
 	 * mapping, not copied into units. */
 	accel_input_map(in);
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
-	rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &d, in, out, stats, err, len);
-	if (rc == 0 && d.garbage) {
+	rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, d, in, out, stats, err, len);
+	if (rc == 0 && d->garbage) {
 		snprintf(err, len, "decompression OK, trailing garbage ignored");
 		return ACCEL_DECOMPRESS_GARBAGE;
 	}
@@ -203,11 +419,30 @@ uint64_t accel_compress_default_chunk(const char *format, int level)
 	return level <= 2 ? 4u << 20 : level <= 8 ? 8u << 20 : level <= 16 ? 16u << 20 : 32u << 20;
 }
 
+/* What compression's ops get as `user`. */
+struct chunking {
+	uint64_t chunk;                 /* bytes per unit */
+	struct accel_seek_table *seek;  /* --seekable: frames recorded here */
+	int checksum;                   /* the frames end with XXH64's low 32 bits */
+};
+
 /* One unit per chunk of the input; an empty input is one empty chunk. */
 static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
-	const uint64_t *chunk = user;
-	return accel_read_chunk(in, u, (size_t)*chunk);
+	const struct chunking *c = user;
+	return accel_read_chunk(in, u, (size_t)c->chunk);
+}
+
+/* The writer's hook with a seek table: each frame's sizes (and the content
+ * checksum the frame ends with) go into the table as it is written. */
+static int write_recorded(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	struct chunking *c = user;
+	const uint8_t *e = u->out.data + u->out.len - 4;
+	uint32_t check = c->checksum && u->out.len >= 4 ?
+			 (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24 : 0;
+	int rc = accel_seek_table_add(c->seek, u->out.len, u->in.len, check);
+	return rc < 0 ? rc : accel_output_write(out, u->out.data, u->out.len);
 }
 
 /* The operation of a compression configuration, its defaults filled in.
@@ -226,6 +461,10 @@ static int compress_op(const struct accel_compress_cfg *cfg, char *opname, struc
 		snprintf(err, len, "gzip level %d is out of range (1-%d)", level, ACCEL_GZIP_LEVEL_MAX);
 		return ACCEL_EINVAL;
 	}
+	if (cfg->seek && strcmp(format, "zstd")) {
+		snprintf(err, len, "--seekable: only the zstd format has a seek table (not %s)", format);
+		return ACCEL_EINVAL;
+	}
 	*chunk = cfg->chunk_size ? cfg->chunk_size : accel_compress_default_chunk(format, level);
 	memset(op, 0, sizeof *op);
 	op->name = opname;
@@ -236,10 +475,10 @@ static int compress_op(const struct accel_compress_cfg *cfg, char *opname, struc
 	return 0;
 }
 
-/* The jobs of accel_compress_jobs, each given the chunk size as `user`. */
+/* The jobs of accel_compress_jobs, each given the chunking as `user`. */
 struct chunk_jobs {
 	const struct accel_stream_jobs *jobs;
-	uint64_t *chunk;
+	struct chunking *chunk;
 };
 
 static int chunk_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user,
@@ -263,8 +502,8 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 	err[0] = 0;
 	char opname[32];
 	struct accel_op op;
-	uint64_t chunk;
-	int rc = compress_op(cfg, opname, &op, &chunk, err, len);
+	struct chunking c = { 0, cfg->seek, cfg->checksum };
+	int rc = compress_op(cfg, opname, &op, &c.chunk, err, len);
 	if (rc < 0)
 		return rc;
 	struct accel_route route;
@@ -272,12 +511,17 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 	rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
-	/* Every job reads chunks of the same size: `user` is the chunk size
+	/* Every job reads chunks of the same size: `user` is the chunking
 	 * whatever the jobs' start gives. */
 	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
-	struct chunk_jobs cj = { jobs, &chunk };
+	struct chunk_jobs cj = { jobs, &c };
 	struct accel_stream_jobs wrap = { jobs->n, &cj, chunk_start, jobs->finish ? chunk_finish : NULL };
-	return accel_stream_run_jobs(ctx, &cfg->stream, &route, &op, &ops, &wrap, err, len);
+	struct accel_stream_config scfg = cfg->stream;
+	if (cfg->seek) {
+		cfg->seek->checksums = cfg->checksum;
+		scfg.write = write_recorded;
+	}
+	return accel_stream_run_jobs(ctx, &scfg, &route, &op, &ops, &wrap, err, len);
 }
 
 int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, struct accel_input *in,
@@ -288,8 +532,8 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 		memset(stats, 0, sizeof *stats);
 	char opname[32];
 	struct accel_op op;
-	uint64_t chunk;
-	int rc = compress_op(cfg, opname, &op, &chunk, err, len);
+	struct chunking c = { 0, cfg->seek, cfg->checksum };
+	int rc = compress_op(cfg, opname, &op, &c.chunk, err, len);
 	if (rc < 0)
 		return rc;
 	struct accel_route route;
@@ -298,7 +542,12 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 	if (rc < 0)
 		return rc;
 	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
-	return accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &chunk, in, out, stats, err, len);
+	struct accel_stream_config scfg = cfg->stream;
+	if (cfg->seek) {
+		cfg->seek->checksums = cfg->checksum;
+		scfg.write = write_recorded;
+	}
+	return accel_stream_run(ctx, &scfg, &route, &op, &ops, &c, in, out, stats, err, len);
 }
 
 /* ------------------------------------------------------------- measuring */

@@ -520,3 +520,29 @@ int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst
 		rc = ACCEL_ENOTSUP;
 	return rc;
 }
+
+int accel_zstd_frame_header(const uint8_t *p, size_t n, int64_t *content, int *checksum)
+{
+	if (n < 5)
+		return 0;
+	if (le32(p) != ZSTD_MAGIC || (p[4] & 0x08))
+		return ACCEL_EDATA;
+	uint8_t fhd = p[4];
+	int fcs_flag = fhd >> 6, single = fhd >> 5 & 1;
+	static const int did_size[4] = { 0, 1, 2, 4 };
+	static const int fcs_size[4] = { 0, 2, 4, 8 };
+	int fcs_len = fcs_flag == 0 && single ? 1 : fcs_size[fcs_flag];
+	size_t hlen = 5 + (size_t)!single + (size_t)did_size[fhd & 3] + (size_t)fcs_len;
+	if (n < hlen)
+		return 0;
+	const uint8_t *fcs = p + hlen - fcs_len;
+	switch (fcs_len) {
+	case 0: *content = -1; break;
+	case 1: *content = fcs[0]; break;
+	case 2: *content = (fcs[0] | fcs[1] << 8) + 256; break;
+	case 4: *content = le32(fcs); break;
+	default: *content = (int64_t)le64(fcs); break;
+	}
+	*checksum = fhd >> 2 & 1;
+	return (int)hlen;
+}

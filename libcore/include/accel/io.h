@@ -74,6 +74,18 @@ void accel_input_consume(struct accel_input *in, size_t n);
 /* Read up to `n` bytes into dst (short only at end of input); returns the
  * count, ACCEL_EIO (errno kept) or ACCEL_ENOMEM. */
 ssize_t accel_input_read(struct accel_input *in, void *dst, size_t n);
+/* Move a regular-file or memory input (in->size >= 0) to byte `offset`,
+ * counted as in->offset is, from where the input began: what is buffered
+ * is dropped and in->offset becomes `offset`. Returns 0; ACCEL_ENOTSUP for
+ * a pipe or terminal; ACCEL_EINVAL for an offset past in->size; ACCEL_EIO
+ * (errno kept). */
+int accel_input_seek(struct accel_input *in, uint64_t offset);
+/* Read up to `n` bytes at byte `offset` (counted as accel_input_seek
+ * counts it) of a regular-file or memory input into dst, without moving
+ * it (pread(2)): for reading an index at the end of a file. Returns the
+ * count (short only at the end), ACCEL_ENOTSUP for a pipe or terminal, or
+ * ACCEL_EIO (errno kept). */
+ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, size_t n);
 
 /* Output to stdout or to a file that appears only when complete: a FILE is
  * written as a temporary beside it and renamed on accel_output_commit();
@@ -117,6 +129,10 @@ struct accel_output {
 	int null;            /* 1: accel_output_null: bytes counted, nothing written */
 	int borrowed;        /* 1: accel_output_fd: the caller's fd, never closed here */
 	uint64_t pos, size;  /* null output: position and size, for seeks */
+	/* accel_output_window: bytes still to drop, bytes still to write
+	 * (UINT64_MAX: no end); window 1 while set, 2 once full. */
+	uint64_t window_skip, window_left;
+	int window;
 };
 /* Open FILE ("-" or NULL: stdout) for writing. A regular FILE is written
  * as a temporary renamed on commit; a character device or FIFO (/dev/null,
@@ -150,6 +166,14 @@ int accel_output_attrs(struct accel_output *out, const struct stat *st);
  * Returns 0; ACCEL_EPIPE when the reader went away (and on every later
  * call); ACCEL_EIO (out->error holds the errno: ENOSPC for a full disk). */
 int accel_output_write(struct accel_output *out, const void *data, size_t len);
+/* From now on write only a window of what is given to accel_output_write:
+ * the next `skip` bytes are dropped, the `length` bytes after them written
+ * (UINT64_MAX: all of them), the rest dropped; once those are written
+ * (out->window is then 2) every later write returns ACCEL_EPIPE without setting out->broken, so
+ * a producer stops as for a reader that went away while the output stays
+ * good to commit (accel-compress -d --range). out->written counts only the
+ * bytes written. Works on every kind of output. */
+void accel_output_window(struct accel_output *out, uint64_t skip, uint64_t length);
 /* A null output: accel_output_write counts the bytes in out->written and
  * writes nothing (accel-compress -t, benchmarks). Seeks move a virtual
  * position (a muxer that seeks back runs as on a file). Returns 0. */

@@ -101,6 +101,67 @@ int accel_frame_scan(struct accel_input *in, uint64_t max, int consume, struct a
 int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst, struct accel_frame *f,
 		     char *err, size_t len);
 
+/* Read the header of the zstd frame at p[0..n) (RFC 8878 3.1.1.1): its
+ * stated content size in *content (-1: not stated) and whether it ends
+ * with a content checksum. Returns the header's length in bytes; 0 when
+ * n is too short to hold it; ACCEL_EDATA for a header that is not a zstd
+ * frame's (magic, reserved bit). Pure. */
+int accel_zstd_frame_header(const uint8_t *p, size_t n, int64_t *content, int *checksum);
+
+/* ------------------------------------------------------ seekable format */
+
+/* zstd's seekable format ("Zstandard Seekable Format" 0.1.0, zstd's
+ * contrib/seekable_format/zstd_seekable_compression_format.md): frames
+ * compressed independently, then a skippable frame (magic
+ * ACCEL_SEEK_TABLE_MAGIC) holding one entry per frame - its compressed and
+ * decompressed sizes, 32-bit little-endian, and with the descriptor's bit
+ * 7 the low 32 bits of the XXH64 of its content - and a 9-byte footer: the
+ * number of frames, the descriptor, ACCEL_SEEKABLE_MAGIC last in the file. */
+#define ACCEL_SEEK_TABLE_MAGIC 0x184D2A5Eu
+#define ACCEL_SEEKABLE_MAGIC 0x8F92EAB1u
+#define ACCEL_SEEK_FOOTER 9
+
+/* A seek table, zero-initialised: empty. Frame k is bytes coff[k] to
+ * coff[k + 1] of the stream, decompressing to bytes doff[k] to doff[k + 1]
+ * (arrays of nframes + 1 once a frame is in). check[k]: the entry's
+ * checksum when `checksums`. */
+struct accel_seek_table {
+	uint64_t nframes, cap;
+	uint64_t *coff, *doff;
+	uint32_t *check;
+	int checksums;
+	uint64_t frame_size;  /* bytes of the seek table frame (parsed tables) */
+};
+/* Add a frame of `csize` compressed and `dsize` decompressed bytes (and
+ * its checksum, kept when t->checksums). Returns 0; ACCEL_EINVAL for a
+ * size over 4 GiB - 1 or a 2^32nd frame, which the format cannot hold;
+ * ACCEL_ENOMEM. Memory: 20 bytes a frame. */
+int accel_seek_table_add(struct accel_seek_table *t, uint64_t csize, uint64_t dsize, uint32_t check);
+/* Write t as a seek table frame to out. Returns as accel_output_write. */
+int accel_seek_table_write(const struct accel_seek_table *t, struct accel_output *out);
+/* From the footer f[0..ACCEL_SEEK_FOOTER) at the end of a stream of
+ * `size` bytes: the bytes of the whole seek table frame in *frame_size.
+ * Returns 0; ACCEL_ENOTSUP when the footer has not the seekable magic (not
+ * a seekable stream); ACCEL_EDATA (err[len]) for reserved descriptor bits
+ * set or a table longer than the stream. Pure. */
+int accel_seek_footer(const uint8_t *f, uint64_t size, uint64_t *frame_size, char *err, size_t len);
+/* Parse the seek table frame p[0..n) that ends a stream of `size` bytes
+ * into t (emptied first). Every size must add up: the skippable frame's
+ * size, the entries and the footer's count, and the frames' compressed
+ * sizes (each at least 8 bytes) with the stream's bytes before the table.
+ * Returns 0; ACCEL_ENOTSUP (no seekable footer); ACCEL_EDATA with one line
+ * in err[len]; ACCEL_ENOMEM. Memory: about 20 bytes a frame, bounded by
+ * the table's own size. Pure apart from t. */
+int accel_seek_table_parse(const uint8_t *p, size_t n, uint64_t size, struct accel_seek_table *t,
+			   char *err, size_t len);
+/* Read and parse the seek table at the end of a regular-file or memory
+ * input (through accel_input_pread: the input does not move), its size
+ * in->size. Returns as accel_seek_table_parse, ACCEL_ENOTSUP also for a
+ * pipe and for input shorter than a footer; ACCEL_EIO. */
+int accel_seek_table_read(struct accel_input *in, struct accel_seek_table *t, char *err, size_t len);
+/* Free t's arrays and leave it empty. */
+void accel_seek_table_free(struct accel_seek_table *t);
+
 /* --------------------------------------------------------- decompression */
 
 /* Frames (and their stated content) up to this many bytes are decoded in
@@ -118,6 +179,10 @@ struct accel_decompress_cfg {
 	uint64_t parallel_max;        /* parallel limit in bytes; 0: ACCEL_DECOMPRESS_PARALLEL_MAX */
 	struct accel_report *report;  /* non-NULL: the route goes to this report
 	                               * (accel_report_route) instead of stderr */
+	/* range 1: write only decompressed bytes [range_offset, range_offset +
+	 * range_length) (length UINT64_MAX: to the end). */
+	int range;
+	uint64_t range_offset, range_length;
 };
 
 /*
@@ -135,6 +200,21 @@ struct accel_decompress_cfg {
  * bytes are ignored; other bytes (two or more) end the decoding with
  * ACCEL_DECOMPRESS_GARBAGE (everything before them written). After zstd and
  * lz4 frames anything but a frame is corrupt input, as zstd and lz4 say.
+ * With cfg->range, only the bytes of the range are written (fewer when the
+ * content ends first, none for a length of 0) and decoding stops once
+ * they are: from a regular file or memory input ending in a seek table
+ * (accel_seek_table_read) it starts at the first frame the range needs,
+ * after checking the table against the stream (its sizes adding up, and
+ * the header of every frame before the range: a zstd or skippable frame
+ * where the table says, its stated content size and checksum the
+ * table's, a frame that states no size decoded to measure it) and each
+ * frame decoded against its entry; without one (a pipe, another file) it
+ * reads from the start, skipping undecoded the zstd frames before the
+ * range whose headers state their content size. A table that fails a
+ * check is ACCEL_EDATA, never a guess (the boundaries between frames
+ * before the range are checked by the frame header found there, not by
+ * walking every block); cfg->verbose > 0 prints on stderr which way was
+ * taken.
  * Returns 0; ACCEL_DECOMPRESS_GARBAGE (err: "decompression OK, trailing
  * garbage ignored", gzip's words); ACCEL_EDATA (corrupt, truncated, empty,
  * not a known format or failed a check: err names the byte offset);
@@ -187,6 +267,10 @@ struct accel_compress_cfg {
 	int verbose;                  /* > 0: print the route on stderr */
 	struct accel_report *report;  /* non-NULL: the route goes to this report
 	                               * (accel_report_route) instead of stderr */
+	/* Non-NULL (zstd only): each frame written is added to this table
+	 * (its checksum when cfg->checksum), which the caller writes after
+	 * the last frame with accel_seek_table_write. */
+	struct accel_seek_table *seek;
 };
 
 /*
