@@ -90,9 +90,9 @@ Try 'accel-compress --help' for more information." ]
 }
 
 @test "the route names the library of the level; --version lists libdeflate" {
-	run -0 "$A" -F gzip -2 -v -o /dev/null /dev/null
+	run -0 "$A" -F gzip -2 -v -o /dev/null < /dev/null
 	grep -q "^  1\. cpu .*(ISA-L igzip on" <<< "$output"
-	run -0 "$A" -F gzip -v -o /dev/null /dev/null
+	run -0 "$A" -F gzip -v -o /dev/null < /dev/null
 	grep -q "^  1\. cpu .*(libdeflate on" <<< "$output"
 	"$A" --version | grep -qx "libdeflate $(pkg-config --modversion libdeflate) (build)"
 }

@@ -185,7 +185,7 @@ sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).t
 
 @test "accel-compress --json has prog and status as the others" {
 	seq 1 1000 > a
-	"$B/accel-compress" --json a 2> c.err > a.zst
+	"$B/accel-compress" --json -c a 2> c.err > a.zst
 	doc c.err | jq -e '.prog == "accel-compress" and .status == 0'
 	[ "$(jq -c keys_unsorted doc.json)" = '["schema_version","prog","host","devices","routes","runs","probes","status","seconds"]' ]
 	printf 'not zstd' > bad.zst
