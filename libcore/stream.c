@@ -66,6 +66,7 @@ struct stream {
 	uint64_t issued, written;
 	int reader_done, stop;
 	int rc;
+	uint64_t err_unit;             /* seq + 1 of the unit whose data error s->err holds, 0: none */
 	char *err;
 	size_t errlen;
 	struct accel_progress *progress;
@@ -290,8 +291,16 @@ static int process(struct worker *w, struct accel_unit *u)
 		}
 		pthread_mutex_lock(&s->lock);
 		if (rc == ACCEL_EDATA || rc == ACCEL_ENOMEM) {
+			/* Units fail in any order: the error reported is the
+			 * first one's in the stream, as a serial run reports
+			 * it, when the units before it were still running. */
+			if (rc == ACCEL_EDATA && s->rc == ACCEL_EDATA && s->err_unit > u->seq + 1)
+				s->rc = 0;
+			int first = !s->rc;
 			fail_locked(s, rc, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(rc),
 				    (unsigned long long)u->offset, (unsigned long long)u->seq);
+			if (first)
+				s->err_unit = u->seq + 1;
 			pthread_mutex_unlock(&s->lock);
 			return rc;
 		}

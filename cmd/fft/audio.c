@@ -9,6 +9,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +239,13 @@ int fft_audio_open(struct fft_audio *a, struct accel_input *in, char *err, size_
 static void *decode_main(void *arg)
 {
 	struct fft_audio *a = arg;
+	/* A reader that stops early (a usage error, a failed run) closes the
+	 * pipe: write then fails with EPIPE in this thread, and no SIGPIPE
+	 * ends the process (a blocked, thread-directed one dies with it). */
+	sigset_t pipe_set;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	size_t cap = (size_t)DECODE_FRAMES * a->channels;
 	float *buf = malloc(cap * sizeof *buf);
 	if (!buf) {
