@@ -2,7 +2,8 @@
 # accel-crypt with SSH keys as age defines them: ssh-ed25519 and ssh-rsa
 # recipients (-r, -R, authorized_keys lines) and OpenSSH private keys as
 # identities, unencrypted or encrypted with a passphrase as ssh-keygen
-# writes them (bcrypt KDF, aes256-ctr; opened through libssh), interop
+# writes them (bcrypt KDF, aes256-ctr; opened through libssh), PEM private
+# keys (PKCS#1, PKCS#8, encrypted or not; opened through OpenSSL), interop
 # with age both ways.
 
 bats_require_minimum_version 1.5.0
@@ -108,9 +109,114 @@ setup() {
 		"$C" -d -i locked --passphrase-file pw theirs.age | cmp - p
 	else
 		run -1 --separate-stderr "$C" -d -i locked --passphrase-file pw -o out theirs.age
-		[ "$stderr" = "accel-crypt: locked: libssh $v/openssl/zlib cannot hand over the decrypted ssh-rsa key (libssh 0.11 can; or remove its passphrase with ssh-keygen -p)" ]
+		[ "$stderr" = "accel-crypt: locked: libssh $v/openssl/zlib cannot hand over the decrypted ssh-rsa key; convert it once with \`ssh-keygen -p -m PEM -f locked\` (same passphrase)" ]
 		[ ! -e out ]
 	fi
+}
+
+@test "an encrypted ssh-rsa key as ssh-keygen 9 writes it, converted once with ssh-keygen -p -m PEM as the refusal says, opens age's file" {
+	# ssh-keygen's PEM writer (OpenSSL's) wants five characters at least
+	ssh-keygen -q -t rsa -N 'pass phrase' -f k
+	head -1 k | grep -qx -- '-----BEGIN OPENSSH PRIVATE KEY-----'
+	age -R k.pub p > theirs.age
+	ssh-keygen -q -p -m PEM -f k -P 'pass phrase' -N 'pass phrase' > /dev/null
+	sed -n 1,2p k | tr '\n' ' ' | grep -qx -- '-----BEGIN RSA PRIVATE KEY----- Proc-Type: 4,ENCRYPTED '
+	echo 'pass phrase' > pw
+	"$C" -d -i k --passphrase-file pw -o out theirs.age
+	cmp out p
+	# ours to the same .pub, read by age with the converted key
+	"$C" -R k.pub -o ours.age p
+	on_tty 'pass phrase' age -d -i k -o age.out ours.age
+	cmp age.out p
+}
+
+@test "PEM keys: PKCS#1 and PKCS#8 RSA, PKCS#8 Ed25519, as age reads them; both ways" {
+	openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out r8.pem 2> /dev/null
+	openssl pkey -in r8.pem -traditional -out r1.pem
+	head -1 r1.pem | grep -qx -- '-----BEGIN RSA PRIVATE KEY-----'
+	head -1 r8.pem | grep -qx -- '-----BEGIN PRIVATE KEY-----'
+	ssh-keygen -y -f r1.pem > r.pub
+	chmod 600 r1.pem r8.pem
+	"$C" -R r.pub -o ours.age p
+	age -R r.pub p > theirs.age
+	for k in r1.pem r8.pem; do
+		"$C" -d -i $k ours.age | cmp - p
+		"$C" -d -i $k theirs.age | cmp - p
+		age -d -i $k ours.age | cmp - p
+	done
+	# the ssh-rsa stanza's tag is the same as for the OpenSSH form of the key
+	[ "$(sed -n 2p ours.age | cut -d' ' -f3)" = "$(sed -n 2p theirs.age | cut -d' ' -f3)" ]
+	# Ed25519 in PKCS#8: ssh-keygen 9.2 does not read it; its public key is
+	# the last 32 bytes of the DER SubjectPublicKeyInfo (RFC 8410)
+	openssl genpkey -algorithm ed25519 -out ed.pem
+	raw=$(openssl pkey -in ed.pem -pubout -outform DER | tail -c 32 | base64 -w0)
+	printf 'ssh-ed25519 %s\n' "$(python3 -c 'import base64,struct,sys; k=base64.b64decode(sys.argv[1]); s=lambda b: struct.pack(">I",len(b))+b; print(base64.b64encode(s(b"ssh-ed25519")+s(k)).decode())' "$raw")" > edpem.pub
+	"$C" -R edpem.pub -o ed.age p
+	"$C" -d -i ed.pem ed.age | cmp - p
+	age -d -i ed.pem ed.age | cmp - p
+	age -R edpem.pub p | "$C" -d -i ed.pem | cmp - p
+	# another PEM key does not open it
+	run -3 "$C" -d -i r8.pem ed.age
+}
+
+@test "encrypted PEM keys: PKCS#1 (openssl, ssh-keygen -m PEM) and PKCS#8 (ssh-keygen -m PKCS8, openssl genpkey -aes256): passphrase file, fd, terminal; a wrong one exit 3, nothing written" {
+	ssh-keygen -q -t rsa -b 2048 -m PEM -N 'pass phrase' -f k1
+	ssh-keygen -q -t rsa -b 2048 -m PKCS8 -N 'pass phrase' -f k8
+	openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -aes256 -pass 'pass:pass phrase' -out o8.pem 2> /dev/null
+	openssl pkey -in o8.pem -passin 'pass:pass phrase' -traditional -aes128 -passout 'pass:pass phrase' -out o1.pem
+	head -1 k8 | grep -qx -- '-----BEGIN ENCRYPTED PRIVATE KEY-----'
+	head -1 o8.pem | grep -qx -- '-----BEGIN ENCRYPTED PRIVATE KEY-----'
+	sed -n 2p o1.pem | grep -qx 'Proc-Type: 4,ENCRYPTED'
+	ssh-keygen -y -P 'pass phrase' -f o8.pem > o.pub
+	echo 'pass phrase' > pw
+	echo wrong > bad
+	for k in k1 k8 o1.pem o8.pem; do
+		pub=k1.pub
+		case $k in k8) pub=k8.pub ;; o*) pub=o.pub ;; esac
+		age -R $pub p > $k.age
+		"$C" -d -i $k --passphrase-file pw $k.age | cmp - p
+		"$C" -d -i $k --passphrase-fd 3 $k.age 3< pw | cmp - p
+		run -3 --separate-stderr "$C" -d -i $k --passphrase-file bad -o out $k.age
+		[ "$stderr" = "accel-crypt: $k: wrong passphrase for this key (it does not decrypt)" ]
+		[ ! -e out ]
+	done
+	on_tty 'pass phrase' "$C" -d -i k8 -o tty.out k8.age
+	cmp tty.out p
+	{ sleep 1; echo 'pass phrase'; } | script -qec "'$C' -d -i k1 -o tty2.out k1.age" /dev/null > typed
+	cmp tty2.out p
+	grep -q 'Enter passphrase for "k1": ' typed
+	# no terminal and no passphrase option: exit 1, nothing written
+	run -1 --separate-stderr setsid "$C" -d -i o8.pem -o out o8.age < /dev/null
+	[ "$stderr" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	[ ! -e out ]
+	# with an age identity and an unencrypted SSH key
+	age-keygen -o key.txt 2> /dev/null
+	"$C" -R ed.pub -R o.pub -r "$(age-keygen -y key.txt)" -o m.age p
+	"$C" -d -i key.txt -i ed -i o1.pem --passphrase-file pw m.age | cmp - p
+}
+
+@test "PEM keys refused with a reason: EC (SEC 1 and PKCS#8, encrypted or not), small RSA, damaged; keygen -y points to the .pub file" {
+	openssl ecparam -genkey -name prime256v1 -noout -out ec.pem
+	run -1 "$C" -d -i ec.pem p
+	[ "$output" = "accel-crypt: ec.pem: unsupported PEM key 'EC PRIVATE KEY' (RSA and Ed25519 keys are, as PKCS#1 or PKCS#8)" ]
+	openssl pkcs8 -topk8 -nocrypt -in ec.pem -out ec8.pem
+	run -1 "$C" -d -i ec8.pem p
+	[ "$output" = "accel-crypt: ec8.pem: unsupported key type 'EC' in a PKCS#8 private key (RSA and Ed25519 are)" ]
+	openssl pkcs8 -topk8 -v2 aes-256-cbc -passout pass:secret -in ec.pem -out ec8e.pem
+	echo secret > pw
+	run -1 "$C" -d -i ec8e.pem --passphrase-file pw p
+	[ "$output" = "accel-crypt: ec8e.pem: unsupported key type 'EC' in a PKCS#8 private key (RSA and Ed25519 are)" ]
+	openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:1024 -out small.pem 2> /dev/null
+	run -1 "$C" -d -i small.pem p
+	[ "$output" = "accel-crypt: small.pem: the RSA key has 1024 bits; at least 2048 are needed" ]
+	openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 -out r.pem 2> /dev/null
+	{ head -5 r.pem; tail -1 r.pem; } > cut.pem
+	chmod 600 cut.pem
+	run -1 --separate-stderr "$C" -d -i cut.pem -o out p
+	[ "$stderr" = "accel-crypt: cut.pem: malformed PKCS#8 private key" ]
+	[ ! -e out ]
+	run -1 "$C" keygen -y r.pem
+	[ "$output" = "accel-crypt: r.pem: an SSH key; its recipient is its public key (the .pub file)" ]
 }
 
 @test "an encrypted SSH key: wrong passphrase exit 3, no terminal exit 1, nothing written either way" {

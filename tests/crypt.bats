@@ -47,7 +47,7 @@ print(d.index(b"\n", i) + 1 + 16)' "$1"
 	echo "AGE-SECRET-KEY-1NOTAKEY" > bad.txt
 	chmod 600 bad.txt
 	run -1 "$C" keygen -y bad.txt
-	[ "$output" = "accel-crypt: bad.txt: line 1: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)" ]
+	[ "$output" = "accel-crypt: bad.txt: line 1: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH or PEM private key file)" ]
 }
 
 @test "X25519: age reads ours and we read age's, empty input and 64 KiB multiples" {

@@ -15,7 +15,7 @@
 #include <openssl/evp.h>
 #include "crypt.h"
 
-/* The encrypted OpenSSH key buf[0..len) of path, opened with the
+/* The encrypted OpenSSH or PEM key buf[0..len) of path, opened with the
  * passphrase from pf: appended to *ids. 0, or the exit status after a
  * message. */
 static int ssh_key_open(const char *path, const char *buf, size_t len, const struct pass_from *pf,
@@ -27,7 +27,7 @@ static int ssh_key_open(const char *path, const char *buf, size_t len, const str
 		return ACCEL_EXIT_FAILURE;
 	struct identity id, *more = NULL;
 	char err[300];
-	int rc = ssh_identity_open(buf, len, pass, plen, &id, err, sizeof err);
+	int rc = ssh_identity_open(buf, len, pass, plen, path, &id, err, sizeof err);
 	wipe(pass, plen);
 	free(pass);
 	if (rc == 1) {

@@ -1,19 +1,25 @@
 /*
  * crypt_identity.c - fuzz target for accel-crypt's identity files
  * (libcore/ops/crypt/keys.c: AGE-SECRET-KEY-1 lines, comments, blank
- * lines, or an OpenSSH private key). A file with a NUL byte is never
+ * lines, or an OpenSSH or PEM private key). A file with a NUL byte is never
  * accepted; an accepted file gives at least one identity; an X25519
  * identity written again (identity_format, and as a whole file as keygen
  * writes it, identity_file_format) reads back to the same key. An
  * encrypted OpenSSH key is checked as far as it can be without its
  * passphrase (KDF, cipher, bcrypt's options, the public key, the sealed
  * part's length): accepted as SSH_KEY_SEALED with no identity and nothing
- * held. The passphrase and libssh (ssh_identity_open) are not fuzzed: a
- * run never asks for one nor loads libssh.
+ * held. So is an encrypted PEM key (PKCS#1 with a DEK-Info this OpenSSL
+ * can undo, an EncryptedPrivateKeyInfo); a plain PEM key (PKCS#1, PKCS#8)
+ * gives an ssh-rsa or ssh-ed25519 identity with its public key. The
+ * passphrase and libssh (ssh_identity_open) are not fuzzed: a run never
+ * asks for one (OpenSSL's prompt, its UI method, aborts here) nor loads
+ * libssh (checked after each input).
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/ui.h>
 #include "ops/crypt/crypt_format.h"
 #include "fuzz.h"
 
@@ -23,8 +29,24 @@ static void fail(const char *what)
 	abort();
 }
 
+/* OpenSSL's default passphrase prompt (PEM_def_callback reads through the
+ * default UI method, the terminal): reaching it is a failure. */
+static int no_prompt(UI *ui)
+{
+	(void)ui;
+	fail("OpenSSL opened its passphrase prompt");
+	return -1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static UI_METHOD *ui;
+	if (!ui) {
+		ui = UI_create_method("fuzz: no passphrase prompt");
+		if (!ui || UI_method_set_opener(ui, no_prompt) < 0)
+			fail("cannot set OpenSSL's UI method");
+		UI_set_default_method(ui);
+	}
 	char *text = malloc(size + 1);
 	memcpy(text, data, size);
 	text[size] = 0;
@@ -63,5 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	keys_free(NULL, 0, ids, n);
 	free(text);
+	if (dlopen("libssh.so.4", RTLD_LAZY | RTLD_NOLOAD))
+		fail("libssh loaded without a passphrase");
 	return 0;
 }

@@ -124,12 +124,12 @@ int text_mac(struct text *t, const uint8_t fk[FILE_KEY_LEN]);
  * larger than KEY_FILE_MAX). */
 char *key_file_read(const char *path, size_t *len, mode_t *mode);
 /* The text of an identity file (age's format: AGE-SECRET-KEY-1 lines, '#'
- * comments, blank lines; or an OpenSSH private key) or of a recipients
+ * comments, blank lines; or an OpenSSH or PEM private key) or of a recipients
  * file (one age1... or SSH key a line, '#' comments, blank lines), p[0..n)
  * (cut in place; a NUL byte anywhere is malformed): appends to the array.
  * 0, or -1 with the reason in err[len] ("line N: ..."); identities_parse
- * returns SSH_KEY_SEALED, appending nothing, for an encrypted OpenSSH key
- * (ssh_identity_open, with its passphrase, opens it). */
+ * returns SSH_KEY_SEALED, appending nothing, for an encrypted OpenSSH or
+ * PEM key (ssh_identity_open, with its passphrase, opens it). */
 struct identity;
 struct recipient;
 int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len);
@@ -187,14 +187,40 @@ int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t
  * ssh-ed25519 or ssh-rsa key; id->kind set, nothing held); -1 with err. */
 #define SSH_KEY_SEALED 1
 int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
-/* Open an encrypted OpenSSH private key, text[0..n), with the passphrase
+/* Open an encrypted private key, text[0..n), with the passphrase
  * pass[0..plen) into id: 0; 1 when the passphrase is wrong (the key does
- * not decrypt); -1 with err (libssh, libssh.so.4, is missing or cannot
- * give the key back: libssh 0.10 cannot for ssh-rsa keys). libssh is
- * loaded by the first call (bcrypt_pbkdf, which OpenSSL lacks); the
+ * not decrypt); -1 with err. An OpenSSH key is opened by libssh
+ * (libssh.so.4, loaded by the first call: bcrypt_pbkdf, which OpenSSL
+ * lacks), which may be missing or unable to give the key back (libssh
+ * 0.10 cannot for ssh-rsa keys: the message tells how to convert the key
+ * FILE named name to PEM, which pem_identity_open reads); a PEM key
+ * (pem_key_begin finds one, and no OpenSSH key) by pem_identity_open. The
  * decrypted copies are wiped. An unencrypted key is parsed as
- * ssh_identity_parse does (pass unused). */
-int ssh_identity_open(const char *text, size_t n, const char *pass, size_t plen, struct identity *id, char *err,
+ * ssh_identity_parse or pem_identity_parse does (pass unused). */
+int ssh_identity_open(const char *text, size_t n, const char *pass, size_t plen, const char *name,
+		      struct identity *id, char *err, size_t len);
+/* The kind, X25519 form (ssh-ed25519) and public RSA key (ssh-rsa: an
+ * EVP_PKEY into *rsa, to free) of an SSH public key's wire form,
+ * blob[0..n). Keys age cannot use (other types, RSA under 2048 bits) are
+ * refused with a reason. */
+int ssh_public_from_wire(const uint8_t *blob, size_t n, enum key_kind *kind, uint8_t pub[32], void **rsa, char *err,
+			 size_t len);
+
+/* ---- PEM private keys as SSH identities (pem.c): "RSA PRIVATE KEY"
+ * (PKCS#1, plain or with Proc-Type/DEK-Info encryption), "PRIVATE KEY"
+ * (PKCS#8: RSA or Ed25519), "ENCRYPTED PRIVATE KEY" (PKCS#8). */
+/* The first "-----BEGIN [WORDS ]PRIVATE KEY-----" line of text[0..n) that
+ * is not OpenSSH's, or NULL. */
+const char *pem_key_begin(const char *text, size_t n);
+/* The PEM key at pem_key_begin: 0 with a plain key's identity in id (an
+ * ssh-rsa or ssh-ed25519 one, its SSH public key derived); SSH_KEY_SEALED
+ * for an encrypted one whose cipher and structure this OpenSSL can undo
+ * (nothing held); -1 with err (malformed; other key types, EC and DSA,
+ * refused). Never asks for a passphrase. */
+int pem_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
+/* The same, an encrypted key opened with pass[0..plen): 0; 1 when the
+ * passphrase is wrong; -1 with err. */
+int pem_identity_open(const char *text, size_t n, const char *pass, size_t plen, struct identity *id, char *err,
 		      size_t len);
 /* Free recipients and identities (SSH keys' buffers and RSA keys), wiping
  * the identities; either array may be NULL. */

@@ -1,7 +1,7 @@
 /*
  * keys.c - age identity and recipients files: reading one (bounded),
  * parsing its text into identities (AGE-SECRET-KEY-1 lines, or an OpenSSH
- * private key) or recipients (age1... and SSH public keys, a line each),
+ * or PEM private key) or recipients (age1... and SSH public keys, a line each),
  * and writing an identity file as age-keygen does.
  */
 #include <errno.h>
@@ -116,7 +116,7 @@ static int add_identity(void *arg, const char *line, int lineno, char *err, size
 {
 	struct identity id;
 	if (identity_parse(line, &id) < 0) {
-		snprintf(err, len, "line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH private key file)", lineno);
+		snprintf(err, len, "line %d: not an identity (AGE-SECRET-KEY-1..., or an OpenSSH or PEM private key file)", lineno);
 		return -1;
 	}
 	return push_identity(arg, &id, err, len);
@@ -134,6 +134,15 @@ int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *
 			return -1;
 		}
 		int rc = ssh_identity_parse(p, n, &id, err, len);
+		return rc ? rc : push_identity(&a, &id, err, len);
+	}
+	if (pem_key_begin(p, n)) {
+		struct identity id;
+		if (memchr(p, 0, n)) {
+			snprintf(err, len, "malformed PEM private key (a NUL byte)");
+			return -1;
+		}
+		int rc = pem_identity_parse(p, n, &id, err, len);
 		return rc ? rc : push_identity(&a, &id, err, len);
 	}
 	if (each_line_of(p, n, add_identity, &a, err, len) < 0)

@@ -7,7 +7,8 @@
  * SSH wire form. Public keys come as authorized_keys lines, private keys as
  * OpenSSH files (PROTOCOL.key: "openssh-key-v1"), read here when they are
  * unencrypted; an encrypted one (bcrypt_pbkdf, AES) is checked here and
- * opened by libssh, dlopen'ed when the first one is met.
+ * opened by libssh, dlopen'ed when the first one is met. PEM private keys
+ * are pem.c's.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -123,9 +124,8 @@ static EVP_PKEY *rsa_key(BIGNUM *n, BIGNUM *e, BIGNUM *d)
 	return k;
 }
 
-/* Fill the SSH fields of r from a public key's wire form. */
-static int from_wire(const uint8_t *blob, size_t n, enum key_kind *kind, uint8_t pub[32], void **rsa, char *err,
-		     size_t len)
+int ssh_public_from_wire(const uint8_t *blob, size_t n, enum key_kind *kind, uint8_t pub[32], void **rsa, char *err,
+			 size_t len)
 {
 	struct wire w = { blob, n };
 	const uint8_t *type, *k;
@@ -184,7 +184,7 @@ int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t
 	if (blob && bl % 4 == 0)
 		n = b64_decode(b, bl - pad, blob);
 	memset(r, 0, sizeof *r);
-	if (n < 0 || from_wire(blob, (size_t)n, &r->kind, r->pub, &r->rsa, err, len) < 0) {
+	if (n < 0 || ssh_public_from_wire(blob, (size_t)n, &r->kind, r->pub, &r->rsa, err, len) < 0) {
 		if (n < 0)
 			snprintf(err, len, "malformed SSH public key (base64)");
 		free(blob);
@@ -413,7 +413,7 @@ static int key_parse(const uint8_t *bin, size_t n, struct identity *id, size_t *
 			snprintf(err, len, "malformed encrypted OpenSSH private key");
 			return -1;
 		}
-		if (from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
+		if (ssh_public_from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
 			return -1;
 		EVP_PKEY_free(rsa);
 		*pub = (size_t)(pubw - bin);
@@ -425,7 +425,7 @@ static int key_parse(const uint8_t *bin, size_t n, struct identity *id, size_t *
 		snprintf(err, len, "malformed OpenSSH private key (check words differ)");
 		return -1;
 	}
-	if (from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
+	if (ssh_public_from_wire(pubw, pwl, &id->kind, id->pub, &rsa, err, len) < 0)
 		return -1;
 	if (id->kind == KEY_SSH_ED25519) {
 		const uint8_t *pk, *sk;
@@ -530,9 +530,33 @@ static int libssh_load(char *err, size_t len)
 	return 0;
 }
 
-int ssh_identity_open(const char *text, size_t tn, const char *pass, size_t plen, struct identity *id, char *err,
-		      size_t len)
+/* name as a shell word: as it is, or in single quotes. */
+static void shell_word(const char *name, char *out, size_t len)
 {
+	if (!name[0] || name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+:,@%=-")]) {
+		size_t k = 0;
+		out[k++] = '\'';
+		for (const char *c = name; *c && k + 5 < len; c++) {
+			if (*c == '\'') {
+				memcpy(out + k, "'\\''", 4);
+				k += 4;
+			} else {
+				out[k++] = *c;
+			}
+		}
+		out[k++] = '\'';
+		out[k] = 0;
+	} else {
+		snprintf(out, len, "%s", name);
+	}
+}
+
+int ssh_identity_open(const char *text, size_t tn, const char *pass, size_t plen, const char *name,
+		      struct identity *id, char *err, size_t len)
+{
+	static const char openssh[] = "-----BEGIN OPENSSH PRIVATE KEY-----";
+	if (!memmem(text, tn, openssh, sizeof openssh - 1) && pem_key_begin(text, tn))
+		return pem_identity_open(text, tn, pass, plen, id, err, len);
 	uint8_t *bin;
 	size_t n, cap, pub = 0, publ = 0;
 	const char *kb, *ke;
@@ -571,9 +595,17 @@ int ssh_identity_open(const char *text, size_t tn, const char *pass, size_t plen
 	int ok = libssh.export_format ? libssh.export_format(key, NULL, NULL, NULL, &out, 1)
 				      : libssh.export(key, NULL, NULL, NULL, &out);
 	if (ok != SSH_OK || !out) {
-		snprintf(err, len,
-			 "libssh %s cannot hand over the decrypted %s key (libssh 0.11 can; or remove its passphrase with ssh-keygen -p)",
-			 libssh.version(0), id->kind == KEY_SSH_RSA ? "ssh-rsa" : "ssh-ed25519");
+		/* OpenSSL reads the same key as PEM (pem.c). */
+		char file[300];
+		shell_word(name, file, sizeof file);
+		if (id->kind == KEY_SSH_RSA)
+			snprintf(err, len,
+				 "libssh %s cannot hand over the decrypted ssh-rsa key; convert it once with `ssh-keygen -p -m PEM -f %s` (same passphrase)",
+				 libssh.version(0), file);
+		else
+			snprintf(err, len,
+				 "libssh %s cannot hand over the decrypted ssh-ed25519 key (libssh 0.11 can; or remove its passphrase with ssh-keygen -p)",
+				 libssh.version(0));
 		goto out;
 	}
 	uint8_t *bin2;
