@@ -11,7 +11,10 @@
  * libraries: what its engines run on is loaded by its probe, dlopen'ed by
  * soname (accel_dlopen) or, for code that must link it, a companion object
  * in PLUGINDIR/<name>/ (accel_probe_dlopen). accel(7), PLUGINS; the rule is
- * checked by tests/startup.bats.
+ * checked by tests/startup.bats. A probe for a route may find only what its
+ * engines need (accel_probe_list_devices: no hwloc topology, no OpenSSL
+ * provider devices); a report or an inventory (core_ctx_inventory) probes
+ * such a backend again, in full.
  */
 #include <dirent.h>
 #include <dlfcn.h>
