@@ -48,7 +48,19 @@ struct accel_ctx {
 	struct accel_engine engines[CORE_MAX_ENGINES];
 	int nengines;
 	const char *sysroot;
+	/* 1 once a report or an inventory wants every device the probes can
+	 * find (core_ctx_inventory); before, a probe may list only what its
+	 * engines need (accel_probe_list_devices) and is marked partial. */
+	int inventory;
+	unsigned char partial[CORE_MAX_BACKENDS + 1];
+	int reprobing;                     /* backend index being probed again, or -1 */
 };
+
+/* From now on probes list every device they can find, and the backends
+ * probed before for a route only are probed again, in full, when they find
+ * devices of `classes` (ACCEL_CLASS_ALL: any). Takes the context's lock.
+ * discover.c. */
+void core_ctx_inventory(struct accel_ctx *ctx, unsigned classes);
 
 /* Start-up of every program (accel_common_init): fds 0, 1 and 2 held open
  * (on /dev/null where closed) and the handlers that remove a pending

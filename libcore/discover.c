@@ -11,7 +11,10 @@
  * libraries: what its engines run on is loaded by its probe, dlopen'ed by
  * soname (accel_dlopen) or, for code that must link it, a companion object
  * in PLUGINDIR/<name>/ (accel_probe_dlopen). accel(7), PLUGINS; the rule is
- * checked by tests/startup.bats.
+ * checked by tests/startup.bats. A probe for a route may find only what its
+ * engines need (accel_probe_list_devices: no hwloc topology, no OpenSSL
+ * provider devices); a report or an inventory (core_ctx_inventory) probes
+ * such a backend again, in full.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -162,6 +165,7 @@ struct accel_ctx *accel_ctx_new(void)
 	if (!ctx)
 		return NULL;
 	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->reprobing = -1;
 	const char *root = getenv("ACCEL_SYSROOT");
 	ctx->sysroot = root ? root : "";
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
@@ -255,6 +259,7 @@ static int probe_index(struct accel_ctx *ctx, int i)
 	 * a class's discovery) does not start it again. Its time leaves out
 	 * theirs. */
 	s->probed = 1;
+	ctx->partial[i] = 0;
 	double t0 = accel_now(), outer = ctx->nested_seconds;
 	ctx->nested_seconds = 0;
 	int rc = s->backend->probe(&p);
@@ -314,9 +319,42 @@ static void probe_classes(struct accel_ctx *ctx, unsigned classes, int discovery
 
 void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
 {
+	core_ctx_inventory(ctx, classes);
 	pthread_mutex_lock(&ctx->lock);
 	probe_classes(ctx, classes, 0);
 	pthread_mutex_unlock(&ctx->lock);
+}
+
+void core_ctx_inventory(struct accel_ctx *ctx, unsigned classes)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->inventory = 1;
+	/* A backend probed for a route only, again: what it found is found
+	 * again and merged (its devices, its engines kept), its notes and
+	 * reason are this probe's. */
+	for (int i = 0; i < ctx->nbackends && i <= CORE_MAX_BACKENDS; i++) {
+		struct accel_backend_status *s = &ctx->backends[i];
+		if (!ctx->partial[i] || !s->backend ||
+		    !((s->backend->classes & classes) || (classes & ACCEL_CLASS_ALL) == ACCEL_CLASS_ALL))
+			continue;
+		double before = s->probe_seconds;
+		s->probed = 0;
+		s->nnotes = 0;
+		s->reason[0] = 0;
+		ctx->reprobing = i;
+		probe_index(ctx, i);
+		ctx->reprobing = -1;
+		s->probe_seconds += before;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int accel_probe_list_devices(struct accel_probe *p)
+{
+	if (p->ctx->inventory)
+		return 1;
+	p->ctx->partial[p->backend] = 1;
+	return 0;
 }
 
 /* The entry for API `name` in b's table, or NULL. */
@@ -505,6 +543,16 @@ int accel_probe_add_device(struct accel_probe *p, const struct accel_device *d)
 				o->props[o->nprops < ACCEL_MAX_PROPS ? o->nprops++ : ACCEL_MAX_PROPS - 1] = d->props[k];
 		if (!o->memory_bytes)
 			o->memory_bytes = d->memory_bytes;
+		/* The CPU's topology, read when an inventory asks for it
+		 * (the cpu backend, probed again). */
+		if (o->cls == ACCEL_CLASS_CPU && !o->threads && d->threads) {
+			o->packages = d->packages;
+			o->cores = d->cores;
+			o->threads = d->threads;
+			o->numa_nodes = d->numa_nodes;
+			o->numa_node = d->numa_node;
+			memcpy(o->cache_bytes, d->cache_bytes, sizeof o->cache_bytes);
+		}
 		if (!o->driver[0])
 			core_strlcpy(o->driver, d->driver, sizeof o->driver);
 		return i;
@@ -543,8 +591,19 @@ int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char
 		return ACCEL_EINVAL;
 	for (int i = 0; i < ctx->nengines; i++)
 		if (ctx->engines[i].backend == b && ctx->engines[i].device == device &&
-		    !strcmp(ctx->engines[i].variant, variant ? variant : ""))
+		    !strcmp(ctx->engines[i].variant, variant ? variant : "")) {
+			/* Probed again for an inventory: the engine it added
+			 * for the route is kept, its data too. */
+			if (ctx->reprobing == p->backend) {
+				if (data && data != ctx->engines[i].data && b->release) {
+					struct accel_engine tmp = ctx->engines[i];
+					tmp.data = data;
+					b->release(&tmp);
+				}
+				return i;
+			}
 			return ACCEL_EINVAL;
+		}
 	if (ctx->nengines == CORE_MAX_ENGINES) {
 		accel_probe_note(p, "engine limit reached: libaccel holds at most %d engines; %s%s%s on %s left out",
 				 CORE_MAX_ENGINES, b->name, variant && *variant ? "." : "", variant ? variant : "",

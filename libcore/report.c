@@ -903,6 +903,10 @@ struct accel_report *accel_report_new(FILE *f, const struct accel_report_opts *o
 int accel_report_begin(struct accel_report *r, struct accel_ctx *ctx)
 {
 	r->ctx = ctx;
+	/* A report lists what the probes can find, not only what a route
+	 * needs (accel_probe_list_devices). */
+	if (ctx)
+		core_ctx_inventory(ctx, ACCEL_CLASS_ALL);
 	return r->fmt->begin ? r->fmt->begin(r, ctx) : 0;
 }
 

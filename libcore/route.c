@@ -368,6 +368,10 @@ void accel_route_print(const struct accel_route *r, FILE *f)
 int accel_route_job(struct accel_ctx *ctx, const struct accel_route_req *req, int verbose,
 		    struct accel_report *report, struct accel_route *r, char *err, size_t len)
 {
+	/* -v and --json show the devices of the route as an inventory
+	 * does: the probes list them in full. */
+	if (report || verbose > 0)
+		core_ctx_inventory(ctx, ACCEL_CLASS_ALL);
 	int rc = accel_route(ctx, req, r);
 	if (report) {
 		if (accel_report_route(report, r) < 0 || accel_report_route_devices(report, ctx, r) < 0) {

@@ -54,6 +54,36 @@ opened() {
 	run -1 grep -E "$HEAVY" <(grep -v '/libfftw3f\.so' opened.txt)
 }
 
+# touched CMD...: like opened, the files under /sys and the OpenSSL
+# provider modules it opened into touched.txt.
+touched() {
+	strace -f -qq -e trace=openat,open -o trace.log "$@"
+	grep -v ENOENT trace.log | grep -oE '"(/sys/[^"]*|[^"]*/ossl-modules/[^"]+)"' | tr -d '"' | sort -u > touched.txt
+}
+
+@test "a route on the CPU reads no CPU topology, PCI bus or OpenSSL provider; a report still lists them" {
+	command -v age-keygen >/dev/null || skip "no age"
+	age-keygen -o key.txt 2> /dev/null
+	REC=$(age-keygen -y key.txt)
+	printf x | touched "$B/accel-crypt" -r "$REC" > x.age
+	[ "$(age -d -i key.txt x.age)" = x ]
+	# hwloc's topology, the qat backend's PCI scan (started by a
+	# provider device), a provider loaded to be described.
+	run -1 grep -E '^/sys/(devices/system/cpu/cpu[0-9]+/topology|bus/pci/devices/)|/ossl-modules/' touched.txt
+	printf x | touched "$B/accel-compress" -c > x.zst
+	run -1 grep -E '^/sys/devices/system/cpu/cpu[0-9]+/(topology|cache)/' touched.txt
+	# --json: the CPU device with its topology, as before.
+	printf x | "$B/accel-crypt" -r "$REC" --json 2> report.json > /dev/null
+	jq -e '.devices[] | select(.id == "cpu0") | .cpu.threads >= 1 and .cpu.cores >= 1' report.json
+	# A route first, then an inventory in one process: the backends the
+	# route probed in part are probed again, in full.
+	"$B/accel-detect" --json > all.json
+	"$B/accel-detect" --routes --json sha256 zstd.compress > routes.json
+	jq -e --slurpfile all all.json '[.devices[].id] == [$all[0].devices[].id]' routes.json
+	jq -e '[.devices[] | select(.class == "crypto" and .driver == "default")] | length == 1' routes.json
+	jq -e '.devices[] | select(.id == "cpu0") | .cpu.threads >= 1' routes.json
+}
+
 @test "accel-detect --class cpu opens no library of a backend, and still lists every plugin" {
 	opened "$B/accel-detect" --class cpu --json > d.json
 	jq -e '[.devices[].id] == ["cpu0"]' d.json

@@ -38,7 +38,7 @@ static int cpu_probe(struct accel_probe *p)
 	memset(&d, 0, sizeof d);
 	d.cls = ACCEL_CLASS_CPU;
 	d.numa_node = -1;
-	int rc = cpu_topology(&d, accel_probe_sysroot(p));
+	int rc = cpu_topology(&d, accel_probe_sysroot(p), accel_probe_list_devices(p));
 	if (rc < 0)
 		return accel_probe_fail(p, "hwloc could not read the CPU topology");
 	int dev = accel_probe_add_device(p, &d);

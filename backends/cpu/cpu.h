@@ -26,7 +26,9 @@ extern const struct cpu_codec cpu_zstd_compress, cpu_zstd_decompress;
 extern const struct cpu_codec cpu_gzip_compress, cpu_gzip_decompress;
 extern const struct cpu_codec cpu_lz4_compress, cpu_lz4_decompress;
 
-/* Probe the CPU with hwloc and /proc/cpuinfo; fills d. */
-int cpu_topology(struct accel_device *d, const char *sysroot);
+/* Probe the CPU with /proc/cpuinfo, /proc/meminfo and cgroup limits, and
+ * when `full` (or where /proc names no model or memory) its topology with
+ * hwloc (packages, cores, threads, NUMA nodes, caches); fills d. */
+int cpu_topology(struct accel_device *d, const char *sysroot, int full);
 
 #endif

@@ -76,13 +76,18 @@ static void read_cgroup(struct accel_device *d, const char *root)
 	}
 }
 
-int cpu_topology(struct accel_device *d, const char *root)
+int cpu_topology(struct accel_device *d, const char *root, int full)
 {
 	read_cgroup(d, root);
 	read_cpuinfo(d, root);
 	snprintf(d->driver, sizeof d->driver, "kernel");
 	accel_device_add_api(d, "host", 1, NULL);
 	d->memory_bytes = meminfo_total(root);
+	/* hwloc reads all of the CPU's topology from sysfs (a few ms): only
+	 * for an inventory, or where /proc did not name the model and the
+	 * memory (what profiles and routes read). */
+	if (!full && d->model[0] && d->memory_bytes)
+		return 0;
 
 	/* A recorded tree: hwloc reads its /sys and /proc there, and not
 	 * this host's CPUID (its x86 component). A tree without CPU topology

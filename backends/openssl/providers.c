@@ -13,7 +13,8 @@
  *
  * The probe adds one engine on the CPU device, openssl:cpu0, running the
  * age STREAM and file hashes through the default library context
- * (engine.c).
+ * (engine.c). The providers are listed as devices only for an inventory
+ * (accel_probe_list_devices): a route needs the engine alone.
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -175,7 +176,11 @@ int openssl_providers_probe(struct accel_probe *p)
 	}
 	if (eng.n)
 		accel_probe_note(p, "engines (deprecated ENGINE API) in %s: %s", edir, list);
-	for (int i = 0; i < f.n; i++)
+	/* Each provider is a device: loaded (in a private library context
+	 * when not active) for its name and version, only for an inventory;
+	 * a route needs the engine alone. */
+	int list_devices = accel_probe_list_devices(p);
+	for (int i = 0; list_devices && i < f.n; i++)
 		add_provider(p, f.name[i], env && *env ? env : NULL);
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)

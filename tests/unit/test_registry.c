@@ -122,6 +122,25 @@ static int cpuplug_probe(struct accel_probe *p)
 	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
 }
 
+/* As the openssl backend: an engine on the CPU device, and a device of
+ * its own (a provider) only when the probe lists devices. */
+static int lists;   /* probes that listed devices */
+static int lister_probe(struct accel_probe *p)
+{
+	mark(p, "lister");
+	int cpu = accel_probe_cpu_device(p);
+	assert_true(cpu >= 0);
+	if (accel_probe_list_devices(p)) {
+		struct accel_device d = { .cls = ACCEL_CLASS_CRYPTO, .numa_node = -1 };
+		snprintf(d.model, sizeof d.model, "provider");
+		accel_device_add_api(&d, "lister", 1, NULL);
+		assert_true(accel_probe_add_device(p, &d) >= 0);
+		lists++;
+	}
+	accel_probe_note(p, "probed");
+	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+
 /* More devices than the context holds. */
 static int many_probe(struct accel_probe *p)
 {
@@ -221,6 +240,11 @@ static const struct accel_backend cpuplug_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "cpuplug", .ops = upper_ops, .probe = cpuplug_probe,
 	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 60,
+};
+static const struct accel_backend lister_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "lister", .ops = upper_ops, .probe = lister_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
+	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO), .priority = 60,
 };
 static const struct accel_backend vk_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "vk", .probe = vk_probe, .classes = GPU_CLASSES, .priority = 20,
@@ -517,6 +541,40 @@ static void cpu_device_exists_for_a_plugin(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* A route probes for engines only; an inventory after it probes those
+ * backends again, in full, keeping their engines; after it every probe is
+ * in full. */
+static void a_route_lists_devices_only_for_an_inventory(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &lister_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	lists = 0;
+	struct accel_route r;
+	struct accel_route_req req = { &upper_op, NULL, -1, "/nonexistent" };
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_string_equal(r.entries[0].name, "lister:cpu0");
+	assert_int_equal(lists, 0);
+	assert_int_equal(accel_device_count(ctx), 1);             /* cpu0 alone */
+	assert_int_equal(accel_device_at(ctx, 0)->threads, 0);    /* no hwloc topology read */
+	assert_int_equal(accel_engine_count(ctx), 2);
+	accel_discover_classes(ctx, ACCEL_CLASS_BIT(ACCEL_CLASS_CRYPTO));
+	assert_int_equal(lists, 1);
+	assert_string_equal(probed, "lister lister ");
+	assert_int_equal(accel_device_count(ctx), 2);
+	assert_string_equal(id_at(ctx, "", "provider"), "crypto0");
+	assert_int_equal(accel_engine_count(ctx), 2);             /* the engine kept, once */
+	assert_int_equal(accel_backend_status(ctx, 1)->rc, 0);
+	assert_int_equal(accel_backend_status(ctx, 1)->nnotes, 1);
+	/* The cpu backend was not asked for CPU devices: still partial. */
+	assert_int_equal(accel_device_at(ctx, 0)->threads, 0);
+	accel_discover_classes(ctx, ACCEL_CLASS_BIT(ACCEL_CLASS_CPU));
+	assert_true(accel_device_at(ctx, 0)->threads >= 1);
+	assert_int_equal(accel_device_count(ctx), 2);
+	assert_string_equal(accel_engine_at(ctx, 0)->name, "cpu");
+	accel_ctx_free(ctx);
+}
+
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	return accel_read_chunk(in, u, 4);
@@ -640,6 +698,7 @@ int main(void)
 		cmocka_unit_test(backend_names_and_list_check),
 		cmocka_unit_test(variants_are_engines_of_their_own),
 		cmocka_unit_test(cpu_device_exists_for_a_plugin),
+		cmocka_unit_test(a_route_lists_devices_only_for_an_inventory),
 		cmocka_unit_test(fallback_cpu_takes_a_plugin_cpu_engine),
 		cmocka_unit_test(a_full_registry_says_why),
 		cmocka_unit_test(the_registry_grows_to_its_limit),

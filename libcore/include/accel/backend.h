@@ -245,6 +245,14 @@ int accel_probe_add_engine_variant(struct accel_probe *p, int device, const char
  * taken. Returns the index, the CPU probe's negative code when it failed,
  * or ACCEL_ENOTSUP when no CPU device was found. */
 int accel_probe_cpu_device(struct accel_probe *p);
+/* Called by a probe: whether it should list every device it can find (1:
+ * accel-detect, a -v or --json report, accel_discover_classes) or only
+ * what its engines need (0: a route, where finding more costs start-up
+ * time and changes nothing). On 0 the backend is marked as probed for a
+ * route only: when an inventory asks for its classes later, it is probed
+ * again with 1, its engines (accel_probe_add_engine returns the index of
+ * the one added before) and devices (merged) kept. */
+int accel_probe_list_devices(struct accel_probe *p);
 /* Called by a probe: record why the backend is unavailable (printf format,
  * cut at 255 bytes); returns ACCEL_ENOTSUP so a probe can `return
  * accel_probe_fail(...)`. */

@@ -51,7 +51,9 @@ void accel_discover(struct accel_ctx *ctx, const char *op);
 /* Probe, in the order of their priority, every loaded backend that can
  * find devices of one of `classes` (ACCEL_CLASS_BIT()s); with
  * ACCEL_CLASS_ALL, every loaded backend. Each backend is probed once per
- * context. Thread-safe (the context's lock). */
+ * context, in full: one that a route probed before for its engines only
+ * (accel_probe_list_devices) is probed again, and so are the probes after
+ * this call. Thread-safe (the context's lock). */
 void accel_discover_classes(struct accel_ctx *ctx, unsigned classes);
 /* The kinds (enum accel_api_kind bits) the loaded backends give the API
  * `name` ("vaapi" -> VIDEO_DECODE | VIDEO_ENCODE), OR'ed over backends;

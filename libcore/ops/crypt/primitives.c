@@ -2,16 +2,18 @@
  * primitives.c - the cryptography of the age header and of minisign
  * signatures, all from OpenSSL 3: HKDF-SHA-256 (RFC 5869), HMAC-SHA-256,
  * ChaCha20-Poly1305 (RFC 8439) with the zero nonce for key wrapping, X25519
- * (RFC 7748), scrypt (RFC 7914), Ed25519 (RFC 8032), random bytes.
+ * (RFC 7748), scrypt (RFC 7914), Ed25519 (RFC 8032); random bytes from the
+ * kernel (getrandom(2)).
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 #include "crypt_format.h"
 
 void wipe(void *p, size_t n)
@@ -154,7 +156,20 @@ int ed25519_verify(const uint8_t pk[ED25519_PK_LEN], const uint8_t *msg, size_t 
 
 int random_bytes(uint8_t *p, size_t n)
 {
-	return RAND_bytes(p, (int)n) == 1 ? 0 : -1;
+	/* The kernel's generator (getrandom(2), as age itself reads it):
+	 * OpenSSL's would be seeded from it first, which costs more than a
+	 * run that encrypts a small file. Blocks only until the kernel's pool
+	 * is initialised at boot. */
+	while (n) {
+		ssize_t r = getrandom(p, n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
 }
 
 int scrypt_key(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len, int log_n,
