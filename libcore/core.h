@@ -78,6 +78,12 @@ void core_msg_help_name(const char *name);
  * number. Called by core_io_startup and accel_ctx_new (io.c). */
 void core_guard_std_fds(void);
 
+/* A unit of a mapped input was written: the whole pages of its bytes
+ * [data, data + len) leave the process's mapping (they are read again from
+ * the page cache if touched). Nothing when in is not mapped or data is not
+ * inside its mapping. io.c. */
+void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len);
+
 /* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 
 /* Whether `op` is listed in b->ops. */

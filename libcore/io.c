@@ -139,6 +139,17 @@ int accel_input_map(struct accel_input *in)
 	return 1;
 }
 
+void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len)
+{
+	/* Whole pages inside [data, data + len) only: a page the next unit
+	 * shares stays. The file's pages stay in the page cache. */
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)data + pg - 1) & ~(pg - 1), b = ((uintptr_t)data + len) & ~(pg - 1);
+	if (!in->map_len || data < in->buf || data + len > in->buf + in->map_len || b <= a)
+		return;
+	madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 void accel_input_close(struct accel_input *in)
 {
 	if (in->fd > 0)
@@ -403,6 +414,18 @@ ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, si
 
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 {
+	if (in->map_len) {
+		/* Mapped (accel_input_map): the unit borrows its slice of the
+		 * mapping (cap 0), read-only; nothing is copied. */
+		size_t have = in->end - in->start, n = have < size ? have : size;
+		accel_buf_free(&u->in);
+		u->offset = in->offset;
+		u->in.data = in->buf + in->start;
+		u->in.len = n;
+		u->last = have <= size;
+		accel_input_consume(in, n);
+		return n == 0 && u->seq > 0 ? 0 : 1;
+	}
 	/* One byte past the chunk says whether the input goes on: read with
 	 * it, straight into the unit, and put it back. Peeking through the
 	 * input's buffer instead would fill the buffer (1 MiB) and copy it

@@ -40,6 +40,7 @@ struct stream {
 	const struct accel_op *op;
 	struct accel_output *out;
 	void *user;                    /* the job's, for cfg->write */
+	struct accel_input *in;        /* the job's input (mapped: pages dropped behind the writer) */
 	struct slot slots[ACCEL_ROUTE_MAX + 1];
 	int nslots, cpu_slot;
 	int cpus;                      /* workers of the CPU engine */
@@ -394,6 +395,9 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&s->lock);
 			int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) :
 				 accel_output_write(s->out, u->out.data, u->out.len);
+			/* A unit that borrowed a mapped input is done with it. */
+			if (!u->in.cap && u->in.len && s->in)
+				core_input_drop(s->in, u->in.data, u->in.len);
 			pthread_mutex_lock(&s->lock);
 			if (rc < 0) {
 				fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
@@ -825,6 +829,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		 * written. */
 		s->out = out;
 		s->user = user;
+		s->in = in;
 		s->issued = s->written = 0;
 		s->reorder.next = 0;
 		s->bytes_in = s->bytes_out = s->serial_regions = 0;

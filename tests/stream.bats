@@ -85,10 +85,16 @@ gen() {
 	gen 3000000 a
 	for fmt in zstd gzip lz4; do
 		"$A" -c -F "$fmt" -T2 -B 256K a > "plain.$fmt"
-		run --separate-stderr "$A" -v -F "$fmt" -T2 -B 256K --memory 1M a -o "capped.$fmt"
+		# from a pipe each unit holds its input too
+		run --separate-stderr sh -c 'cat a | "$1" -v -F "$2" -T2 -B 256K --memory 1M -o "capped.$2"' sh "$A" "$fmt"
 		[ "$status" -eq 0 ]
 		cmp "plain.$fmt" "capped.$fmt"
 		[[ "$stderr" == *"  at most 1 unit(s) in flight, the largest 0.5 MiB (input + output); memory cap 1.0 MiB"* ]]
+		# a regular file is mapped: units borrow their input, only the output is held
+		run --separate-stderr "$A" -v -F "$fmt" -T2 -B 256K --memory 1M -f a -o "capped.$fmt"
+		[ "$status" -eq 0 ]
+		cmp "plain.$fmt" "capped.$fmt"
+		[[ "$stderr" =~ at\ most\ [1-3]\ unit\(s\)\ in\ flight,\ the\ largest\ 0\.3\ MiB\ \(input\ \+\ output\)\;\ memory\ cap\ 1\.0\ MiB ]]
 		run --separate-stderr "$A" -v -d -T2 --memory 1M "capped.$fmt" -o "back.$fmt"
 		[ "$status" -eq 0 ]
 		cmp a "back.$fmt"

@@ -131,6 +131,9 @@ static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int d
 	if (rc == 0) {
 		struct cut c = { (size_t)(chunks * (decrypt ? SEALED : ACCEL_AGE_CHUNK)), decrypt, cfg };
 		struct accel_stream_ops ops = { next_unit, cfg->begin ? begin_header : NULL, NULL };
+		/* A regular file is read where it lies: each unit borrows its
+		 * chunks of the mapping (accel_read_chunk), no read() copy. */
+		accel_input_map(in);
 		rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, &c, in, out, stats, err, len);
 		/* A chunk's own message names it and its offset: the unit's
 		 * offset the stream engine adds would mislead. */

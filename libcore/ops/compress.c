@@ -487,6 +487,9 @@ static int chunk_start(void *arg, size_t k, struct accel_input **in, struct acce
 	struct chunk_jobs *cj = arg;
 	int rc = cj->jobs->start(cj->jobs->arg, k, in, out, user, err, len);
 	*user = cj->chunk;
+	/* A regular file is compressed where it lies (accel_read_chunk). */
+	if (rc == 0 && *in)
+		accel_input_map(*in);
 	return rc;
 }
 
@@ -547,6 +550,9 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 		cfg->seek->checksums = cfg->checksum;
 		scfg.write = write_recorded;
 	}
+	/* A regular file is compressed where it lies: each unit borrows its
+	 * chunk of the mapping (accel_read_chunk), no read() copy. */
+	accel_input_map(in);
 	return accel_stream_run(ctx, &scfg, &route, &op, &ops, &c, in, out, stats, err, len);
 }
 

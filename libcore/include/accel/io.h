@@ -43,9 +43,11 @@ int accel_input_open(struct accel_input *in, const char *path);
  * valid and unchanged until accel_input_close(). ACCEL_ENOMEM. */
 int accel_input_mem(struct accel_input *in, const void *data, size_t len, const char *name);
 /* Map the rest of a regular-file input into memory (read-only), so that
- * peeks see the file itself and accel_frame_read hands out frames that
- * point into it: no read() copy, no unit buffer filled and no fresh memory
- * faulted in for the input. Bytes already peeked stay where they are in
+ * peeks see the file itself and accel_frame_read and accel_read_chunk
+ * hand out units that point into it: no read() copy, no unit buffer filled
+ * and no fresh memory faulted in for the input (the stream engine's writer
+ * drops the pages of each unit written from the mapping: RSS stays near
+ * the units in flight, the page cache keeps the file). Bytes already peeked stay where they are in
  * the stream. Returns 1 mapped, 0 left as it was (not a regular file,
  * empty, or the mapping failed: reads go on through the buffer). A file
  * that shrinks while mapped ends the process (SIGBUS) with the one-line

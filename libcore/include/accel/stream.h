@@ -173,8 +173,10 @@ void accel_stream_stats_print(const struct accel_stream_stats *s, FILE *f);
  * u->last (true when the input ends with this chunk), reading until the
  * chunk is full or the input ends. Returns 1, 0 at end of input (no bytes
  * and u->seq > 0), ACCEL_EIO or ACCEL_ENOMEM. An empty input yields one
- * empty last chunk, so formats can write an empty frame. Called from
- * ops->next, on the reader's thread. */
+ * empty last chunk, so formats can write an empty frame. From a mapped
+ * input (accel_input_map) u->in borrows its bytes from the mapping (cap 0,
+ * read-only: an engine that writes into its input reserves a copy first).
+ * Called from ops->next, on the reader's thread. */
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size);
 /* Timed flush, the reader helper for a `next` callback that must emit a
  * partial batch when the stream pauses (accel-infer --max-wait): like
