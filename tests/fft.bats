@@ -566,6 +566,15 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	cat "$T/x" | "$F" --plan estimate -T 2 -n 1000 --overlap 0.3 --out db > "$T/c"
 	cmp "$T/a" "$T/b"
 	cmp "$T/a" "$T/c"
+	# A file is mapped, a pipe read: rows split over units with frames of
+	# dropped rows skipped, and a padded last unit, the same both ways.
+	"$F" --plan estimate -n 1000 --overlap 0.5 --out power --average 30 --decimate 2 --memory 1M "$T/x" > "$T/d"
+	cat "$T/x" | "$F" --plan estimate -n 1000 --overlap 0.5 --out power --average 30 --decimate 2 --memory 1M > "$T/e"
+	cmp "$T/d" "$T/e"
+	head -c 1234567 "$T/x" > "$T/y"
+	"$F" --plan estimate -n 1000 --overlap 0.3 --pad "$T/y" > "$T/d"
+	cat "$T/y" | "$F" --plan estimate -n 1000 --overlap 0.3 --pad > "$T/e"
+	cmp "$T/d" "$T/e"
 }
 
 @test "an engine failing a unit (ACCEL_FAULT) with no engine to retry on: exit 1, one line, no -o file" {

@@ -741,6 +741,7 @@ struct fft_run {
 	size_t header_len;
 	const char *name;
 	struct accel_buf tail;   /* bytes read that start the next unit (its overlap) */
+	size_t map_over;         /* mapped input: bytes at its position the last unit held */
 	/* f->split: the reader's place in the rows, and the writer's sum of
 	 * the row being written. */
 	uint64_t row;            /* the row the next frame is in */
@@ -784,6 +785,8 @@ static ssize_t read_samples(struct fft_run *r, struct accel_input *in, uint8_t *
  * of rows --decimate drops): those kept in r->tail first. 0 or ACCEL_EIO. */
 static int skip_samples(struct fft_run *r, struct accel_input *in, uint64_t n)
 {
+	/* Mapped, the last unit's overlap is still in the input. */
+	r->map_over = n < r->map_over ? r->map_over - (size_t)n : 0;
 	size_t t = n < r->tail.len ? (size_t)n : r->tail.len;
 	memmove(r->tail.data, r->tail.data + t, r->tail.len - t);
 	r->tail.len -= t;
@@ -804,9 +807,15 @@ static int skip_samples(struct fft_run *r, struct accel_input *in, uint64_t n)
 	return 0;
 }
 
+static int frames_read(struct fft_run *r, struct accel_input *in, struct accel_unit *u, size_t fu, size_t frames,
+		       char *err, size_t len);
+
 /* The input bytes of the next stretch of frames into dst (the unit's own
  * input, or r->stage when channels are interleaved): the bytes its frames
- * span, after the part the previous stretch read already (r->tail). Split,
+ * span, after the part the previous stretch read already (r->tail); from
+ * a mapped input, where they lie (dst borrows them, the overlap with the
+ * next stretch left unconsumed), but for a last stretch short of a unit
+ * (read into dst to be padded). Split,
  * a stretch holds frames of one row only, and the frames of rows not
  * written are skipped after it. Sets u's offset, overlap, hint and last
  * flag for dst. 1, 0 at the end, or an error with a line in err. */
@@ -818,6 +827,41 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 	if (f->split && f->average - r->row_frames < fu)
 		fu = f->average - r->row_frames;
 	size_t span = ((fu - 1) * f->hop + f->frame) * ss, adv = fu * f->hop * ss, have = r->tail.len;
+	size_t frames = fu, over = r->map_over;
+	r->map_over = 0;
+	if (in->map_len) {
+		/* A mapped input: a whole stretch is borrowed where it lies,
+		 * its overlap with the next left unconsumed. */
+		const uint8_t *p;
+		size_t ask = r->left >= 0 && (uint64_t)r->left < span ? (size_t)r->left : span;
+		ssize_t got = accel_input_peek(in, ask, &p);
+		if (got < 0) {
+			snprintf(err, len, "cannot read: %s", strerror(errno));
+			return (int)got;
+		}
+		if ((size_t)got == span) {
+			if (dst->cap)
+				accel_buf_free(dst);
+			dst->data = (uint8_t *)p;
+			dst->len = span;
+			u->offset = in->offset;
+			size_t step = adv < span ? adv : span;
+			accel_input_consume(in, step);
+			if (r->left >= 0)
+				r->left -= (int64_t)step;
+			r->map_over = span - step;
+			if (adv > span && skip_samples(r, in, adv - span) < 0) {
+				snprintf(err, len, "cannot read: %s", strerror(errno));
+				return ACCEL_EIO;
+			}
+			u->in_overlap = over < span ? over : span;
+			r->started = 1;
+			return frames_read(r, in, u, fu, frames, err, len);
+		}
+		/* The end: read as from a file, into a buffer of the unit's
+		 * own, padded there. */
+		dst->len = 0;
+	}
 	if (accel_buf_reserve(dst, span) < 0)
 		return ACCEL_ENOMEM;
 	u->offset = in->offset - have;
@@ -828,7 +872,7 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 		snprintf(err, len, "cannot read: %s", strerror(errno));
 		return (int)got;
 	}
-	size_t total = have + (size_t)got, frames = fu;
+	size_t total = have + (size_t)got;
 	r->tail.len = 0;
 	if (total == span) {
 		dst->len = span;
@@ -865,9 +909,20 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 		dst->len = copy;
 		u->last = 1;
 	}
+	have += over;
 	u->in_overlap = have < dst->len ? have : dst->len;
 	r->started = 1;
-	size_t vals = row_floats(f);
+	return frames_read(r, in, u, fu, frames, err, len);
+}
+
+/* The bookkeeping of a stretch of `frames` frames read into u (of `fu`
+ * asked for): the rows counted, the frames of rows not written skipped
+ * when split, u's output hint. 1, or ACCEL_EIO with a line in err. */
+static int frames_read(struct fft_run *r, struct accel_input *in, struct accel_unit *u, size_t fu, size_t frames,
+		       char *err, size_t len)
+{
+	const struct accel_fft *f = r->f;
+	size_t ss = f->in_bytes, vals = row_floats(f);
 	if (f->split) {
 		/* One row of floats out (the inner job's); a row is counted
 		 * when its first frames are read. */
@@ -1174,6 +1229,10 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		}
 		sc.write = chan_write;
 	}
+	/* A regular file is transformed where it lies: units borrow their
+	 * stretches of its mapping, no read() copy, no unit buffer faulted in
+	 * for the input. */
+	accel_input_map(in);
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);
