@@ -143,17 +143,17 @@ static void shrink_during(int age)
 		 * which a program has loaded: the build's, loaded here by its
 		 * path; the plugin's calls still bind to the libcore linked in
 		 * (exported, -rdynamic). */
-		char exe[PATH_MAX], dir[PATH_MAX + 32];
+		char exe[PATH_MAX], where[PATH_MAX + 32];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n < 0)
 			_exit(3);
 		exe[n] = 0;
 		*strrchr(exe, '/') = 0;
-		snprintf(dir, sizeof dir, "%s/../lib/libaccel.so.0", exe);
-		if (age && !dlopen(dir, RTLD_NOW | RTLD_LOCAL))
+		snprintf(where, sizeof where, "%s/../lib/libaccel.so.0", exe);
+		if (age && !dlopen(where, RTLD_NOW | RTLD_LOCAL))
 			_exit(3);
-		snprintf(dir, sizeof dir, "%s/../plugins", exe);
-		setenv("ACCEL_BACKEND_PATH", dir, 1);
+		snprintf(where, sizeof where, "%s/../plugins", exe);
+		setenv("ACCEL_BACKEND_PATH", where, 1);
 		unsetenv("ACCEL_FAULT");
 		struct accel_ctx *ctx = accel_ctx_new();
 		struct accel_input in;
