@@ -73,6 +73,7 @@ struct stream {
 	struct accel_progress *progress;
 	uint64_t bytes_in, bytes_out;  /* of the job being run; input without overlap */
 	uint64_t serial_regions;
+	struct worker *inline_worker;  /* cfg->inline_units in effect: the calling thread's */
 };
 
 static const char *prog(const struct stream *s)
@@ -330,8 +331,9 @@ static int process(struct worker *w, struct accel_unit *u)
 				       (unsigned long long)u->seq, err, s->slots[r].engine->name,
 				       dropped_now ? " (engine dropped for the rest of the run)" : "");
 		/* The units the dropped engine would have taken go to the
-		 * engine the policy names, with all of its workers. */
-		if (dropped_now && !s->slots[r].serving) {
+		 * engine the policy names, with all of its workers (inline:
+		 * the calling thread's next units go there). */
+		if (dropped_now && !s->slots[r].serving && !s->inline_worker) {
 			if (serve_locked(s, r) < 0) {
 				pthread_mutex_unlock(&s->lock);
 				return ACCEL_ENOMEM;
@@ -385,6 +387,32 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Write unit u's output (cfg->write, else as it is) and give it back.
+ * 0, or the write's error, which ends the run. Lock held (dropped while
+ * writing). */
+static int write_unit_locked(struct stream *s, struct accel_unit *u)
+{
+	pthread_mutex_unlock(&s->lock);
+	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) : accel_output_write(s->out, u->out.data, u->out.len);
+	/* A unit that borrowed a mapped input is done with it. */
+	if (!u->in.cap && u->in.len && s->in)
+		core_input_drop(s->in, u->in.data, u->in.len);
+	pthread_mutex_lock(&s->lock);
+	if (rc < 0) {
+		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+			    rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
+		return rc;
+	}
+	s->bytes_in += u->in.len - u->in_overlap;
+	s->bytes_out += u->out.len;
+	if (s->progress)
+		accel_progress_update(s->progress, u->offset + u->in.len);
+	measure_locked(s, u);
+	release_locked(s, u);
+	s->written++;
+	return 0;
+}
+
 static void *writer_main(void *arg)
 {
 	struct stream *s = arg;
@@ -392,25 +420,8 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct accel_unit *u = s->stop ? NULL : core_reorder_take(&s->reorder);
 		if (u) {
-			pthread_mutex_unlock(&s->lock);
-			int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) :
-				 accel_output_write(s->out, u->out.data, u->out.len);
-			/* A unit that borrowed a mapped input is done with it. */
-			if (!u->in.cap && u->in.len && s->in)
-				core_input_drop(s->in, u->in.data, u->in.len);
-			pthread_mutex_lock(&s->lock);
-			if (rc < 0) {
-				fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
-					    rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
+			if (write_unit_locked(s, u) < 0)
 				break;
-			}
-			s->bytes_in += u->in.len - u->in_overlap;
-			s->bytes_out += u->out.len;
-			if (s->progress)
-				accel_progress_update(s->progress, u->offset + u->in.len);
-			measure_locked(s, u);
-			release_locked(s, u);
-			s->written++;
 			continue;
 		}
 		if (s->stop || (s->reader_done && s->written == s->issued))
@@ -650,8 +661,23 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		if (r == 1) {
 			if (u->in_overlap > u->in.len)
 				u->in_overlap = u->in.len;
-			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
 			s->issued++;
+			if (s->inline_worker) {
+				/* Run and write it here: nothing else is in flight. */
+				pthread_mutex_unlock(&s->lock);
+				int prc = process(s->inline_worker, u);
+				pthread_mutex_lock(&s->lock);
+				if (prc < 0) {
+					if (!s->rc)
+						fail_locked(s, ACCEL_ENOENGINE, "no engine left to run unit %llu",
+							    (unsigned long long)u->seq);
+					break;
+				}
+				if (write_unit_locked(s, u) < 0 || u->last)
+					break;
+				continue;
+			}
+			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
 			pthread_cond_signal(&s->cond_work);
 			if (u->last)
 				break;
@@ -769,9 +795,15 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	 * at the start may take over from a dropped one. */
 	for (int i = 0; i < s->nslots; i++)
 		s->maxworkers += engine_workers(s, s->slots[i].engine);
+	int nserve = route->nserving > 0 ? route->nserving : route->shared ? route->nranked : 1;
+	/* Inline: one worker on a CPU engine, which is the calling thread. */
+	struct worker inline_worker = { .s = s };
+	if (cfg->inline_units && nserve == 1 && s->slots[0].ranked && s->cpus == 1 && on_cpu(s, s->slots[0].engine))
+		s->inline_worker = &inline_worker;
 	/* The default cap: a quarter of the memory this process can have
-	 * (none when that is not known). */
-	s->mem_limit = cfg->memory_limit ? cfg->memory_limit : accel_memory_available(ctx) / 4;
+	 * (none when that is not known; none inline: one unit at a time). */
+	s->mem_limit = cfg->memory_limit ? cfg->memory_limit :
+		       s->inline_worker ? 0 : accel_memory_available(ctx) / 4;
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);
@@ -798,14 +830,17 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	 * route->nserving (auto: those the profile says help together). They
 	 * serve every job: engine contexts are opened once per run. */
 	pthread_t writer;
-	int writer_started = 0;
-	int rc = pthread_create(&writer, NULL, writer_main, s);
-	if (rc)
+	int writer_started = 0, rc = 0;
+	if (s->inline_worker) {
+		s->slots[0].serving = 1;
+		s->slots[0].st.workers = 1;
+		update_limit_locked(s);
+	} else if ((rc = pthread_create(&writer, NULL, writer_main, s))) {
 		fail_locked(s, ACCEL_ENOMEM, "cannot start the writer thread: %s", strerror(rc));
-	else
+	} else {
 		writer_started = 1;
-	int nserve = route->nserving > 0 ? route->nserving : route->shared ? route->nranked : 1;
-	for (int i = 0; i < s->nslots && !s->stop; i++)
+	}
+	for (int i = 0; i < s->nslots && !s->stop && !s->inline_worker; i++)
 		if (s->slots[i].ranked && i < nserve)
 			serve_locked(s, i);
 
@@ -886,6 +921,9 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	pthread_mutex_unlock(&s->lock);
 	if (writer_started)
 		pthread_join(writer, NULL);
+	for (int i = 0; i < s->nslots; i++)
+		if (inline_worker.opened[i])
+			s->slots[i].engine->backend->close(inline_worker.ctx[i]);
 	if (serial_slot >= 0)
 		s->slots[serial_slot].engine->backend->close(serial_ctx);
 	if (s->progress)

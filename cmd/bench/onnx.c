@@ -5,7 +5,10 @@
  * run, through the stream engine as accel-infer runs it; and its peer, ONNX
  * Runtime's C API driven directly (libexec/infer-direct --serve beside
  * accel-bench, or ACCEL_BENCH_INFER_DIRECT), started once per case and
- * asked for one run at a time, so that its model load stays apart.
+ * asked for one run at a time, so that its model load stays apart. Each
+ * side's run reads the batch's .npy file, runs it and writes the output to
+ * /dev/null; ours runs on the calling thread (inline_units), as a thread
+ * that stays runs accel-infer's inputs one after another.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +169,8 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 		.total_size = -1,
 		.prog = cli.prog,
 		.verbose = b->job->common.quiet ? -1 : 0,
+		/* As accel-infer runs arrays: on this thread, no hand-offs. */
+		.inline_units = 1,
 	};
 	struct accel_stream_ops sops = { whole_input, NULL, NULL };
 	int sent = 0;
@@ -190,7 +195,9 @@ int onnx_peer_command(struct bench *b, struct kase *c)
 	size_t used = (size_t)snprintf(dims, sizeof dims, "%llu", (unsigned long long)c->size);
 	for (size_t i = 0; i < ITEM_DIMS && used < sizeof dims; i++)
 		used += (size_t)snprintf(dims + used, sizeof dims - used, ",%lld", (long long)item_dims[i]);
-	const char *argv[] = { prog, "--serve", onnx.model, threads, dims };
+	/* It reads the batch's file on every run and writes its output to
+	 * /dev/null, as our side does. */
+	const char *argv[] = { prog, "--serve", onnx.model, threads, dims, c->input };
 	for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++)
 		if (!(c->peer_argv[i] = strdup(argv[i])))
 			return -1;

@@ -12,9 +12,12 @@
  * prints "load SECONDS", then runs its input of shape DIMS (the batch
  * first, as given) once per line read on stdin and answers each with a line
  * "WALL CPU": the seconds of that run and the CPU seconds of the process
- * during it; it ends at the end of stdin.
+ * during it; it ends at the end of stdin. With NPY, each run reads its
+ * input from that .npy file (version 1 or 2, float32 of shape DIMS), as
+ * accel-bench's side reads it, and writes its output to /dev/null, as
+ * accel-bench's side does; without, it runs values made once in memory.
  *
- *   infer_direct --serve MODEL THREADS D1,D2,...
+ *   infer_direct --serve MODEL THREADS D1,D2,... [NPY]
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,11 +68,35 @@ static float *make_input(size_t count)
 	return x;
 }
 
+/* Read the .npy file `path` into buf[cap] and make *in, a float tensor of
+ * shape dims over its data (`bytes` of it). The header's length is the
+ * little-endian uint16 at byte 8 (format version 1) or uint32 (version 2)
+ * after the 6-byte magic and the 2 version bytes (NumPy's format spec,
+ * numpy.lib.format). 0, or -1 after a message. */
+static int read_npy(const char *path, unsigned char *buf, size_t cap, size_t bytes, const OrtMemoryInfo *mem,
+		    const int64_t *dims, int nd, OrtValue **in)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, cap, f) : 0;
+	if (f)
+		fclose(f);
+	size_t head = n >= 12 ? (buf[6] == 1 ? 10 + (buf[8] | (size_t)buf[9] << 8) :
+				10 + 2 + (buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24)) : 0;
+	if (!head || n < head + bytes) {
+		fprintf(stderr, "infer_direct: %s: not a .npy of %zu bytes of data\n", path, bytes);
+		return -1;
+	}
+	check(api->CreateTensorWithDataAsOrtValue(mem, buf + head, bytes, dims, (size_t)nd,
+						  ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, in));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int serve = argc == 5 && !strcmp(argv[1], "--serve");
-	if (argc != 5)
+	int serve = (argc == 5 || argc == 6) && !strcmp(argv[1], "--serve");
+	if (argc != 5 && !serve)
 		return 2;
+	const char *npy = argc == 6 ? argv[5] : NULL;
 	argv += serve;
 	api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
 	int threads = atoi(argv[2]), n = serve ? 0 : atoi(argv[3]);
@@ -109,14 +136,35 @@ int main(int argc, char **argv)
 		OrtValue *in, *out;
 		check(api->CreateTensorWithDataAsOrtValue(mem, x, count * sizeof *x, dims, (size_t)nd,
 							  ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
+		if (npy)
+			api->ReleaseValue(in);
 		printf("load %.9f\n", load);
 		fflush(stdout);
 		char line[64];
+		FILE *sink = npy ? fopen("/dev/null", "we") : NULL;
+		size_t cap = count * sizeof *x + 65536;
+		unsigned char *buf = npy ? malloc(cap) : NULL;
+		if (npy && (!sink || !buf))
+			return 1;
 		while (fgets(line, sizeof line, stdin)) {
 			double a = now(), c = cpu_now();
+			if (npy && read_npy(npy, buf, cap, count * sizeof *x, mem, dims, nd, &in) < 0)
+				return 1;
 			out = NULL;
 			check(api->Run(s, NULL, (const char *const *)&in_name, (const OrtValue *const *)&in, 1,
 				       (const char *const *)&out_name, 1, &out));
+			if (sink) {
+				void *y;
+				OrtTensorTypeAndShapeInfo *info;
+				size_t nel;
+				check(api->GetTensorMutableData(out, &y));
+				check(api->GetTensorTypeAndShape(out, &info));
+				check(api->GetTensorShapeElementCount(info, &nel));
+				api->ReleaseTensorTypeAndShapeInfo(info);
+				if (fwrite(y, sizeof(float), nel, sink) != nel || fflush(sink))
+					return 1;
+				api->ReleaseValue(in);
+			}
 			api->ReleaseValue(out);
 			printf("%.9f %.9f\n", now() - a, cpu_now() - c);
 			if (fflush(stdout))

@@ -73,6 +73,13 @@ struct accel_stream_config {
 	 * (units in input order, on the writer thread; `user` the job's, as
 	 * ops have it). 0 or a negative ACCEL_E* code, which ends the run. */
 	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u);
+	/* 1: when the run would start one worker, on an engine of the CPU
+	 * device (threads 1), run each unit on the calling thread as soon as
+	 * it is read, and write it there: no worker or writer thread, no
+	 * hand-offs, no reading ahead. For units whose run dwarfs their
+	 * reading and whose engine keeps per-thread state warm (inference on
+	 * ONNX Runtime's CPU provider, batch after batch). */
+	int inline_units;
 };
 
 /* Bytes of memory this process may use: the smaller of /proc/meminfo's
@@ -112,7 +119,8 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
  *
  * Threads: ops run on the calling thread (the reader); engine contexts are
  * opened, run and closed on worker threads; a writer thread writes `out`
- * and draws the progress meter. in, out and user belong to the run until
+ * and draws the progress meter (with cfg->inline_units, where it applies,
+ * all of that on the calling thread). in, out and user belong to the run until
  * it returns. Several runs may share ctx and route at once on other
  * threads (the engines are only read), as long as no thread probes ctx.
  */
