@@ -848,6 +848,11 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	void *serial_ctx = NULL;
 	int serial_slot = -1;
 	struct accel_engine_stats base[ACCEL_ROUTE_MAX + 1];
+	/* A job that failed is finished once the workers and the writer have
+	 * stopped: units still running may borrow its input (a mapped file
+	 * that finishing it unmaps). */
+	size_t failed_job = SIZE_MAX;
+	double failed_t0 = 0;
 	for (size_t k = 0; k < jobs->n && !s->stop; k++) {
 		struct accel_input *in = NULL;
 		struct accel_output *out = NULL;
@@ -894,7 +899,10 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 			accel_progress_end(s->progress);
 			s->progress = NULL;
 		}
-		if (jobs->finish) {
+		if (jobs->finish && s->rc) {
+			failed_job = k;
+			failed_t0 = t0;
+		} else if (jobs->finish) {
 			struct accel_stream_stats js;
 			job_stats(s, base, t0, &js);
 			int jrc = s->rc;
@@ -921,6 +929,13 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	pthread_mutex_unlock(&s->lock);
 	if (writer_started)
 		pthread_join(writer, NULL);
+	if (failed_job != SIZE_MAX) {
+		struct accel_stream_stats js;
+		pthread_mutex_lock(&s->lock);
+		job_stats(s, base, failed_t0, &js);
+		pthread_mutex_unlock(&s->lock);
+		jobs->finish(jobs->arg, failed_job, s->rc, &js, err);
+	}
 	for (int i = 0; i < s->nslots; i++)
 		if (inline_worker.opened[i])
 			s->slots[i].engine->backend->close(inline_worker.ctx[i]);
