@@ -2,7 +2,8 @@
  * test_stream_faults.c - the stream engine under faults: threads that cannot
  * be created, an engine dropped mid-stream (its units shared by all the CPU
  * workers), --fallback next in a shared route, and the memory cap on units
- * in flight. pthread_create and ZSTD_compress2 are interposed here: libaccel
+ * in flight, and inline units (one CPU worker on the calling thread).
+ * pthread_create and ZSTD_compress2 are interposed here: libaccel
  * calls them through the executable's definitions, which count the calls
  * and fail or time them as a test asks.
  */
@@ -12,6 +13,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,19 +80,22 @@ size_t ZSTD_compress2(ZSTD_CCtx *cctx, void *dst, size_t cap, const void *src, s
 
 static const char *const upper_ops[] = { "upper", NULL };
 
-static int fake_probe(struct accel_probe *p, const char *id)
+static int fake_probe_class(struct accel_probe *p, const char *id, enum accel_device_class cls)
 {
 	struct accel_device d;
 	memset(&d, 0, sizeof d);
-	d.cls = ACCEL_CLASS_GPU;
+	d.cls = cls;
 	d.numa_node = -1;
 	strcpy(d.id, id);
 	int dev = accel_probe_add_device(p, &d);
 	return dev < 0 || accel_probe_add_engine(p, dev, NULL) < 0 ? ACCEL_ENOMEM : 0;
 }
+static int fake_probe(struct accel_probe *p, const char *id) { return fake_probe_class(p, id, ACCEL_CLASS_GPU); }
 static int fa_probe(struct accel_probe *p) { return fake_probe(p, "gpu0"); }
 static int fb_probe(struct accel_probe *p) { return fake_probe(p, "gpu1"); }
 static int fc_probe(struct accel_probe *p) { return fake_probe(p, "gpu2"); }
+/* fk: an engine on the CPU device, as a plugin's (FFTW, ONNX Runtime) is. */
+static int fk_probe(struct accel_probe *p) { return fake_probe_class(p, "cpu9", ACCEL_CLASS_CPU); }
 
 static int upper_supports(const struct accel_engine *e, const struct accel_op *op,
 			  double *prior, char *reason, size_t len)
@@ -127,17 +132,26 @@ static void upper_close(void *ctx) { }
 FAKE(fa_backend, "fa", fa_probe);
 FAKE(fb_backend, "fb", fb_probe);
 FAKE(fc_backend, "fc", fc_probe);
+FAKE(fk_backend, "fk", fk_probe);
 
-/* The reader: CHUNK-byte units; remembers the distinct units it filled. */
+/* The reader: CHUNK-byte units; remembers the distinct units it filled
+ * and counts its calls. Also the job's `user` for write_hook. */
 struct reader {
 	struct accel_unit *seen[256];
 	int nseen;
 	size_t chunk;
+	int calls;
+	/* write_hook: the thread that called the run, the units written on
+	 * it and on other threads, and the write (1-based) that fails with
+	 * fail_rc (0: none). */
+	pthread_t caller;
+	int on_caller, elsewhere, writes, fail_at, fail_rc;
 };
 
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct reader *r = user;
+	r->calls++;
 	int known = 0;
 	for (int i = 0; i < r->nseen; i++)
 		known |= r->seen[i] == u;
@@ -196,6 +210,10 @@ static void setup_run(struct fixture *f, const char *text, const char *backends,
 	add_backend(f->ctx, &fa_backend);
 	add_backend(f->ctx, &fb_backend);
 	add_backend(f->ctx, &fc_backend);
+	/* The CPU fake only where a test names it: accel_cpu_engine_for
+	 * would take it as every run's --fallback cpu engine. */
+	if (strstr(backends, "fk"))
+		add_backend(f->ctx, &fk_backend);
 	struct accel_route_req req = { &upper_op, backends, -1, "/nonexistent" };
 	assert_int_equal(accel_route(f->ctx, &req, &f->route), 0);
 	f->route.shared = shared;
@@ -525,6 +543,217 @@ static void default_memory_cap(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---------------------------------------------------------- inline units */
+
+/* cfg->write: writes the unit as it is, noting the thread it runs on; the
+ * fail_at-th write returns fail_rc without writing. */
+static int write_hook(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	struct reader *r = user;
+	if (pthread_equal(pthread_self(), r->caller))
+		r->on_caller++;
+	else
+		r->elsewhere++;
+	if (++r->writes == r->fail_at) {
+		errno = ENOSPC;  /* as a write(2) that failed leaves it */
+		return r->fail_rc;
+	}
+	return accel_output_write(out, u->out.data, u->out.len);
+}
+
+/* setup_run with the write hook on and inline_units set as asked. */
+static void setup_inline(struct fixture *f, const char *text, const char *backends, int shared, int inl)
+{
+	setup_run(f, text, backends, shared);
+	f->cfg.write = write_hook;
+	f->cfg.inline_units = inl;
+	f->reader.caller = pthread_self();
+}
+
+/* One worker on a CPU engine (threads 1): inline, every unit is read, run
+ * and written on the calling thread, one at a time, and no thread is
+ * started (the first pthread_create would fail the run); the output is
+ * the threaded run's. */
+static void inline_units_run_on_the_calling_thread(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+
+	/* Threaded, the baseline: the writer thread writes. */
+	setup_inline(&f, t, "fk", 0, 0);
+	assert_string_equal(f.route.entries[0].name, "fk:cpu9");
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.on_caller, 0);
+	assert_int_equal(f.reader.elsewhere, 100);
+	teardown_run(&f);
+
+	setup_inline(&f, t, "fk", 0, 1);
+	fail_create(1);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_string_equal(f.err, "");
+	assert_output(&f, want);
+	assert_int_equal(f.reader.on_caller, 100);
+	assert_int_equal(f.reader.elsewhere, 0);
+	const struct accel_engine_stats *k = stats_of(&f, "fk:cpu9");
+	assert_int_equal(k->workers, 1);
+	assert_int_equal(k->units, 100);
+	assert_int_equal(f.stats.units, 100);
+	assert_int_equal(f.stats.bytes_in, 1000);
+	assert_int_equal(f.stats.bytes_out, 1000);
+	/* No reading ahead: one unit, used again and again; no memory cap. */
+	assert_int_equal(f.stats.units_in_flight, 1);
+	assert_int_equal(f.reader.nseen, 1);
+	assert_int_equal(f.stats.memory_limit, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* --fallback next inline: a unit the CPU engine fails runs again on the
+ * next engine of the route, on the same thread; once the engine is
+ * dropped, the rest of the units go there, still with no thread started.
+ * The output is whole and in order. */
+static void inline_units_fall_back_on_the_calling_thread(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+
+	setup_inline(&f, t, "fk,fa", 0, 1);
+	assert_string_equal(f.route.entries[0].name, "fk:cpu9");
+	assert_string_equal(f.route.entries[1].name, "fa:gpu0");
+	assert_int_equal(core_fault_parse("fk:5,17"), 0);
+	fail_create(1);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.on_caller, 100);
+	assert_int_equal(f.reader.elsewhere, 0);
+	const struct accel_engine_stats *k = stats_of(&f, "fk:cpu9"), *a = stats_of(&f, "fa:gpu0");
+	assert_int_equal(k->failures, 2);
+	assert_false(k->dropped);
+	assert_int_equal(k->units, 98);
+	assert_int_equal(a->units, 2);
+	assert_int_equal(a->retried, 2);
+	assert_int_equal(f.stats.retried, 2);
+	teardown_run(&f);
+
+	/* Every unit fails on fk: dropped after 3, fa takes the rest. */
+	setup_inline(&f, t, "fk,fa", 0, 1);
+	assert_int_equal(core_fault_parse("fk:*"), 0);
+	fail_create(1);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.on_caller, 100);
+	assert_int_equal(f.reader.elsewhere, 0);
+	k = stats_of(&f, "fk:cpu9");
+	a = stats_of(&f, "fa:gpu0");
+	assert_true(k->dropped);
+	assert_int_equal(k->failures, 3);
+	assert_int_equal(k->units, 0);
+	assert_int_equal(a->units, 100);
+	assert_int_equal(a->retried, 3);
+	teardown_run(&f);
+
+	/* Every engine fails unit 5: the run ends there, unit 4 the last
+	 * written. */
+	setup_inline(&f, t, "fk,fa", 0, 1);
+	assert_int_equal(core_fault_parse("fk:5;fa:5"), 0);
+	assert_int_equal(run(&f, &upper_op), ACCEL_EDEVICE);
+	assert_non_null(strstr(f.err, "fa:gpu0: unit 5 (byte offset 50) failed: injected fault (ACCEL_FAULT); no engine left to retry on"));
+	want[50] = 0;
+	assert_output(&f, want);
+	assert_int_equal(f.reader.calls, 6);
+	teardown_run(&f);
+	free(t);
+}
+
+/* A write that fails inline ends the run with its error at that unit: no
+ * unit read after it, nothing written after it, no hang (alarm). */
+static void inline_units_write_error_ends_the_run(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+
+	/* The write callback fails on its 4th unit. */
+	setup_inline(&f, t, "fk", 0, 1);
+	f.reader.fail_at = 4;
+	f.reader.fail_rc = ACCEL_EIO;
+	assert_int_equal(run(&f, &upper_op), ACCEL_EIO);
+	assert_string_equal(f.err, "cannot write stdout: No space left on device");
+	char part[31];
+	memcpy(part, want, 30);
+	part[30] = 0;
+	assert_output(&f, part);
+	assert_int_equal(f.reader.writes, 4);
+	assert_int_equal(f.reader.calls, 4);
+	assert_int_equal(f.stats.units, 3);
+	teardown_run(&f);
+
+	/* The output is a pipe whose reader has gone (accel-infer | head):
+	 * the first write ends the run with ACCEL_EPIPE. */
+	setup_inline(&f, t, "fk", 0, 1);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	int file_fd = f.out.fd;
+	f.out.fd = p[1];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigaction(SIGPIPE, &ign, &old);
+	int rc = run(&f, &upper_op);
+	sigaction(SIGPIPE, &old, NULL);
+	close(p[1]);
+	f.out.fd = file_fd;
+	assert_int_equal(rc, ACCEL_EPIPE);
+	assert_non_null(strstr(f.err, "cannot write stdout: "));
+	assert_int_equal(f.reader.writes, 1);
+	assert_int_equal(f.reader.calls, 1);
+	assert_int_equal(f.stats.units, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* inline_units applies only to one worker on a CPU engine: with threads
+ * above 1, an engine on another device, or two engines serving at once,
+ * the run is threaded (the writer thread writes). */
+static void inline_units_ignored_unless_one_cpu_worker(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	static const struct {
+		const char *backends;
+		int shared, threads;
+		const char *engine;
+		int workers;
+	} cases[] = {
+		{ "fk", 0, 2, "fk:cpu9", 2 },
+		{ "fa", 0, 1, "fa:gpu0", 1 },
+		{ "fk,fa", 1, 1, "fk:cpu9", 1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fixture f;
+		setup_inline(&f, t, cases[i].backends, cases[i].shared, 1);
+		f.cfg.threads = cases[i].threads;
+		assert_int_equal(run(&f, &upper_op), 0);
+		assert_output(&f, want);
+		assert_int_equal(f.reader.on_caller, 0);
+		assert_int_equal(f.reader.elsewhere, 100);
+		assert_int_equal(stats_of(&f, cases[i].engine)->workers, cases[i].workers);
+		teardown_run(&f);
+
+		/* Threaded, it starts the writer first: failing that
+		 * ends the run. */
+		setup_inline(&f, t, cases[i].backends, cases[i].shared, 1);
+		f.cfg.threads = cases[i].threads;
+		fail_create(1);
+		assert_int_equal(run(&f, &upper_op), ACCEL_ENOMEM);
+		assert_string_equal(f.err, "cannot start the writer thread: Resource temporarily unavailable");
+		teardown_run(&f);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +764,10 @@ int main(void)
 		cmocka_unit_test(fallback_next_in_a_shared_route),
 		cmocka_unit_test(memory_cap_lowers_units_in_flight),
 		cmocka_unit_test(default_memory_cap),
+		cmocka_unit_test(inline_units_run_on_the_calling_thread),
+		cmocka_unit_test(inline_units_fall_back_on_the_calling_thread),
+		cmocka_unit_test(inline_units_write_error_ends_the_run),
+		cmocka_unit_test(inline_units_ignored_unless_one_cpu_worker),
 	};
 	return cmocka_run_group_tests_name("stream_faults", tests, NULL, NULL);
 }
