@@ -127,6 +127,17 @@ static cJSON *str_or_null(const char *s)
 	return s && *s ? text(s) : cJSON_CreateNull();
 }
 
+/* A new object at the end of array a: NULL when out of memory. */
+static cJSON *append_object(cJSON *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o && !cJSON_AddItemToArray(a, o)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 static cJSON *device_json(const struct accel_device *d)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -764,11 +775,9 @@ static int json_run(struct accel_report *r, const char *input, const struct acce
 {
 	if (!r->runs && !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))
 		return ACCEL_ENOMEM;
-	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddItemToArray(r->runs, o)) {
-		cJSON_Delete(o);
+	cJSON *o = append_object(r->runs);
+	if (!o)
 		return ACCEL_ENOMEM;
-	}
 	cJSON_AddItemToObject(o, "input", text(input));
 	cJSON_AddNumberToObject(o, "units", (double)s->units);
 	cJSON_AddNumberToObject(o, "serial_regions", (double)s->serial_regions);
@@ -787,11 +796,9 @@ static int json_run(struct accel_report *r, const char *input, const struct acce
 		return ACCEL_ENOMEM;
 	for (int i = 0; i < s->nengines && i < ACCEL_ROUTE_MAX; i++) {
 		const struct accel_engine_stats *e = &s->engines[i];
-		cJSON *j = cJSON_CreateObject();
-		if (!j || !cJSON_AddItemToArray(engines, j)) {
-			cJSON_Delete(j);
+		cJSON *j = append_object(engines);
+		if (!j)
 			return ACCEL_ENOMEM;
-		}
 		cJSON_AddItemToObject(j, "name", text(e->name));
 		cJSON_AddNumberToObject(j, "workers", e->workers);
 		cJSON_AddNumberToObject(j, "units", (double)e->units);
@@ -815,11 +822,9 @@ static int json_job(struct accel_report *r, const struct accel_report_job *j)
 {
 	if (!r->runs && !(r->runs = cJSON_AddArrayToObject(r->root, "runs")))
 		return ACCEL_ENOMEM;
-	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddItemToArray(r->runs, o)) {
-		cJSON_Delete(o);
+	cJSON *o = append_object(r->runs);
+	if (!o)
 		return ACCEL_ENOMEM;
-	}
 	cJSON_AddItemToObject(o, "input", text(j->input));
 	cJSON_AddItemToObject(o, "bytes_in", count_or_null(j->bytes_in));
 	cJSON_AddItemToObject(o, "bytes_out", count_or_null(j->bytes_out));
@@ -834,11 +839,9 @@ static int json_job(struct accel_report *r, const struct accel_report_job *j)
 		return ACCEL_ENOMEM;
 	for (int i = 0; i < j->nstages; i++) {
 		const struct accel_report_stage *g = &j->stages[i];
-		cJSON *x = cJSON_CreateObject();
-		if (!x || !cJSON_AddItemToArray(stages, x)) {
-			cJSON_Delete(x);
+		cJSON *x = append_object(stages);
+		if (!x)
 			return ACCEL_ENOMEM;
-		}
 		cJSON_AddItemToObject(x, "stage", text(g->stage));
 		cJSON_AddItemToObject(x, "what", str_or_null(g->what));
 		cJSON_AddItemToObject(x, "engine", str_or_null(g->engine));
