@@ -3,8 +3,11 @@
  * for each rank and for every engine left out.
  */
 #include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <accel/report.h>
 #include "core.h"
 
@@ -199,7 +202,8 @@ static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
 	}
 }
 
-static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small);
+static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small,
+		     int all);
 
 int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r)
 {
@@ -250,11 +254,16 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 	 * for it (that costs more than the job), unless no other engine can
 	 * run it. */
 	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES;
-	if (!small || rank_auto(ctx, req, r, 1) == ACCEL_ENOENGINE) {
+	if (!small || rank_auto(ctx, req, r, 1, 0) == ACCEL_ENOENGINE) {
 		memset(r, 0, sizeof *r);
 		core_strlcpy(r->op, op->name, sizeof r->op);
-		accel_discover(ctx, op->name);
-		return rank_auto(ctx, req, r, 0);
+		if (rank_auto(ctx, req, r, 0, 0) != ACCEL_ENOENGINE)
+			return 0;
+		/* Nothing else runs it: start them all, for an engine or
+		 * their reasons. */
+		memset(r, 0, sizeof *r);
+		core_strlcpy(r->op, op->name, sizeof r->op);
+		return rank_auto(ctx, req, r, 0, 1);
 	}
 	return 0;
 }
@@ -266,12 +275,72 @@ static int device_only(const struct accel_backend *b)
 	return b->classes && !(b->classes & ~dev);
 }
 
-static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small)
+/*
+ * Whether backend b only finds GPUs and NPUs through an API that has
+ * implementations on the CPU (Vulkan: Mesa's lavapipe; OpenCL: PoCL), so
+ * that on a machine with neither it finds only software devices.
+ */
+static int software_capable(const struct accel_backend *b)
+{
+	if (!device_only(b) || !b->apis)
+		return 0;
+	for (const struct accel_api_info *a = b->apis; a->name; a++)
+		if (!strcmp(a->name, "vulkan") || !strcmp(a->name, "opencl"))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether this machine may hold a GPU or NPU: a PCI function of those
+ * classes, or a device node a driver makes for one without PCI (an SoC's
+ * GPU under /dev/dri, /dev/kfd, /dev/accel, WSL's /dev/dxg). Without one,
+ * a software_capable() backend can find nothing but software devices,
+ * which the auto route never prefers, so it is not started: its drivers
+ * cost ~0.3 s and ~90 MB (PoCL loads LLVM).
+ */
+static int may_have_devices(struct accel_ctx *ctx)
+{
+	static const char *const nodes[] = { "/dev/dri", "/dev/kfd", "/dev/accel", "/dev/dxg", "/dev/nvidiactl" };
+	if (!ctx->pci_scanned) {
+		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
+		ctx->pci_scanned = 1;
+	}
+	for (int i = 0; i < ctx->npci; i++)
+		if (core_class_reserves(ctx->pci[i].cls))
+			return 1;
+	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof path, "%s%s", ctx->sysroot, nodes[i]);
+		if (stat(path, &st) < 0)
+			continue;
+		if (!S_ISDIR(st.st_mode))
+			return 1;
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int any = 0;
+		while (d && !any && (de = readdir(d)))
+			any = de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		if (any)
+			return 1;
+	}
+	return 0;
+}
+
+static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small,
+		     int all)
 {
 	const struct accel_op *op = req->op;
+	int devices = all ? 1 : -1;
 	for (int b = 0; b < ctx->nbackends; b++) {
 		const struct accel_backend *be = ctx->backends[b].backend;
-		if (be && core_backend_offers(be, op->name) && !(small && device_only(be)))
+		if (!be || !core_backend_offers(be, op->name) || (small && device_only(be)))
+			continue;
+		if (software_capable(be) && devices < 0)
+			devices = may_have_devices(ctx);
+		if (!software_capable(be) || devices)
 			accel_probe_backend(ctx, ctx->backends[b].name);
 	}
 	struct accel_profile_entry *prof = NULL;
@@ -290,10 +359,13 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 			continue;
 		}
 		if (!s->probed) {
-			if ((x = add_entry(r, NULL, s->name)))
+			if ((x = add_entry(r, NULL, s->name)) && small)
 				snprintf(x->reason, sizeof x->reason,
 					 "not probed: a job of %lld bytes stays on the CPU (name it with --backend to use it)",
 					 (long long)req->size_hint);
+			else if (x)
+				snprintf(x->reason, sizeof x->reason,
+					 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
 			continue;
 		}
 		if (s->rc < 0) {

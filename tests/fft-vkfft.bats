@@ -46,8 +46,28 @@ setup() {
 	$REF gen cf32 $((1 << 20)) 7 "$T/x"
 	"$F" -v -n 1000 -o /dev/null "$T/x" 2> "$T/log"
 	grep -q '^  1\. fftw:cpu0 ' "$T/log"
-	grep -q '^  2\. vkfft.opencl:[a-z0-9]* software device: never preferred to native CPU code; name it in full with --backend to use it$' "$T/log"
-	grep -q '^  vkfft.opencl:[a-z0-9]* *workers 0, units 0, ' "$T/log"
+	# Started (a GPU may be here): ranked below with the reason; not
+	# started (no GPU or NPU here): left out with that reason.
+	grep -q '^  2\. vkfft.opencl:[a-z0-9]* software device: never preferred to native CPU code; name it in full with --backend to use it$' "$T/log" ||
+		grep -q '^  -  vkfft *left out: not probed: no GPU or NPU on this machine' "$T/log"
+	! grep -q '^  vkfft.opencl:[a-z0-9]* *workers [1-9]' "$T/log"
+}
+
+@test "auto on a machine with no GPU or NPU: VkFFT's drivers are not started; -b still starts them" {
+	local n
+	for n in /dev/dri /dev/kfd /dev/accel /dev/dxg /dev/nvidiactl; do
+		[ ! -e "$n" ] || skip "$n: a GPU or NPU may be here"
+	done
+	! grep -qE '^0x(03|12)' /sys/bus/pci/devices/*/class 2>/dev/null || skip "a display or accelerator PCI function is here"
+	$REF gen cf32 $((1 << 20)) 7 "$T/x"
+	strace -f -e trace=openat -o "$T/trace" "$F" -v -n 1000 -o "$T/a" "$T/x" 2> "$T/log"
+	grep -q '^  1\. fftw:cpu0 ' "$T/log"
+	grep -q '^  -  vkfft *left out: not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)$' "$T/log"
+	! grep -q 'vkfft\.opencl:' "$T/log"
+	# Neither the OpenCL loader nor the Vulkan one was opened.
+	! grep -E 'libOpenCL|libvulkan|/OpenCL/vendors' "$T/trace"
+	"$F" -b "$ENGINE" -n 1000 -o "$T/b" "$T/x"
+	[ "$(stat -c %s "$T/a")" = "$(stat -c %s "$T/b")" ]
 }
 
 @test "-b vkfft.opencl takes no software device: one line names the engines in full, exit 1; the full name runs" {
