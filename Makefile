@@ -132,7 +132,23 @@ MAN_PAGES := $(PROGS:%=$(B)/man/%.1) $(B)/man/accel.7
 COMPLETIONS := $(PROGS:%=completions/bash/%) $(PROGS:%=completions/zsh/_%) \
 	$(PROGS:%=completions/fish/%.fish)
 
-all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MAN_PAGES) $(B)/accel.pc
+MANIFEST := $(B)/plugins/plugins.manifest
+all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MANIFEST) $(MAN_PAGES) $(B)/accel.pc
+
+# The plugin manifest (libcore/manifest.c): each plugin's table, read once
+# here, so that a program loads a plugin only when it is probed. Written
+# after the plugins (a plugin newer than it makes it stale: the folder is
+# then scanned), installed after them. The tool links libcore's objects
+# (it reads internals), exported so that the plugins it loads bind to them.
+$(B)/tools/plugin-manifest: libcore/tools/plugin-manifest.c $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS) $(PKG_CFLAGS),$<)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl
+
+$(MANIFEST): $(B)/tools/plugin-manifest $(PLUGINS) | $(LIB)
+	@mkdir -p $(@D)
+	LD_LIBRARY_PATH=$(B)/lib $(B)/tools/plugin-manifest $(B)/plugins > $@.tmp
+	mv $@.tmp $@
 
 # --version says minizip's version as pkg-config gives it (the library tells none).
 $(B)/obj/libcore/version.o: CPPFLAGS += -DACCEL_MINIZIP_VERSION='"$(shell pkg-config --modversion minizip 2>/dev/null)"'
@@ -313,6 +329,7 @@ install: all
 	install -m 644 $(B)/accel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	$(if $(PLUGINS),install -m 755 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/)
 	$(foreach f,$(PLUGIN_PARTS),install -D -m 755 $(f) $(DESTDIR)$(PLUGINDIR)/$(patsubst $(B)/plugins/%,%,$(f));)
+	install -m 644 $(MANIFEST) $(DESTDIR)$(PLUGINDIR)/
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/accel.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(filter completions/bash/%,$(COMPLETIONS)) $(DESTDIR)$(DATADIR)/bash-completion/completions/

@@ -6,6 +6,7 @@
 #define ACCEL_CORE_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <accel/context.h>
 
 /* The registry grows as plugins are found, up to CORE_MAX_BACKENDS (the
@@ -54,7 +55,41 @@ struct accel_ctx {
 	int inventory;
 	unsigned char partial[CORE_MAX_BACKENDS + 1];
 	int reprobing;                     /* backend index being probed again, or -1 */
+	/* 1: backend i was registered from a manifest and is not loaded yet:
+	 * its table is the manifest's (no functions) until probe_index loads it. */
+	unsigned char lazy[CORE_MAX_BACKENDS + 1];
+	struct core_manifest *manifests;   /* read for this context (manifest.c) */
 };
+
+/* The plugin manifest (manifest.c): the file in a plugin folder, beside
+ * the plugins, that lists their tables so they are loaded only when used. */
+#define CORE_MANIFEST "plugins.manifest"
+struct core_manifest;
+/* Write the manifest of the plugins in `dir` (every accel_NAME.so whose
+ * table libaccel can use, loaded to read it) to out. 0, or ACCEL_EIO with
+ * the reason in err[len]. */
+int core_manifest_write(FILE *out, const char *dir, char *err, size_t len);
+/* The manifest of `dir`, or NULL when it has none, it is malformed or of
+ * another format or ABI, or a plugin it lists is missing or newer than it
+ * (stale): the folder is then scanned. Free with core_manifest_free. */
+struct core_manifest *core_manifest_read(const char *dir);
+void core_manifest_free(struct core_manifest *m);
+/* The table manifest m gives plugin file `file` ("accel_fftw.so"): its
+ * registry fields only (no probe or other function), or NULL when m does
+ * not list it. */
+const struct accel_backend *core_manifest_find(const struct core_manifest *m, const char *file);
+/* Keep m with ctx (freed by accel_ctx_free): its tables stay in use. */
+void core_manifest_keep(struct accel_ctx *ctx, struct core_manifest *m);
+/* NAME of a plugin file "accel_NAME.so" into name[len]: 0, or -1 when
+ * file is not one. discover.c. */
+int core_plugin_name(const char *file, char *name, size_t len);
+/* Why a plugin's table cannot be used (into buf[len]), or NULL when it
+ * can. discover.c. */
+const char *core_table_problem(const struct accel_backend *b, const char *name, char *buf, size_t len);
+/* Load plugin i if it was registered from a manifest (lazy): its table
+ * replaces the manifest's, or it is recorded as not loaded with the
+ * reason. The caller holds the context's lock. discover.c. */
+void core_backend_load(struct accel_ctx *ctx, int i);
 
 /* From now on probes list every device they can find, and the backends
  * probed before for a route only are probed again, in full, when they find

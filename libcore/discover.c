@@ -3,18 +3,22 @@
  * plugins with an ABI check), lazy probing, and the devices and engines the
  * probes found. A plugin or library that is missing is a reason, never a crash.
  *
- * Every plugin is loaded when the context is made, for its table (names,
- * ops, classes, priority, apis: what -b, --require and routing read); a
- * backend is probed only when the job needs it (accel_discover for an op
- * in its ops, accel_discover_classes, accel_probe_backend). Loading is
- * cheap because a plugin links nothing heavier than libaccel's own
- * libraries: what its engines run on is loaded by its probe, dlopen'ed by
- * soname (accel_dlopen) or, for code that must link it, a companion object
- * in PLUGINDIR/<name>/ (accel_probe_dlopen). accel(7), PLUGINS; the rule is
- * checked by tests/startup.bats. A probe for a route may find only what its
- * engines need (accel_probe_list_devices: no hwloc topology, no OpenSSL
- * provider devices); a report or an inventory (core_ctx_inventory) probes
- * such a backend again, in full.
+ * Every plugin is registered when the context is made, with its table
+ * (names, ops, classes, priority, apis: what -b, --require and routing
+ * read). Where a plugin folder has a fresh manifest (manifest.c), the table
+ * is the manifest's and the plugin is dlopen'ed only when it is probed or
+ * asked for its versions; a plugin the manifest does not list, and every
+ * plugin of a folder without a manifest or with a stale one, is loaded at
+ * once. A backend is probed only when the job needs it (accel_discover for
+ * an op in its ops, accel_discover_classes, accel_probe_backend), so a
+ * route on the built-in CPU engine loads no plugin. A plugin links nothing
+ * heavier than libaccel's own libraries: what its engines run on is loaded
+ * by its probe, dlopen'ed by soname (accel_dlopen) or, for code that must
+ * link it, a companion object in PLUGINDIR/<name>/ (accel_probe_dlopen).
+ * accel(7), PLUGINS; the rule is checked by tests/startup.bats. A probe for
+ * a route may find only what its engines need (accel_probe_list_devices:
+ * no hwloc topology, no OpenSSL provider devices); a report or an inventory
+ * (core_ctx_inventory) probes such a backend again, in full.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -84,7 +88,7 @@ struct accel_backend_status *core_backend_add(struct accel_ctx *ctx, const char 
 /* Why a plugin's table cannot be used, or NULL when it can: it must be of
  * this ABI, carry its own name and a probe, and a table that offers
  * operations must have every function that runs them. */
-static const char *table_problem(const struct accel_backend *b, const char *name, char *buf, size_t len)
+const char *core_table_problem(const struct accel_backend *b, const char *name, char *buf, size_t len)
 {
 	if (b->abi != ACCEL_BACKEND_ABI) {
 		snprintf(buf, len, "plugin built for backend ABI %u, this libaccel has ABI %u", b->abi,
@@ -107,28 +111,31 @@ static const char *table_problem(const struct accel_backend *b, const char *name
 	return NULL;
 }
 
-/* Load accel_<name>.so: a failure to load is recorded with its reason. */
-static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file)
+int core_plugin_name(const char *file, char *name, size_t len)
 {
-	char name[32], sym[64], path[PATH_MAX], why[256];
 	size_t n = strlen(file);
-	if (n <= 9 || strncmp(file, "accel_", 6) || strcmp(file + n - 3, ".so") || n - 9 >= sizeof name)
-		return;
+	if (n <= 9 || strncmp(file, "accel_", 6) || strcmp(file + n - 3, ".so") || n - 9 >= len)
+		return -1;
 	memcpy(name, file + 6, n - 9);
 	name[n - 9] = 0;
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	struct accel_backend_status *s = core_backend_add(ctx, name, path);
-	if (!s)
-		return;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	return 0;
+}
+
+/* dlopen plugin s->origin and take its table: s->backend, or NULL with
+ * the reason and rc set. */
+static void open_plugin(struct accel_backend_status *s)
+{
+	char sym[64], why[256];
+	void *h = dlopen(s->origin, RTLD_NOW | RTLD_LOCAL);
+	s->backend = NULL;
 	if (!h) {
 		snprintf(s->reason, sizeof s->reason, "cannot load plugin: %s", dlerror());
 		s->rc = ACCEL_ENOTSUP;
 		return;
 	}
-	snprintf(sym, sizeof sym, "accel_backend_%s", name);
+	snprintf(sym, sizeof sym, "accel_backend_%s", s->name);
 	const struct accel_backend *b = dlsym(h, sym);
-	const char *problem = b ? table_problem(b, name, why, sizeof why) : NULL;
+	const char *problem = b ? core_table_problem(b, s->name, why, sizeof why) : NULL;
 	if (!b) {
 		snprintf(s->reason, sizeof s->reason, "plugin does not export %s", sym);
 	} else if (problem) {
@@ -141,6 +148,35 @@ static void load_plugin(struct accel_ctx *ctx, const char *dir, const char *file
 	dlclose(h);
 }
 
+/* Register accel_<name>.so of dir: with the manifest's table (loaded when
+ * used) when m lists it, else loaded now; a failure to load is recorded
+ * with its reason. */
+static void add_plugin(struct accel_ctx *ctx, const char *dir, const char *file, const struct core_manifest *m)
+{
+	char name[32], path[PATH_MAX];
+	if (core_plugin_name(file, name, sizeof name))
+		return;
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	struct accel_backend_status *s = core_backend_add(ctx, name, path);
+	if (!s)
+		return;
+	const struct accel_backend *listed = core_manifest_find(m, file);
+	if (listed) {
+		s->backend = listed;
+		ctx->lazy[ctx->nbackends - 1] = 1;
+		return;
+	}
+	open_plugin(s);
+}
+
+void core_backend_load(struct accel_ctx *ctx, int i)
+{
+	if (i < 0 || i > CORE_MAX_BACKENDS || !ctx->lazy[i])
+		return;
+	ctx->lazy[i] = 0;
+	open_plugin(&ctx->backends[i]);
+}
+
 static void scan_dir(struct accel_ctx *ctx, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -149,9 +185,12 @@ static void scan_dir(struct accel_ctx *ctx, const char *dir)
 	/* Sorted, so the order of backends does not depend on the file system. */
 	struct dirent **list;
 	closedir(d);
+	struct core_manifest *m = core_manifest_read(dir);
+	if (m)
+		core_manifest_keep(ctx, m);
 	int n = scandir(dir, &list, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
-		load_plugin(ctx, dir, list[i]->d_name);
+		add_plugin(ctx, dir, list[i]->d_name, m);
 		free(list[i]);
 	}
 	if (n >= 0)
@@ -221,6 +260,7 @@ void accel_ctx_free(struct accel_ctx *ctx)
 	/* Plugins stay loaded: a backend's library may have registered
 	 * destructors (Vulkan and OpenCL loaders do) that must run at exit. */
 	pthread_mutex_destroy(&ctx->lock);
+	core_manifest_free(ctx->manifests);
 	free(ctx->backends);
 	free(ctx);
 }
@@ -252,6 +292,8 @@ void core_engine_split(const char *sel, char *backend, size_t blen, char *varian
 static int probe_index(struct accel_ctx *ctx, int i)
 {
 	struct accel_backend_status *s = &ctx->backends[i];
+	if (!s->probed)
+		core_backend_load(ctx, i);
 	if (s->probed || !s->backend)
 		return s->backend ? s->rc : ACCEL_ENOTSUP;
 	struct accel_probe p = { ctx, i, s->reason, sizeof s->reason };

@@ -84,7 +84,14 @@ static void plugin_libraries(struct printed *p, const char *op)
 		return;
 	for (int i = 0; i < accel_backend_count(ctx); i++) {
 		const struct accel_backend *b = accel_backend_status(ctx, i)->backend;
-		if (!b || !b->versions || (strcmp(op, "all") && !core_backend_offers(b, op)))
+		if (!b || (strcmp(op, "all") && !core_backend_offers(b, op)))
+			continue;
+		/* A plugin the manifest lists is loaded only now. */
+		pthread_mutex_lock(&ctx->lock);
+		core_backend_load(ctx, i);
+		pthread_mutex_unlock(&ctx->lock);
+		b = accel_backend_status(ctx, i)->backend;
+		if (!b || !b->versions)
 			continue;
 		char buf[1024] = "";
 		b->versions(buf, sizeof buf);

@@ -83,6 +83,13 @@ have_ort() {
 		grep -qx "onnxruntime $I/lib/accel/accel_onnxruntime.so" <<< "$output"
 		[[ "$output" == *"note onnxruntime: $I/lib/accel/onnxruntime/libonnxruntime.so.1, ONNX Runtime "* ]]
 	fi
+	# The manifest is installed after the plugins, so it is fresh: the
+	# program loaded only the plugin it probed.
+	[ -f "$I/lib/accel/plugins.manifest" ]
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld" ./p > /dev/null
+	run -0 sh -c "cat ld.* | grep -oE 'file=[^ ]*/accel_[a-z0-9]+\.so' | sort -u"
+	rm -f ld.*
+	[ "$output" = "file=$I/lib/accel/accel_onnxruntime.so" ]
 }
 
 @test "install: no installed file names the build tree (strings, RUNPATH, links); RUNPATHs are \$ORIGIN-relative" {
