@@ -18,9 +18,10 @@
 #include "core.h"
 
 /* Bytes of a mapped input the writer lets go of at a time (see
- * write_unit_locked): 32 madvise calls for 256 MiB rather than one per
- * unit, at most this much more of the file mapped into the process. */
-#define DROP_BATCH ((size_t)8 << 20)
+ * write_unit_locked): 128 madvise calls for 256 MiB rather than one per
+ * 256 KiB unit, at most this much more of the file mapped into the
+ * process. */
+#define DROP_BATCH ((size_t)2 << 20)
 
 struct slot {                  /* one engine the run may use */
 	const struct accel_engine *engine;
