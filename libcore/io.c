@@ -48,6 +48,10 @@ static void bus_forget(void *at)
 			bus_maps[i].at = NULL;
 	pthread_mutex_unlock(&bus_lock);
 }
+/* Bytes per write(2): a large output goes out in pieces of this size, but
+ * a piece with a short tail (under a quarter more) goes out whole, so a
+ * unit of 256 KiB and its few bytes more (age's tags) is one write, not a
+ * second one of 64 bytes that wakes the reader of a pipe for nothing. */
 #define WRITE_MAX (1u << 18)
 
 int accel_input_open(struct accel_input *in, const char *path)
@@ -861,7 +865,7 @@ static int write_all(struct accel_output *out, const void *data, size_t len)
 		return 0;
 	}
 	while (len) {
-		ssize_t w = write(out->fd, p, len > WRITE_MAX ? WRITE_MAX : len);
+		ssize_t w = write(out->fd, p, len > WRITE_MAX + WRITE_MAX / 4 ? WRITE_MAX : len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {

@@ -17,6 +17,12 @@
 #include <accel/stream.h>
 #include "core.h"
 
+/* Bytes of a mapped input the writer lets go of at a time (see
+ * write_unit_locked): 128 madvise calls for 256 MiB rather than one per
+ * 256 KiB unit, at most this much more of the file mapped into the
+ * process. */
+#define DROP_BATCH ((size_t)2 << 20)
+
 struct slot {                  /* one engine the run may use */
 	const struct accel_engine *engine;
 	int serving;               /* its workers were started */
@@ -41,6 +47,7 @@ struct stream {
 	struct accel_output *out;
 	void *user;                    /* the job's, for cfg->write */
 	struct accel_input *in;        /* the job's input (mapped: pages dropped behind the writer) */
+	const uint8_t *drop_from;      /* its mapped bytes written but not dropped yet start here */
 	struct slot slots[ACCEL_ROUTE_MAX + 1];
 	int nslots, cpu_slot;
 	int cpus;                      /* workers of the CPU engine */
@@ -135,7 +142,10 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
 }
 
 /* Give unit u back to the free list. While more units hold buffers than
- * may be in flight (the cap was lowered), its buffers are freed. Lock held. */
+ * may be in flight (the cap was lowered), its buffers are freed. The reader
+ * waiting for a free unit is woken when it can issue two (one wake-up, not
+ * two, per pair of units), or when none is out (the end of a job). Lock
+ * held. */
 static void release_locked(struct stream *s, struct accel_unit *u)
 {
 	size_t i = (size_t)(u - s->units);
@@ -147,7 +157,8 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 	}
 	s->free_list[s->nfree++] = u;
 	s->busy--;
-	pthread_cond_signal(&s->cond_free);
+	if (!s->busy || s->limit <= 2 || s->busy + 2 <= s->limit)
+		pthread_cond_signal(&s->cond_free);
 }
 
 static void *worker_main(void *arg);
@@ -378,7 +389,10 @@ static void *worker_main(void *arg)
 		if (core_reorder_put(&s->reorder, u) < 0)
 			fail_locked(s, ACCEL_EINVAL, "internal error: unit %llu outside the reorder window",
 				    (unsigned long long)u->seq);
-		pthread_cond_signal(&s->cond_write);
+		/* The writer waits for the next unit in order only: woken for
+		 * a later one it would find nothing and sleep again. */
+		if (u->seq == s->reorder.next)
+			pthread_cond_signal(&s->cond_write);
 		pthread_mutex_unlock(&s->lock);
 	}
 	for (int i = 0; i < s->nslots; i++)
@@ -394,9 +408,20 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 {
 	pthread_mutex_unlock(&s->lock);
 	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) : accel_output_write(s->out, u->out.data, u->out.len);
-	/* A unit that borrowed a mapped input is done with it. */
-	if (!u->in.cap && u->in.len && s->in)
-		core_input_drop(s->in, u->in.data, u->in.len);
+	/* A unit that borrowed a mapped input is done with it: its pages
+	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
+	 * shoot-down on every core the workers run on). Units are written in
+	 * order, so what lies before the end of this one is done with, but
+	 * for the page it shares with the next. */
+	if (!u->in.cap && u->in.len && s->in) {
+		const uint8_t *end = u->in.data + u->in.len;
+		if (!s->drop_from)
+			s->drop_from = u->in.data;
+		if ((size_t)(end - s->drop_from) >= DROP_BATCH) {
+			core_input_drop(s->in, s->drop_from, (size_t)(end - s->drop_from));
+			s->drop_from = (const uint8_t *)((uintptr_t)end & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1));
+		}
+	}
 	pthread_mutex_lock(&s->lock);
 	if (rc < 0) {
 		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
@@ -870,6 +895,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		s->out = out;
 		s->user = user;
 		s->in = in;
+		s->drop_from = NULL;
 		s->issued = s->written = 0;
 		s->reorder.next = 0;
 		s->bytes_in = s->bytes_out = s->serial_regions = 0;
