@@ -165,15 +165,6 @@ static int parse_args(int argc, char **argv, struct job *job)
 	return 0;
 }
 
-/* A pipe on fd gets a 1 MiB buffer (as much as the system allows): fewer,
- * larger reads and writes between the stages of a pipeline. */
-static void widen_pipe(int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
-		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
-}
-
 static struct accel_stream_config stream_config(const struct job *job, int64_t total)
 {
 	struct accel_stream_config cfg = {
@@ -630,8 +621,6 @@ static int crypt_main(int argc, char **argv)
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
 	}
-	widen_pipe(0);
-	widen_pipe(1);
 	if (job.common.json && !(job.report = accel_report_run_start(ctx, PROG, accel_now()))) {
 		accel_msg_error("out of memory");
 		accel_ctx_free(ctx);

@@ -48,11 +48,43 @@ static void bus_forget(void *at)
 			bus_maps[i].at = NULL;
 	pthread_mutex_unlock(&bus_lock);
 }
-/* Bytes per write(2): a large output goes out in pieces of this size, but
- * a piece with a short tail (under a quarter more) goes out whole, so a
- * unit of 256 KiB and its few bytes more (age's tags) is one write, not a
- * second one of 64 bytes that wakes the reader of a pipe for nothing. */
-#define WRITE_MAX (1u << 18)
+/* The buffer a pipe on our input or output grows to, and the most one
+ * write() is given: one write fills such a pipe, one read drains it. A
+ * piece with a short tail (under a quarter more) goes out whole, so a unit
+ * and its few bytes more (age's tags) is one write, not a second one of
+ * 64 bytes that wakes the reader of a pipe for nothing. */
+#define PIPE_WANT (1u << 20)
+#define WRITE_MAX PIPE_WANT
+
+/* The largest pipe buffer an unprivileged process may ask for
+ * (/proc/sys/fs/pipe-max-size), read once; 0 when unknown. */
+static long pipe_max;
+static pthread_once_t pipe_max_once = PTHREAD_ONCE_INIT;
+
+static void read_pipe_max(void)
+{
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &pipe_max) != 1)
+			pipe_max = 0;
+		fclose(f);
+	}
+}
+
+/* A pipe already as large (set so by whoever made it) is never shrunk. A
+ * refusal (EPERM past the user's pipe pages, EBUSY when it holds more than
+ * fits) leaves the pipe as it was. */
+void accel_pipe_grow(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return;
+	pthread_once(&pipe_max_once, read_pipe_max);
+	long want = pipe_max > 0 && pipe_max < PIPE_WANT ? pipe_max : PIPE_WANT;
+	int cur = fcntl(fd, F_GETPIPE_SZ);
+	if (cur >= 0 && cur < want)
+		fcntl(fd, F_SETPIPE_SZ, (int)want);
+}
 
 int accel_input_open(struct accel_input *in, const char *path)
 {
@@ -83,6 +115,8 @@ int accel_input_open(struct accel_input *in, const char *path)
 			close(in->fd);
 		errno = EISDIR;
 		return ACCEL_EIO;
+	} else {
+		accel_pipe_grow(in->fd);
 	}
 	in->buf = malloc(INPUT_BUF);
 	if (!in->buf) {
@@ -721,6 +755,7 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		out->fd = 1;
 		if (binary && !force && isatty(1))
 			return ACCEL_EINVAL;
+		accel_pipe_grow(1);
 		return 0;
 	}
 	/* An existing file is not replaced without force; a character device
@@ -748,8 +783,10 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		int rc = open_special(out, path);
 		if (rc < 0)
 			return open_failed(out, rc);
-		if (rc == 0)
+		if (rc == 0) {
+			accel_pipe_grow(out->fd);
 			return 0;
+		}
 	} else if (stat(path, &st) == 0) {
 		/* The file replaced keeps its permissions, as one opened with
 		 * O_TRUNC does: what was private stays so. */

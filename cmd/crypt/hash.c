@@ -652,6 +652,10 @@ static int hash_main(struct hash_run *r)
 		accel_msg_error("cannot write stdout: %s", strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
+	/* The engine reads stdin itself (the file named -). */
+	for (int i = 0; i < nfiles && !r->check; i++)
+		if (!strcmp(files[i], "-"))
+			accel_pipe_grow(0);
 	if (!r->check) {
 		r->e = calloc((size_t)nfiles, sizeof *r->e);
 		if (!r->e) {

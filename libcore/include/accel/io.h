@@ -176,6 +176,13 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len);
  * good to commit (accel-compress -d --range). out->written counts only the
  * bytes written. Works on every kind of output. */
 void accel_output_window(struct accel_output *out, uint64_t skip, uint64_t length);
+/* Grow the pipe (or FIFO) on fd to 1 MiB, or /proc/sys/fs/pipe-max-size
+ * when that is less, so that reads and writes move more per call; never
+ * shrinks it, and does nothing to an fd that is no pipe. The process at the
+ * other end shares the larger buffer. A refusal only costs speed, so none is
+ * reported. accel_input_open and accel_output_open do it for their pipes;
+ * this is for an fd read or written another way. */
+void accel_pipe_grow(int fd);
 /* A null output: accel_output_write counts the bytes in out->written and
  * writes nothing (accel-compress -t, benchmarks). Seeks move a virtual
  * position (a muxer that seeks back runs as on a file). Returns 0. */
