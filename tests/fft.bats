@@ -581,7 +581,7 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	$REF gen cf32 $((1 << 20)) 33 "$T/x"
 	run env ACCEL_FAULT='fftw:1' "$F" --plan estimate -n 1024 --fallback none -o "$T/o" "$T/x"
 	[ "$status" -eq 1 ]
-	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 4194304) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 262144) failed: injected fault (ACCEL_FAULT); --fallback none" ]
 	[ ! -e "$T/o" ]
 	run env ACCEL_FAULT='fftw:*' "$F" --plan estimate -n 1024 -o "$T/o" "$T/x"
 	[ "$status" -eq 1 ]

@@ -1,9 +1,10 @@
 /*
  * fftw.c - the "fftw" backend: fft.c2c, fft.r2c and fft.c2r on the CPU device
- * (engine fftw:cpu0) with FFTW's single-precision library. Each worker
- * context plans one batched transform (accel_fft_batch_frames frames, sized
- * to stay in cache; a unit is run as several batches) and a one-frame plan
- * for a short last batch, at open; the stream engine's workers are the
+ * (engine fftw:cpu0) with FFTW's single-precision library. A transform has
+ * one batched plan (accel_fft_batch_frames frames, sized to stay in cache;
+ * a unit is run as several batches) and a one-frame plan for a short last
+ * batch, made by the first worker context that opens it and shared by the
+ * others, each with its own buffers; the stream engine's workers are the
  * threads, so FFTW's own threads are not used. Plans are kept as FFTW
  * wisdom in $XDG_CACHE_HOME/accel/fftw3f.wisdom, so measured plans are
  * measured once per machine. Conversion, windows and everything after the
@@ -87,12 +88,28 @@ static int load_fftw(void)
 static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;
 static int wisdom_read;  /* the wisdom file was imported (under the lock) */
 
+/* A transform's plans, shared by the contexts of every worker that runs
+ * it: FFTW's new-array execute functions take any thread's buffers of the
+ * plan's alignment at once, so one process plans each transform once, as
+ * a program calling FFTW directly does. */
+struct plans {
+	struct plans *next;
+	size_t n, frame, batch;
+	int kind;                /* 0 c2c, 1 r2c, 2 c2r */
+	int inverse;
+	unsigned flags;
+	fftwf_plan many, one;
+	int refs;
+};
+static struct plans *shared_plans;  /* under the planner lock */
+
 struct fftw_ctx {
 	const struct accel_fft *f;
 	size_t batch;            /* frames of the batched plan */
 	float *in;
 	fftwf_complex *out;
-	fftwf_plan many, one;
+	fftwf_plan many, one;    /* of p */
+	struct plans *p;
 };
 
 static int fftw_probe(struct accel_probe *p)
@@ -191,16 +208,57 @@ static fftwf_plan make_plan(struct fftw_ctx *c, int howmany, unsigned extra)
 	return NULL;
 }
 
+/* c's plans: those another context of the same transform made, else
+ * made now and shared. 0, ACCEL_ENOTSUP (FFTW made none) or ACCEL_ENOMEM.
+ * Lock held. */
+static int share_plans(struct fftw_ctx *c)
+{
+	const struct accel_fft *f = c->f;
+	int kind = f->r2c ? 1 : f->c2r ? 2 : 0;
+	unsigned flags = rigor(f);
+	struct plans *p = shared_plans;
+	while (p && (p->n != f->n || p->frame != f->frame || p->batch != c->batch || p->kind != kind ||
+		     p->inverse != f->inverse || p->flags != flags))
+		p = p->next;
+	if (!p) {
+		if (!(p = calloc(1, sizeof *p)))
+			return ACCEL_ENOMEM;
+		*p = (struct plans){ .n = f->n, .frame = f->frame, .batch = c->batch, .kind = kind,
+				     .inverse = f->inverse, .flags = flags };
+		p->many = make_plan(c, (int)c->batch, 0);
+		p->one = p->many && c->batch > 1 ? make_plan(c, 1, FFTW_UNALIGNED) : NULL;
+		if (!p->many || (c->batch > 1 && !p->one)) {
+			if (p->many)
+				fw.destroy_plan(p->many);
+			free(p);
+			return ACCEL_ENOTSUP;
+		}
+		p->next = shared_plans;
+		shared_plans = p;
+	}
+	p->refs++;
+	c->p = p;
+	c->many = p->many;
+	c->one = p->one;
+	return 0;
+}
+
 static void fftw_close(void *ctx)
 {
 	struct fftw_ctx *c = ctx;
 	if (!c)
 		return;
 	pthread_mutex_lock(&planner);
-	if (c->many)
-		fw.destroy_plan(c->many);
-	if (c->one)
-		fw.destroy_plan(c->one);
+	if (c->p && --c->p->refs == 0) {
+		struct plans **at = &shared_plans;
+		while (*at != c->p)
+			at = &(*at)->next;
+		*at = c->p->next;
+		fw.destroy_plan(c->p->many);
+		if (c->p->one)
+			fw.destroy_plan(c->p->one);
+		free(c->p);
+	}
 	fw.free(c->in);
 	fw.free(c->out);
 	pthread_mutex_unlock(&planner);
@@ -231,12 +289,11 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 		if (wisdom_path(path, sizeof path, 0) == 0)
 			fw.import_wisdom_from_filename(path);
 	}
-	c->many = make_plan(c, (int)c->batch, 0);
-	c->one = c->batch > 1 ? make_plan(c, 1, FFTW_UNALIGNED) : NULL;
+	int rc = share_plans(c);
 	pthread_mutex_unlock(&planner);
-	if (!c->many || (c->batch > 1 && !c->one)) {
+	if (rc < 0) {
 		fftw_close(c);
-		return ACCEL_ENOTSUP;
+		return rc;
 	}
 	*ctx = c;
 	return 0;

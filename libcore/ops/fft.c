@@ -306,6 +306,7 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 	default: f->scale = 1; break;
 	}
 	size_t fr = 0;  /* frames per unit to try, 0: given */
+	f->unit_auto = !f->unit_frames;
 	if (!f->unit_frames) {
 		size_t by_input = ((size_t)4 << 20) / (f->hop * f->in_bytes);
 		size_t by_buffer = ((size_t)16 << 20) / (f->n * 8);
@@ -730,6 +731,54 @@ int64_t accel_fft_stream_rows(const struct accel_fft *f, int64_t bytes)
 }
 
 /* ------------------------------------------------------------ the stream */
+
+/* Input bytes of a unit run by CPU engines only: its samples and rows stay
+ * in a core's L2 cache (512 KiB and more on current x86 and Arm cores)
+ * while they are transformed and written, and the few units in flight are
+ * used again, their buffers faulted in once. A unit of 4 MiB, which
+ * device engines want, makes the CPU fault in and clear fresh output pages
+ * for every unit and stream its rows through memory. */
+#define CPU_UNIT_BYTES ((size_t)256 << 10)
+
+/* Whether every engine serving the stream from its start (the route's
+ * first, all of a shared route, or its first nserving) is on the CPU
+ * device. */
+static int cpu_route(const struct accel_ctx *ctx, const struct accel_route *r)
+{
+	int nserve = r->nserving > 0 ? r->nserving : r->shared ? r->nranked : 1;
+	for (int i = 0; i < nserve && i < r->nranked; i++) {
+		const struct accel_engine *e = r->entries[i].engine;
+		const struct accel_device *d = e ? accel_device_at(ctx, e->device) : NULL;
+		if (!d || d->cls != ACCEL_CLASS_CPU)
+			return 0;
+	}
+	return r->nranked > 0;
+}
+
+/* Units of f for CPU engines: about CPU_UNIT_BYTES of input, when that
+ * changes no output byte. An engine runs a unit's frames in batches of
+ * accel_fft_batch_frames from the unit's start and the rest of a batch by
+ * a one-frame plan, whose last bits may differ; so the smaller unit is a
+ * whole number of batches that divides the unit setup chose, when that
+ * is a whole number of batches too (every batch then falls where it fell,
+ * the last short unit's too). Only where setup chose the unit
+ * (f->unit_auto), every frame is kept (no --decimate, whose rows are
+ * counted per unit) and rows are not split across units. */
+static void cpu_units(struct accel_fft *f)
+{
+	if (!f->unit_auto || f->split || f->decimate != 1)
+		return;
+	size_t b = accel_fft_batch_frames(f), want = CPU_UNIT_BYTES / (f->hop * f->in_bytes);
+	if (!b || f->unit_frames % b)
+		return;
+	size_t m = want / b > 1 ? want / b : 1;
+	while (m > 1 && (f->unit_frames / b) % m)
+		m--;
+	if (b * m < f->unit_frames) {
+		f->unit_frames = b * m;
+		f->memory = job_memory(f);
+	}
+}
 
 struct fft_run {
 	struct accel_fft *f;
@@ -1209,6 +1258,8 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		free(r.acc);
 		return rc;
 	}
+	if (cpu_route(ctx, &route))
+		cpu_units(f);
 	struct accel_stream_ops ops = { next_frames, NULL, NULL };
 	if (f->format == ACCEL_FFT_NPY) {
 		ops.begin = npy_begin;

@@ -118,6 +118,8 @@ struct accel_fft {
 	int c2r;                      /* 1: complex-to-real inverse transform (fft.c2r) */
 	size_t frame;                 /* input samples per frame: N, or N/2+1 bins (c2r) */
 	int split;                    /* 1: a row's frames span several units (see accel_fft_run) */
+	int unit_auto;                /* 1: unit_frames was chosen by setup (0 given), so
+	                               * accel_fft_run may size units for the route's engines */
 	uint64_t memory;              /* bytes of the window, one unit in flight (its samples and
 	                               * rows), one engine's transform buffers and the reader's
 	                               * overlap: what the job needs at the least */
@@ -247,7 +249,10 @@ struct accel_fft_cfg {
  * unit holds) a unit holds part of one row: engines make its mean (power
  * for dB) as a row of its own, and the writer sums them, weighted by their
  * frames, into the row; the frames of rows --decimate drops are skipped
- * unread. Memory does not grow with K. Returns 0; ACCEL_EDATA (a partial sample at the end
+ * unread. Memory does not grow with K. When only CPU engines serve the
+ * stream and setup chose the units (f->unit_auto), units shrink to whole
+ * batches near 256 KiB of input where no output byte changes (f's
+ * unit_frames and memory are updated). Returns 0; ACCEL_EDATA (a partial sample at the end
  * without f->pad; err names the byte offset); ACCEL_EINVAL (malformed
  * backend list or $ACCEL_FAULT, --npy to a pipe from an input of unknown
  * size); ACCEL_ENOENGINE; ACCEL_EIO; ACCEL_EPIPE; ACCEL_ENOMEM;
