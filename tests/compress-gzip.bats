@@ -29,19 +29,27 @@ setup() {
 	cd "$BATS_TEST_TMPDIR/w"
 }
 
-# same FILE: -d on 4 and 6 threads (the parallel decoder starts at 4) writes what gzip -d writes, exit 0
+# Small chunks (about 300 KB of input, accel_gzip_chunk_size) through
+# --memory: many batches, chunk boundaries in each part of a chunk.
+SMALL2="-T2 --memory 24M"
+SMALL4="-T4 --memory 40M"
+
+# same FILE: -d on 2 and 4 threads (the parallel decoder starts at 2), with
+# the default chunks and small ones, writes what gzip -d writes, exit 0
 # (one thread is the serial decoder of tests/compress.bats).
 same() {
 	gzip -d -c "$1" > ref
-	for t in 4 6; do
-		run --separate-stderr "$A" -d -T "$t" -c "$1"
-		echo "T$t status $status: $stderr"
+	for t in "-T2" "-T4" "$SMALL2" "$SMALL4"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$A" -d $t -c "$1"
+		echo "$t status $status: $stderr"
 		[ "$status" -eq 0 ]
-		"$A" -d -T "$t" -c "$1" | cmp - ref
+		# shellcheck disable=SC2086
+		"$A" -d $t -c "$1" | cmp - ref
 	done
 }
 
-@test "gzip -1, -6, -9 members: the bytes of gzip -d on 4 and 6 threads (the parallel decoder starts at 4)" {
+@test "gzip -1, -6, -9 members: the bytes of gzip -d on 2 and 4 threads, large and small chunks" {
 	for l in 1 6 9; do
 		gzip -"$l" -c "$CORPUS" > c.gz
 		[ "$(stat -c %s c.gz)" -gt 1048576 ]
@@ -104,15 +112,16 @@ sys.stdout.buffer.write(h + c.compress(d) + c.flush() + struct.pack("<II", zlib.
 	"$A" -d -T4 -c g.gz 2>/dev/null | cmp - "$CORPUS"
 }
 
-# broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1 and
-# 4 threads: exit 3, one line naming the member's byte offset and WHAT, no
+# broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1, 2
+# and 4 threads, with large and small chunks: exit 3, one line naming the member's byte offset and WHAT, no
 # -o file left.
 broken() {
 	run gzip -d -c "$1"
 	[ "$status" -ne 0 ]
-	for t in 1 4; do
-		run --separate-stderr "$A" -d -T "$t" "$1" -o out
-		echo "T$t status $status; stderr: $stderr"
+	for t in -T1 -T2 -T4 "$SMALL2" "$SMALL4"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$A" -d $t "$1" -o out
+		echo "$t status $status; stderr: $stderr"
 		[ "$status" -eq 3 ]
 		[ "${#stderr_lines[@]}" -eq 1 ]
 		[[ "$stderr" =~ ^accel-compress:\ .*byte\ offset\ [0-9]+ ]]
