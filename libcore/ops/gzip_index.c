@@ -221,22 +221,17 @@ static int dynamic_header(struct dec *d, struct br *b)
 		br_refill(b);
 		cl[clen_order[i]] = (uint8_t)br_get(b, 3);
 	}
-	struct huff *hc = &d->dist; /* scratch for the code length code */
+	/* zlib refuses an incomplete code length code; so do we. Checked
+	 * before building it: the block finder rejects most bits here. */
+	unsigned kraft = 0;
 	for (unsigned i = 0; i < 19; i++)
 		if (cl[i])
-			goto some;
-	return -1;
-some:
+			kraft += 128u >> cl[i];
+	if (kraft != 128)
+		return -1;
+	struct huff *hc = &d->dist; /* scratch for the code length code */
 	if (huff_build(hc, cl, 19, 0))
 		return -1;
-	/* zlib refuses an incomplete code length code; so do we. */
-	{
-		int left = 1;
-		for (int l = 1; l <= MAX_BITS; l++)
-			left = (left << 1) - hc->count[l];
-		if (left)
-			return -1;
-	}
 	unsigned i = 0;
 	while (i < nlen + ndist) {
 		br_refill(b);
@@ -475,9 +470,37 @@ static int decode_range(struct dec *d, const uint8_t *p, size_t n, uint64_t star
 	}
 }
 
+/* 57 bits or more of p from bit `at`; p holds 8 bytes from its byte. */
+static inline uint64_t bits_at(const uint8_t *p, uint64_t at)
+{
+	uint64_t v;
+	memcpy(&v, p + at / 8, 8);
+	return v >> (at & 7);
+}
+
 /* Could a non-final dynamic or stored block start at bit `at`? */
 static int block_start(struct dec *d, const uint8_t *p, size_t n, uint64_t at)
 {
+	/* Most bits fail on the first 17 + 3 HCLEN bits of a header
+	 * (RFC 1951, 3.2.7): the 3 header bits, HLIT and HDIST in range, a
+	 * complete code length code; before any table is built. */
+	if (at / 8 + 24 <= n) {
+		uint64_t v = bits_at(p, at);
+		unsigned hdr = v & 7;
+		if (hdr == 4) {
+			if (((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29)
+				return 0;
+			unsigned ncode = ((v >> 13) & 15) + 4, kraft = 0;
+			uint64_t w = bits_at(p, at + 17);
+			for (unsigned i = 0; i < ncode; i++, w >>= 3)
+				if (w & 7)
+					kraft += 128u >> (w & 7);
+			if (kraft != 128)
+				return 0;
+		} else if (hdr != 0) {
+			return 0;
+		}
+	}
 	struct br b;
 	br_init(&b, p, n, at);
 	br_refill(&b);
@@ -631,6 +654,14 @@ static uint64_t end_bit(struct chunk *c)
 	return at;
 }
 
+/* Is the block at bit `at` of c->p a non-final stored one? */
+static int stored_at(const struct chunk *c, uint64_t at)
+{
+	size_t i = (size_t)(at / 8);
+	unsigned v = c->p[i] | (i + 1 < c->n ? c->p[i + 1] << 8 : 0);
+	return ((v >> (at & 7)) & 7) == 0;
+}
+
 /* Bits of c->p ISA-L has taken in (past its buffered input). */
 static uint64_t isal_tell(const struct chunk *c)
 {
@@ -644,7 +675,11 @@ static uint64_t isal_tell(const struct chunk *c)
  * c->stop, then up to the byte holding the bit where the chunk must end
  * (end_bit). At most 7 bits past that bit are visible, too few for a
  * block header and a symbol, so ISA-L stops there: the chunk ends there
- * when ISA-L stands at a block boundary at exactly that bit. R_STOP or
+ * when ISA-L stands at a block boundary at exactly that bit. A stored
+ * block found there may as well start at any later bit of its header and
+ * zero padding that leaves it three bits (the finder takes the first): up
+ * to the byte of LEN is visible then (still no output past the header),
+ * and a boundary at any of those bits decodes the same. R_STOP or
  * R_END (the final block ended first) with c->end set; R_ERR (bad data, or
  * not at a boundary there), R_FULL.
  */
@@ -665,7 +700,7 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 	s->block_state = ISAL_BLOCK_NEW_HDR;
 	/* Phase 0: the input before stop; phase 1: up to the end bit. */
 	size_t lim = c->stop / 8 < c->n ? (size_t)(c->stop / 8) : c->n;
-	uint64_t target = UINT64_MAX;
+	uint64_t target = UINT64_MAX, last = UINT64_MAX;
 	int phase = 0;
 	c->bcrc = 0;
 	for (;;) {
@@ -704,11 +739,15 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 			break;
 		phase = 1;
 		target = end_bit(c);
-		lim = target == UINT64_MAX ? c->n : (size_t)((target + 7) / 8);
+		last = target;
+		if (target != UINT64_MAX && stored_at(c, target))
+			last = (target + 10) / 8 * 8 - 3;
+		lim = target == UINT64_MAX ? c->n : (size_t)((last + 7) / 8);
 		if (lim > c->n)
 			lim = c->n;
 	}
-	if (target == UINT64_MAX || isal_tell(c) != target ||
+	uint64_t at_end = isal_tell(c);
+	if (target == UINT64_MAX || at_end < target || at_end > last ||
 	    (s->block_state != ISAL_BLOCK_NEW_HDR && s->block_state != ISAL_BLOCK_HDR) ||
 	    s->tmp_out_valid != s->tmp_out_processed)
 		return R_ERR;
