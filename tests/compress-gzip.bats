@@ -69,6 +69,45 @@ same() {
 	same t.tgz
 }
 
+@test "chunk boundaries across each part of a chunk (its speculative prefix, ISA-L's part): the bytes of gzip -d" {
+	gzip -6 -c "$CORPUS" > a.gz
+	gzip -d -c a.gz > ref
+	# Each memory limit moves every chunk's first byte, so that the
+	# start found for the next chunk falls in another place of the one
+	# before it; three threads make two speculative chunks a batch.
+	for mem in 24M 25M 27M 29M; do
+		for t in 2 3; do
+			"$A" -d -T"$t" --memory "$mem" -c a.gz | cmp - ref
+		done
+	done
+}
+
+@test "a member whose window never gets clean (a slowly changing random block, repeated): the bytes of gzip -d" {
+	# References 30000 bytes back all along: the symbols of a chunk
+	# always hold markers in their last 32 KiB, so every chunk but a
+	# batch's first is decoded speculatively to its end.
+	python3 -c 'import random, sys
+r = random.Random(1)
+pat = bytearray(r.randbytes(30000))
+out = bytearray()
+for _ in range(400):
+    for _ in range(1200):
+        pat[r.randrange(30000)] = r.randrange(256)
+    out += pat
+sys.stdout.buffer.write(out)' > rep
+	gzip -6 -c rep > rep.gz
+	[ "$(stat -c %s rep.gz)" -gt 1048576 ]
+	same rep.gz
+}
+
+@test "stored blocks between compressed ones (text, random data, text): the bytes of gzip -d" {
+	{ head -c 3000000 "$CORPUS"; head -c 3000000 /dev/urandom; tail -c 3000000 "$CORPUS"; } > mix
+	gzip -6 -c mix > mix.gz
+	same mix.gz
+	gzip -1 -c mix > mix1.gz
+	same mix1.gz
+}
+
 @test "stored blocks (random data) and fixed Huffman blocks only" {
 	head -c 3000000 /dev/urandom > r
 	gzip -6 -c r > r.gz
