@@ -4,27 +4,41 @@
  * Decompression and Seeking in Gzip Files Using Cache Prefetching" (HPDC
  * 2023). Deflate is RFC 1951, the member around it RFC 1952.
  *
- * The compressed data is read in batches of `threads` chunks of C bytes.
- * The first chunk of a batch starts at a known block boundary with the last
- * 32 KiB of output known; every other chunk starts at the first position
- * at or after its first byte where a deflate block header is valid (a
- * non-final dynamic Huffman block whose code lengths make complete codes,
- * or a stored block whose LEN and NLEN agree), found by trial, and is
- * decoded from there speculatively into 16-bit symbols: a byte, or a
- * marker naming a position of the unknown 32 KiB window before it. A chunk
- * decodes up to the first block boundary at or after the start of the next
- * chunk. Then, in order, each chunk whose start is the exact bit where the
- * one before it ended has its markers replaced from the window now known,
- * and its bytes are checked into the CRC32 and length and written; a chunk
- * that does not join (a false boundary, a block longer than the chunk, a
+ * The compressed data is read in batches of `threads` chunks of at most C
+ * bytes, one chunk a thread. The first chunk of a batch starts at a known
+ * block boundary with the last 32 KiB of output known, and ISA-L decodes
+ * it (raw deflate, that window as dictionary). Every other chunk starts at
+ * the first position at or after its first byte where a deflate block
+ * header is valid (a non-final dynamic Huffman block whose code lengths
+ * make complete codes, or a stored block whose LEN and NLEN agree), found
+ * by trial, and is decoded from there speculatively into 16-bit symbols: a
+ * byte, or a marker naming a position of the unknown 32 KiB window before
+ * it; but only until the last 32 KiB of its symbols hold no marker, up to
+ * the next block boundary (its prefix). From there ISA-L decodes the rest
+ * of the chunk into bytes with those 32 KiB as dictionary, starting at a
+ * bit offset (its bit buffer primed with the bits of the first byte).
+ * Each chunk's thread publishes its start once found; each chunk ends
+ * exactly there: ISA-L is given input up to the byte holding that bit, too
+ * few bits past it for a block header and a symbol, and the chunk ends
+ * when ISA-L stands at a block boundary at that bit (the batch's last
+ * chunk ends at a boundary it finds at the start of the next batch). A
+ * prefix whose window never gets clean (data that keeps referring back
+ * across the chunk) goes on as symbols to the first block boundary at or
+ * after the start of the next chunk. Then, in order, each chunk whose
+ * start is the exact bit where the one before it ended has its markers
+ * replaced from the window now known and is written, its CRC32 (taken by
+ * its thread for ISA-L's bytes) combined into the member's; a chunk that
+ * does not join (a false boundary, a block longer than the chunk, a
  * decoding error) is decoded instead by zlib from where the one before it
  * ended, with that window as its dictionary, which also names the error of
  * a damaged member as the serial decoder would. The member's trailer
- * (CRC32, ISIZE) is checked at its end.
+ * (CRC32, ISIZE) is checked at its end. The first chunk's share of a
+ * batch follows the threads' CPU times of the batch before, its ISA-L
+ * alone being faster a byte than a prefix and ISA-L.
  *
  * Memory: the batch of compressed input (threads * C plus a margin) and
- * each chunk's symbols (two bytes per byte of output, at most 16 C
- * symbols per chunk), with C chosen so that this fits the memory limit.
+ * each chunk's output (symbols of two bytes, then bytes; at most 16 C of
+ * either per chunk), with C chosen so that this fits the memory limit.
  */
 #include <errno.h>
 #include <math.h>

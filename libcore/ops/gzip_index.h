@@ -15,8 +15,8 @@
 #define ACCEL_GZIP_PARALLEL_MIN (1u << 20)
 
 /* What the gzip.decompress operation's op->ext points to. */
-/* The fewest threads (-T) the parallel decoder is used with: below, one
- * ISA-L inflate is faster (see accel_decompress). */
+/* The fewest threads (-T) the parallel decoder is used with: with one,
+ * one ISA-L inflate (see accel_decompress). */
 #define ACCEL_GZIP_PAR_MIN_THREADS 2
 
 struct accel_gzip_dec_ext {
