@@ -41,7 +41,6 @@
  * either per chunk), with C chosen so that this fits the memory limit.
  */
 #include <errno.h>
-#include <math.h>
 #include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -1170,7 +1169,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 			for (int k = 1; k < used; k++)
 				others += ch[k].cpu;
 			others /= used - 1;
-			w0 *= sqrt(others / ch[0].cpu);
+			w0 *= 0.5 + 0.5 * others / ch[0].cpu; /* damped */
 			w0 = w0 < 1 ? 1 : w0 > 4 ? 4 : w0;
 		}
 
