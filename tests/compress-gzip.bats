@@ -29,19 +29,27 @@ setup() {
 	cd "$BATS_TEST_TMPDIR/w"
 }
 
-# same FILE: -d on 4 and 6 threads (the parallel decoder starts at 4) writes what gzip -d writes, exit 0
+# Small chunks (about 300 KB of input, accel_gzip_chunk_size) through
+# --memory: many batches, chunk boundaries in each part of a chunk.
+SMALL2="-T2 --memory 24M"
+SMALL4="-T4 --memory 40M"
+
+# same FILE: -d on 2 and 4 threads (the parallel decoder starts at 2), with
+# the default chunks and small ones, writes what gzip -d writes, exit 0
 # (one thread is the serial decoder of tests/compress.bats).
 same() {
 	gzip -d -c "$1" > ref
-	for t in 4 6; do
-		run --separate-stderr "$A" -d -T "$t" -c "$1"
-		echo "T$t status $status: $stderr"
+	for t in "-T2" "-T4" "$SMALL2" "$SMALL4"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$A" -d $t -c "$1"
+		echo "$t status $status: $stderr"
 		[ "$status" -eq 0 ]
-		"$A" -d -T "$t" -c "$1" | cmp - ref
+		# shellcheck disable=SC2086
+		"$A" -d $t -c "$1" | cmp - ref
 	done
 }
 
-@test "gzip -1, -6, -9 members: the bytes of gzip -d on 4 and 6 threads (the parallel decoder starts at 4)" {
+@test "gzip -1, -6, -9 members: the bytes of gzip -d on 2 and 4 threads, large and small chunks" {
 	for l in 1 6 9; do
 		gzip -"$l" -c "$CORPUS" > c.gz
 		[ "$(stat -c %s c.gz)" -gt 1048576 ]
@@ -59,6 +67,45 @@ same() {
 	head -c 3000000 /dev/urandom > d/b
 	tar czf t.tgz d
 	same t.tgz
+}
+
+@test "chunk boundaries across each part of a chunk (its speculative prefix, ISA-L's part): the bytes of gzip -d" {
+	gzip -6 -c "$CORPUS" > a.gz
+	gzip -d -c a.gz > ref
+	# Each memory limit moves every chunk's first byte, so that the
+	# start found for the next chunk falls in another place of the one
+	# before it; three threads make two speculative chunks a batch.
+	for mem in 24M 25M 27M 29M; do
+		for t in 2 3; do
+			"$A" -d -T"$t" --memory "$mem" -c a.gz | cmp - ref
+		done
+	done
+}
+
+@test "a member whose window never gets clean (a slowly changing random block, repeated): the bytes of gzip -d" {
+	# References 30000 bytes back all along: the symbols of a chunk
+	# always hold markers in their last 32 KiB, so every chunk but a
+	# batch's first is decoded speculatively to its end.
+	python3 -c 'import random, sys
+r = random.Random(1)
+pat = bytearray(r.randbytes(30000))
+out = bytearray()
+for _ in range(400):
+    for _ in range(1200):
+        pat[r.randrange(30000)] = r.randrange(256)
+    out += pat
+sys.stdout.buffer.write(out)' > rep
+	gzip -6 -c rep > rep.gz
+	[ "$(stat -c %s rep.gz)" -gt 1048576 ]
+	same rep.gz
+}
+
+@test "stored blocks between compressed ones (text, random data, text): the bytes of gzip -d" {
+	{ head -c 3000000 "$CORPUS"; head -c 3000000 /dev/urandom; tail -c 3000000 "$CORPUS"; } > mix
+	gzip -6 -c mix > mix.gz
+	same mix.gz
+	gzip -1 -c mix > mix1.gz
+	same mix1.gz
 }
 
 @test "stored blocks (random data) and fixed Huffman blocks only" {
@@ -104,15 +151,16 @@ sys.stdout.buffer.write(h + c.compress(d) + c.flush() + struct.pack("<II", zlib.
 	"$A" -d -T4 -c g.gz 2>/dev/null | cmp - "$CORPUS"
 }
 
-# broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1 and
-# 4 threads: exit 3, one line naming the member's byte offset and WHAT, no
+# broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1, 2
+# and 4 threads, with large and small chunks: exit 3, one line naming the member's byte offset and WHAT, no
 # -o file left.
 broken() {
 	run gzip -d -c "$1"
 	[ "$status" -ne 0 ]
-	for t in 1 4; do
-		run --separate-stderr "$A" -d -T "$t" "$1" -o out
-		echo "T$t status $status; stderr: $stderr"
+	for t in -T1 -T2 -T4 "$SMALL2" "$SMALL4"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$A" -d $t "$1" -o out
+		echo "$t status $status; stderr: $stderr"
 		[ "$status" -eq 3 ]
 		[ "${#stderr_lines[@]}" -eq 1 ]
 		[[ "$stderr" =~ ^accel-compress:\ .*byte\ offset\ [0-9]+ ]]

@@ -4,34 +4,50 @@
  * Decompression and Seeking in Gzip Files Using Cache Prefetching" (HPDC
  * 2023). Deflate is RFC 1951, the member around it RFC 1952.
  *
- * The compressed data is read in batches of `threads` chunks of C bytes.
- * The first chunk of a batch starts at a known block boundary with the last
- * 32 KiB of output known; every other chunk starts at the first position
- * at or after its first byte where a deflate block header is valid (a
- * non-final dynamic Huffman block whose code lengths make complete codes,
- * or a stored block whose LEN and NLEN agree), found by trial, and is
- * decoded from there speculatively into 16-bit symbols: a byte, or a
- * marker naming a position of the unknown 32 KiB window before it. A chunk
- * decodes up to the first block boundary at or after the start of the next
- * chunk. Then, in order, each chunk whose start is the exact bit where the
- * one before it ended has its markers replaced from the window now known,
- * and its bytes are checked into the CRC32 and length and written; a chunk
- * that does not join (a false boundary, a block longer than the chunk, a
+ * The compressed data is read in batches of `threads` chunks of at most C
+ * bytes, one chunk a thread. The first chunk of a batch starts at a known
+ * block boundary with the last 32 KiB of output known, and ISA-L decodes
+ * it (raw deflate, that window as dictionary). Every other chunk starts at
+ * the first position at or after its first byte where a deflate block
+ * header is valid (a non-final dynamic Huffman block whose code lengths
+ * make complete codes, or a stored block whose LEN and NLEN agree), found
+ * by trial, and is decoded from there speculatively into 16-bit symbols: a
+ * byte, or a marker naming a position of the unknown 32 KiB window before
+ * it; but only until the last 32 KiB of its symbols hold no marker, up to
+ * the next block boundary (its prefix). From there ISA-L decodes the rest
+ * of the chunk into bytes with those 32 KiB as dictionary, starting at a
+ * bit offset (its bit buffer primed with the bits of the first byte).
+ * Each chunk's thread publishes its start once found; each chunk ends
+ * exactly there: ISA-L is given input up to the byte holding that bit, too
+ * few bits past it for a block header and a symbol, and the chunk ends
+ * when ISA-L stands at a block boundary at that bit (the batch's last
+ * chunk ends at a boundary it finds at the start of the next batch). A
+ * prefix whose window never gets clean (data that keeps referring back
+ * across the chunk) goes on as symbols to the first block boundary at or
+ * after the start of the next chunk. Then, in order, each chunk whose
+ * start is the exact bit where the one before it ended has its markers
+ * replaced from the window now known and is written, its CRC32 (taken by
+ * its thread for ISA-L's bytes) combined into the member's; a chunk that
+ * does not join (a false boundary, a block longer than the chunk, a
  * decoding error) is decoded instead by zlib from where the one before it
  * ended, with that window as its dictionary, which also names the error of
  * a damaged member as the serial decoder would. The member's trailer
- * (CRC32, ISIZE) is checked at its end.
+ * (CRC32, ISIZE) is checked at its end. The first chunk's share of a
+ * batch follows the threads' CPU times of the batch before, its ISA-L
+ * alone being faster a byte than a prefix and ISA-L.
  *
  * Memory: the batch of compressed input (threads * C plus a margin) and
- * each chunk's symbols (two bytes per byte of output, at most 16 C
- * symbols per chunk), with C chosen so that this fits the memory limit.
+ * each chunk's output (symbols of two bytes, then bytes; at most 16 C of
+ * either per chunk), with C chosen so that this fits the memory limit.
  */
 #include <errno.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include "core.h"
 #include "ops/gzip_index.h"
 
@@ -220,22 +236,17 @@ static int dynamic_header(struct dec *d, struct br *b)
 		br_refill(b);
 		cl[clen_order[i]] = (uint8_t)br_get(b, 3);
 	}
-	struct huff *hc = &d->dist; /* scratch for the code length code */
+	/* zlib refuses an incomplete code length code; so do we. Checked
+	 * before building it: the block finder rejects most bits here. */
+	unsigned kraft = 0;
 	for (unsigned i = 0; i < 19; i++)
 		if (cl[i])
-			goto some;
-	return -1;
-some:
+			kraft += 128u >> cl[i];
+	if (kraft != 128)
+		return -1;
+	struct huff *hc = &d->dist; /* scratch for the code length code */
 	if (huff_build(hc, cl, 19, 0))
 		return -1;
-	/* zlib refuses an incomplete code length code; so do we. */
-	{
-		int left = 1;
-		for (int l = 1; l <= MAX_BITS; l++)
-			left = (left << 1) - hc->count[l];
-		if (left)
-			return -1;
-	}
 	unsigned i = 0;
 	while (i < nlen + ndist) {
 		br_refill(b);
@@ -294,12 +305,30 @@ static void fixed_tables(struct dec *d)
 
 /* ------------------------------------------------------ speculative decode */
 
-enum { R_STOP = 0, R_END = 1, R_ERR = -1, R_EOF = -2, R_FULL = -3 };
+enum { R_STOP = 0, R_END = 1, R_CLEAN = 2, R_ERR = -1, R_EOF = -2, R_FULL = -3 };
 
 struct syms {
 	uint16_t *s;
 	size_t n, cap, max;
+	size_t scanned;   /* symbols looked at for markers */
+	size_t last_mark; /* index after the last marker seen; 0: none */
 };
+
+/* Do the last WSIZE symbols of o hold no marker (the window of what
+ * follows fully known)? Each symbol is looked at once over the calls. */
+static int window_clean(struct syms *o)
+{
+	if (o->n < WSIZE)
+		return 0;
+	size_t from = o->n - WSIZE > o->scanned ? o->n - WSIZE : o->scanned;
+	for (size_t i = o->n; i > from; i--)
+		if (o->s[i - 1] >= MARK) {
+			o->last_mark = i;
+			break;
+		}
+	o->scanned = o->n;
+	return o->n - o->last_mark >= WSIZE;
+}
 
 static int syms_room(struct syms *o, size_t need)
 {
@@ -407,12 +436,13 @@ static int stored_block(struct br *b, struct syms *o)
 /*
  * Decode blocks from bit `start` of p[n] into o until a block boundary at
  * or after bit `stop` (R_STOP, *end that boundary) or the end of the final
- * block (R_END, *end the bit after it). R_ERR: bad data (*blocks whole
- * blocks decoded before it); R_EOF: the input ran out; R_FULL: o->max
- * reached.
+ * block (R_END, *end the bit after it); with `clean`, also until a block
+ * boundary before which the last WSIZE symbols of o hold no marker
+ * (R_CLEAN, *end that boundary). R_ERR: bad data (*blocks whole blocks
+ * decoded before it); R_EOF: the input ran out; R_FULL: o->max reached.
  */
 static int decode_range(struct dec *d, const uint8_t *p, size_t n, uint64_t start, uint64_t stop, struct syms *o,
-			uint64_t *end, unsigned *blocks)
+			uint64_t *end, unsigned *blocks, int clean)
 {
 	struct br b;
 	br_init(&b, p, n, start);
@@ -422,6 +452,10 @@ static int decode_range(struct dec *d, const uint8_t *p, size_t n, uint64_t star
 		if (at >= stop) {
 			*end = at;
 			return R_STOP;
+		}
+		if (clean && *blocks && window_clean(o)) {
+			*end = at;
+			return R_CLEAN;
 		}
 		br_refill(&b);
 		unsigned final = br_get(&b, 1), type = br_get(&b, 2);
@@ -451,9 +485,37 @@ static int decode_range(struct dec *d, const uint8_t *p, size_t n, uint64_t star
 	}
 }
 
+/* 57 bits or more of p from bit `at`; p holds 8 bytes from its byte. */
+static inline uint64_t bits_at(const uint8_t *p, uint64_t at)
+{
+	uint64_t v;
+	memcpy(&v, p + at / 8, 8);
+	return v >> (at & 7);
+}
+
 /* Could a non-final dynamic or stored block start at bit `at`? */
 static int block_start(struct dec *d, const uint8_t *p, size_t n, uint64_t at)
 {
+	/* Most bits fail on the first 17 + 3 HCLEN bits of a header
+	 * (RFC 1951, 3.2.7): the 3 header bits, HLIT and HDIST in range, a
+	 * complete code length code; before any table is built. */
+	if (at / 8 + 24 <= n) {
+		uint64_t v = bits_at(p, at);
+		unsigned hdr = v & 7;
+		if (hdr == 4) {
+			if (((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29)
+				return 0;
+			unsigned ncode = ((v >> 13) & 15) + 4, kraft = 0;
+			uint64_t w = bits_at(p, at + 17);
+			for (unsigned i = 0; i < ncode; i++, w >>= 3)
+				if (w & 7)
+					kraft += 128u >> (w & 7);
+			if (kraft != 128)
+				return 0;
+		} else if (hdr != 0) {
+			return 0;
+		}
+	}
 	struct br b;
 	br_init(&b, p, n, at);
 	br_refill(&b);
@@ -474,7 +536,7 @@ static int block_start(struct dec *d, const uint8_t *p, size_t n, uint64_t at)
 uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64_t to, unsigned blocks)
 {
 	struct dec *d = calloc(1, sizeof *d);
-	struct syms o = { NULL, 0, 0, (size_t)n * 16 + 65536 };
+	struct syms o = { NULL, 0, 0, (size_t)n * 16 + 65536, 0, 0 };
 	uint64_t found = UINT64_MAX;
 	if (!d)
 		return found;
@@ -490,7 +552,7 @@ uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64
 		while (k < blocks && rc == R_STOP) {
 			unsigned one;
 			o.n = 0;
-			rc = decode_range(d, p, n, pos, pos + 1, &o, &end, &one);
+			rc = decode_range(d, p, n, pos, pos + 1, &o, &end, &one, 0);
 			if (rc == R_STOP || rc == R_END)
 				pos = end, k++;
 		}
@@ -511,9 +573,9 @@ ptrdiff_t accel_gzip_decode_symbols(const uint8_t *p, size_t n, uint64_t start, 
 	if (!d)
 		return -1;
 	/* The caller's buffer, never grown: max is its size. */
-	struct syms o = { out, 0, cap, cap };
+	struct syms o = { out, 0, cap, cap, 0, 0 };
 	unsigned blocks;
-	int rc = decode_range(d, p, n, start, UINT64_MAX, &o, end, &blocks);
+	int rc = decode_range(d, p, n, start, UINT64_MAX, &o, end, &blocks, 0);
 	free(d);
 	if (rc == R_ERR || rc == R_FULL)
 		return -1;
@@ -524,37 +586,219 @@ ptrdiff_t accel_gzip_decode_symbols(const uint8_t *p, size_t n, uint64_t start, 
 
 /* ------------------------------------------------------------------ chunks */
 
+/*
+ * A chunk is decoded on its own thread in two stages. A chunk whose start
+ * is not known finds one by trial and decodes speculatively into symbols
+ * until the last 32 KiB of them hold no marker, up to the next block
+ * boundary (its prefix); from there, and for a chunk with a known start
+ * from its start, ISA-L decodes bytes with those 32 KiB as dictionary up
+ * to exactly the bit where the next chunk starts, published by that
+ * chunk's thread once it has found it. A prefix that never gets clean
+ * goes on as symbols to the first block boundary at or after `stop`.
+ */
+struct batch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
 struct chunk {
 	uint64_t first;   /* bit where the search starts (its first byte) */
 	uint64_t stop;    /* decode up to a boundary at or after this bit */
 	int known;        /* first is a block boundary with the window known */
+	const uint8_t *win; /* known: the window before first */
+	size_t wlen;
+	struct batch *b;
+	struct chunk *next; /* the next chunk of the batch, NULL for the last */
+	/* published by this chunk's thread for the one before it */
+	uint64_t found;   /* its start, UINT64_MAX: none */
+	int found_set;
 	/* results */
 	uint64_t start, end;
 	int rc;           /* R_STOP, R_END, or < 0: nothing usable */
-	struct syms o;
+	struct syms o;    /* the speculative symbols (first) */
+	uint8_t *bytes;   /* then ISA-L's bytes */
+	size_t nb, bcap;
+	uint32_t bcrc;    /* CRC32 of bytes[nb] */
+	struct syms tmp;  /* scratch of the last chunk's boundary search */
 	struct dec d;
+	struct inflate_state *st;
+	double cpu;       /* seconds its decoding took */
 	const uint8_t *p;
 	size_t n;
 };
 
+static void publish(struct chunk *c, uint64_t at)
+{
+	pthread_mutex_lock(&c->b->mu);
+	c->found = at;
+	c->found_set = 1;
+	pthread_cond_broadcast(&c->b->cv);
+	pthread_mutex_unlock(&c->b->mu);
+}
+
+/* The first block boundary in [from, to) that a block decodes from,
+ * UINT64_MAX for none: where the batch's last chunk ends. */
+static uint64_t find_end(struct chunk *c, uint64_t from, uint64_t to)
+{
+	for (uint64_t at = from; at < to && at < (uint64_t)c->n * 8; at++) {
+		if (!block_start(&c->d, c->p, c->n, at))
+			continue;
+		uint64_t end;
+		unsigned one;
+		c->tmp.n = 0;
+		c->tmp.scanned = c->tmp.last_mark = 0;
+		int rc = decode_range(&c->d, c->p, c->n, at, at + 1, &c->tmp, &end, &one, 0);
+		if (rc == R_STOP || rc == R_END)
+			return at;
+	}
+	return UINT64_MAX;
+}
+
+/* The bit where this chunk must end: the next chunk's start, or for the
+ * batch's last chunk the first boundary found at or after stop. */
+static uint64_t end_bit(struct chunk *c)
+{
+	if (c->stop == UINT64_MAX)
+		return UINT64_MAX;
+	if (!c->next)
+		return find_end(c, c->stop, (uint64_t)c->n * 8);
+	pthread_mutex_lock(&c->b->mu);
+	while (!c->next->found_set)
+		pthread_cond_wait(&c->b->cv, &c->b->mu);
+	uint64_t at = c->next->found;
+	pthread_mutex_unlock(&c->b->mu);
+	return at;
+}
+
+/* Is the block at bit `at` of c->p a non-final stored one? */
+static int stored_at(const struct chunk *c, uint64_t at)
+{
+	size_t i = (size_t)(at / 8);
+	unsigned v = c->p[i] | (i + 1 < c->n ? c->p[i + 1] << 8 : 0);
+	return ((v >> (at & 7)) & 7) == 0;
+}
+
+/* Bits of c->p ISA-L has taken in (past its buffered input). */
+static uint64_t isal_tell(const struct chunk *c)
+{
+	const struct inflate_state *s = c->st;
+	return (uint64_t)(s->next_in - c->p - s->tmp_in_size) * 8 - (uint64_t)s->read_in_length;
+}
+
+/*
+ * ISA-L from bit `from` (a block boundary) of c->p, with dict[dlen] as the
+ * window before it, appending bytes to c->bytes: first the input before
+ * c->stop, then up to the byte holding the bit where the chunk must end
+ * (end_bit). At most 7 bits past that bit are visible, too few for a
+ * block header and a symbol, so ISA-L stops there: the chunk ends there
+ * when ISA-L stands at a block boundary at exactly that bit. A stored
+ * block found there may as well start at any later bit of its header and
+ * zero padding that leaves it three bits (the finder takes the first): up
+ * to the byte of LEN is visible then (still no output past the header),
+ * and a boundary at any of those bits decodes the same. R_STOP or
+ * R_END (the final block ended first) with c->end set; R_ERR (bad data, or
+ * not at a boundary there), R_FULL.
+ */
+static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_t dlen)
+{
+	struct inflate_state *s = c->st;
+	isal_inflate_init(s);
+	if (dlen && isal_inflate_set_dict(s, (uint8_t *)dict, (uint32_t)dlen) != ISAL_DECOMP_OK)
+		return R_ERR;
+	s->crc_flag = ISAL_DEFLATE;
+	const uint8_t *at = c->p + from / 8;
+	if (from & 7) {
+		s->read_in = *at >> (from & 7);
+		s->read_in_length = 8 - (int)(from & 7);
+		at++;
+	}
+	s->next_in = (uint8_t *)at;
+	s->block_state = ISAL_BLOCK_NEW_HDR;
+	/* Phase 0: the input before stop; phase 1: up to the end bit. */
+	size_t lim = c->stop / 8 < c->n ? (size_t)(c->stop / 8) : c->n;
+	uint64_t target = UINT64_MAX, last = UINT64_MAX;
+	int phase = 0;
+	c->bcrc = 0;
+	for (;;) {
+		size_t have = (size_t)(s->next_in - c->p);
+		s->avail_in = lim > have ? (uint32_t)(lim - have) : 0;
+		for (;;) {
+			const size_t piece = 256u << 10;
+			if (c->bcap - c->nb < piece) {
+				size_t cap = c->bcap ? c->bcap * 2 : 4u << 20;
+				if (cap > c->o.max)
+					cap = c->o.max;
+				if (cap - c->nb < piece)
+					return R_FULL;
+				uint8_t *nbuf = realloc(c->bytes, cap);
+				if (!nbuf)
+					return R_FULL;
+				c->bytes = nbuf;
+				c->bcap = cap;
+			}
+			s->next_out = c->bytes + c->nb;
+			s->avail_out = (uint32_t)piece;
+			int rc = isal_inflate(s);
+			size_t got = piece - s->avail_out;
+			c->bcrc = crc32_gzip_refl(c->bcrc, c->bytes + c->nb, got);
+			c->nb += got;
+			if (rc < 0)
+				return R_ERR;
+			if (s->block_state == ISAL_BLOCK_FINISH) {
+				c->end = isal_tell(c);
+				return R_END;
+			}
+			if (s->avail_out)
+				break; /* all input taken */
+		}
+		if (phase == 1)
+			break;
+		phase = 1;
+		target = end_bit(c);
+		last = target;
+		if (target != UINT64_MAX && stored_at(c, target))
+			last = (target + 10) / 8 * 8 - 3;
+		lim = target == UINT64_MAX ? c->n : (size_t)((last + 7) / 8);
+		if (lim > c->n)
+			lim = c->n;
+	}
+	uint64_t at_end = isal_tell(c);
+	if (target == UINT64_MAX || at_end < target || at_end > last ||
+	    (s->block_state != ISAL_BLOCK_NEW_HDR && s->block_state != ISAL_BLOCK_HDR) ||
+	    s->tmp_out_valid != s->tmp_out_processed)
+		return R_ERR;
+	c->end = target;
+	return R_STOP;
+}
+
+/* The last WSIZE symbols of a clean prefix as bytes (no markers there). */
+static void prefix_window(const struct syms *o, uint8_t *w)
+{
+	const uint16_t *s = o->s + o->n - WSIZE;
+	for (size_t i = 0; i < WSIZE; i++)
+		w[i] = (uint8_t)s[i];
+}
+
 static void chunk_decode(struct chunk *c)
 {
 	c->o.n = 0;
+	c->nb = 0;
 	if (c->known) {
-		unsigned blocks;
 		c->start = c->first;
-		c->rc = decode_range(&c->d, c->p, c->n, c->first, c->stop, &c->o, &c->end, &blocks);
+		c->rc = isal_range(c, c->first, c->win, c->wlen);
 		return;
 	}
 	c->rc = R_ERR;
 	size_t wasted = 0;
+	uint64_t found = UINT64_MAX;
 	for (uint64_t at = c->first; at < c->stop && at < (uint64_t)c->n * 8; at++) {
 		if (!block_start(&c->d, c->p, c->n, at))
 			continue;
 		unsigned blocks;
 		c->o.n = 0;
-		c->start = at;
-		c->rc = decode_range(&c->d, c->p, c->n, at, c->stop, &c->o, &c->end, &blocks);
+		c->o.scanned = c->o.last_mark = 0;
+		c->start = found = at;
+		c->rc = decode_range(&c->d, c->p, c->n, at, c->stop, &c->o, &c->end, &blocks, 1);
 		/* Not a boundary after all (a false header can decode a
 		 * block or more): the next bit, until as many symbols as a
 		 * quarter of the chunk's limit were decoded in vain, which
@@ -563,13 +807,29 @@ static void chunk_decode(struct chunk *c)
 		wasted += c->o.n + 1;
 		if (c->rc == R_ERR && wasted < c->o.max / 4)
 			continue;
-		return;
+		break;
 	}
+	publish(c, found);
+	if (c->rc == R_CLEAN) {
+		uint8_t w[WSIZE];
+		prefix_window(&c->o, w);
+		c->rc = isal_range(c, c->end, w, WSIZE);
+	}
+}
+
+/* chunk_decode, timed in CPU time of its thread (c->cpu, seconds). */
+static void chunk_run(struct chunk *c)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	chunk_decode(c);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	c->cpu = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
 }
 
 static void *chunk_thread(void *arg)
 {
-	chunk_decode(arg);
+	chunk_run(arg);
 	return NULL;
 }
 
@@ -591,11 +851,12 @@ struct member {
 	size_t len;
 };
 
-static int emit(struct member *m, const uint8_t *p, size_t n)
+/* p[n], the next bytes of the member's output: its length, window and the
+ * output (the caller keeps the CRC32). */
+static int put(struct member *m, const uint8_t *p, size_t n)
 {
 	if (!n)
 		return 0;
-	m->crc = crc32_gzip_refl(m->crc, p, n);
 	m->isize += (uint32_t)n;
 	if (n >= WSIZE) {
 		memcpy(m->window, p + n - WSIZE, WSIZE);
@@ -607,6 +868,21 @@ static int emit(struct member *m, const uint8_t *p, size_t n)
 		m->wlen = keep + n;
 	}
 	return accel_output_write(m->out, p, n);
+}
+
+static int emit(struct member *m, const uint8_t *p, size_t n)
+{
+	m->crc = crc32_gzip_refl(m->crc, p, n);
+	return put(m, p, n);
+}
+
+/* A chunk's bytes of ISA-L, whose CRC32 its thread took. */
+static int emit_bytes(struct member *m, const struct chunk *c)
+{
+	if (!c->nb)
+		return 0;
+	m->crc = (uint32_t)crc32_combine(m->crc, c->bcrc, (z_off_t)c->nb);
+	return put(m, c->bytes, c->nb);
 }
 
 /* Chunk c's symbols as bytes, its markers from the window. */
@@ -808,6 +1084,8 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		return ACCEL_ENOTSUP;
 
 	int rc = 0;
+	double w0 = 1.5;
+	struct batch bt;
 	struct member *m = calloc(1, sizeof *m);
 	struct chunk *ch = calloc((size_t)threads, sizeof *ch);
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
@@ -822,8 +1100,17 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 	m->len = len;
 	accel_input_consume(in, hs);
 	m->pos = in->offset * 8;
-	for (int k = 0; k < threads; k++)
+	pthread_mutex_init(&bt.mu, NULL);
+	pthread_cond_init(&bt.cv, NULL);
+	for (int k = 0; k < threads; k++) {
 		ch[k].o.max = OUT_RATIO * csize;
+		ch[k].tmp.max = OUT_RATIO * csize;
+		ch[k].b = &bt;
+		if (!(ch[k].st = malloc(sizeof *ch[k].st))) {
+			rc = ACCEL_ENOMEM;
+			goto out;
+		}
+	}
 
 	for (;;) {
 		/* A batch: threads chunks of csize bytes from m->pos. */
@@ -839,34 +1126,59 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		int used = 0;
 		for (int k = 0; k < threads; k++) {
 			struct chunk *c = &ch[k];
-			uint64_t a = (uint64_t)span * k / threads, z = (uint64_t)span * (k + 1) / threads;
+			/* Shares: w0 for the first chunk, 1 for the others. */
+			double tot = w0 + threads - 1;
+			uint64_t a = k == 0 ? 0 : (uint64_t)(span * ((w0 + k - 1) / tot));
+			uint64_t z = k == threads - 1 ? span : (uint64_t)(span * ((w0 + k) / tot));
 			c->p = p;
 			c->n = (size_t)n;
 			c->known = k == 0;
 			c->first = k == 0 ? bit0 : a * 8;
 			c->stop = k == threads - 1 && (size_t)n == span ? UINT64_MAX : z * 8;
+			c->win = m->window;
+			c->wlen = m->wlen;
+			c->found_set = 0;
+			c->next = NULL;
 			if (c->first >= c->stop || (k > 0 && z - a < 1024))
 				break;
+			if (k > 0)
+				ch[k - 1].next = c;
 			used++;
 		}
+		/* A chunk without its thread publishes no start: the one
+		 * before it ends not joined, for the serial decoder. */
 		int started = 1;
 		for (int k = 1; k < used; k++) {
-			if (pthread_create(&tid[k], NULL, chunk_thread, &ch[k]))
+			if (pthread_create(&tid[k], NULL, chunk_thread, &ch[k])) {
+				for (int j = k; j < used; j++) {
+					ch[j].rc = R_ERR;
+					publish(&ch[j], UINT64_MAX);
+				}
 				break;
+			}
 			started++;
 		}
-		chunk_decode(&ch[0]);
+		chunk_run(&ch[0]);
 		for (int k = 1; k < started; k++)
 			pthread_join(tid[k], NULL);
-		for (int k = started; k < used; k++)
-			chunk_decode(&ch[k]);
+		/* The first chunk, all ISA-L, takes less time a byte than the
+		 * others with their speculative prefix: its share of the next
+		 * batch follows the times of this one. */
+		if (started == used && used == threads && ch[0].cpu > 0) {
+			double others = 0;
+			for (int k = 1; k < used; k++)
+				others += ch[k].cpu;
+			others /= used - 1;
+			w0 *= 0.5 + 0.5 * others / ch[0].cpu; /* damped */
+			w0 = w0 < 1 ? 1 : w0 > 4 ? 4 : w0;
+		}
 
 		/* In order: join or decode serially. */
 		int end = 0;
 		for (int k = 0; k < used && !end; k++) {
 			struct chunk *c = &ch[k];
 			if (c->rc >= 0 && base + c->start == m->pos) {
-				if ((rc = resolve(m, c)) < 0)
+				if ((rc = resolve(m, c)) < 0 || (rc = emit_bytes(m, c)) < 0)
 					goto out;
 				m->pos = base + c->end;
 				end = c->rc == R_END;
@@ -885,7 +1197,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 				struct chunk *cj = &ch[j];
 				if (cj->rc < 0 || base + cj->start != m->pos)
 					break;
-				if ((rc = resolve(m, cj)) < 0)
+				if ((rc = resolve(m, cj)) < 0 || (rc = emit_bytes(m, cj)) < 0)
 					goto out;
 				m->pos = base + cj->end;
 				end = cj->rc == R_END;
@@ -904,8 +1216,16 @@ out:
 		free(m->buf);
 	}
 	if (ch)
-		for (int k = 0; k < threads; k++)
+		for (int k = 0; k < threads; k++) {
 			free(ch[k].o.s);
+			free(ch[k].tmp.s);
+			free(ch[k].bytes);
+			free(ch[k].st);
+		}
+	if (ch && ch[0].b) {
+		pthread_mutex_destroy(&bt.mu);
+		pthread_cond_destroy(&bt.cv);
+	}
 	free(ch);
 	free(tid);
 	free(m);

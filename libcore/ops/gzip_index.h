@@ -15,9 +15,9 @@
 #define ACCEL_GZIP_PARALLEL_MIN (1u << 20)
 
 /* What the gzip.decompress operation's op->ext points to. */
-/* The fewest threads (-T) the parallel decoder is used with: below, one
- * ISA-L inflate is faster (see accel_decompress). */
-#define ACCEL_GZIP_PAR_MIN_THREADS 4
+/* The fewest threads (-T) the parallel decoder is used with: with one,
+ * one ISA-L inflate (see accel_decompress). */
+#define ACCEL_GZIP_PAR_MIN_THREADS 2
 
 struct accel_gzip_dec_ext {
 	int threads;          /* decoding threads for one member; < 2: serial */
