@@ -394,5 +394,7 @@ static int bench(int argc, char **argv)
  * then ends the process without running exit handlers. */
 int main(int argc, char **argv)
 {
+	/* It runs every operation: the codecs' libraries and every plugin's. */
+	accel_cli_libraries("zstd lz4 isa-l libdeflate hwloc cjson @all", NULL);
 	accel_exit(bench(argc, argv));
 }

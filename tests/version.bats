@@ -25,7 +25,7 @@ version() {
 }
 
 @test "--version: the first line is PROG VERSION, every other one NAME VERSION or NAME (NOTE), none twice" {
-	for p in accel-compress accel-crypt accel-detect accel-fft accel-infer accel-transcode; do
+	for p in accel-compress accel-crypt accel-detect accel-fft accel-infer accel-transcode accel-bench; do
 		run --separate-stderr "$B/$p" --version
 		[ "$status" -eq 0 ]
 		[ -z "$stderr" ]
@@ -71,6 +71,15 @@ version() {
 	done
 	names "$B/accel-infer" | grep -qx libavcodec || skip "accel-infer built without FFmpeg"
 	[ "$(version "$B/accel-infer" ffmpeg)" = "$want" ]
+}
+
+@test "--version: accel-bench lists the codecs' libraries and every plugin's" {
+	names "$B/accel-bench" > "$BATS_TEST_TMPDIR/bench"
+	for lib in zstd lz4 isa-l libdeflate hwloc cjson; do
+		grep -qx "$lib" "$BATS_TEST_TMPDIR/bench"
+	done
+	[ ! -e "$B/plugins/accel_fftw.so" ] || grep -qx fftw "$BATS_TEST_TMPDIR/bench"
+	[ ! -e "$B/plugins/accel_openssl.so" ] || grep -qx openssl "$BATS_TEST_TMPDIR/bench"
 }
 
 @test "--version: a plugin's library by its plugin (fftw, onnxruntime), loaded only for its version" {
