@@ -119,6 +119,10 @@ have_ort() {
 	"$I/bin/accel-infer" -m lin.onnx -b onnxruntime --output z x.npy > z.npy
 	run -0 /usr/bin/python3 -c "import numpy as np; print(np.load('z.npy').tolist())"
 	[ "$output" = "[[0.0, 2.0, 4.0, 6.0]]" ]
+	# accel-bench --vs's peer of onnx.run, installed, finds that copy too.
+	[ -x "$I/libexec/accel/infer-direct" ]
+	run -0 ldd "$I/libexec/accel/infer-direct"
+	[[ "$output" == *"libonnxruntime.so.1 => $I/libexec/accel/../../lib/accel/onnxruntime/libonnxruntime.so.1 "* ]]
 }
 
 @test "install: man finds the installed pages (accel-crypt(1), accel(7)) and they format without a warning" {

@@ -187,8 +187,9 @@ int onnx_peer_command(struct bench *b, struct kase *c)
 		return -1;
 	if (env && *env)
 		snprintf(prog, sizeof prog, "%s", env);
-	else if (sibling("libexec/infer-direct", prog, sizeof prog) < 0)
-		return -1;
+	else if (sibling("libexec/infer-direct", prog, sizeof prog) < 0 || access(prog, X_OK) < 0)
+		/* Installed: where make install puts it. */
+		snprintf(prog, sizeof prog, "%s/infer-direct", ACCEL_BENCH_LIBEXEC);
 	if (access(prog, X_OK) < 0)
 		return -1;
 	snprintf(threads, sizeof threads, "%d", b->threads);
