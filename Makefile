@@ -40,8 +40,17 @@ CFLAGS += $(OPT) $(WARN) $(SAN) $(PREFIX_MAP) -std=gnu11 -pthread -fPIC -D_GNU_S
 CPPFLAGS += -Ilibcore/include -Ilibcore
 LDFLAGS += $(SAN) -pthread
 
-PKGS := libzstd liblz4 libisal libdeflate hwloc libcjson minizip zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGS := libzstd liblz4 libisal libdeflate libcjson minizip zlib
+# soname NAME: the soname of the shared library -lNAME links, for one that
+# is loaded with dlopen instead of linked (its headers are used).
+soname = $(shell readelf -d $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]$$/\1/p')
+# hwloc (and libudev through it) is loaded only when topology is asked
+# for (libcore/hwloc_dl.h): its headers, not its library.
+HWLOC_SONAME := $(call soname,hwloc)
+ifeq ($(HWLOC_SONAME),)
+$(error accel: cannot find libhwloc.so (libhwloc-dev) or read its soname (readelf, binutils))
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) hwloc 2>/dev/null) -DACCEL_HWLOC_SONAME='"$(HWLOC_SONAME)"'
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 CORE_SRC := $(wildcard libcore/*.c libcore/ops/*.c) $(wildcard backends/cpu/*.c)

@@ -225,12 +225,11 @@ static int parse_args(int argc, char **argv, struct job *job)
 		accel_msg_usage("--topk and --decode cannot be used together");
 		return ACCEL_EXIT_USAGE;
 	}
-#ifndef INFER_DB
-	if (job->decode && !strcmp(job->decode, "db")) {
-		accel_msg_error("--decode db: this accel-infer was built without Leptonica (libleptonica-dev)");
+	char why[320];
+	if (job->decode && !strcmp(job->decode, "db") && db_ready(why, sizeof why)) {
+		accel_msg_error("--decode db: %s", why);
 		return ACCEL_EXIT_FAILURE;
 	}
-#endif
 	if (job->crops_path && (job->shape || job->dtype)) {
 		accel_msg_usage("--crops cuts images: not with --shape or --dtype");
 		return ACCEL_EXIT_USAGE;

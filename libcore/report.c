@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <cjson/cJSON.h>
-#include <hwloc.h>
 #include <accel/cli.h>
 #include <accel/report.h>
 #include "core.h"
+#include "hwloc_dl.h"
 
 #define BIT(c) (1u << (c))
 
@@ -542,23 +542,25 @@ static void gres_type(const char *model, char *buf, size_t len)
 
 /* Slurm's Cores: the logical indexes of the cores holding the CPUs of
  * `cpulist` (sysfs local_cpulist), as hwloc numbers them. */
-static void gres_cores(hwloc_topology_t topo, const char *cpulist, char *buf, size_t len)
+static void gres_cores(const struct core_hwloc *h, hwloc_topology_t topo, const char *cpulist, char *buf, size_t len)
 {
 	buf[0] = 0;
-	hwloc_bitmap_t set = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
+	hwloc_bitmap_t set = h->bitmap_alloc(), cores = h->bitmap_alloc();
 	/* A topology that does not hold these CPUs (a partial recorded tree)
 	 * cannot name their cores: leave Cores out rather than guess. */
-	if (set && cores && hwloc_bitmap_list_sscanf(set, cpulist) == 0 &&
-	    hwloc_bitmap_isincluded(set, hwloc_topology_get_topology_cpuset(topo))) {
-		hwloc_obj_t core = NULL;
-		while ((core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core)))
-			if (hwloc_bitmap_intersects(core->cpuset, set))
-				hwloc_bitmap_set(cores, core->logical_index);
-		if (!hwloc_bitmap_iszero(cores))
-			hwloc_bitmap_list_snprintf(buf, len, cores);
+	if (set && cores && h->bitmap_list_sscanf(set, cpulist) == 0 &&
+	    h->bitmap_isincluded(set, h->topology_get_topology_cpuset(topo))) {
+		int n = core_hwloc_count(h, topo, HWLOC_OBJ_CORE);
+		for (int i = 0; i < n; i++) {
+			hwloc_obj_t core = core_hwloc_obj(h, topo, HWLOC_OBJ_CORE, (unsigned)i);
+			if (core && h->bitmap_intersects(core->cpuset, set))
+				h->bitmap_set(cores, core->logical_index);
+		}
+		if (!h->bitmap_iszero(cores))
+			h->bitmap_list_snprintf(buf, len, cores);
 	}
-	hwloc_bitmap_free(set);
-	hwloc_bitmap_free(cores);
+	h->bitmap_free(set);
+	h->bitmap_free(cores);
 }
 
 static int gres_device(struct accel_report *r, const struct accel_device *d)
@@ -580,21 +582,19 @@ static int gres_end(struct accel_report *r)
 	fprintf(f, "# gres.conf for this node, written by %s %s (%d GPU%s)\n", r->o.prog, ACCEL_VERSION, n,
 		n == 1 ? "" : "s");
 	hwloc_topology_t topo = NULL;
+	const struct core_hwloc *h = NULL;
 	const char *root = getenv("ACCEL_SYSROOT");
 	char cpudir[PATH_MAX];
 	snprintf(cpudir, sizeof cpudir, "%s/sys/devices/system/cpu", root ? root : "");
-	/* A recorded tree without CPU topology names no cores: skip hwloc. */
-	if (n && (!root || !*root || !access(cpudir, F_OK))) {
+	/* A recorded tree without CPU topology names no cores: skip hwloc;
+	 * without hwloc, Cores is left out. */
+	if (n && (!root || !*root || !access(cpudir, F_OK)) && (h = core_hwloc(NULL, 0))) {
 		if (root && *root) {
 			setenv("HWLOC_FSROOT", root, 1);
 			setenv("HWLOC_COMPONENTS", "-x86", 1);
 		}
-		if (hwloc_topology_init(&topo) < 0)
+		if (core_hwloc_topology(h, &topo) < 0)
 			topo = NULL;
-		else if (hwloc_topology_load(topo) < 0) {
-			hwloc_topology_destroy(topo);
-			topo = NULL;
-		}
 	}
 	for (int i = 0; i < n; i++) {
 		char type[32], cores[256] = "";
@@ -602,7 +602,7 @@ static int gres_end(struct accel_report *r)
 		const char *file = accel_device_get(gpu[i], "device_file");
 		const char *cpus = accel_device_get(gpu[i], "local_cpulist");
 		if (topo && cpus)
-			gres_cores(topo, cpus, cores, sizeof cores);
+			gres_cores(h, topo, cpus, cores, sizeof cores);
 		fprintf(f, "Name=gpu Type=%s", type);
 		if (file)
 			fprintf(f, " File=%s", file);
@@ -611,7 +611,7 @@ static int gres_end(struct accel_report *r)
 		fputc('\n', f);
 	}
 	if (topo)
-		hwloc_topology_destroy(topo);
+		h->topology_destroy(topo);
 	return 0;
 }
 

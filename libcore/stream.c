@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <hwloc.h>
 #include <accel/cli.h>
 #include <accel/stream.h>
 #include "core.h"
+#include "hwloc_dl.h"
 
 /* Bytes of a mapped input the writer lets go of at a time (see
  * write_unit_locked): 128 madvise calls for 256 MiB rather than one per
@@ -464,15 +464,19 @@ static void place_worker(const struct accel_device *d)
 {
 	if (d->numa_node < 0 || access("/sys/devices/system/node/node1", F_OK) != 0)
 		return;
+	const struct core_hwloc *h = core_hwloc(NULL, 0);
 	hwloc_topology_t topo;
-	if (hwloc_topology_init(&topo) < 0)
+	if (!h || core_hwloc_topology(h, &topo) < 0)
 		return;
-	if (hwloc_topology_load(topo) == 0) {
-		hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topo, (unsigned)d->numa_node);
-		if (node && node->cpuset)
-			hwloc_set_cpubind(topo, node->cpuset, HWLOC_CPUBIND_THREAD);
+	int n = core_hwloc_count(h, topo, HWLOC_OBJ_NUMANODE);
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t node = core_hwloc_obj(h, topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		if (node && node->os_index == (unsigned)d->numa_node && node->cpuset) {
+			h->set_cpubind(topo, node->cpuset, HWLOC_CPUBIND_THREAD);
+			break;
+		}
 	}
-	hwloc_topology_destroy(topo);
+	h->topology_destroy(topo);
 }
 
 static void *device_worker_main(void *arg)

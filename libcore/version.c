@@ -5,7 +5,6 @@
  */
 #include <string.h>
 #include <cjson/cJSON.h>
-#include <hwloc.h>
 #include <isa-l.h>
 #include <libdeflate.h>
 #include <lz4.h>
@@ -13,6 +12,7 @@
 #include <accel/backend.h>
 #include <accel/cli.h>
 #include "core.h"
+#include "hwloc_dl.h"
 
 #ifndef ACCEL_MINIZIP_VERSION
 #define ACCEL_MINIZIP_VERSION "unknown"
@@ -63,10 +63,16 @@ static void core_library(const char *name, char *buf, size_t len)
 		/* libdeflate tells no version at run time either. */
 		snprintf(buf, len, "libdeflate %s (build)", LIBDEFLATE_VERSION_STRING);
 	} else if (!strcmp(name, "hwloc")) {
-		/* hwloc tells its API version at run time, not its release. */
-		unsigned api = hwloc_get_api_version();
-		snprintf(buf, len, "hwloc %s (build; API %u.%u.%u at run time)", HWLOC_VERSION, api >> 16,
-			 (api >> 8) & 0xff, api & 0xff);
+		/* hwloc tells its API version at run time, not its release;
+		 * it is loaded for it. */
+		char why[200];
+		const struct core_hwloc *h = core_hwloc(why, sizeof why);
+		unsigned api = h ? h->get_api_version() : 0;
+		if (!h)
+			snprintf(buf, len, "hwloc (%s)", why);
+		else
+			snprintf(buf, len, "hwloc %s (build; API %u.%u.%u at run time)", HWLOC_VERSION, api >> 16,
+				 (api >> 8) & 0xff, api & 0xff);
 	} else if (!strcmp(name, "cjson")) {
 		snprintf(buf, len, "cjson %s", cJSON_Version());
 	} else if (!strcmp(name, "minizip")) {

@@ -5,8 +5,11 @@
 # its engines run on is loaded by its probe, and a backend is probed only
 # for an operation it offers. So accel-compress on one byte
 # opens no OpenCV, ONNX Runtime, OpenCL or Vulkan loader, glslang (in the
-# companion vkfft/vulkan.so), FFTW, OpenSSL, FFmpeg or libpcap. Each run is
-# traced with strace (the shared objects it opens).
+# companion vkfft/vulkan.so), FFTW, OpenSSL, FFmpeg or libpcap. Libraries
+# only some inputs need are loaded with dlopen when one comes: FFmpeg and
+# Leptonica in accel-infer (an image, --decode db), hwloc in libaccel (a
+# CPU topology). Each run is traced with strace (the shared objects it
+# opens).
 
 bats_require_minimum_version 1.5.0
 
@@ -53,6 +56,49 @@ opened() {
 	[ "$(stat -c %s out.cf32)" = 64 ]
 	grep -q '/libfftw3f\.so' opened.txt
 	run -1 grep -E "$HEAVY" <(grep -v '/libfftw3f\.so' opened.txt)
+}
+
+# FFmpeg's libraries and Leptonica (with the image libraries they link).
+MEDIA='/(libavformat|libavcodec|libavutil|libswscale|liblept|libleptonica|libdav1d|libx264|libpng16|libjpeg)[^/]*$'
+
+@test "accel-infer --help, a usage error and a .npy run open no FFmpeg or Leptonica; an image opens FFmpeg" {
+	opened "$B/accel-infer" --help > help.txt
+	grep -q -- '--decode' help.txt
+	run -1 grep -E "$MEDIA|$HEAVY" opened.txt
+	opened "$B/accel-infer" < /dev/null 2> err.txt || :
+	grep -qx 'accel-infer: no model: give -m MODEL.onnx' err.txt
+	run -1 grep -E "$MEDIA|$HEAVY" opened.txt
+	# --version lists FFmpeg's and Leptonica's versions: it loads them.
+	opened "$B/accel-infer" --version > v.txt
+	if grep -q '^libavcodec ' v.txt; then grep -q '/libavcodec\.so' opened.txt; fi
+	if grep -q '^leptonica ' v.txt; then grep -qE '/lib(lept|leptonica)\.so' opened.txt; fi
+	[ -f "$B/plugins/accel_onnxruntime.so" ] || skip "no onnxruntime plugin"
+	/usr/bin/python3 -c 'import onnx, numpy' 2> /dev/null || skip "no python3-onnx, python3-numpy"
+	/usr/bin/python3 "$ROOT/tests/infer/models.py" . >&2
+	/usr/bin/python3 -c 'import numpy as np; np.save("in.npy", np.ones((1, 4), "f4"))'
+	opened "$B/accel-infer" -m lin.onnx in.npy > out.npy
+	[ -s out.npy ]
+	grep -q '/libonnxruntime\.so' opened.txt
+	run -1 grep -E "$MEDIA" opened.txt
+	grep -q '^libavcodec ' v.txt || skip "accel-infer built without FFmpeg"
+	printf '\377\000\000\000\377\000\000\000\377\012\024\036' |
+		ffmpeg -loglevel error -f rawvideo -pix_fmt rgb24 -s 2x2 -i - -frames:v 1 -y p.png
+	opened "$B/accel-infer" -m img.onnx p.png > img.npy
+	[ -s img.npy ]
+	grep -q '/libavcodec\.so' opened.txt
+}
+
+@test "libaccel links no hwloc: accel-compress on one byte opens none; an inventory and --version load it" {
+	command -v readelf >/dev/null || skip "no readelf (binutils)"
+	run -1 grep -q 'libhwloc' <(readelf -d "$B/lib/libaccel.so" | grep NEEDED)
+	printf x | opened "$B/accel-compress" -c > x.zst
+	run -1 grep -E '/lib(hwloc|udev)\.so' opened.txt
+	opened "$B/accel-detect" --class cpu --json > d.json
+	grep -q '/libhwloc\.so' opened.txt
+	jq -e '.devices[] | select(.id == "cpu0") | .cpu.threads >= 1' d.json
+	opened "$B/accel-compress" --version > v.txt
+	grep -q '^hwloc [0-9]' v.txt
+	grep -q '/libhwloc\.so' opened.txt
 }
 
 # touched CMD...: like opened, the files under /sys and the OpenSSL

@@ -38,9 +38,12 @@ static int cpu_probe(struct accel_probe *p)
 	memset(&d, 0, sizeof d);
 	d.cls = ACCEL_CLASS_CPU;
 	d.numa_node = -1;
-	int rc = cpu_topology(&d, accel_probe_sysroot(p), accel_probe_list_devices(p));
+	char why[256];
+	int rc = cpu_topology(&d, accel_probe_sysroot(p), accel_probe_list_devices(p), why, sizeof why);
 	if (rc < 0)
 		return accel_probe_fail(p, "hwloc could not read the CPU topology");
+	if (why[0])
+		accel_probe_note(p, "hwloc: %s; the CPU's topology is unknown", why);
 	int dev = accel_probe_add_device(p, &d);
 	if (dev < 0)
 		return dev;

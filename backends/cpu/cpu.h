@@ -28,7 +28,9 @@ extern const struct cpu_codec cpu_lz4_compress, cpu_lz4_decompress;
 
 /* Probe the CPU with /proc/cpuinfo, /proc/meminfo and cgroup limits, and
  * when `full` (or where /proc names no model or memory) its topology with
- * hwloc (packages, cores, threads, NUMA nodes, caches); fills d. */
-int cpu_topology(struct accel_device *d, const char *sysroot, int full);
+ * hwloc (packages, cores, threads, NUMA nodes, caches); fills d. 0, with
+ * why[len] empty, or saying why hwloc could not be loaded (the counts then
+ * unknown, 0); ACCEL_ENOTSUP when hwloc cannot read the topology. */
+int cpu_topology(struct accel_device *d, const char *sysroot, int full, char *why, size_t len);
 
 #endif

@@ -1,14 +1,15 @@
 /*
  * topology.c - the CPU device: packages, cores, threads, NUMA nodes and
- * caches from hwloc; model and feature flags from /proc/cpuinfo (under
+ * caches from hwloc (loaded only for them: hwloc_dl.h); model and feature
+ * flags from /proc/cpuinfo (under
  * $ACCEL_SYSROOT for recorded trees), memory from /proc/meminfo.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <hwloc.h>
 #include "cpu.h"
+#include "hwloc_dl.h"
 
 static void read_cpuinfo(struct accel_device *d, const char *root)
 {
@@ -76,8 +77,9 @@ static void read_cgroup(struct accel_device *d, const char *root)
 	}
 }
 
-int cpu_topology(struct accel_device *d, const char *root, int full)
+int cpu_topology(struct accel_device *d, const char *root, int full, char *why, size_t len)
 {
+	why[0] = 0;
 	read_cgroup(d, root);
 	read_cpuinfo(d, root);
 	snprintf(d->driver, sizeof d->driver, "kernel");
@@ -103,28 +105,31 @@ int cpu_topology(struct accel_device *d, const char *root, int full)
 		setenv("HWLOC_FSROOT", root, 1);
 		setenv("HWLOC_COMPONENTS", "-x86", 1);
 	}
-	hwloc_topology_t topo;
-	if (hwloc_topology_init(&topo) < 0)
-		return ACCEL_ENOTSUP;
-	if (hwloc_topology_load(topo) < 0) {
-		hwloc_topology_destroy(topo);
-		return ACCEL_ENOTSUP;
+	const struct core_hwloc *h = core_hwloc(why, len);
+	if (!h) {
+		/* Without hwloc the CPU is still there: its counts unknown. */
+		if (!d->model[0])
+			snprintf(d->model, sizeof d->model, "unknown");
+		return 0;
 	}
-	d->packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-	d->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-	d->threads = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-	d->numa_nodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+	hwloc_topology_t topo;
+	if (core_hwloc_topology(h, &topo) < 0)
+		return ACCEL_ENOTSUP;
+	d->packages = core_hwloc_count(h, topo, HWLOC_OBJ_PACKAGE);
+	d->cores = core_hwloc_count(h, topo, HWLOC_OBJ_CORE);
+	d->threads = core_hwloc_count(h, topo, HWLOC_OBJ_PU);
+	d->numa_nodes = core_hwloc_count(h, topo, HWLOC_OBJ_NUMANODE);
 	static const hwloc_obj_type_t caches[4] = {
 		HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
 	};
 	for (int i = 0; i < 4; i++) {
-		hwloc_obj_t c = hwloc_get_obj_by_type(topo, caches[i], 0);
+		hwloc_obj_t c = core_hwloc_obj(h, topo, caches[i], 0);
 		d->cache_bytes[i] = c && c->attr ? c->attr->cache.size : 0;
 	}
-	hwloc_obj_t rootobj = hwloc_get_root_obj(topo);
+	hwloc_obj_t rootobj = h->get_obj_by_depth(topo, 0, 0);
 	if (!d->model[0]) {
 		const char *m = hwloc_obj_get_info_by_name(rootobj, "CPUModel");
-		hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+		hwloc_obj_t pkg = core_hwloc_obj(h, topo, HWLOC_OBJ_PACKAGE, 0);
 		if (!m && pkg)
 			m = hwloc_obj_get_info_by_name(pkg, "CPUModel");
 		snprintf(d->model, sizeof d->model, "%s", m ? m : "unknown");
@@ -134,12 +139,12 @@ int cpu_topology(struct accel_device *d, const char *root, int full)
 	/* Local memory of each NUMA node: on VMs their sum may differ from
 	 * MemTotal, so both are reported. */
 	for (int i = 0; i < d->numa_nodes && i < 8; i++) {
-		hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		hwloc_obj_t node = core_hwloc_obj(h, topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
 		char key[48];
 		snprintf(key, sizeof key, "numa%u_memory_bytes", node->os_index);
 		accel_device_set_num(d, key, (double)node->attr->numanode.local_memory);
 	}
 	d->numa_node = d->numa_nodes > 1 ? -1 : 0;
-	hwloc_topology_destroy(topo);
+	h->topology_destroy(topo);
 	return 0;
 }

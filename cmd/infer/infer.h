@@ -164,6 +164,9 @@ struct db_box {
  * of src_w x src_h (0: the map's size), top to bottom, then left to right,
  * into a malloc'd *boxes (free it). The count, or ACCEL_ENOMEM. */
 int db_boxes(const float *p, int w, int h, int src_w, int src_h, const struct db_opts *o, struct db_box **boxes);
+/* Load the Leptonica --decode db uses, once. 0, or ACCEL_ENOTSUP with the
+ * reason (not built with it, the library missing) in err. */
+int db_ready(char *err, size_t len);
 /* --version: the Leptonica --decode db uses (none when built without it). */
 void db_versions(char *buf, size_t len);
 
