@@ -575,6 +575,13 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	"$F" --plan estimate -n 1000 --overlap 0.3 --pad "$T/y" > "$T/d"
 	cat "$T/y" | "$F" --plan estimate -n 1000 --overlap 0.3 --pad > "$T/e"
 	cmp "$T/d" "$T/e"
+	# c2r's units cut into stretches of whole batches (a short last one),
+	# mapped or read, on one worker or two.
+	head -c 1234560 "$T/x" > "$T/y"
+	"$F" --plan estimate -T 1 -i --real -n 1000 "$T/y" > "$T/d"
+	cat "$T/y" | "$F" --plan estimate -T 2 -i --real -n 1000 > "$T/e"
+	cmp "$T/d" "$T/e"
+	[ "$(stat -c %s "$T/d")" -eq $((1234560 / 8 / 501 * 1000 * 4)) ]
 }
 
 @test "an engine failing a unit (ACCEL_FAULT) with no engine to retry on: exit 1, one line, no -o file" {
@@ -583,6 +590,12 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	[ "$status" -eq 1 ]
 	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 262144) failed: injected fault (ACCEL_FAULT); --fallback none" ]
 	[ ! -e "$T/o" ]
+	# c2r's units (1022 frames of N/2+1 bins, no whole number of 32-frame
+	# batches) are cut into stretches of whole batches: unit 1 starts 64
+	# frames of 513 cf32 in.
+	run env ACCEL_FAULT='fftw:1' "$F" --plan estimate -i --real -n 1024 --fallback none -o "$T/o" "$T/x"
+	[ "$status" -eq 1 ]
+	[ "$output" = "accel-fft: $T/x: fftw:cpu0: unit 1 (byte offset 262656) failed: injected fault (ACCEL_FAULT); --fallback none" ]
 	run env ACCEL_FAULT='fftw:*' "$F" --plan estimate -n 1024 -o "$T/o" "$T/x"
 	[ "$status" -eq 1 ]
 	[ ! -e "$T/o" ]

@@ -758,19 +758,30 @@ static int cpu_route(const struct accel_ctx *ctx, const struct accel_route *r)
 /* Units of f for CPU engines: about CPU_UNIT_BYTES of input, when that
  * changes no output byte. An engine runs a unit's frames in batches of
  * accel_fft_batch_frames from the unit's start and the rest of a batch by
- * a one-frame plan, whose last bits may differ; so the smaller unit is a
- * whole number of batches that divides the unit setup chose, when that
- * is a whole number of batches too (every batch then falls where it fell,
- * the last short unit's too). Only where setup chose the unit
- * (f->unit_auto), every frame is kept (no --decimate, whose rows are
- * counted per unit) and rows are not split across units. */
-static void cpu_units(struct accel_fft *f)
+ * a one-frame plan, whose last bits may differ; so every batch must fall
+ * where it fell in the unit setup chose. When that unit is a whole number
+ * of batches, the smaller unit is a whole number of batches dividing it
+ * (the last short unit's batches fall where they fell too). Else (c2r's
+ * N/2+1 bins: 1022 frames of 4 MiB, batches of 32) the units setup chose
+ * are cut into stretches of whole batches, about CPU_UNIT_BYTES each, and
+ * a last one holding the rest: *sub, the frames of a stretch, is set and
+ * f->unit_frames stays (the batches' size comes from it). Only where
+ * setup chose the unit (f->unit_auto), every frame is kept (no
+ * --decimate, whose rows are counted per unit) and rows are not split
+ * across units. */
+static void cpu_units(struct accel_fft *f, size_t *sub)
 {
 	if (!f->unit_auto || f->split || f->decimate != 1)
 		return;
 	size_t b = accel_fft_batch_frames(f), want = CPU_UNIT_BYTES / (f->hop * f->in_bytes);
-	if (!b || f->unit_frames % b)
+	if (!b || b >= f->unit_frames)
 		return;
+	if (f->unit_frames % b) {
+		size_t m = (want + b - 1) / b;
+		if (b * (m ? m : 1) < f->unit_frames)
+			*sub = b * (m ? m : 1);
+		return;
+	}
 	size_t m = want / b > 1 ? want / b : 1;
 	while (m > 1 && (f->unit_frames / b) % m)
 		m--;
@@ -798,7 +809,9 @@ struct fft_run {
 	double *acc;             /* f->bins sums of unit means times their frames */
 	size_t acc_frames;       /* frames summed in acc */
 	struct accel_buf text;   /* a finished row in f's format */
-	uint64_t stretch;        /* stretches of input read */
+	uint64_t done;           /* frames of the whole stretches read */
+	size_t sub;              /* frames of a stretch cut from a unit (cpu_units), 0: none */
+	size_t sub_at;           /* frames read of the unit being cut */
 	/* f->channels > 1: the interleaved stretch being handed out, one
 	 * unit per output (r->chan the next), and what its first unit got. */
 	struct accel_buf stage;
@@ -875,6 +888,10 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 	size_t ss = f->in_bytes, fu = f->unit_frames;
 	if (f->split && f->average - r->row_frames < fu)
 		fu = f->average - r->row_frames;
+	if (r->sub && f->unit_frames - r->sub_at > r->sub)
+		fu = r->sub;
+	else if (r->sub)
+		fu = f->unit_frames - r->sub_at;
 	size_t span = ((fu - 1) * f->hop + f->frame) * ss, adv = fu * f->hop * ss, have = r->tail.len;
 	size_t frames = fu, over = r->map_over;
 	r->map_over = 0;
@@ -996,8 +1013,10 @@ static int frames_read(struct fft_run *r, struct accel_input *in, struct accel_u
 	}
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
-	r->rows = rows_of(f, r->stretch * fu + frames);
-	r->stretch++;
+	r->rows = rows_of(f, r->done + frames);
+	r->done += fu;
+	if (r->sub)
+		r->sub_at = (r->sub_at + fu) % f->unit_frames;
 	u->out_hint = (size_t)(rows_of(f, frames) + 1) * vals * (f->format == ACCEL_FFT_TEXT ? 17 : 4);
 	return 1;
 }
@@ -1259,7 +1278,7 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		return rc;
 	}
 	if (cpu_route(ctx, &route))
-		cpu_units(f);
+		cpu_units(f, &r.sub);
 	struct accel_stream_ops ops = { next_frames, NULL, NULL };
 	if (f->format == ACCEL_FFT_NPY) {
 		ops.begin = npy_begin;
