@@ -30,16 +30,21 @@ setup() {
 }
 
 # Small chunks (about 300 KB of input, accel_gzip_chunk_size) through
-# --memory: many batches, chunk boundaries in each part of a chunk.
+# --memory: many batches, chunk boundaries in each part of a chunk. With
+# room for one set of chunks, each batch is written before the next one
+# decodes; with room for two (PIPE2, PIPE4), a batch is written while the
+# next one decodes.
 SMALL2="-T2 --memory 24M"
 SMALL4="-T4 --memory 40M"
+PIPE2="-T2 --memory 44M"
+PIPE4="-T4 --memory 84M"
 
 # same FILE: -d on 2 and 4 threads (the parallel decoder starts at 2), with
 # the default chunks and small ones, writes what gzip -d writes, exit 0
 # (one thread is the serial decoder of tests/compress.bats).
 same() {
 	gzip -d -c "$1" > ref
-	for t in "-T2" "-T4" "$SMALL2" "$SMALL4"; do
+	for t in "-T2" "-T4" "$SMALL2" "$SMALL4" "$PIPE2" "$PIPE4"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$A" -d $t -c "$1"
 		echo "$t status $status: $stderr"
@@ -79,6 +84,10 @@ same() {
 		for t in 2 3; do
 			"$A" -d -T"$t" --memory "$mem" -c a.gz | cmp - ref
 		done
+	done
+	# The same with two sets of chunks (the writer one batch behind).
+	for mem in 44M 45M 47M 49M; do
+		"$A" -d -T2 --memory "$mem" -c a.gz | cmp - ref
 	done
 }
 
@@ -153,11 +162,11 @@ sys.stdout.buffer.write(h + c.compress(d) + c.flush() + struct.pack("<II", zlib.
 
 # broken FILE WHAT: gzip -d fails, and so does accel-compress -d on 1, 2
 # and 4 threads, with large and small chunks: exit 3, one line naming the member's byte offset and WHAT, no
-# -o file left.
+# -o file left; with -c, what is written is a prefix of what gzip -d writes.
 broken() {
 	run gzip -d -c "$1"
 	[ "$status" -ne 0 ]
-	for t in -T1 -T2 -T4 "$SMALL2" "$SMALL4"; do
+	for t in -T1 -T2 -T4 "$SMALL2" "$SMALL4" "$PIPE2" "$PIPE4"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$A" -d $t "$1" -o out
 		echo "$t status $status; stderr: $stderr"
@@ -168,6 +177,19 @@ broken() {
 		[ -z "$(find . -name '.out.*')" ]
 	done
 	[ -z "$2" ] || [[ "$stderr" == *"$2"* ]]
+	# To standard output: no byte beyond those gzip -d writes before its
+	# error, and the same ones (the batch after the damage, decoded while
+	# the one before it was written, is never written).
+	gzip -d -c "$1" > gref 2>/dev/null || true
+	for t in -T2 "$SMALL2" "$PIPE2" "$PIPE4"; do
+		# shellcheck disable=SC2086
+		run sh -c '"$0" -d $1 -c "$2" > part' "$A" "$t" "$1"
+		[ "$status" -eq 3 ]
+		k=$(stat -c %s part)
+		echo "$t: $k bytes, gzip -d $(stat -c %s gref)"
+		[ "$k" -le "$(stat -c %s gref)" ]
+		cmp -n "$k" part gref
+	done
 }
 
 @test "damage: a flipped byte, truncation, a bad CRC32, a bad ISIZE" {

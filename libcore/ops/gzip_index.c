@@ -36,9 +36,20 @@
  * batch follows the threads' CPU times of the batch before, its ISA-L
  * alone being faster a byte than a prefix and ISA-L.
  *
+ * A batch that joins whole, from the end of the one before to the start
+ * of the next, is written (markers resolved, CRC32s combined, output
+ * written) by a writer thread while the next batch decodes: the next
+ * batch's first chunk takes as its window the last 32 KiB of the bytes of
+ * this batch's last chunk. A batch that does not join whole, or whose last
+ * chunk has fewer bytes than a window, waits for the writer and is written
+ * (and decoded serially where it does not join) before the next begins.
+ *
  * Memory: the batch of compressed input (threads * C plus a margin) and
  * each chunk's output (symbols of two bytes, then bytes; at most 16 C of
- * either per chunk), with C chosen so that this fits the memory limit.
+ * either per chunk), for two sets of chunks (the batch decoding and the
+ * one being written), or one set without the writer thread when two do
+ * not fit in chunks of 256 KiB, with C chosen so that this fits the
+ * memory limit.
  */
 #include <errno.h>
 #include <time.h>
@@ -1052,13 +1063,12 @@ static size_t header_size(const uint8_t *p, size_t n)
 	return at <= n ? at : 0;
 }
 
-size_t accel_gzip_chunk_size(int threads, uint64_t memory)
+/* C for `sets` sets of chunks' outputs in memory; 0 under 256 KiB. */
+static size_t chunk_size_for(int threads, uint64_t memory, int sets)
 {
-	if (threads < 2)
-		return 0;
 	/* Per chunk: its input, OUT_RATIO symbols of two bytes per byte of
-	 * input; plus the margin. */
-	uint64_t per = 1 + 2 * OUT_RATIO;
+	 * input a set; plus the margin. */
+	uint64_t per = 1 + (uint64_t)sets * 2 * OUT_RATIO;
 	if (memory <= MARGIN + (uint64_t)threads * per * (256u << 10))
 		return 0;
 	uint64_t c = (memory - MARGIN) / ((uint64_t)threads * per);
@@ -1067,10 +1077,52 @@ size_t accel_gzip_chunk_size(int threads, uint64_t memory)
 	return (size_t)c;
 }
 
+size_t accel_gzip_chunk_size(int threads, uint64_t memory, int *sets)
+{
+	*sets = 0;
+	if (threads < 2)
+		return 0;
+	size_t c = chunk_size_for(threads, memory, 2);
+	if (c) {
+		*sets = 2;
+		return c;
+	}
+	c = chunk_size_for(threads, memory, 1);
+	if (c)
+		*sets = 1;
+	return c;
+}
+
+/* A batch handed to the writer thread: its chunks, all joined, in order. */
+struct wjob {
+	struct member *m;
+	struct chunk *c;
+	int used;
+	int rc;
+};
+
+/* The chunks' markers resolved and their bytes written, in order. */
+static int write_batch(struct member *m, struct chunk *c, int used)
+{
+	int rc = 0;
+	for (int k = 0; k < used && rc >= 0; k++)
+		if ((rc = resolve(m, &c[k])) >= 0)
+			rc = emit_bytes(m, &c[k]);
+	return rc < 0 ? rc : 0;
+}
+
+static void *writer_thread(void *arg)
+{
+	struct wjob *j = arg;
+	j->rc = write_batch(j->m, j->c, j->used);
+	return NULL;
+}
+
 int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out, int threads, uint64_t memory,
 				char *err, size_t len)
 {
-	size_t csize = accel_gzip_chunk_size(threads, memory);
+	int sets;
+	size_t csize = accel_gzip_chunk_size(threads, memory, &sets);
 	if (!csize)
 		return ACCEL_ENOTSUP;
 	const uint8_t *p;
@@ -1087,8 +1139,13 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 	double w0 = 1.5;
 	struct batch bt;
 	struct member *m = calloc(1, sizeof *m);
-	struct chunk *ch = calloc((size_t)threads, sizeof *ch);
+	struct chunk *ch = calloc((size_t)threads * 2, sizeof *ch);
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+	/* The writer: a batch being written while the next one decodes. */
+	pthread_t wt;
+	struct wjob wj = { 0 };
+	int w_on = 0, set = 0;
+	const uint8_t *pwin = NULL; /* w_on: the written batch's last 32 KiB */
 	if (!m || !ch || !tid || !(m->buf = malloc(1u << 18))) {
 		rc = ACCEL_ENOMEM;
 		goto out;
@@ -1102,7 +1159,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 	m->pos = in->offset * 8;
 	pthread_mutex_init(&bt.mu, NULL);
 	pthread_cond_init(&bt.cv, NULL);
-	for (int k = 0; k < threads; k++) {
+	for (int k = 0; k < threads * sets; k++) {
 		ch[k].o.max = OUT_RATIO * csize;
 		ch[k].tmp.max = OUT_RATIO * csize;
 		ch[k].b = &bt;
@@ -1113,7 +1170,9 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 	}
 
 	for (;;) {
-		/* A batch: threads chunks of csize bytes from m->pos. */
+		/* A batch: threads chunks of csize bytes from m->pos, into
+		 * the set of chunks the writer does not hold. */
+		struct chunk *cs = ch + (size_t)set * (size_t)threads;
 		accel_input_consume(in, (size_t)(m->pos / 8 - in->offset));
 		size_t want = (size_t)threads * csize + MARGIN;
 		n = accel_input_peek(in, want, &p);
@@ -1125,7 +1184,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		size_t span = (size_t)n < (size_t)threads * csize ? (size_t)n : (size_t)threads * csize;
 		int used = 0;
 		for (int k = 0; k < threads; k++) {
-			struct chunk *c = &ch[k];
+			struct chunk *c = &cs[k];
 			/* Shares: w0 for the first chunk, 1 for the others. */
 			double tot = w0 + threads - 1;
 			uint64_t a = k == 0 ? 0 : (uint64_t)(span * ((w0 + k - 1) / tot));
@@ -1135,48 +1194,81 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 			c->known = k == 0;
 			c->first = k == 0 ? bit0 : a * 8;
 			c->stop = k == threads - 1 && (size_t)n == span ? UINT64_MAX : z * 8;
-			c->win = m->window;
-			c->wlen = m->wlen;
+			/* While the writer has the batch before, the window
+			 * is that batch's last bytes (m->window is its). */
+			c->win = w_on ? pwin : m->window;
+			c->wlen = w_on ? WSIZE : m->wlen;
 			c->found_set = 0;
 			c->next = NULL;
 			if (c->first >= c->stop || (k > 0 && z - a < 1024))
 				break;
 			if (k > 0)
-				ch[k - 1].next = c;
+				cs[k - 1].next = c;
 			used++;
 		}
 		/* A chunk without its thread publishes no start: the one
 		 * before it ends not joined, for the serial decoder. */
 		int started = 1;
 		for (int k = 1; k < used; k++) {
-			if (pthread_create(&tid[k], NULL, chunk_thread, &ch[k])) {
+			if (pthread_create(&tid[k], NULL, chunk_thread, &cs[k])) {
 				for (int j = k; j < used; j++) {
-					ch[j].rc = R_ERR;
-					publish(&ch[j], UINT64_MAX);
+					cs[j].rc = R_ERR;
+					publish(&cs[j], UINT64_MAX);
 				}
 				break;
 			}
 			started++;
 		}
-		chunk_run(&ch[0]);
+		chunk_run(&cs[0]);
 		for (int k = 1; k < started; k++)
 			pthread_join(tid[k], NULL);
 		/* The first chunk, all ISA-L, takes less time a byte than the
 		 * others with their speculative prefix: its share of the next
 		 * batch follows the times of this one. */
-		if (started == used && used == threads && ch[0].cpu > 0) {
+		if (started == used && used == threads && cs[0].cpu > 0) {
 			double others = 0;
 			for (int k = 1; k < used; k++)
-				others += ch[k].cpu;
+				others += cs[k].cpu;
 			others /= used - 1;
-			w0 *= 0.5 + 0.5 * others / ch[0].cpu; /* damped */
+			w0 *= 0.5 + 0.5 * others / cs[0].cpu; /* damped */
 			w0 = w0 < 1 ? 1 : w0 > 4 ? 4 : w0;
 		}
 
+		/* Does the whole batch join, from m->pos on? */
+		uint64_t at = m->pos;
+		int joined = 0, end = 0;
+		while (joined < used && !end && cs[joined].rc >= 0 && base + cs[joined].start == at) {
+			at = base + cs[joined].end;
+			end = cs[joined].rc == R_END;
+			joined++;
+		}
+		/* The batch before is written first; then this one. */
+		if (w_on) {
+			pthread_join(wt, NULL);
+			w_on = 0;
+			if ((rc = wj.rc) < 0)
+				goto out;
+		}
+		if (sets == 2 && joined == used && !end && cs[used - 1].nb >= WSIZE) {
+			/* All joined, the next batch's window in the bytes of
+			 * its last chunk: written while the next decodes. */
+			wj = (struct wjob){ m, cs, used, 0 };
+			if (pthread_create(&wt, NULL, writer_thread, &wj)) {
+				if ((rc = write_batch(m, cs, used)) < 0)
+					goto out;
+			} else {
+				w_on = 1;
+				pwin = cs[used - 1].bytes + cs[used - 1].nb - WSIZE;
+				set ^= 1;
+			}
+			m->pos = at;
+			continue;
+		}
+
 		/* In order: join or decode serially. */
-		int end = 0;
+		end = 0;
 		for (int k = 0; k < used && !end; k++) {
-			struct chunk *c = &ch[k];
+			struct chunk *c = &cs[k];
 			if (c->rc >= 0 && base + c->start == m->pos) {
 				if ((rc = resolve(m, c)) < 0 || (rc = emit_bytes(m, c)) < 0)
 					goto out;
@@ -1194,7 +1286,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 			/* The chunks after this one start from input positions
 			 * still valid as bits; their symbols are theirs. */
 			for (int j = k + 1; j < used && !end; j++) {
-				struct chunk *cj = &ch[j];
+				struct chunk *cj = &cs[j];
 				if (cj->rc < 0 || base + cj->start != m->pos)
 					break;
 				if ((rc = resolve(m, cj)) < 0 || (rc = emit_bytes(m, cj)) < 0)
@@ -1210,13 +1302,15 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		}
 	}
 out:
+	if (w_on)
+		pthread_join(wt, NULL);
 	if (m) {
 		if (m->z_open)
 			inflateEnd(&m->z);
 		free(m->buf);
 	}
 	if (ch)
-		for (int k = 0; k < threads; k++) {
+		for (int k = 0; k < threads * 2; k++) {
 			free(ch[k].o.s);
 			free(ch[k].tmp.s);
 			free(ch[k].bytes);

@@ -26,10 +26,13 @@ struct accel_gzip_dec_ext {
 
 /*
  * Bytes of compressed input per chunk for `threads` threads within
- * `memory` bytes (batch input, a margin, each chunk's 16-bit symbols): at
- * most 4 MiB; 0 when threads < 2 or memory holds no 256 KiB chunks.
+ * `memory` bytes (batch input, a margin, each chunk's 16-bit symbols, for
+ * *sets sets of chunks): at most 4 MiB; with *sets 2 (one batch decoding
+ * while the one before is written) when they fit in chunks of 256 KiB or
+ * more, else 1; 0 (*sets 0) when threads < 2 or memory holds no 256 KiB
+ * chunks.
  */
-size_t accel_gzip_chunk_size(int threads, uint64_t memory);
+size_t accel_gzip_chunk_size(int threads, uint64_t memory, int *sets);
 
 /*
  * Decode the gzip member at the position of `in` (RFC 1952 header, deflate
