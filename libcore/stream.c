@@ -76,6 +76,7 @@ struct stream {
 	uint64_t issued, written;
 	int reader_done, stop;
 	int writing;                   /* a thread is writing units (write_ready_locked) */
+	int wake_reader;               /* cond_free to signal once the lock is let go (unlock_wake) */
 	int rc;
 	uint64_t err_unit;             /* seq + 1 of the unit whose data error s->err holds, 0: none */
 	char *err;
@@ -146,7 +147,8 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
 /* Give unit u back to the free list. While more units hold buffers than
  * may be in flight (the cap was lowered), its buffers are freed. The reader
  * waiting for a free unit is woken when it can issue two (one wake-up, not
- * two, per pair of units), or when none is out (the end of a job). Lock
+ * two, per pair of units), or when none is out (the end of a job), by the
+ * next unlock_wake: woken under the lock, it would only block on it. Lock
  * held. */
 static void release_locked(struct stream *s, struct accel_unit *u)
 {
@@ -160,6 +162,16 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 	s->free_list[s->nfree++] = u;
 	s->busy--;
 	if (!s->busy || s->limit <= 2 || s->busy + 2 <= s->limit)
+		s->wake_reader = 1;
+}
+
+/* Let go of the lock, then wake the reader if release_locked asked to. */
+static void unlock_wake(struct stream *s)
+{
+	int wake = s->wake_reader;
+	s->wake_reader = 0;
+	pthread_mutex_unlock(&s->lock);
+	if (wake)
 		pthread_cond_signal(&s->cond_free);
 }
 
@@ -367,7 +379,7 @@ static int process(struct worker *w, struct accel_unit *u)
  * thread, the only one). */
 static int write_unit_locked(struct stream *s, struct accel_unit *u)
 {
-	pthread_mutex_unlock(&s->lock);
+	unlock_wake(s);
 	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) : accel_output_write(s->out, u->out.data, u->out.len);
 	/* A unit that borrowed a mapped input is done with it: its pages
 	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
@@ -451,7 +463,7 @@ static void *worker_main(void *arg)
 				    (unsigned long long)u->seq);
 		else if (u->seq == s->reorder.next)
 			write_ready_locked(s);
-		pthread_mutex_unlock(&s->lock);
+		unlock_wake(s);
 	}
 	for (int i = 0; i < s->nslots; i++)
 		if (w->opened[i])
@@ -666,15 +678,25 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		     void **serial_ctx, int *serial_slot)
 {
 	char rerr[256];
+	/* A unit was queued: a worker waiting for one is woken once the lock
+	 * is let go (woken under it, it would only block on it). */
+	int wake_worker = 0;
 	while (!s->stop) {
-		while (!s->stop && s->busy >= s->limit)
+		while (!s->stop && s->busy >= s->limit) {
+			if (wake_worker)
+				pthread_cond_signal(&s->cond_work);
+			wake_worker = 0;
 			pthread_cond_wait(&s->cond_free, &s->lock);
+		}
 		if (s->stop)
 			break;
 		struct accel_unit *u = s->free_list[--s->nfree];
 		if (++s->busy > s->busy_max)
 			s->busy_max = s->busy;
 		pthread_mutex_unlock(&s->lock);
+		if (wake_worker)
+			pthread_cond_signal(&s->cond_work);
+		wake_worker = 0;
 		u->seq = s->issued;
 		u->last = 0;
 		u->out_hint = 0;
@@ -704,7 +726,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 				continue;
 			}
 			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
-			pthread_cond_signal(&s->cond_work);
+			wake_worker = 1;
 			if (u->last)
 				break;
 			continue;
@@ -731,6 +753,8 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
 				    (unsigned long long)in->offset);
 	}
+	if (wake_worker)
+		pthread_cond_signal(&s->cond_work);
 	/* The job ends when its last unit is written: the next job's units
 	 * start again from sequence number 0, into another output. */
 	while (!s->stop && s->written != s->issued)
