@@ -153,7 +153,7 @@ const char *core_fault_error(void);
 struct core_reorder {
 	struct accel_unit **slot;
 	size_t cap;
-	uint64_t next;        /* sequence number the writer needs next */
+	uint64_t next;        /* sequence number to write next */
 };
 int core_reorder_init(struct core_reorder *r, size_t cap);
 void core_reorder_free(struct core_reorder *r);

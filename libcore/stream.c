@@ -1,8 +1,10 @@
 /*
  * stream.c - the stream engine: reader -> bounded unit pool -> workers on the
- * route's engines -> reorder buffer -> writer. A unit stays owned by the run
- * until its output is written, so a unit an engine failed is run again on the
- * engine the fallback policy names, and the output stays complete and in order.
+ * route's engines -> reorder buffer -> output, written by the worker that
+ * finishes the next unit in order (no writer thread, no hand-off per unit).
+ * A unit stays owned by the run until its output is written, so a unit an
+ * engine failed is run again on the engine the fallback policy names, and
+ * the output stays complete and in order.
  * An engine's workers start when it begins to serve: at the start for the
  * route's serving engines, mid-run for the one taking over from a dropped
  * engine. Units in flight are bounded by the worker count and a memory cap.
@@ -17,7 +19,7 @@
 #include "core.h"
 #include "hwloc_dl.h"
 
-/* Bytes of a mapped input the writer lets go of at a time (see
+/* Bytes of a mapped input let go of at a time (see
  * write_unit_locked): 128 madvise calls for 256 MiB rather than one per
  * 256 KiB unit, at most this much more of the file mapped into the
  * process. */
@@ -46,14 +48,14 @@ struct stream {
 	const struct accel_op *op;
 	struct accel_output *out;
 	void *user;                    /* the job's, for cfg->write */
-	struct accel_input *in;        /* the job's input (mapped: pages dropped behind the writer) */
+	struct accel_input *in;        /* the job's input (mapped: pages dropped behind the writes) */
 	const uint8_t *drop_from;      /* its mapped bytes written but not dropped yet start here */
 	struct slot slots[ACCEL_ROUTE_MAX + 1];
 	int nslots, cpu_slot;
 	int cpus;                      /* workers of the CPU engine */
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond_free, cond_work, cond_write;
+	pthread_cond_t cond_free, cond_work;
 	struct worker *workers;        /* [0, nworkers) started */
 	int nworkers, maxworkers;
 	struct accel_unit *units;
@@ -73,6 +75,8 @@ struct stream {
 	struct core_reorder reorder;
 	uint64_t issued, written;
 	int reader_done, stop;
+	int writing;                   /* a thread is writing units (write_ready_locked) */
+	int wake_reader;               /* cond_free to signal once the lock is let go (unlock_wake) */
 	int rc;
 	uint64_t err_unit;             /* seq + 1 of the unit whose data error s->err holds, 0: none */
 	char *err;
@@ -103,7 +107,6 @@ static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 	s->stop = 1;
 	pthread_cond_broadcast(&s->cond_free);
 	pthread_cond_broadcast(&s->cond_work);
-	pthread_cond_broadcast(&s->cond_write);
 }
 
 /* Units that may be out of the free list at once: two per worker started
@@ -144,7 +147,8 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
 /* Give unit u back to the free list. While more units hold buffers than
  * may be in flight (the cap was lowered), its buffers are freed. The reader
  * waiting for a free unit is woken when it can issue two (one wake-up, not
- * two, per pair of units), or when none is out (the end of a job). Lock
+ * two, per pair of units), or when none is out (the end of a job), by the
+ * next unlock_wake: woken under the lock, it would only block on it. Lock
  * held. */
 static void release_locked(struct stream *s, struct accel_unit *u)
 {
@@ -158,6 +162,16 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 	s->free_list[s->nfree++] = u;
 	s->busy--;
 	if (!s->busy || s->limit <= 2 || s->busy + 2 <= s->limit)
+		s->wake_reader = 1;
+}
+
+/* Let go of the lock, then wake the reader if release_locked asked to. */
+static void unlock_wake(struct stream *s)
+{
+	int wake = s->wake_reader;
+	s->wake_reader = 0;
+	pthread_mutex_unlock(&s->lock);
+	if (wake)
 		pthread_cond_signal(&s->cond_free);
 }
 
@@ -359,54 +373,13 @@ static int process(struct worker *w, struct accel_unit *u)
 	}
 }
 
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct stream *s = w->s;
-	for (;;) {
-		pthread_mutex_lock(&s->lock);
-		while (!s->stop && !s->qlen && !s->reader_done && !s->slots[w->slot].dropped)
-			pthread_cond_wait(&s->cond_work, &s->lock);
-		/* A dropped engine's workers end: others serve its units. */
-		if (s->stop || !s->qlen || s->slots[w->slot].dropped) {
-			pthread_mutex_unlock(&s->lock);
-			break;
-		}
-		struct accel_unit *u = s->queue[s->qhead];
-		s->qhead = (s->qhead + 1) % s->nunits;
-		s->qlen--;
-		pthread_mutex_unlock(&s->lock);
-
-		if (process(w, u) < 0) {
-			pthread_mutex_lock(&s->lock);
-			if (!s->rc)
-				fail_locked(s, ACCEL_ENOENGINE, "no engine left to run unit %llu",
-					    (unsigned long long)u->seq);
-			pthread_mutex_unlock(&s->lock);
-			break;
-		}
-		pthread_mutex_lock(&s->lock);
-		if (core_reorder_put(&s->reorder, u) < 0)
-			fail_locked(s, ACCEL_EINVAL, "internal error: unit %llu outside the reorder window",
-				    (unsigned long long)u->seq);
-		/* The writer waits for the next unit in order only: woken for
-		 * a later one it would find nothing and sleep again. */
-		if (u->seq == s->reorder.next)
-			pthread_cond_signal(&s->cond_write);
-		pthread_mutex_unlock(&s->lock);
-	}
-	for (int i = 0; i < s->nslots; i++)
-		if (w->opened[i])
-			s->slots[i].engine->backend->close(w->ctx[i]);
-	return NULL;
-}
-
 /* Write unit u's output (cfg->write, else as it is) and give it back.
  * 0, or the write's error, which ends the run. Lock held (dropped while
- * writing). */
+ * writing); one thread at a time writes (s->writing, or inline the calling
+ * thread, the only one). */
 static int write_unit_locked(struct stream *s, struct accel_unit *u)
 {
-	pthread_mutex_unlock(&s->lock);
+	unlock_wake(s);
 	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) : accel_output_write(s->out, u->out.data, u->out.len);
 	/* A unit that borrowed a mapped input is done with it: its pages
 	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
@@ -438,23 +411,63 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	return 0;
 }
 
-static void *writer_main(void *arg)
+/* Write the finished units that are next in order, on the calling thread,
+ * until the next one is not finished yet: the worker that finishes the next
+ * unit writes it and what followed it, so no unit waits on a hand-off to a
+ * writer thread. While another thread writes, it does nothing: that thread
+ * takes the units put in the reorder buffer before it lets go. A write that
+ * fails stops the run. Lock held (dropped while writing). */
+static void write_ready_locked(struct stream *s)
 {
-	struct stream *s = arg;
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		struct accel_unit *u = s->stop ? NULL : core_reorder_take(&s->reorder);
-		if (u) {
-			if (write_unit_locked(s, u) < 0)
-				break;
-			continue;
-		}
-		if (s->stop || (s->reader_done && s->written == s->issued))
+	if (s->writing)
+		return;
+	s->writing = 1;
+	struct accel_unit *u;
+	while (!s->stop && (u = core_reorder_take(&s->reorder)))
+		if (write_unit_locked(s, u) < 0)
 			break;
-		pthread_cond_wait(&s->cond_write, &s->lock);
+	s->writing = 0;
+}
+
+/* A worker: takes units from the queue, runs them (process) and writes
+ * those that are next in order (write_ready_locked). */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct stream *s = w->s;
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		while (!s->stop && !s->qlen && !s->reader_done && !s->slots[w->slot].dropped)
+			pthread_cond_wait(&s->cond_work, &s->lock);
+		/* A dropped engine's workers end: others serve its units. */
+		if (s->stop || !s->qlen || s->slots[w->slot].dropped) {
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
+		struct accel_unit *u = s->queue[s->qhead];
+		s->qhead = (s->qhead + 1) % s->nunits;
+		s->qlen--;
+		pthread_mutex_unlock(&s->lock);
+
+		if (process(w, u) < 0) {
+			pthread_mutex_lock(&s->lock);
+			if (!s->rc)
+				fail_locked(s, ACCEL_ENOENGINE, "no engine left to run unit %llu",
+					    (unsigned long long)u->seq);
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
+		pthread_mutex_lock(&s->lock);
+		if (core_reorder_put(&s->reorder, u) < 0)
+			fail_locked(s, ACCEL_EINVAL, "internal error: unit %llu outside the reorder window",
+				    (unsigned long long)u->seq);
+		else if (u->seq == s->reorder.next)
+			write_ready_locked(s);
+		unlock_wake(s);
 	}
-	pthread_cond_broadcast(&s->cond_free);
-	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < s->nslots; i++)
+		if (w->opened[i])
+			s->slots[i].engine->backend->close(w->ctx[i]);
 	return NULL;
 }
 
@@ -669,15 +682,25 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		     void **serial_ctx, int *serial_slot)
 {
 	char rerr[256];
+	/* A unit was queued: a worker waiting for one is woken once the lock
+	 * is let go (woken under it, it would only block on it). */
+	int wake_worker = 0;
 	while (!s->stop) {
-		while (!s->stop && s->busy >= s->limit)
+		while (!s->stop && s->busy >= s->limit) {
+			if (wake_worker)
+				pthread_cond_signal(&s->cond_work);
+			wake_worker = 0;
 			pthread_cond_wait(&s->cond_free, &s->lock);
+		}
 		if (s->stop)
 			break;
 		struct accel_unit *u = s->free_list[--s->nfree];
 		if (++s->busy > s->busy_max)
 			s->busy_max = s->busy;
 		pthread_mutex_unlock(&s->lock);
+		if (wake_worker)
+			pthread_cond_signal(&s->cond_work);
+		wake_worker = 0;
 		u->seq = s->issued;
 		u->last = 0;
 		u->out_hint = 0;
@@ -707,7 +730,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 				continue;
 			}
 			s->queue[(s->qhead + s->qlen++) % s->nunits] = u;
-			pthread_cond_signal(&s->cond_work);
+			wake_worker = 1;
 			if (u->last)
 				break;
 			continue;
@@ -734,6 +757,8 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
 				    (unsigned long long)in->offset);
 	}
+	if (wake_worker)
+		pthread_cond_signal(&s->cond_work);
 	/* The job ends when its last unit is written: the next job's units
 	 * start again from sequence number 0, into another output. */
 	while (!s->stop && s->written != s->issued)
@@ -851,23 +876,17 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond_free, NULL);
 	pthread_cond_init(&s->cond_work, NULL);
-	pthread_cond_init(&s->cond_write, NULL);
 	pthread_mutex_lock(&s->lock);
 
-	/* The writer, then the workers of the engines that serve from the
-	 * start: the first of the route, all of a shared route, or the first
-	 * route->nserving (auto: those the profile says help together). They
-	 * serve every job: engine contexts are opened once per run. */
-	pthread_t writer;
-	int writer_started = 0, rc = 0;
+	/* The workers of the engines that serve from the start: the first of
+	 * the route, all of a shared route, or the first route->nserving
+	 * (auto: those the profile says help together). They serve every job:
+	 * engine contexts are opened once per run. */
+	int rc = 0;
 	if (s->inline_worker) {
 		s->slots[0].serving = 1;
 		s->slots[0].st.workers = 1;
 		update_limit_locked(s);
-	} else if ((rc = pthread_create(&writer, NULL, writer_main, s))) {
-		fail_locked(s, ACCEL_ENOMEM, "cannot start the writer thread: %s", strerror(rc));
-	} else {
-		writer_started = 1;
 	}
 	for (int i = 0; i < s->nslots && !s->stop && !s->inline_worker; i++)
 		if (s->slots[i].ranked && i < nserve)
@@ -877,8 +896,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	void *serial_ctx = NULL;
 	int serial_slot = -1;
 	struct accel_engine_stats base[ACCEL_ROUTE_MAX + 1];
-	/* A job that failed is finished once the workers and the writer have
-	 * stopped: units still running may borrow its input (a mapped file
+	/* A job that failed is finished once the workers have stopped: units still running may borrow its input (a mapped file
 	 * that finishing it unmaps). */
 	size_t failed_job = SIZE_MAX;
 	double failed_t0 = 0;
@@ -894,8 +912,8 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 			fail_locked(s, rc, "%s", jerr);
 			break;
 		}
-		/* The writer is idle between jobs: all of the last job is
-		 * written. */
+		/* No unit is being written between jobs: all of the last
+		 * job is written. */
 		s->out = out;
 		s->user = user;
 		s->in = in;
@@ -943,7 +961,6 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	}
 	s->reader_done = 1;
 	pthread_cond_broadcast(&s->cond_work);
-	pthread_cond_broadcast(&s->cond_write);
 
 	/* Workers may start others (for an engine that takes over from a
 	 * dropped one) until they end: join until no more were started. */
@@ -955,10 +972,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	/* Workers may all have quit (every engine dropped) with units queued. */
 	if (!s->rc && s->qlen)
 		fail_locked(s, ACCEL_ENOENGINE, "no engine left to run the remaining units");
-	pthread_cond_broadcast(&s->cond_write);
 	pthread_mutex_unlock(&s->lock);
-	if (writer_started)
-		pthread_join(writer, NULL);
 	if (failed_job != SIZE_MAX) {
 		struct accel_stream_stats js;
 		pthread_mutex_lock(&s->lock);
@@ -986,7 +1000,6 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond_free);
 	pthread_cond_destroy(&s->cond_work);
-	pthread_cond_destroy(&s->cond_write);
 	return s->rc;
 }
 

@@ -329,7 +329,7 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 }
 
 /* --json: write unit u's records to the relay, and note the engine that
- * hashed its file and the bytes its lines take on stdout (writer thread). */
+ * hashed its file and the bytes its lines take on stdout (the thread writing units). */
 static int write_file(void *user, struct accel_output *out, const struct accel_unit *u)
 {
 	struct hash_run *r = user;

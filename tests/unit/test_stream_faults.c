@@ -2,7 +2,8 @@
  * test_stream_faults.c - the stream engine under faults: threads that cannot
  * be created, an engine dropped mid-stream (its units shared by all the CPU
  * workers), --fallback next in a shared route, and the memory cap on units
- * in flight, and inline units (one CPU worker on the calling thread).
+ * in flight, inline units (one CPU worker on the calling thread), and
+ * workers writing the units that are next in order.
  * pthread_create and ZSTD_compress2 are interposed here: libaccel
  * calls them through the executable's definitions, which count the calls
  * and fail or time them as a test asks.
@@ -110,10 +111,18 @@ static int upper_open(const struct accel_engine *e, const struct accel_op *op, v
 	return 0;
 }
 
+/* Per unit (seq below MAX_SEQ): the thread that ran it last, and how long
+ * it takes in microseconds (0: 200). */
+#define MAX_SEQ 256
+static pthread_t ran_on[MAX_SEQ];
+static unsigned run_usec[MAX_SEQ];
+
 /* Upper-cases the unit, a little slowly so that every engine gets units. */
 static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
-	usleep(200);
+	usleep(u->seq < MAX_SEQ && run_usec[u->seq] ? run_usec[u->seq] : 200);
+	if (u->seq < MAX_SEQ)
+		ran_on[u->seq] = pthread_self();
 	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
 		return ACCEL_ENOMEM;
 	for (size_t i = 0; i < u->in.len; i++)
@@ -146,6 +155,10 @@ struct reader {
 	 * fail_rc (0: none). */
 	pthread_t caller;
 	int on_caller, elsewhere, writes, fail_at, fail_rc;
+	/* write_hook: the sequence numbers in the order written, and the
+	 * thread that wrote each (seq below MAX_SEQ). */
+	uint64_t order[256];
+	pthread_t wrote_on[256];
 };
 
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
@@ -201,6 +214,8 @@ static void open_files(struct fixture *f, const void *data, size_t n)
 static void setup_run(struct fixture *f, const char *text, const char *backends, int shared)
 {
 	memset(f, 0, sizeof *f);
+	memset(run_usec, 0, sizeof run_usec);
+	memset(ran_on, 0, sizeof ran_on);
 	fail_create(0);
 	assert_int_equal(core_fault_status(), 0);
 	assert_int_equal(core_fault_parse(""), 0);
@@ -286,18 +301,17 @@ static const struct accel_engine_stats *stats_of(struct fixture *f, const char *
 
 /* ------------------------------------------------------------------ tests */
 
-/* Threads are created in this order: the writer, then the workers of the
- * serving engines in route order. Each one failing ends the run with one
- * line, nothing written, no hang. */
+/* Threads are created in this order: the workers of the serving engines in
+ * route order (no writer thread: workers write). Each one failing ends the
+ * run with one line, nothing written, no hang. */
 static void thread_that_cannot_start_ends_the_run(void **state)
 {
 	static const struct {
 		int n;
 		const char *err;
 	} cases[] = {
-		{ 1, "cannot start the writer thread: Resource temporarily unavailable" },
-		{ 2, "cannot start a worker thread for fa:gpu0: Resource temporarily unavailable" },
-		{ 3, "cannot start a worker thread for fb:gpu1: Resource temporarily unavailable" },
+		{ 1, "cannot start a worker thread for fa:gpu0: Resource temporarily unavailable" },
+		{ 2, "cannot start a worker thread for fb:gpu1: Resource temporarily unavailable" },
 	};
 	char want[301];
 	char *t = text(300, want);
@@ -329,7 +343,7 @@ static void late_worker_that_cannot_start_ends_the_run(void **state)
 	struct fixture f;
 	setup_run(&f, t, "fa,fb", 0);
 	assert_int_equal(core_fault_parse("fa:*"), 0);
-	fail_create(3);  /* writer, fa's worker, then fb's after fa is dropped */
+	fail_create(2);  /* fa's worker, then fb's after fa is dropped */
 	assert_int_equal(run(&f, &upper_op), ACCEL_ENOMEM);
 	assert_string_equal(f.err, "cannot start a worker thread for fb:gpu1: Resource temporarily unavailable");
 	assert_true(stats_of(&f, "fa:gpu0")->dropped);
@@ -554,6 +568,10 @@ static int write_hook(void *user, struct accel_output *out, const struct accel_u
 		r->on_caller++;
 	else
 		r->elsewhere++;
+	if (r->writes < 256)
+		r->order[r->writes] = u->seq;
+	if (u->seq < 256)
+		r->wrote_on[u->seq] = pthread_self();
 	if (++r->writes == r->fail_at) {
 		errno = ENOSPC;  /* as a write(2) that failed leaves it */
 		return r->fail_rc;
@@ -580,7 +598,7 @@ static void inline_units_run_on_the_calling_thread(void **state)
 	char *t = text(1000, want);
 	struct fixture f;
 
-	/* Threaded, the baseline: the writer thread writes. */
+	/* Threaded, the baseline: the worker thread writes. */
 	setup_inline(&f, t, "fk", 0, 0);
 	assert_string_equal(f.route.entries[0].name, "fk:cpu9");
 	assert_int_equal(run(&f, &upper_op), 0);
@@ -716,7 +734,7 @@ static void inline_units_write_error_ends_the_run(void **state)
 
 /* inline_units applies only to one worker on a CPU engine: with threads
  * above 1, an engine on another device, or two engines serving at once,
- * the run is threaded (the writer thread writes). */
+ * the run is threaded (worker threads run and write the units). */
 static void inline_units_ignored_unless_one_cpu_worker(void **state)
 {
 	char want[1001];
@@ -742,15 +760,134 @@ static void inline_units_ignored_unless_one_cpu_worker(void **state)
 		assert_int_equal(stats_of(&f, cases[i].engine)->workers, cases[i].workers);
 		teardown_run(&f);
 
-		/* Threaded, it starts the writer first: failing that
-		 * ends the run. */
+		/* Threaded, it starts the first engine's worker first:
+		 * failing that ends the run. */
 		setup_inline(&f, t, cases[i].backends, cases[i].shared, 1);
 		f.cfg.threads = cases[i].threads;
 		fail_create(1);
 		assert_int_equal(run(&f, &upper_op), ACCEL_ENOMEM);
-		assert_string_equal(f.err, "cannot start the writer thread: Resource temporarily unavailable");
+		char want_err[128];
+		snprintf(want_err, sizeof want_err,
+			 "cannot start a worker thread for %s: Resource temporarily unavailable", cases[i].engine);
+		assert_string_equal(f.err, want_err);
 		teardown_run(&f);
 	}
+	free(t);
+}
+
+/* ------------------------------------------------------- workers write */
+
+/* Units finish out of order (unit 0 takes 20 ms, the others 0.2 ms, on 3
+ * CPU workers): the output is in order, and each unit is written by a
+ * worker, the one that finished unit 0 writing it, none by another thread
+ * (there is no writer thread). */
+static void workers_write_in_order(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_inline(&f, t, "fk", 0, 0);
+	f.cfg.threads = 3;
+	run_usec[0] = 20000;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.writes, 100);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(f.reader.order[i], i);
+	assert_true(pthread_equal(f.reader.wrote_on[0], ran_on[0]));
+	for (int i = 0; i < 100; i++) {
+		int by_worker = 0;
+		for (int j = 0; j < 100; j++)
+			by_worker |= pthread_equal(f.reader.wrote_on[i], ran_on[j]);
+		assert_true(by_worker);
+	}
+	assert_int_equal(f.reader.on_caller, 0);
+	assert_int_equal(f.stats.units, 100);
+	assert_int_equal(f.stats.bytes_out, 1000);
+	teardown_run(&f);
+	free(t);
+}
+
+/* A write that fails on a worker (the 4th unit's, while later units run)
+ * ends the run with its error: nothing written after it, no hang; a pipe
+ * whose reader has gone ends it with ACCEL_EPIPE. */
+static void worker_write_error_ends_the_run(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_inline(&f, t, "fk", 0, 0);
+	f.cfg.threads = 2;
+	f.reader.fail_at = 4;
+	f.reader.fail_rc = ACCEL_EIO;
+	assert_int_equal(run(&f, &upper_op), ACCEL_EIO);
+	assert_string_equal(f.err, "cannot write stdout: No space left on device");
+	char part[31];
+	memcpy(part, want, 30);
+	part[30] = 0;
+	assert_output(&f, part);
+	assert_int_equal(f.reader.writes, 4);
+	assert_int_equal(f.stats.units, 3);
+	teardown_run(&f);
+
+	setup_inline(&f, t, "fk", 0, 0);
+	f.cfg.threads = 2;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	int file_fd = f.out.fd;
+	f.out.fd = p[1];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigaction(SIGPIPE, &ign, &old);
+	int rc = run(&f, &upper_op);
+	sigaction(SIGPIPE, &old, NULL);
+	close(p[1]);
+	f.out.fd = file_fd;
+	assert_int_equal(rc, ACCEL_EPIPE);
+	assert_non_null(strstr(f.err, "cannot write stdout: "));
+	assert_int_equal(f.reader.writes, 1);
+	assert_int_equal(f.stats.units, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* Unit 0, the next to write, fails on the CPU engine and runs again on the
+ * next engine of the route (slowly: the units after it finish first); the
+ * worker that ran it there writes it and the units waiting behind it, in
+ * order. */
+static void failed_next_unit_falls_back_before_it_is_written(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	setup_inline(&f, t, "fk,fa", 0, 0);
+	f.cfg.threads = 2;
+	run_usec[0] = 20000;
+	assert_int_equal(core_fault_parse("fk:0"), 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(f.reader.order[i], i);
+	assert_true(pthread_equal(f.reader.wrote_on[0], ran_on[0]));
+	const struct accel_engine_stats *k = stats_of(&f, "fk:cpu9"), *a = stats_of(&f, "fa:gpu0");
+	assert_int_equal(k->failures, 1);
+	assert_int_equal(k->units, 99);
+	assert_int_equal(a->units, 1);
+	assert_int_equal(a->retried, 1);
+	assert_int_equal(a->workers, 0);
+	assert_int_equal(f.stats.units, 100);
+	teardown_run(&f);
+
+	/* --fallback none: the failed unit 0 ends the run, nothing written. */
+	setup_inline(&f, t, "fk,fa", 0, 0);
+	f.cfg.threads = 2;
+	f.cfg.fallback = ACCEL_FALLBACK_NONE;
+	assert_int_equal(core_fault_parse("fk:0"), 0);
+	assert_int_equal(run(&f, &upper_op), ACCEL_EDEVICE);
+	assert_non_null(strstr(f.err, "fk:cpu9: unit 0 (byte offset 0) failed: injected fault (ACCEL_FAULT); --fallback none"));
+	assert_output(&f, "");
+	assert_int_equal(f.reader.writes, 0);
+	teardown_run(&f);
 	free(t);
 }
 
@@ -768,6 +905,9 @@ int main(void)
 		cmocka_unit_test(inline_units_fall_back_on_the_calling_thread),
 		cmocka_unit_test(inline_units_write_error_ends_the_run),
 		cmocka_unit_test(inline_units_ignored_unless_one_cpu_worker),
+		cmocka_unit_test(workers_write_in_order),
+		cmocka_unit_test(worker_write_error_ends_the_run),
+		cmocka_unit_test(failed_next_unit_falls_back_before_it_is_written),
 	};
 	return cmocka_run_group_tests_name("stream_faults", tests, NULL, NULL);
 }

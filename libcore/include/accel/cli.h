@@ -292,10 +292,10 @@ void accel_msg_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 /* Progress meter on stderr, one line redrawn at most five times a second:
  * the amount done, the rate, and the ETA when the total is known. When
  * stderr is not a terminal, no escape code or carriage return: a line of
- * its own at most once a second (a log). Not
- * thread-safe: one thread at a time updates a meter (in the stream engine
- * the writer, or the reader during a sequential region, under the run's
- * lock). The meter keeps the label pointer: it must outlive the meter. */
+ * its own at most once a second (a log). Not thread-safe: one thread at a
+ * time updates a meter (in the stream engine the worker writing units, or
+ * the reader during a sequential region, under the run's lock). The meter
+ * keeps the label pointer: it must outlive the meter. */
 struct accel_progress;
 /* A meter counting bytes; total in bytes, <= 0 unknown. NULL when out of
  * memory (the update functions then do nothing). */

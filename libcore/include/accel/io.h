@@ -45,7 +45,7 @@ int accel_input_mem(struct accel_input *in, const void *data, size_t len, const 
 /* Map the rest of a regular-file input into memory (read-only), so that
  * peeks see the file itself and accel_frame_read and accel_read_chunk
  * hand out units that point into it: no read() copy, no unit buffer filled
- * and no fresh memory faulted in for the input (the stream engine's writer
+ * and no fresh memory faulted in for the input (the stream engine
  * drops the pages of each unit written from the mapping: RSS stays near
  * the units in flight, the page cache keeps the file). Bytes already peeked stay where they are in
  * the stream. Returns 1 mapped, 0 left as it was (not a regular file,
@@ -119,7 +119,8 @@ ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, si
  *
  * Threads: these functions change process-wide signal dispositions (once)
  * and may be called from any thread, but one thread at a time uses an
- * output (the stream engine's writer, then the caller after the run). */
+ * output (the stream engine's worker writing units, then the caller after
+ * the run). */
 struct accel_output {
 	int fd;
 	char *path;          /* final path (where FILE's symlinks lead), NULL for stdout */
@@ -199,7 +200,7 @@ int accel_output_fd(struct accel_output *out, int fd);
  * the new offset in bytes from the start; ACCEL_ENOTSUP for stdout, pipes,
  * devices written in place and accel_output_fd outputs; ACCEL_EINVAL for a
  * bad whence or a negative result; ACCEL_EIO (out->error). Not thread-safe:
- * call it where the output is written (the stream engine's writer writes
+ * call it where the output is written (the stream engine's workers write
  * units in order; call it from ops->end, or before accel_stream_run). */
 int64_t accel_output_seek(struct accel_output *out, int64_t offset, int whence);
 /* Close (checking errors: a full disk is an error) and rename the

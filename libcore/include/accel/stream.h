@@ -70,12 +70,13 @@ struct accel_stream_config {
 	const char *progress_unit;
 	double progress_scale;
 	/* Optional: write unit u's output to out in place of u->out as it is
-	 * (units in input order, on the writer thread; `user` the job's, as
-	 * ops have it). 0 or a negative ACCEL_E* code, which ends the run. */
+	 * (units in input order, one at a time, on the worker thread that
+	 * writes them; `user` the job's, as ops have it). 0 or a negative
+	 * ACCEL_E* code, which ends the run. */
 	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u);
 	/* 1: when the run would start one worker, on an engine of the CPU
 	 * device (threads 1), run each unit on the calling thread as soon as
-	 * it is read, and write it there: no worker or writer thread, no
+	 * it is read, and write it there: no worker thread, no
 	 * hand-offs, no reading ahead. For units whose run dwarfs their
 	 * reading and whose engine keeps per-thread state warm (inference on
 	 * ONNX Runtime's CPU provider, batch after batch). */
@@ -90,8 +91,9 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
 
 /*
  * Run a chunked stream: a reader fills units (ops->next) into a bounded pool,
- * workers run them on the route's engines, a writer emits outputs in input
- * order. A unit failed by an engine is run again according to cfg->fallback
+ * workers run them on the route's engines, and outputs are written in input
+ * order by the worker that finishes the next unit in order (it writes that
+ * unit and the finished ones after it; no writer thread). A unit failed by an engine is run again according to cfg->fallback
  * (cpu: the best engine on the CPU device, accel_cpu_engine_for; next: the
  * next live engine of the route, wrapping around, never one the unit
  * failed on); an engine failing cfg->max_failures
@@ -108,7 +110,7 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
  * + each engine context's own state. A cap that holds no whole unit still
  * runs one unit at a time.
  *
- * A worker or writer thread that cannot be created ends the run with
+ * A worker thread that cannot be created ends the run with
  * ACCEL_ENOMEM. Fault injection: $ACCEL_FAULT (see accel(7)). Returns 0 or
  * the first error, with a message in err[len] naming the byte offset for
  * ACCEL_EDATA: ACCEL_EINVAL (malformed $ACCEL_FAULT), ACCEL_ENOENGINE (no
@@ -118,9 +120,11 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
  * NULL. With cfg->verbose >= 0, engine failures are warned about on stderr.
  *
  * Threads: ops run on the calling thread (the reader); engine contexts are
- * opened, run and closed on worker threads; a writer thread writes `out`
- * and draws the progress meter (with cfg->inline_units, where it applies,
- * all of that on the calling thread). in, out and user belong to the run until
+ * opened, run and closed on worker threads, which also write `out` (one at
+ * a time, in order; cfg->write runs there) and draw the progress meter (with
+ * cfg->inline_units, where it applies, all of that on the calling thread).
+ * An engine's busy_seconds count its runs only, not the writes its workers
+ * do. in, out and user belong to the run until
  * it returns. Several runs may share ctx and route at once on other
  * threads (the engines are only read), as long as no thread probes ctx.
  */
