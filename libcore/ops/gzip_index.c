@@ -68,6 +68,10 @@
 #define MAX_BITS 15
 #define MARGIN (4u << 20)     /* input past a batch for its last chunk to end */
 #define OUT_RATIO 16          /* symbols of output per byte of input of a chunk, at most */
+/* Input a chunk, at most: each non-first chunk's speculative prefix (our
+ * slower decoder, ~1.3 M symbols of a tar by gzip -6 before its window is
+ * clean) is a cost a chunk, a smaller share of larger chunks. */
+#define CHUNK_MAX (8u << 20)
 
 /* ------------------------------------------------------------- bit reader */
 
@@ -360,31 +364,50 @@ static int syms_room(struct syms *o, size_t need)
 	return 0;
 }
 
-/* The codes of one Huffman block into o. */
-static int huff_block(struct huff *lit, struct huff *dist, struct br *b, struct syms *o)
+/* The codes of one Huffman block into o. The bit reader is a local copy
+ * (kept in registers), written back on return. */
+static int huff_block(struct huff *lit, struct huff *dist, struct br *bp, struct syms *o)
 {
+	struct br lb = *bp, *b = &lb;
+	int rc;
 	for (;;) {
-		if (o->cap - o->n < 258 && syms_room(o, 258))
-			return R_FULL;
+		if (o->cap - o->n < 258 + 16 && syms_room(o, 258 + 16)) {
+			rc = R_FULL;
+			goto out;
+		}
 		uint16_t *out = o->s;
 		size_t n = o->n;
-		size_t room = o->cap - 258;
+		size_t room = o->cap - 258 - 16;
 		while (n <= room) {
 			br_refill(b);
 			if (b->pad && br_over(b)) {
 				o->n = n;
-				return R_EOF;
+				rc = R_EOF;
+				goto out;
 			}
 			int s = huff_decode(lit, b);
 			if (s < 256) {
 				if (s < 0)
 					goto bad;
 				out[n++] = (uint16_t)s;
-				continue;
+				/* A second symbol from the same refill when
+				 * the bits of a code are there (none past the
+				 * input's end: pad is 0). */
+				if (b->cnt < MAX_BITS || b->pad)
+					continue;
+				s = huff_decode(lit, b);
+				if (s < 256) {
+					if (s < 0)
+						goto bad;
+					out[n++] = (uint16_t)s;
+					continue;
+				}
+				br_refill(b); /* the length's extra bits */
 			}
 			if (s == 256) {
 				o->n = n;
-				return br_over(b) ? R_EOF : R_STOP;
+				rc = br_over(b) ? R_EOF : R_STOP;
+				goto out;
 			}
 			s -= 257;
 			if (s >= 29)
@@ -397,12 +420,20 @@ static int huff_block(struct huff *lit, struct huff *dist, struct br *b, struct 
 			size_t dd = dist_base[ds] + br_get(b, dist_extra[ds]);
 			if (b->pad && br_over(b)) {
 				o->n = n;
-				return R_EOF;
+				rc = R_EOF;
+				goto out;
 			}
 			if (dd <= n) {
 				uint16_t *src = out + n - dd, *dst = out + n;
-				for (unsigned i = 0; i < l; i++)
-					dst[i] = src[i];
+				if (dd >= 8) {
+					/* 8 symbols at a time, up to 7 past l
+					 * (room keeps 16 spare). */
+					for (unsigned i = 0; i < l; i += 8)
+						memcpy(dst + i, src + i, 16);
+				} else {
+					for (unsigned i = 0; i < l; i++)
+						dst[i] = src[i];
+				}
 				n += l;
 			} else {
 				if (dd > n + WSIZE)
@@ -414,13 +445,19 @@ static int huff_block(struct huff *lit, struct huff *dist, struct br *b, struct 
 			}
 		}
 		o->n = n;
-		if (br_over(b))
-			return R_EOF;
+		if (br_over(b)) {
+			rc = R_EOF;
+			goto out;
+		}
 		continue;
 bad:
 		o->n = n;
-		return br_over(b) ? R_EOF : R_ERR;
+		rc = br_over(b) ? R_EOF : R_ERR;
+		goto out;
 	}
+out:
+	*bp = lb;
+	return rc;
 }
 
 /* A stored block after its 3 header bits. */
@@ -1072,8 +1109,8 @@ static size_t chunk_size_for(int threads, uint64_t memory, int sets)
 	if (memory <= MARGIN + (uint64_t)threads * per * (256u << 10))
 		return 0;
 	uint64_t c = (memory - MARGIN) / ((uint64_t)threads * per);
-	if (c > (4u << 20))
-		c = 4u << 20;
+	if (c > CHUNK_MAX)
+		c = CHUNK_MAX;
 	return (size_t)c;
 }
 

@@ -27,7 +27,7 @@ struct accel_gzip_dec_ext {
 /*
  * Bytes of compressed input per chunk for `threads` threads within
  * `memory` bytes (batch input, a margin, each chunk's 16-bit symbols, for
- * *sets sets of chunks): at most 4 MiB; with *sets 2 (one batch decoding
+ * *sets sets of chunks): at most 8 MiB; with *sets 2 (one batch decoding
  * while the one before is written) when they fit in chunks of 256 KiB or
  * more, else 1; 0 (*sets 0) when threads < 2 or memory holds no 256 KiB
  * chunks.
