@@ -21,7 +21,7 @@
 	_Static_assert(sizeof(struct name) == (size), \
 		"struct " #name " changed: raise ACCEL_BACKEND_ABI and record its size in libcore/abi.c")
 
-_Static_assert(ACCEL_BACKEND_ABI == 5, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
+_Static_assert(ACCEL_BACKEND_ABI == 6, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
 ABI_SIZE(accel_backend, 128);
 ABI_SIZE(accel_op, 40);
 ABI_SIZE(accel_engine, 80);
