@@ -686,6 +686,24 @@ static void inline_units_fall_back_on_the_calling_thread(void **state)
 	free(t);
 }
 
+/* Run upper_op with the output a pipe whose reader has gone (SIGPIPE
+ * ignored, as the programs do): its status. */
+static int run_to_closed_pipe(struct fixture *f)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	int file_fd = f->out.fd;
+	f->out.fd = p[1];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigaction(SIGPIPE, &ign, &old);
+	int rc = run(f, &upper_op);
+	sigaction(SIGPIPE, &old, NULL);
+	close(p[1]);
+	f->out.fd = file_fd;
+	return rc;
+}
+
 /* A write that fails inline ends the run with its error at that unit: no
  * unit read after it, nothing written after it, no hang (alarm). */
 static void inline_units_write_error_ends_the_run(void **state)
@@ -712,17 +730,7 @@ static void inline_units_write_error_ends_the_run(void **state)
 	/* The output is a pipe whose reader has gone (accel-infer | head):
 	 * the first write ends the run with ACCEL_EPIPE. */
 	setup_inline(&f, t, "fk", 0, 1);
-	int p[2];
-	assert_int_equal(pipe(p), 0);
-	close(p[0]);
-	int file_fd = f.out.fd;
-	f.out.fd = p[1];
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	sigaction(SIGPIPE, &ign, &old);
-	int rc = run(&f, &upper_op);
-	sigaction(SIGPIPE, &old, NULL);
-	close(p[1]);
-	f.out.fd = file_fd;
+	int rc = run_to_closed_pipe(&f);
 	assert_int_equal(rc, ACCEL_EPIPE);
 	assert_non_null(strstr(f.err, "cannot write stdout: "));
 	assert_int_equal(f.reader.writes, 1);
@@ -832,17 +840,7 @@ static void worker_write_error_ends_the_run(void **state)
 
 	setup_inline(&f, t, "fk", 0, 0);
 	f.cfg.threads = 2;
-	int p[2];
-	assert_int_equal(pipe(p), 0);
-	close(p[0]);
-	int file_fd = f.out.fd;
-	f.out.fd = p[1];
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	sigaction(SIGPIPE, &ign, &old);
-	int rc = run(&f, &upper_op);
-	sigaction(SIGPIPE, &old, NULL);
-	close(p[1]);
-	f.out.fd = file_fd;
+	int rc = run_to_closed_pipe(&f);
 	assert_int_equal(rc, ACCEL_EPIPE);
 	assert_non_null(strstr(f.err, "cannot write stdout: "));
 	assert_int_equal(f.reader.writes, 1);
