@@ -34,10 +34,10 @@ setup() {
 # room for one set of chunks, each batch is written before the next one
 # decodes; with room for two (PIPE2, PIPE4), a batch is written while the
 # next one decodes.
-SMALL2="-T2 --memory 24M"
-SMALL4="-T4 --memory 40M"
-PIPE2="-T2 --memory 44M"
-PIPE4="-T4 --memory 84M"
+SMALL2="-T2 --memory 42M"
+SMALL4="-T4 --memory 72M"
+PIPE2="-T2 --memory 80M"
+PIPE4="-T4 --memory 136M"
 
 # same FILE: -d on 2 and 4 threads (the parallel decoder starts at 2), with
 # the default chunks and small ones, writes what gzip -d writes, exit 0
@@ -80,13 +80,13 @@ same() {
 	# Each memory limit moves every chunk's first byte, so that the
 	# start found for the next chunk falls in another place of the one
 	# before it; three threads make two speculative chunks a batch.
-	for mem in 24M 25M 27M 29M; do
+	for mem in 50M 51M 53M 55M; do
 		for t in 2 3; do
 			"$A" -d -T"$t" --memory "$mem" -c a.gz | cmp - ref
 		done
 	done
 	# The same with two sets of chunks (the writer one batch behind).
-	for mem in 44M 45M 47M 49M; do
+	for mem in 80M 81M 83M 85M; do
 		"$A" -d -T2 --memory "$mem" -c a.gz | cmp - ref
 	done
 }

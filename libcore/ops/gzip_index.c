@@ -45,11 +45,12 @@
  * (and decoded serially where it does not join) before the next begins.
  *
  * Memory: the batch of compressed input (threads * C plus a margin) and
- * each chunk's output (symbols of two bytes, then bytes; at most 16 C of
- * either per chunk), for two sets of chunks (the batch decoding and the
- * one being written), or one set without the writer thread when two do
- * not fit in chunks of 256 KiB, with C chosen so that this fits the
- * memory limit.
+ * each chunk's output buffers (symbols of two bytes, then bytes; at most
+ * 16 C of each per chunk, both counted since buffers are reused across
+ * batches) and the last chunk's scratch, for two sets of chunks (the batch
+ * decoding and the one being written), or one set without the writer
+ * thread when two do not fit in chunks of 256 KiB, with C chosen so that
+ * this fits the memory limit.
  */
 #include <errno.h>
 #include <time.h>
@@ -1103,12 +1104,15 @@ static size_t header_size(const uint8_t *p, size_t n)
 /* C for `sets` sets of chunks' outputs in memory; 0 under 256 KiB. */
 static size_t chunk_size_for(int threads, uint64_t memory, int sets)
 {
-	/* Per chunk: its input, OUT_RATIO symbols of two bytes per byte of
-	 * input a set; plus the margin. */
-	uint64_t per = 1 + (uint64_t)sets * 2 * OUT_RATIO;
-	if (memory <= MARGIN + (uint64_t)threads * per * (256u << 10))
+	/* Per chunk: its input, and a set: up to OUT_RATIO symbols of two
+	 * bytes and OUT_RATIO bytes per byte of input (a chunk's buffers only
+	 * grow, so one that held a long speculative prefix in one batch and
+	 * ISA-L's bytes in another holds both); per set the last chunk's
+	 * scratch for its end (OUT_RATIO symbols); plus the margin. */
+	uint64_t per = (uint64_t)threads * (1 + (uint64_t)sets * 3 * OUT_RATIO) + (uint64_t)sets * 2 * OUT_RATIO;
+	if (memory <= MARGIN + per * (256u << 10))
 		return 0;
-	uint64_t c = (memory - MARGIN) / ((uint64_t)threads * per);
+	uint64_t c = (memory - MARGIN) / per;
 	if (c > CHUNK_MAX)
 		c = CHUNK_MAX;
 	return (size_t)c;
