@@ -215,6 +215,12 @@ void core_manifest_free(struct core_manifest *m)
 	}
 }
 
+/* Whether a is after b. */
+static int later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
 /* Whether plugin `file` of dir is older than (or as old as) the manifest. */
 static int fresh(const char *dir, const char *file, const struct stat *ms)
 {
@@ -223,8 +229,10 @@ static int fresh(const char *dir, const char *file, const struct stat *ms)
 	snprintf(path, sizeof path, "%s/%s", dir, file);
 	if (stat(path, &st) < 0)
 		return 0;
-	return st.st_mtim.tv_sec < ms->st_mtim.tv_sec ||
-	       (st.st_mtim.tv_sec == ms->st_mtim.tv_sec && st.st_mtim.tv_nsec <= ms->st_mtim.tv_nsec);
+	/* Modified, or put in place (ctime: a copy that keeps an older mtime,
+	 * as cp -p, rsync -t and package managers make, cannot keep it), after
+	 * the manifest: stale. */
+	return !later(&st.st_mtim, &ms->st_mtim) && !later(&st.st_ctim, &ms->st_ctim);
 }
 
 struct core_manifest *core_manifest_read(const char *dir)

@@ -3,7 +3,7 @@
 # from PLUGINDIR/plugins.manifest and dlopens one only when it is probed,
 # so a route on the built-in CPU engine maps no plugin. A plugin the
 # manifest does not list is loaded as before; a manifest that is stale (a
-# plugin it lists missing or newer), malformed or of another ABI makes the
+# plugin it lists missing, or modified or put in place after it), malformed or of another ABI makes the
 # folder scanned. What is mapped is read from the dynamic loader's trace
 # (LD_DEBUG=files), not from timings.
 
@@ -83,16 +83,26 @@ mapped() {
 	jq -e '[.probes[] | select(.name == "test")] | length == 1' d.json
 }
 
-@test "a stale manifest (a plugin newer, or missing) makes the folder scanned" {
+@test "a stale manifest (a plugin newer, put in place later, or missing) makes the folder scanned" {
 	touch -d '+1 minute' p/accel_fftw.so
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ "$(zstd -dc x.zst)" = x ]
 	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
 
-	# As old as the manifest again: fresh.
+	# As old as the manifest again, and the manifest written after them:
+	# fresh.
 	touch -r p/plugins.manifest p/accel_*.so
+	touch p/plugins.manifest
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ ! -s mapped.txt ]
+	# A plugin put in place after the manifest with an older date (cp -p,
+	# a package): stale, by its ctime.
+	cp -p p/accel_fftw.so fftw.so
+	touch -d '-1 day' fftw.so
+	cp -p fftw.so p/accel_fftw.so
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
+	touch p/plugins.manifest
 	rm p/accel_nic.so
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
