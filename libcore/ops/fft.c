@@ -1277,8 +1277,7 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		free(r.acc);
 		return rc;
 	}
-	int cpu = cpu_route(ctx, &route);
-	if (cpu)
+	if (cpu_route(ctx, &route))
 		cpu_units(f, &r.sub);
 	struct accel_stream_ops ops = { next_frames, NULL, NULL };
 	if (f->format == ACCEL_FFT_NPY) {
@@ -1300,15 +1299,10 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		}
 		sc.write = chan_write;
 	}
-	/* For a device, a regular file is uploaded from where it lies: units
-	 * borrow their stretches of its mapping, no read() copy, no unit
-	 * buffer faulted in for the input. The CPU engines copy each batch
-	 * into a buffer of their own anyway, and their small units are read
-	 * with pread into buffers that stay mapped: that costs less than
-	 * faulting in a fresh mapping and dropping its pages behind
-	 * (r2c N=1024, 64 MiB: 56 vs 60 ms CPU, 1202 vs 1845 page faults). */
-	if (!cpu)
-		accel_input_map(in);
+	/* A regular file is transformed where it lies: units borrow their
+	 * stretches of its mapping, no read() copy, no unit buffer faulted in
+	 * for the input. */
+	accel_input_map(in);
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);
