@@ -53,7 +53,7 @@ int bech32_encode(const char *hrp, const uint8_t *data, size_t n, int upper, cha
  * data[dlen]. Returns the data length, or -1. */
 ssize_t bech32_decode(const char *s, char *hrp, size_t hlen, uint8_t *data, size_t dlen);
 
-/* ---- primitives (OpenSSL EVP); 0 or -1 */
+/* ---- primitives (libsodium; scrypt and Ed25519 from OpenSSL EVP); 0 or -1 */
 int hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len, const char *info,
 		uint8_t *out, size_t out_len);
 int hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t n, uint8_t mac[MAC_LEN]);

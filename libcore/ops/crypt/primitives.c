@@ -1,19 +1,20 @@
 /*
  * primitives.c - the cryptography of the age header and of minisign
- * signatures, all from OpenSSL 3: HKDF-SHA-256 (RFC 5869), HMAC-SHA-256,
- * ChaCha20-Poly1305 (RFC 8439) with the zero nonce for key wrapping, X25519
- * (RFC 7748), scrypt (RFC 7914), Ed25519 (RFC 8032); random bytes from the
- * kernel (getrandom(2)).
+ * signatures. The age header's from libsodium: HKDF-SHA-256 (RFC 5869,
+ * over its HMAC-SHA-256), HMAC-SHA-256, ChaCha20-Poly1305 (RFC 8439) with
+ * the zero nonce for key wrapping, X25519 (RFC 7748): they cost a run no
+ * set-up, where OpenSSL 3's first use of each kind of algorithm (key
+ * management, KDF, MAC, cipher) builds its method store, more than a small
+ * file's whole run. From OpenSSL 3: scrypt (RFC 7914, its cost dwarfs
+ * any set-up), Ed25519 (RFC 8032; minisign). Random bytes from the kernel
+ * (getrandom(2)).
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/kdf.h>
-#include <openssl/params.h>
+#include <sodium.h>
 #include "crypt_format.h"
 
 void wipe(void *p, size_t n)
@@ -22,103 +23,92 @@ void wipe(void *p, size_t n)
 		OPENSSL_cleanse(p, n);
 }
 
+/* libsodium, initialised once (sodium_init(3): thread-safe, picks the
+ * CPU's code paths); 0 or -1. */
+static int sodium_ready(void)
+{
+	return sodium_init() < 0 ? -1 : 0;
+}
+
 int hkdf_sha256(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len, const char *info,
 		uint8_t *out, size_t out_len)
 {
-	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
-	EVP_KDF_CTX *kctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
-	EVP_KDF_free(kdf);
-	if (!kctx)
-		return -1;
-	/* An empty salt is HKDF's default (a string of zeros), as age has it.
-	 * OpenSSL refuses an empty secret: then the extract step (RFC 5869,
-	 * PRK = HMAC(salt, secret)) is done here and OpenSSL only expands. */
+	/* RFC 5869 section 2 over libsodium's HMAC-SHA-256: PRK =
+	 * HMAC(salt, IKM), an empty salt being HashLen zeros (HMAC pads its
+	 * key with zeros: the empty key is the same key); then T(i) =
+	 * HMAC(PRK, T(i - 1) | info | i), i from 1, out = T(1) | T(2) ... */
 	static const uint8_t nosalt[1];
-	uint8_t prk[MAC_LEN];
-	int expand_only = ikm_len == 0;
-	if (expand_only && hmac_sha256(salt_len ? salt : nosalt, salt_len, nosalt, 0, prk) < 0) {
-		EVP_KDF_CTX_free(kctx);
+	size_t info_len = strlen(info);
+	uint8_t prk[MAC_LEN], t[MAC_LEN];
+	crypto_auth_hmacsha256_state st;
+	if (sodium_ready() < 0 || out_len > 255 * MAC_LEN)
 		return -1;
+	if (crypto_auth_hmacsha256_init(&st, salt_len ? salt : nosalt, salt_len) ||
+	    crypto_auth_hmacsha256_update(&st, ikm_len ? ikm : nosalt, ikm_len) ||
+	    crypto_auth_hmacsha256_final(&st, prk))
+		return -1;
+	int rc = 0;
+	for (size_t done = 0, i = 1; done < out_len && rc == 0; i++) {
+		uint8_t ctr = (uint8_t)i;
+		size_t n = out_len - done < MAC_LEN ? out_len - done : MAC_LEN;
+		rc = crypto_auth_hmacsha256_init(&st, prk, sizeof prk) ||
+		     (i > 1 && crypto_auth_hmacsha256_update(&st, t, sizeof t)) ||
+		     crypto_auth_hmacsha256_update(&st, (const uint8_t *)info, info_len) ||
+		     crypto_auth_hmacsha256_update(&st, &ctr, 1) || crypto_auth_hmacsha256_final(&st, t) ? -1 : 0;
+		if (rc == 0)
+			memcpy(out + done, t, n);
+		done += n;
 	}
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_DIGEST, "SHA256", 0),
-		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, expand_only ? prk : (void *)ikm, expand_only ? sizeof prk : ikm_len),
-		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SALT, (void *)(salt_len ? salt : nosalt), salt_len),
-		OSSL_PARAM_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, strlen(info)),
-		OSSL_PARAM_utf8_string(OSSL_KDF_PARAM_MODE, expand_only ? "EXPAND_ONLY" : "EXTRACT_AND_EXPAND", 0),
-		OSSL_PARAM_END,
-	};
-	int rc = EVP_KDF_derive(kctx, out, out_len, params) == 1 ? 0 : -1;
 	wipe(prk, sizeof prk);
-	EVP_KDF_CTX_free(kctx);
+	wipe(t, sizeof t);
+	wipe(&st, sizeof st);
 	return rc;
 }
 
 int hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t n, uint8_t mac[MAC_LEN])
 {
-	unsigned len = 0;
-	return HMAC(EVP_sha256(), key, (int)key_len, msg, n, mac, &len) && len == MAC_LEN ? 0 : -1;
-}
-
-static int aead_zero(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst, int enc)
-{
-	static const uint8_t nonce[12];
-	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
-	int outl = 0, fin = 0, rc = -1;
-	if (!c)
-		return -1;
-	if (EVP_CipherInit_ex(c, EVP_chacha20_poly1305(), NULL, key, nonce, enc) != 1)
-		goto out;
-	if (n && EVP_CipherUpdate(c, dst, &outl, src, (int)n) != 1)
-		goto out;
-	if (!enc && EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, 16, (void *)(src + n)) != 1)
-		goto out;
-	if (EVP_CipherFinal_ex(c, dst + outl, &fin) != 1)
-		goto out;
-	if (enc && EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, dst + n) != 1)
-		goto out;
-	rc = 0;
-out:
-	EVP_CIPHER_CTX_free(c);
+	static const uint8_t none[1];
+	crypto_auth_hmacsha256_state st;
+	int rc = sodium_ready() == 0 && crypto_auth_hmacsha256_init(&st, key_len ? key : none, key_len) == 0 &&
+			 crypto_auth_hmacsha256_update(&st, n ? msg : none, n) == 0 &&
+			 crypto_auth_hmacsha256_final(&st, mac) == 0 ? 0 : -1;
+	wipe(&st, sizeof st);
 	return rc;
 }
 
+/* age's key wrapping: ChaCha20-Poly1305 (RFC 8439, libsodium's IETF
+ * construction: 96-bit nonce, the tag after the ciphertext) with the
+ * all-zero nonce and no associated data. */
+static const uint8_t zero_nonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
+
 int wrap_seal(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst)
 {
-	return aead_zero(key, src, n, dst, 1);
+	return sodium_ready() == 0 && crypto_aead_chacha20poly1305_ietf_encrypt(dst, NULL, src, n, NULL, 0, NULL,
+										   zero_nonce, key) == 0 ? 0 : -1;
 }
 
 int wrap_open(const uint8_t key[32], const uint8_t *src, size_t n, uint8_t *dst)
 {
-	return aead_zero(key, src, n, dst, 0);
+	return sodium_ready() == 0 && crypto_aead_chacha20poly1305_ietf_decrypt(dst, NULL, NULL, src, n + 16, NULL, 0,
+										   zero_nonce, key) == 0 ? 0 : -1;
 }
 
+/* X25519 (RFC 7748) by libsodium's crypto_scalarmult(3), which clamps the
+ * scalar as the RFC does. */
 int x25519_public(const uint8_t priv[X25519_LEN], uint8_t pub[X25519_LEN])
 {
-	EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv, X25519_LEN);
-	size_t len = X25519_LEN;
-	int rc = k && EVP_PKEY_get_raw_public_key(k, pub, &len) == 1 && len == X25519_LEN ? 0 : -1;
-	EVP_PKEY_free(k);
-	return rc;
+	return sodium_ready() == 0 && crypto_scalarmult_base(pub, priv) == 0 ? 0 : -1;
 }
 
 int x25519_shared(const uint8_t priv[X25519_LEN], const uint8_t pub[X25519_LEN], uint8_t out[X25519_LEN])
 {
-	EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv, X25519_LEN);
-	EVP_PKEY *peer = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, pub, X25519_LEN);
-	EVP_PKEY_CTX *c = k ? EVP_PKEY_CTX_new(k, NULL) : NULL;
-	size_t len = X25519_LEN;
-	int rc = -1;
-	if (c && peer && EVP_PKEY_derive_init(c) == 1 && EVP_PKEY_derive_set_peer(c, peer) == 1 &&
-	    EVP_PKEY_derive(c, out, &len) == 1 && len == X25519_LEN)
-		rc = 0;
-	EVP_PKEY_CTX_free(c);
-	EVP_PKEY_free(peer);
-	EVP_PKEY_free(k);
-	/* An all-zero shared secret means a low-order point: refused. */
-	static const uint8_t zero[X25519_LEN];
-	if (rc == 0 && CRYPTO_memcmp(out, zero, X25519_LEN) == 0)
-		rc = -1;
+	/* libsodium refuses a low-order point (an all-zero shared secret), as
+	 * age does. out may be pub: the product goes through s. */
+	uint8_t s[X25519_LEN];
+	int rc = sodium_ready() == 0 && crypto_scalarmult(s, priv, pub) == 0 ? 0 : -1;
+	if (rc == 0)
+		memcpy(out, s, X25519_LEN);
+	wipe(s, sizeof s);
 	return rc;
 }
 
