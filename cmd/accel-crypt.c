@@ -183,17 +183,29 @@ static struct accel_stream_config stream_config(const struct job *job, int64_t t
 	return cfg;
 }
 
-/* Before the payload of a run, whose only use of OpenSSL after it is the
- * openssl engine's cipher (fetched by its provider name): OpenSSL's first
- * fetch would otherwise first enter every legacy cipher and digest into
- * its name table and copy their names (about 0.6 ms, OpenSSL 3.0), for
- * lookups by legacy name (EVP_get_cipherbyname: PEM's DEK-Info, PKCS#8)
- * that this run no longer makes. Where the header already used OpenSSL
- * (ssh-rsa, PEM keys, scrypt) the tables are in and this changes nothing.
- * Not for a sealed identity file's run: identities are read after it. */
-static void openssl_lean(void)
+/* Legacy names: OpenSSL's first fetch enters every legacy cipher and
+ * digest into its name table and copies their names (about 0.6 ms, OpenSSL
+ * 3.0), for lookups by legacy name (EVP_get_cipherbyname: PEM's DEK-Info,
+ * PKCS#8) that a run whose only use of OpenSSL left is the openssl
+ * engine's (ciphers and digests fetched by their provider names) no longer
+ * makes. Called before a payload's run, and by hash at its start; where the
+ * header already used OpenSSL (ssh-rsa, PEM keys, scrypt) the tables are in
+ * and this changes nothing. Not before a sealed identity file's payload:
+ * identities are read after it. */
+void openssl_no_legacy_names(void)
 {
 	OPENSSL_init_crypto(OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL);
+}
+
+/* OpenSSL's error strings (about 0.35 ms to enter, at its first
+ * configuration load) are read only by the -v and --json reports (a
+ * provider that cannot load, accel-detect's line); no message of ours
+ * prints them: not entered in a run without either. Before OpenSSL's
+ * first use (once it loaded them this changes nothing). */
+void openssl_setup(const struct accel_common *common)
+{
+	if (!common->verbose && !common->json)
+		OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 }
 
 /* The header and payload nonce, written before the first chunk. */
@@ -333,7 +345,7 @@ static int encrypt(struct accel_ctx *ctx, struct job *job)
 	};
 	struct accel_stream_stats stats;
 	char err[512] = "";
-	openssl_lean();
+	openssl_no_legacy_names();
 	double t0 = accel_now();
 	int rc = accel_age_encrypt(ctx, &cfg, &in, to, &stats, err, sizeof err);
 	if (aw) {
@@ -498,7 +510,7 @@ static int decrypt(struct accel_ctx *ctx, struct job *job, struct accel_input *f
 		};
 		struct accel_stream_stats stats;
 		if (!to)
-			openssl_lean();
+			openssl_no_legacy_names();
 		double t0 = accel_now();
 		rc = accel_age_decrypt(ctx, &cfg, in, o, &stats, err, sizeof err);
 		print_stats(job, file, rc, &stats, t0);
@@ -636,11 +648,7 @@ static int crypt_main(int argc, char **argv)
 		job_free(&job);
 		return rc < 0 ? 0 : rc;
 	}
-	/* OpenSSL's error strings (about 0.35 ms to enter, at its first
-	 * configuration load) are only read by the -v and --json reports
-	 * (a provider that cannot load); no message of ours prints them. */
-	if (!job.common.verbose && !job.common.json)
-		OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
+	openssl_setup(&job.common);
 	struct accel_ctx *ctx = accel_ctx_new();
 	if (!ctx) {
 		job_free(&job);

@@ -50,6 +50,14 @@ int secret_finish(int fd, const char *path, const char *text, size_t n);
 /* keygen --sign: a minisign key pair, the secret unencrypted (0600). */
 int minisign_keygen(const char *secpath, const char *pubpath, int quiet);
 
+/* ---- OpenSSL's set-up for a run (accel-crypt.c) */
+/* Before OpenSSL's first use: its error strings left out unless -v or
+ * --json (their reports are what reads them). */
+void openssl_setup(const struct accel_common *common);
+/* Once nothing left looks up a cipher or digest by legacy name: OpenSSL's
+ * legacy name tables left out of its first fetch. */
+void openssl_no_legacy_names(void);
+
 /* ---- subcommands */
 int cmd_keygen(int argc, char **argv);
 int cmd_hash(int argc, char **argv);

@@ -516,8 +516,12 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 	int stdin_uses = 0;
 	for (size_t i = r->next; i < r->end; i++)
 		stdin_uses += !strcmp(r->e[i].name, "-");
+	/* One file is one unit: hashed on the calling thread (no worker
+	 * started for it) unless -T asks for threads. */
+	int one_unit = r->end - r->next == 1 && !common->threads;
 	struct accel_stream_config cfg = {
-		.threads = stdin_uses > 1 ? 1 : common->threads,
+		.threads = stdin_uses > 1 || one_unit ? 1 : common->threads,
+		.inline_units = one_unit,
 		.fallback = common->fallback,
 		.progress = 0,
 		.total_size = -1,
@@ -627,6 +631,9 @@ int cmd_hash(int argc, char **argv)
 		accel_msg_usage("--status, --strict, -w and --ignore-missing go with -c");
 		return ACCEL_EXIT_USAGE;
 	}
+	/* The engine fetches digests by their provider names. */
+	openssl_setup(&r.common);
+	openssl_no_legacy_names();
 	if (!(r.ctx = accel_ctx_new()) ||
 	    (r.common.json && !(r.report = accel_report_run_start(r.ctx, PROG " hash", accel_now())))) {
 		accel_msg_error("out of memory");
