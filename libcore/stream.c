@@ -8,6 +8,8 @@
  * An engine's workers start when it begins to serve: at the start for the
  * route's serving engines, mid-run for the one taking over from a dropped
  * engine. Units in flight are bounded by the worker count and a memory cap.
+ * With cfg->worker_reads, a mapped input's units are read by the workers
+ * themselves (no reader hand-off); the calling thread waits for the job.
  */
 #include <errno.h>
 #include <stdarg.h>
