@@ -8,6 +8,8 @@
  * An engine's workers start when it begins to serve: at the start for the
  * route's serving engines, mid-run for the one taking over from a dropped
  * engine. Units in flight are bounded by the worker count and a memory cap.
+ * With cfg->worker_reads, a mapped input's units are read by the workers
+ * themselves (no reader hand-off); the calling thread waits for the job.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -85,6 +87,19 @@ struct stream {
 	uint64_t bytes_in, bytes_out;  /* of the job being run; input without overlap */
 	uint64_t serial_regions;
 	struct worker *inline_worker;  /* cfg->inline_units in effect: the calling thread's */
+	/* cfg->worker_reads on a mapped input: the job's units are read by
+	 * the workers (pull_locked) while `pulling`; how the reading ended
+	 * (0 at the end, ACCEL_STREAM_SERIAL or an error, with its errno and
+	 * line) for the calling thread, which waits meanwhile. */
+	const struct accel_stream_ops *pull_ops;
+	void *pull_user;
+	struct accel_input *pull_in;
+	int pull_job;                  /* this job's units are read by the workers */
+	int pulling;
+	int pull_rc, pull_errno;
+	char pull_err[256];
+	int idle_workers;              /* workers waiting on cond_work while pulling */
+	int wake_worker;               /* cond_work to signal once the lock is let go (unlock_wake) */
 };
 
 static const char *prog(const struct stream *s)
@@ -119,8 +134,11 @@ static void update_limit_locked(struct stream *s)
 		n = s->mem_limit / s->unit_bytes ? (size_t)(s->mem_limit / s->unit_bytes) : 1;
 	if (n > s->nunits)
 		n = s->nunits;
-	if (n > s->limit)
+	if (n > s->limit) {
 		pthread_cond_broadcast(&s->cond_free);
+		if (s->idle_workers)
+			pthread_cond_broadcast(&s->cond_work);
+	}
 	s->limit = n;
 }
 
@@ -150,7 +168,9 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
  * flight, at least two (one wake-up per several units: 186 context switches
  * rather than 259 in a 64 MiB r2c N=1024 run on 2 workers), or when none is
  * out (the end of a job), by the next unlock_wake: woken under the lock, it
- * would only block on it. Lock held. */
+ * would only block on it. While the workers read the units (s->pull_job),
+ * the calling thread waits for the job's end only, and a worker waiting
+ * for a free unit is woken instead. Lock held. */
 static void release_locked(struct stream *s, struct accel_unit *u)
 {
 	size_t i = (size_t)(u - s->units);
@@ -163,18 +183,28 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 	s->free_list[s->nfree++] = u;
 	s->busy--;
 	size_t batch = s->limit / 2 > 2 ? s->limit / 2 : 2;
+	if (s->pull_job) {
+		if (!s->busy && !s->pulling)
+			s->wake_reader = 1;
+		if (s->pulling && s->idle_workers && (!s->busy || s->limit <= batch || s->busy + batch <= s->limit))
+			s->wake_worker = 1;
+		return;
+	}
 	if (!s->busy || s->limit <= batch || s->busy + batch <= s->limit)
 		s->wake_reader = 1;
 }
 
-/* Let go of the lock, then wake the reader if release_locked asked to. */
+/* Let go of the lock, then wake the reader, or a worker waiting for a
+ * free unit to read, if release_locked asked to. */
 static void unlock_wake(struct stream *s)
 {
-	int wake = s->wake_reader;
-	s->wake_reader = 0;
+	int wake = s->wake_reader, work = s->wake_worker;
+	s->wake_reader = s->wake_worker = 0;
 	pthread_mutex_unlock(&s->lock);
 	if (wake)
 		pthread_cond_signal(&s->cond_free);
+	if (work)
+		pthread_cond_signal(&s->cond_work);
 }
 
 static void *worker_main(void *arg);
@@ -431,25 +461,77 @@ static void write_ready_locked(struct stream *s)
 	s->writing = 0;
 }
 
-/* A worker: takes units from the queue, runs them (process) and writes
- * those that are next in order (write_ready_locked). */
+/* Read the job's next unit on a worker (s->pulling): a free unit filled
+ * by ops->next under the lock, so units are numbered in the order they are
+ * read. Returns it, or NULL when the reading ended (the last unit was read
+ * before; the end, ACCEL_STREAM_SERIAL or an error: s->pull_rc, the
+ * calling thread woken to act on it). Lock held, a unit free
+ * (s->busy < s->limit). */
+static struct accel_unit *pull_locked(struct stream *s)
+{
+	struct accel_unit *u = s->free_list[--s->nfree];
+	if (++s->busy > s->busy_max)
+		s->busy_max = s->busy;
+	u->seq = s->issued;
+	u->last = 0;
+	u->out_hint = 0;
+	u->in_overlap = 0;
+	u->in.len = u->out.len = 0;
+	s->pull_err[0] = 0;
+	int r = s->pull_ops->next(s->pull_user, s->pull_in, u, s->pull_err, sizeof s->pull_err);
+	int e = errno;
+	measure_locked(s, u);
+	if (r == 1) {
+		if (u->in_overlap > u->in.len)
+			u->in_overlap = u->in.len;
+		s->issued++;
+		/* After the last unit the job ends when every unit is
+		 * written: release_locked wakes the calling thread. */
+		if (u->last)
+			s->pulling = 0;
+		return u;
+	}
+	s->pulling = 0;
+	s->pull_rc = r;
+	s->pull_errno = e;
+	release_locked(s, u);
+	s->wake_reader = 0;
+	pthread_cond_signal(&s->cond_free);
+	return NULL;
+}
+
+/* A worker: takes units from the queue, or reads them itself (pull_locked),
+ * runs them (process) and writes those that are next in order
+ * (write_ready_locked). */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct stream *s = w->s;
 	for (;;) {
+		struct accel_unit *u = NULL;
 		pthread_mutex_lock(&s->lock);
-		while (!s->stop && !s->qlen && !s->reader_done && !s->slots[w->slot].dropped)
-			pthread_cond_wait(&s->cond_work, &s->lock);
 		/* A dropped engine's workers end: others serve its units. */
-		if (s->stop || !s->qlen || s->slots[w->slot].dropped) {
-			pthread_mutex_unlock(&s->lock);
+		while (!s->stop && !s->slots[w->slot].dropped && !u) {
+			if (s->qlen) {
+				u = s->queue[s->qhead];
+				s->qhead = (s->qhead + 1) % s->nunits;
+				s->qlen--;
+			} else if (s->pulling && s->busy < s->limit) {
+				u = pull_locked(s);
+			} else if (s->reader_done) {
+				break;
+			} else {
+				s->idle_workers += s->pulling;
+				int counted = s->pulling;
+				pthread_cond_wait(&s->cond_work, &s->lock);
+				s->idle_workers -= counted;
+			}
+		}
+		if (!u) {
+			unlock_wake(s);
 			break;
 		}
-		struct accel_unit *u = s->queue[s->qhead];
-		s->qhead = (s->qhead + 1) % s->nunits;
-		s->qlen--;
-		pthread_mutex_unlock(&s->lock);
+		unlock_wake(s);
 
 		if (process(w, u) < 0) {
 			pthread_mutex_lock(&s->lock);
@@ -677,9 +759,23 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx)
 	return ram;
 }
 
+/* Stop the run for ops->next's error r on `in` (errno set for ACCEL_EIO),
+ * with its line rerr. Lock held. */
+static void read_failed_locked(struct stream *s, struct accel_input *in, int r, const char *rerr)
+{
+	if (r == ACCEL_EIO)
+		fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
+	else if (strstr(rerr, "byte offset"))
+		fail_locked(s, r, "%s: %s", in->name, rerr);
+	else
+		fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
+			    (unsigned long long)in->offset);
+}
+
 /* The reader's side of one job: units from `in` until its end, an error or
- * a stop; then every unit issued is written. Called and returns with the
- * lock held. */
+ * a stop; then every unit issued is written. With cfg->worker_reads on a
+ * mapped input the workers read the units, and the calling thread waits
+ * for the reading to end. Called and returns with the lock held. */
 static void read_job(struct stream *s, const struct accel_stream_ops *ops, void *user, struct accel_input *in,
 		     void **serial_ctx, int *serial_slot)
 {
@@ -687,7 +783,37 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 	/* A unit was queued: a worker waiting for one is woken once the lock
 	 * is let go (woken under it, it would only block on it). */
 	int wake_worker = 0;
-	while (!s->stop) {
+	s->pull_job = s->cfg->worker_reads && in->map_len && !s->inline_worker;
+	while (!s->stop && s->pull_job) {
+		/* The workers read the units until the reading ends, then the
+		 * end, a sequential region or an error is dealt with here. */
+		s->pull_ops = ops;
+		s->pull_user = user;
+		s->pull_in = in;
+		s->pull_rc = 0;
+		s->pulling = 1;
+		pthread_cond_broadcast(&s->cond_work);
+		while (!s->stop && (s->pulling || (!s->pull_rc && s->written != s->issued)))
+			pthread_cond_wait(&s->cond_free, &s->lock);
+		s->pulling = 0;
+		int r = s->pull_rc;
+		if (s->stop || r == 0)
+			break;
+		if (r == ACCEL_STREAM_SERIAL) {
+			while (!s->stop && s->written != s->issued)
+				pthread_cond_wait(&s->cond_free, &s->lock);
+			if (s->stop)
+				break;
+			pthread_mutex_unlock(&s->lock);
+			run_serial(s, in, serial_ctx, serial_slot);
+			pthread_mutex_lock(&s->lock);
+			s->serial_regions++;
+			continue;
+		}
+		errno = s->pull_errno;
+		read_failed_locked(s, in, r, s->pull_err);
+	}
+	while (!s->stop && !s->pull_job) {
 		while (!s->stop && s->busy >= s->limit) {
 			if (wake_worker)
 				pthread_cond_signal(&s->cond_work);
@@ -751,13 +877,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 			s->serial_regions++;
 			continue;
 		}
-		if (r == ACCEL_EIO)
-			fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
-		else if (strstr(rerr, "byte offset"))
-			fail_locked(s, r, "%s: %s", in->name, rerr);
-		else
-			fail_locked(s, r, "%s: %s at byte offset %llu", in->name, rerr[0] ? rerr : accel_strerror(r),
-				    (unsigned long long)in->offset);
+		read_failed_locked(s, in, r, rerr);
 	}
 	if (wake_worker)
 		pthread_cond_signal(&s->cond_work);
@@ -765,6 +885,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 	 * start again from sequence number 0, into another output. */
 	while (!s->stop && s->written != s->issued)
 		pthread_cond_wait(&s->cond_free, &s->lock);
+	s->pull_job = 0;
 }
 
 /* A job's statistics: what the run's counters gained since `base` (the

@@ -1301,8 +1301,12 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	}
 	/* A regular file is transformed where it lies: units borrow their
 	 * stretches of its mapping, no read() copy, no unit buffer faulted in
-	 * for the input. */
+	 * for the input. Cutting the mapping into units is a few sums, so the
+	 * workers take them themselves, with no reader handing them over (one
+	 * channel: several deinterleave a stretch per unit). */
 	accel_input_map(in);
+	if (f->channels == 1)
+		sc.worker_reads = 1;
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);

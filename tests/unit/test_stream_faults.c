@@ -2,8 +2,9 @@
  * test_stream_faults.c - the stream engine under faults: threads that cannot
  * be created, an engine dropped mid-stream (its units shared by all the CPU
  * workers), --fallback next in a shared route, and the memory cap on units
- * in flight, inline units (one CPU worker on the calling thread), and
- * workers writing the units that are next in order.
+ * in flight, inline units (one CPU worker on the calling thread),
+ * workers writing the units that are next in order, and workers reading
+ * the units of a mapped input (worker_reads).
  * pthread_create and ZSTD_compress2 are interposed here: libaccel
  * calls them through the executable's definitions, which count the calls
  * and fail or time them as a test asks.
@@ -159,12 +160,23 @@ struct reader {
 	 * thread that wrote each (seq below MAX_SEQ). */
 	uint64_t order[256];
 	pthread_t wrote_on[256];
+	/* next_unit: calls made on the calling thread and on others, and
+	 * the call (1-based) that fails with ACCEL_EDATA (0: none). */
+	int next_on_caller, next_elsewhere, next_fail_at;
 };
 
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct reader *r = user;
 	r->calls++;
+	if (pthread_equal(pthread_self(), r->caller))
+		r->next_on_caller++;
+	else
+		r->next_elsewhere++;
+	if (r->calls == r->next_fail_at) {
+		snprintf(err, len, "bad unit");
+		return ACCEL_EDATA;
+	}
 	int known = 0;
 	for (int i = 0; i < r->nseen; i++)
 		known |= r->seen[i] == u;
@@ -889,6 +901,136 @@ static void failed_next_unit_falls_back_before_it_is_written(void **state)
 	free(t);
 }
 
+/* ---------------------------------------------------------- worker reads */
+
+/* setup_inline (the write hook on) for worker_reads on `threads` workers,
+ * the input mapped or not. */
+static void setup_reads(struct fixture *f, const char *text, const char *backends, int threads, int map)
+{
+	setup_inline(f, text, backends, 0, 0);
+	f->cfg.threads = threads;
+	f->cfg.worker_reads = 1;
+	if (map)
+		assert_int_equal(accel_input_map(&f->in), 1);
+}
+
+/* A mapped input: the workers read the units themselves (next never runs
+ * on the calling thread); units that finish out of order (a slow one) are
+ * written whole and in order, each once. Not mapped, the calling thread
+ * reads, as without worker_reads. */
+static void worker_reads_units_of_a_mapped_input(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+
+	setup_reads(&f, t, "fk", 2, 1);
+	run_usec[3] = 30000;
+	run_usec[40] = 30000;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_string_equal(f.err, "");
+	assert_output(&f, want);
+	assert_int_equal(f.reader.next_on_caller, 0);
+	assert_int_equal(f.reader.next_elsewhere, 100);  /* the last unit says so */
+	assert_int_equal(f.reader.writes, 100);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(f.reader.order[i], i);
+	assert_int_equal(f.stats.units, 100);
+	assert_int_equal(f.stats.bytes_in, 1000);
+	assert_int_equal(stats_of(&f, "fk:cpu9")->workers, 2);
+	assert_true(f.stats.units_in_flight <= 6);
+	teardown_run(&f);
+
+	setup_reads(&f, t, "fk", 2, 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.next_on_caller, 100);
+	assert_int_equal(f.reader.next_elsewhere, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* The output of a run stopped at unit `stop`: whole units (CHUNK bytes)
+ * of `want`, none from `stop` on; with one worker all of those before it
+ * (the units in flight on others are not written once the run stops). */
+static void assert_output_upto(struct fixture *f, const char *want, int stop, int all)
+{
+	size_t n;
+	char *got = output(f, &n);
+	assert_true(n % CHUNK == 0);
+	assert_true(n <= (size_t)stop * CHUNK);
+	if (all)
+		assert_int_equal(n, (size_t)stop * CHUNK);
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+/* Workers reading: a unit the CPU engine fails runs again on the next
+ * engine before it is written; an engine dropped hands its units over (its
+ * workers started mid-run read too); every engine failing a unit ends the
+ * run there, with nothing from it on written. */
+static void worker_reads_fall_back(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+
+	setup_reads(&f, t, "fk,fa", 2, 1);
+	assert_int_equal(core_fault_parse("fk:5,17"), 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.next_on_caller, 0);
+	const struct accel_engine_stats *k = stats_of(&f, "fk:cpu9"), *a = stats_of(&f, "fa:gpu0");
+	assert_int_equal(k->failures, 2);
+	assert_int_equal(k->units, 98);
+	assert_int_equal(a->units, 2);
+	assert_int_equal(f.stats.retried, 2);
+	teardown_run(&f);
+
+	setup_reads(&f, t, "fk,fa", 2, 1);
+	assert_int_equal(core_fault_parse("fk:*"), 0);
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_output(&f, want);
+	assert_int_equal(f.reader.next_on_caller, 0);
+	k = stats_of(&f, "fk:cpu9");
+	a = stats_of(&f, "fa:gpu0");
+	assert_true(k->dropped);
+	assert_int_equal(k->units, 0);
+	assert_int_equal(a->units, 100);
+	teardown_run(&f);
+
+	setup_reads(&f, t, "fk,fa", 2, 1);
+	assert_int_equal(core_fault_parse("fk:5;fa:5"), 0);
+	assert_int_equal(run(&f, &upper_op), ACCEL_EDEVICE);
+	assert_non_null(strstr(f.err, "fa:gpu0: unit 5 (byte offset 50) failed: injected fault (ACCEL_FAULT); no engine left to retry on"));
+	assert_output_upto(&f, want, 5, 0);
+	teardown_run(&f);
+	free(t);
+}
+
+/* Workers reading: next failing ends the run with its line naming the
+ * input; the output holds whole units before the bad one, none after it
+ * (on one worker, all of those before it). */
+static void worker_reads_error_ends_the_run(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct fixture f;
+		setup_reads(&f, t, "fk", threads, 1);
+		f.reader.next_fail_at = 7;
+		assert_int_equal(run(&f, &upper_op), ACCEL_EDATA);
+		char line[160];
+		snprintf(line, sizeof line, "%s: bad unit at byte offset 60", f.in_path);
+		assert_string_equal(f.err, line);
+		assert_output_upto(&f, want, 6, threads == 1);
+		assert_int_equal(f.reader.calls, 7);
+		assert_int_equal(f.reader.next_on_caller, 0);
+		teardown_run(&f);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -906,6 +1048,9 @@ int main(void)
 		cmocka_unit_test(workers_write_in_order),
 		cmocka_unit_test(worker_write_error_ends_the_run),
 		cmocka_unit_test(failed_next_unit_falls_back_before_it_is_written),
+		cmocka_unit_test(worker_reads_units_of_a_mapped_input),
+		cmocka_unit_test(worker_reads_fall_back),
+		cmocka_unit_test(worker_reads_error_ends_the_run),
 	};
 	return cmocka_run_group_tests_name("stream_faults", tests, NULL, NULL);
 }

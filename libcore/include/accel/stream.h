@@ -16,8 +16,9 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* What a program gives the stream engine. The callbacks run on the thread
- * that called accel_stream_run, never two at once; begin and end write
- * while no unit of the job is being written. */
+ * that called accel_stream_run (next on the workers with
+ * accel_stream_config.worker_reads), never two at once; begin and end
+ * write while no unit of the job is being written. */
 struct accel_stream_ops {
 	/* Fill u->in with the next unit read from `in` and set u->offset,
 	 * u->last and u->out_hint. Return 1 for a unit, 0 at end of input,
@@ -81,6 +82,14 @@ struct accel_stream_config {
 	 * reading and whose engine keeps per-thread state warm (inference on
 	 * ONNX Runtime's CPU provider, batch after batch). */
 	int inline_units;
+	/* 1: while a job's input is mapped (accel_input_map), the workers
+	 * call ops->next themselves, one at a time under the run's lock,
+	 * each taking the next unit as it becomes free: no reader thread
+	 * handing units over, no wake-up per unit. For a next that only cuts
+	 * the mapping into units (no blocking read, no long copy), on the
+	 * job's state alone (it runs on a worker thread); begin and end stay
+	 * on the calling thread. Not with inline_units in effect. */
+	int worker_reads;
 };
 
 /* Bytes of memory this process may use: the smaller of /proc/meminfo's
@@ -119,10 +128,12 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
  * ACCEL_EIO, ACCEL_EPIPE, ACCEL_ENOMEM, or a callback's code. stats may be
  * NULL. With cfg->verbose >= 0, engine failures are warned about on stderr.
  *
- * Threads: ops run on the calling thread (the reader); engine contexts are
- * opened, run and closed on worker threads, which also write `out` (one at
- * a time, in order; cfg->write runs there) and draw the progress meter (with
- * cfg->inline_units, where it applies, all of that on the calling thread).
+ * Threads: ops run on the calling thread (the reader; with
+ * cfg->worker_reads and a mapped input, next runs on the workers); engine
+ * contexts are opened, run and closed on worker threads, which also write
+ * `out` (one at a time, in order; cfg->write runs there) and draw the
+ * progress meter (with cfg->inline_units, where it applies, all of that on
+ * the calling thread).
  * An engine's busy_seconds count its runs only, not the writes its workers
  * do. in, out and user belong to the run until
  * it returns. Several runs may share ctx and route at once on other
