@@ -122,9 +122,9 @@ sys.stdout.buffer.write(out)' > rep
 	# bytes, then what reads as a non-final stored block of 40000 bytes
 	# (00, LEN, NLEN), then random bytes. A chunk whose first byte falls
 	# in the zeros takes that false start (its block decodes and its
-	# window is clean); the chunk before it cannot end there, and its
-	# part is decoded again from its own start: the same bytes, exit 0,
-	# from a file and from a pipe.
+	# window is clean); the chunk before it cannot end there and decodes
+	# on through it (or, failing that, is decoded again by zlib): the
+	# same bytes, exit 0, from a file and from a pipe.
 	python3 -c 'import zlib, struct, random, sys
 r = random.Random(7)
 text = open(sys.argv[1], "rb").read()
