@@ -117,6 +117,39 @@ sys.stdout.buffer.write(out)' > rep
 	same mix1.gz
 }
 
+@test "false block starts that decode (a stored header inside stored data): the bytes of gzip -d" {
+	# Stored blocks of 65535 bytes between compressed text: 20000 zero
+	# bytes, then what reads as a non-final stored block of 40000 bytes
+	# (00, LEN, NLEN), then random bytes. A chunk whose first byte falls
+	# in the zeros takes that false start (its block decodes and its
+	# window is clean); the chunk before it cannot end there and decodes
+	# on through it (or, failing that, is decoded again by zlib): the
+	# same bytes, exit 0, from a file and from a pipe.
+	python3 -c 'import zlib, struct, random, sys
+r = random.Random(7)
+text = open(sys.argv[1], "rb").read()
+out, raw = bytearray(), bytearray()
+for i in range(40):
+    t = text[i * 30000:(i + 1) * 30000]
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    out += c.compress(t) + c.flush(zlib.Z_FULL_FLUSH)
+    body = bytes(20000) + b"\0" + struct.pack("<HH", 40000, 40000 ^ 0xffff) + r.randbytes(40000)
+    body += r.randbytes(65535 - len(body))
+    out += b"\0" + struct.pack("<HH", len(body), len(body) ^ 0xffff) + body
+    raw += t + body
+c = zlib.compressobj(6, zlib.DEFLATED, -15)
+out += c.compress(text[:50000]) + c.flush()
+raw += text[:50000]
+sys.stdout.buffer.write(b"\x1f\x8b\x08\0\0\0\0\0\0\3" + out + struct.pack("<II", zlib.crc32(raw), len(raw) & 0xffffffff))' "$CORPUS" > fake.gz
+	same fake.gz
+	for t in -T3 "-T3 --memory 50M" "-T4 --memory 80M" "-T2 --memory 81M"; do
+		# shellcheck disable=SC2086
+		"$A" -d $t -c fake.gz | cmp - ref
+		# shellcheck disable=SC2086
+		cat fake.gz | "$A" -d $t | cmp - ref
+	done
+}
+
 @test "stored blocks (random data) and fixed Huffman blocks only" {
 	head -c 3000000 /dev/urandom > r
 	gzip -6 -c r > r.gz

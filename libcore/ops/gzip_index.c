@@ -27,11 +27,16 @@
  * after the start of the next chunk. Then, in order, each chunk whose
  * start is the exact bit where the one before it ended has its markers
  * replaced from the window now known and is written, its CRC32 (taken by
- * its thread for ISA-L's bytes) combined into the member's; a chunk that
- * does not join (a false boundary, a block longer than the chunk, a
- * decoding error) is decoded instead by zlib from where the one before it
- * ended, with that window as its dictionary, which also names the error of
- * a damaged member as the serial decoder would. The member's trailer
+ * its thread for ISA-L's bytes) combined into the member's. Where ISA-L
+ * does not stand at a block boundary at the next chunk's start, that start
+ * was a false one (bits that read as a header and a block by chance):
+ * ISA-L goes on through that chunk's input (it is marked absorbed) to the
+ * start of the one after it; where the end found for a batch's last chunk
+ * is false, the next boundary found after it is tried. A chunk that still
+ * does not join (a block longer than the chunk, a decoding error) is
+ * decoded instead by zlib from where the one before it ended, with that
+ * window as its dictionary, which also names the error of a damaged member
+ * as the serial decoder would. The member's trailer
  * (CRC32, ISIZE) is checked at its end. The first chunk's share of a
  * batch follows the threads' CPU times of the batch before, its ISA-L
  * alone being faster a byte than a prefix and ISA-L.
@@ -57,6 +62,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zlib.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -138,6 +144,34 @@ static inline unsigned br_get(struct br *b, unsigned n)
 static inline int br_over(const struct br *b)
 {
 	return b->pad && br_tell(b) > (uint64_t)b->n * 8;
+}
+
+/* --------------------------------------------------------- large buffers */
+
+/*
+ * The chunks' output buffers (tens of MiB each, reused across batches) are
+ * anonymous mappings with transparent huge pages asked for
+ * (MADV_HUGEPAGE): their first touch takes one page fault per 2 MiB, not
+ * per 4 KiB as malloc's would (~32000 faults for four chunks of 32 MiB).
+ * big_grow(p, cap, want): p of cap bytes (NULL, 0: none yet) grown to
+ * want bytes, moved where it must (mremap), contents kept; NULL when out
+ * of memory, p then unchanged. Sizes are the caller's, never rounded up,
+ * so the --memory bound stays true.
+ */
+static void *big_grow(void *p, size_t cap, size_t want)
+{
+	void *q = p ? mremap(p, cap, want, MREMAP_MAYMOVE) :
+		      mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	madvise(q, want, MADV_HUGEPAGE);
+	return q;
+}
+
+static void big_free(void *p, size_t cap)
+{
+	if (p)
+		munmap(p, cap);
 }
 
 /* --------------------------------------------------------------- Huffman */
@@ -357,7 +391,7 @@ static int syms_room(struct syms *o, size_t need)
 		cap *= 2;
 	if (cap > o->max)
 		cap = o->max;
-	uint16_t *s = realloc(o->s, cap * sizeof *s);
+	uint16_t *s = big_grow(o->s, o->cap * sizeof *s, cap * sizeof *s);
 	if (!s)
 		return -1;
 	o->s = s;
@@ -610,7 +644,7 @@ uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64
 			break;
 		}
 	}
-	free(o.s);
+	big_free(o.s, o.cap * sizeof *o.s);
 	free(d);
 	return found;
 }
@@ -661,6 +695,8 @@ struct chunk {
 	/* published by this chunk's thread for the one before it */
 	uint64_t found;   /* its start, UINT64_MAX: none */
 	int found_set;
+	int done;         /* its thread is done (its scratch free) */
+	int absorbed;     /* decoded by the chunk before it (its start false) */
 	/* results */
 	uint64_t start, end;
 	int rc;           /* R_STOP, R_END, or < 0: nothing usable */
@@ -703,20 +739,23 @@ static uint64_t find_end(struct chunk *c, uint64_t from, uint64_t to)
 	return UINT64_MAX;
 }
 
-/* The bit where this chunk must end: the next chunk's start, or for the
- * batch's last chunk the first boundary found at or after stop. */
-static uint64_t end_bit(struct chunk *c)
+/* The bit where chunk c must end when it decodes up to the end of chunk
+ * l (l == c, or a chunk after it that it took over): the start of the
+ * chunk after l, or for the batch's last chunk the first boundary found
+ * at or after its stop (by c's scratch, or by l's once l's thread is done
+ * and that scratch is free). */
+static uint64_t end_bit(struct chunk *c, struct chunk *l)
 {
-	if (c->stop == UINT64_MAX)
+	if (l->stop == UINT64_MAX)
 		return UINT64_MAX;
-	if (!c->next)
+	if (!l->next && l == c)
 		return find_end(c, c->stop, (uint64_t)c->n * 8);
 	pthread_mutex_lock(&c->b->mu);
-	while (!c->next->found_set)
+	while (l->next ? !l->next->found_set : !l->done)
 		pthread_cond_wait(&c->b->cv, &c->b->mu);
-	uint64_t at = c->next->found;
+	uint64_t at = l->next ? l->next->found : 0;
 	pthread_mutex_unlock(&c->b->mu);
-	return at;
+	return l->next ? at : find_end(l, l->stop, (uint64_t)l->n * 8);
 }
 
 /* Is the block at bit `at` of c->p a non-final stored one? */
@@ -745,8 +784,11 @@ static uint64_t isal_tell(const struct chunk *c)
  * zero padding that leaves it three bits (the finder takes the first): up
  * to the byte of LEN is visible then (still no output past the header),
  * and a boundary at any of those bits decodes the same. R_STOP or
- * R_END (the final block ended first) with c->end set; R_ERR (bad data, or
- * not at a boundary there), R_FULL.
+ * R_END (the final block ended first) with c->end set; R_ERR (bad data),
+ * R_FULL. Where ISA-L does not stand at a block boundary at that bit, the
+ * next chunk's start was a false one (a header's bits by chance, its
+ * block decoding without error): ISA-L goes on through the next chunk's
+ * input, marked absorbed, to the bit where that one must end, and so on.
  */
 static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_t dlen)
 {
@@ -763,7 +805,9 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 	}
 	s->next_in = (uint8_t *)at;
 	s->block_state = ISAL_BLOCK_NEW_HDR;
-	/* Phase 0: the input before stop; phase 1: up to the end bit. */
+	/* Phase 0: the input before stop (of l, the last chunk taken in);
+	 * phase 1: up to the end bit. */
+	struct chunk *l = c;
 	size_t lim = c->stop / 8 < c->n ? (size_t)(c->stop / 8) : c->n;
 	uint64_t target = UINT64_MAX, last = UINT64_MAX;
 	int phase = 0;
@@ -779,7 +823,7 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 					cap = c->o.max;
 				if (cap - c->nb < piece)
 					return R_FULL;
-				uint8_t *nbuf = realloc(c->bytes, cap);
+				uint8_t *nbuf = big_grow(c->bytes, c->bcap, cap);
 				if (!nbuf)
 					return R_FULL;
 				c->bytes = nbuf;
@@ -800,10 +844,36 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 			if (s->avail_out)
 				break; /* all input taken */
 		}
-		if (phase == 1)
-			break;
+		if (phase == 1) {
+			uint64_t at_end = isal_tell(c);
+			if (target != UINT64_MAX && at_end >= target && at_end <= last &&
+			    (s->block_state == ISAL_BLOCK_NEW_HDR || s->block_state == ISAL_BLOCK_HDR) &&
+			    s->tmp_out_valid == s->tmp_out_processed)
+				break;
+			/* Not a boundary there: the next chunk's start was
+			 * false, its input is decoded here too; or the end
+			 * found for the batch's last chunk was, and the next
+			 * boundary found after it is tried (l's scratch is
+			 * free: l is c, or its thread is done). */
+			if (target == UINT64_MAX)
+				return R_ERR;
+			if (!l->next) {
+				target = last = find_end(l, target + 1, (uint64_t)c->n * 8);
+				if (target != UINT64_MAX && stored_at(c, target))
+					last = (target + 10) / 8 * 8 - 3;
+				lim = target == UINT64_MAX ? c->n : (size_t)((last + 7) / 8);
+				if (lim > c->n)
+					lim = c->n;
+				continue;
+			}
+			l = l->next;
+			l->absorbed = 1;
+			phase = 0;
+			lim = l->stop / 8 < c->n ? (size_t)(l->stop / 8) : c->n;
+			continue;
+		}
 		phase = 1;
-		target = end_bit(c);
+		target = end_bit(c, l);
 		last = target;
 		if (target != UINT64_MAX && stored_at(c, target))
 			last = (target + 10) / 8 * 8 - 3;
@@ -811,11 +881,6 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 		if (lim > c->n)
 			lim = c->n;
 	}
-	uint64_t at_end = isal_tell(c);
-	if (target == UINT64_MAX || at_end < target || at_end > last ||
-	    (s->block_state != ISAL_BLOCK_NEW_HDR && s->block_state != ISAL_BLOCK_HDR) ||
-	    s->tmp_out_valid != s->tmp_out_processed)
-		return R_ERR;
 	c->end = target;
 	return R_STOP;
 }
@@ -874,6 +939,10 @@ static void chunk_run(struct chunk *c)
 	chunk_decode(c);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	c->cpu = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+	pthread_mutex_lock(&c->b->mu);
+	c->done = 1;
+	pthread_cond_broadcast(&c->b->cv);
+	pthread_mutex_unlock(&c->b->mu);
 }
 
 static void *chunk_thread(void *arg)
@@ -1147,7 +1216,7 @@ static int write_batch(struct member *m, struct chunk *c, int used)
 {
 	int rc = 0;
 	for (int k = 0; k < used && rc >= 0; k++)
-		if ((rc = resolve(m, &c[k])) >= 0)
+		if (!c[k].absorbed && (rc = resolve(m, &c[k])) >= 0)
 			rc = emit_bytes(m, &c[k]);
 	return rc < 0 ? rc : 0;
 }
@@ -1239,7 +1308,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 			 * is that batch's last bytes (m->window is its). */
 			c->win = w_on ? pwin : m->window;
 			c->wlen = w_on ? WSIZE : m->wlen;
-			c->found_set = 0;
+			c->found_set = c->done = c->absorbed = 0;
 			c->next = NULL;
 			if (c->first >= c->stop || (k > 0 && z - a < 1024))
 				break;
@@ -1255,6 +1324,10 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 				for (int j = k; j < used; j++) {
 					cs[j].rc = R_ERR;
 					publish(&cs[j], UINT64_MAX);
+					pthread_mutex_lock(&bt.mu);
+					cs[j].done = 1;
+					pthread_cond_broadcast(&bt.cv);
+					pthread_mutex_unlock(&bt.mu);
 				}
 				break;
 			}
@@ -1278,7 +1351,14 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		/* Does the whole batch join, from m->pos on? */
 		uint64_t at = m->pos;
 		int joined = 0, end = 0;
-		while (joined < used && !end && cs[joined].rc >= 0 && base + cs[joined].start == at) {
+		while (joined < used && !end) {
+			/* Decoded by the chunk before it, already joined. */
+			if (cs[joined].absorbed && base + cs[joined].start < at) {
+				joined++;
+				continue;
+			}
+			if (cs[joined].rc < 0 || base + cs[joined].start != at)
+				break;
 			at = base + cs[joined].end;
 			end = cs[joined].rc == R_END;
 			joined++;
@@ -1290,7 +1370,10 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 			if ((rc = wj.rc) < 0)
 				goto out;
 		}
-		if (sets == 2 && joined == used && !end && cs[used - 1].nb >= WSIZE) {
+		int tail = used - 1; /* the chunk whose bytes end the batch */
+		while (tail > 0 && cs[tail].absorbed)
+			tail--;
+		if (sets == 2 && joined == used && !end && cs[tail].nb >= WSIZE) {
 			/* All joined, the next batch's window in the bytes of
 			 * its last chunk: written while the next decodes. */
 			wj = (struct wjob){ m, cs, used, 0 };
@@ -1299,7 +1382,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 					goto out;
 			} else {
 				w_on = 1;
-				pwin = cs[used - 1].bytes + cs[used - 1].nb - WSIZE;
+				pwin = cs[tail].bytes + cs[tail].nb - WSIZE;
 				set ^= 1;
 			}
 			m->pos = at;
@@ -1310,6 +1393,8 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 		end = 0;
 		for (int k = 0; k < used && !end; k++) {
 			struct chunk *c = &cs[k];
+			if (c->absorbed && base + c->start < m->pos)
+				continue;
 			if (c->rc >= 0 && base + c->start == m->pos) {
 				if ((rc = resolve(m, c)) < 0 || (rc = emit_bytes(m, c)) < 0)
 					goto out;
@@ -1352,9 +1437,9 @@ out:
 	}
 	if (ch)
 		for (int k = 0; k < threads * 2; k++) {
-			free(ch[k].o.s);
-			free(ch[k].tmp.s);
-			free(ch[k].bytes);
+			big_free(ch[k].o.s, ch[k].o.cap * sizeof *ch[k].o.s);
+			big_free(ch[k].tmp.s, ch[k].tmp.cap * sizeof *ch[k].tmp.s);
+			big_free(ch[k].bytes, ch[k].bcap);
 			free(ch[k].st);
 		}
 	if (ch && ch[0].b) {
