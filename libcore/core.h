@@ -70,8 +70,10 @@ struct core_manifest;
  * the reason in err[len]. */
 int core_manifest_write(FILE *out, const char *dir, char *err, size_t len);
 /* The manifest of `dir`, or NULL when it has none, it is malformed or of
- * another format or ABI, or a plugin it lists is missing or newer than it
- * (stale): the folder is then scanned. Free with core_manifest_free. */
+ * another format or ABI, or a plugin it lists is missing or is not the
+ * file it recorded (stale: another size or build-id; without a build-id,
+ * another size or modification time): the folder is then scanned. Free
+ * with core_manifest_free. */
 struct core_manifest *core_manifest_read(const char *dir);
 void core_manifest_free(struct core_manifest *m);
 /* The table manifest m gives plugin file `file` ("accel_fftw.so"): its
@@ -80,6 +82,12 @@ void core_manifest_free(struct core_manifest *m);
 const struct accel_backend *core_manifest_find(const struct core_manifest *m, const char *file);
 /* Keep m with ctx (freed by accel_ctx_free): its tables stay in use. */
 void core_manifest_keep(struct accel_ctx *ctx, struct core_manifest *m);
+/* The GNU build-id (NT_GNU_BUILD_ID note) of the ELF file open on fd, of
+ * `size` bytes: its length, copied to id[cap]; 0 when the file, an ELF
+ * object of this machine's class and byte order, has none; -1 when it is
+ * not one, cannot be read, or a header or note does not fit in the file
+ * (or the build-id in cap). A few preads. buildid.c. */
+int core_elf_build_id(int fd, uint64_t size, unsigned char *id, size_t cap);
 /* NAME of a plugin file "accel_NAME.so" into name[len]: 0, or -1 when
  * file is not one. discover.c. */
 int core_plugin_name(const char *file, char *name, size_t len);

@@ -6,30 +6,42 @@
  * versions (discover.c). Written at build time (tools/plugin-manifest.c,
  * `make`), installed beside the plugins by `make install`. A folder without
  * one, with one of another format or ABI, or whose listed plugin is missing
- * or newer than the manifest is scanned as before: every plugin loaded.
+ * or is not the file listed is scanned as before: every plugin loaded.
+ *
+ * A plugin is known by its content, not by its times: its size and its
+ * GNU build-id (buildid.c), which a rebuild changes and a copy (cp -p,
+ * rsync -t, a package), a hard link (perf's build-id cache, backups),
+ * chmod, chown, a label or a clamped date keep. One without a build-id is
+ * known by its size and modification time. A plugin that is not an ELF
+ * object this reader takes is left out of the manifest (a scan loads it).
  *
  * Format (text, one plugin a line, fields split by tabs):
  *   accel-plugin-manifest FORMAT ABI
- *   FILE NAME PRIORITY CLASSES OPS APIS NOTES DESCRIPTION
- * CLASSES is the class mask in decimal; OPS "a,b" (or "-": none); APIS
+ *   FILE SIZE ID NAME PRIORITY CLASSES OPS APIS NOTES DESCRIPTION
+ * SIZE is the file's size in bytes; ID "build-id:HEX" (lowercase), or
+ * "mtime:SECONDS.NANOSECONDS" for a plugin without a build-id; CLASSES is
+ * the class mask in decimal; OPS "a,b" (or "-": none); APIS
  * "name:kinds,..." (or "-"); NOTES "api=word,..." (or "-"); DESCRIPTION
  * the rest of the line (empty: none).
  */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "core.h"
 
-#define MANIFEST_FORMAT 1
+#define MANIFEST_FORMAT 2
 
 /* One plugin of a manifest: its registry fields as a table (no functions). */
 struct core_manifest_entry {
 	char file[64];
+	const char *size, *id;  /* as recorded (fresh compares them with the file's) */
 	struct accel_backend table;
 	const char **ops;
 	struct accel_api_info *apis;
@@ -49,9 +61,38 @@ static int plain(const char *s, const char *forbid)
 	return s && !strpbrk(s, forbid) && !strpbrk(s, "\t\n\r");
 }
 
-/* The line of table b (of plugin `file`), or 0 when a field holds a
- * separator (the plugin is then left out, and found by a scan). */
-static int write_entry(FILE *out, const char *file, const struct accel_backend *b)
+/* The identity of plugin `path`, "SIZE\tID" as a manifest line has it,
+ * into buf[len]: 0, or -1 when it cannot be opened or is not a regular
+ * ELF file this machine's reader takes (buildid.c). An open, an fstat and
+ * one or two preads. */
+static int identity(const char *path, char *buf, size_t len)
+{
+	/* O_NONBLOCK: a FIFO in a plugin's place must not hang the start. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	unsigned char id[64];
+	int n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
+		core_elf_build_id(fd, (uint64_t)st.st_size, id, sizeof id) : -1;
+	close(fd);
+	if (n < 0)
+		return -1;
+	int k = snprintf(buf, len, "%lld\t", (long long)st.st_size);
+	if (n == 0)
+		k += snprintf(buf + k, len - (size_t)k, "mtime:%lld.%09ld", (long long)st.st_mtim.tv_sec,
+			      (long)st.st_mtim.tv_nsec);
+	else
+		k += snprintf(buf + k, len - (size_t)k, "build-id:");
+	for (int i = 0; i < n && (size_t)k + 2 < len; i++)
+		k += snprintf(buf + k, len - (size_t)k, "%02x", id[i]);
+	return 0;
+}
+
+/* The line of table b (of plugin `file`, whose identity is id), or 0 when
+ * a field holds a separator (the plugin is then left out, and found by a
+ * scan). */
+static int write_entry(FILE *out, const char *file, const char *id, const struct accel_backend *b)
 {
 	if (!plain(file, "") || !plain(b->name, ",:=") || (b->description && !plain(b->description, "")))
 		return 0;
@@ -64,7 +105,7 @@ static int write_entry(FILE *out, const char *file, const struct accel_backend *
 	for (const struct accel_api_note *a = b->api_notes; a && a->api; a++)
 		if (!*a->api || !a->word || !*a->word || !plain(a->api, ",:=") || !plain(a->word, ",:="))
 			return 0;
-	fprintf(out, "%s\t%s\t%d\t%u\t", file, b->name, b->priority, b->classes);
+	fprintf(out, "%s\t%s\t%s\t%d\t%u\t", file, id, b->name, b->priority, b->classes);
 	if (!b->ops || !b->ops[0])
 		fputc('-', out);
 	for (const char *const *o = b->ops; o && *o; o++)
@@ -93,7 +134,7 @@ int core_manifest_write(FILE *out, const char *dir, char *err, size_t len)
 	}
 	fprintf(out, "accel-plugin-manifest %d %u\n", MANIFEST_FORMAT, ACCEL_BACKEND_ABI);
 	for (int i = 0; i < n; i++) {
-		char name[32], path[PATH_MAX], sym[64], why[256];
+		char name[32], path[PATH_MAX], sym[64], why[256], id[192];
 		const char *file = list[i]->d_name;
 		/* A plugin whose table cannot be used is left out: a scan
 		 * loads it and says why. */
@@ -102,8 +143,8 @@ int core_manifest_write(FILE *out, const char *dir, char *err, size_t len)
 			snprintf(sym, sizeof sym, "accel_backend_%s", name);
 			void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 			const struct accel_backend *b = h ? dlsym(h, sym) : NULL;
-			if (b && !core_table_problem(b, name, why, sizeof why))
-				write_entry(out, file, b);
+			if (b && !core_table_problem(b, name, why, sizeof why) && !identity(path, id, sizeof id))
+				write_entry(out, file, id, b);
 		}
 		free(list[i]);
 	}
@@ -134,42 +175,44 @@ static int split(char *s, char sep, char **v, int max)
 /* Parse one line (cut in place) into e; 0, or -1 when malformed. */
 static int parse_entry(struct core_manifest_entry *e, char *line)
 {
-	char *f[8];
+	char *f[10];
 	int n = 0;
-	for (char *s = line; n < 8; n++) {
+	for (char *s = line; n < 10; n++) {
 		f[n] = s;
-		s = n < 7 ? strchr(s, '\t') : NULL;
-		if (n < 7 && !s)
+		s = n < 9 ? strchr(s, '\t') : NULL;
+		if (n < 9 && !s)
 			return -1;
 		if (s)
 			*s++ = 0;
 	}
 	char *end, name[32];
-	if (strlen(f[0]) >= sizeof e->file || core_plugin_name(f[0], name, sizeof name) || strcmp(name, f[1]))
+	if (strlen(f[0]) >= sizeof e->file || core_plugin_name(f[0], name, sizeof name) || strcmp(name, f[3]))
 		return -1;
 	core_strlcpy(e->file, f[0], sizeof e->file);
+	e->size = f[1];
+	e->id = f[2];
 	e->table.abi = ACCEL_BACKEND_ABI;
-	e->table.name = f[1];
+	e->table.name = f[3];
 	errno = 0;
-	long prio = strtol(f[2], &end, 10);
-	if (errno || *end || end == f[2] || prio < INT_MIN || prio > INT_MAX)
+	long prio = strtol(f[4], &end, 10);
+	if (errno || *end || end == f[4] || prio < INT_MIN || prio > INT_MAX)
 		return -1;
 	e->table.priority = (int)prio;
-	unsigned long cls = strtoul(f[3], &end, 10);
-	if (*end || end == f[3] || cls > ACCEL_CLASS_ALL)
+	unsigned long cls = strtoul(f[5], &end, 10);
+	if (*end || end == f[5] || cls > ACCEL_CLASS_ALL)
 		return -1;
 	e->table.classes = (unsigned)cls;
-	e->table.description = *f[7] ? f[7] : NULL;
+	e->table.description = *f[9] ? f[9] : NULL;
 
 	char *v[65];
-	int k = split(f[4], ',', v, 64);
+	int k = split(f[6], ',', v, 64);
 	if (k < 0 || !(e->ops = calloc((size_t)k + 1, sizeof *e->ops)))
 		return -1;
 	for (int i = 0; i < k; i++)
 		e->ops[i] = v[i];
 	e->table.ops = k ? e->ops : NULL;
 
-	k = split(f[5], ',', v, 64);
+	k = split(f[7], ',', v, 64);
 	if (k < 0 || !(e->apis = calloc((size_t)k + 1, sizeof *e->apis)))
 		return -1;
 	for (int i = 0; i < k; i++) {
@@ -184,7 +227,7 @@ static int parse_entry(struct core_manifest_entry *e, char *line)
 	}
 	e->table.apis = k ? e->apis : NULL;
 
-	k = split(f[6], ',', v, 64);
+	k = split(f[8], ',', v, 64);
 	if (k < 0 || !(e->notes = calloc((size_t)k + 1, sizeof *e->notes)))
 		return -1;
 	for (int i = 0; i < k; i++) {
@@ -215,24 +258,14 @@ void core_manifest_free(struct core_manifest *m)
 	}
 }
 
-/* Whether a is after b. */
-static int later(const struct timespec *a, const struct timespec *b)
+/* Whether plugin e of dir is the file the manifest recorded: the same
+ * size and build-id (or, without one, modification time). */
+static int fresh(const char *dir, const struct core_manifest_entry *e)
 {
-	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
-}
-
-/* Whether plugin `file` of dir is older than (or as old as) the manifest. */
-static int fresh(const char *dir, const char *file, const struct stat *ms)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if (stat(path, &st) < 0)
-		return 0;
-	/* Modified, or put in place (ctime: a copy that keeps an older mtime,
-	 * as cp -p, rsync -t and package managers make, cannot keep it), after
-	 * the manifest: stale. */
-	return !later(&st.st_mtim, &ms->st_mtim) && !later(&st.st_ctim, &ms->st_ctim);
+	char path[PATH_MAX], id[192], want[192];
+	snprintf(path, sizeof path, "%s/%s", dir, e->file);
+	snprintf(want, sizeof want, "%s\t%s", e->size, e->id);
+	return identity(path, id, sizeof id) == 0 && !strcmp(id, want);
 }
 
 struct core_manifest *core_manifest_read(const char *dir)
@@ -242,11 +275,10 @@ struct core_manifest *core_manifest_read(const char *dir)
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return NULL;
-	struct stat ms;
 	struct core_manifest *m = calloc(1, sizeof *m);
 	char *line = NULL;
 	size_t cap = 0;
-	int cap_entries = 0, ok = m && fstat(fileno(f), &ms) == 0;
+	int cap_entries = 0, ok = m != NULL;
 	unsigned format = 0, abi = 0;
 	ssize_t got = ok ? getline(&line, &cap, f) : -1;
 	ok = got > 0 && sscanf(line, "accel-plugin-manifest %u %u", &format, &abi) == 2 &&
@@ -272,7 +304,7 @@ struct core_manifest *core_manifest_read(const char *dir)
 			break;
 		}
 		m->n++;
-		ok = parse_entry(e, e->text) == 0 && fresh(dir, e->file, &ms);
+		ok = parse_entry(e, e->text) == 0 && fresh(dir, e);
 	}
 	ok = ok && !ferror(f);
 	free(line);

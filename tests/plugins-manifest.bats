@@ -3,9 +3,10 @@
 # from PLUGINDIR/plugins.manifest and dlopens one only when it is probed,
 # so a route on the built-in CPU engine maps no plugin. A plugin the
 # manifest does not list is loaded as before; a manifest that is stale (a
-# plugin it lists missing, or modified or put in place after it), malformed or of another ABI makes the
-# folder scanned. What is mapped is read from the dynamic loader's trace
-# (LD_DEBUG=files), not from timings.
+# plugin it lists missing, or not the file it recorded: another size or
+# build-id, or, without a build-id, another modification time), malformed
+# or of another format or ABI makes the folder scanned. What is mapped is
+# read from the dynamic loader's trace (LD_DEBUG=files), not from timings.
 
 bats_require_minimum_version 1.5.0
 
@@ -83,36 +84,79 @@ mapped() {
 	jq -e '[.probes[] | select(.name == "test")] | length == 1' d.json
 }
 
-@test "a stale manifest (a plugin newer, put in place later, or missing) makes the folder scanned" {
-	touch -d '+1 minute' p/accel_fftw.so
-	printf x | mapped "$B/accel-compress" -c > x.zst
-	[ "$(zstd -dc x.zst)" = x ]
+# scanned: each plugin of p/ was mapped (a scan), or none (the manifest read).
+scanned() {
 	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
+}
 
-	# As old as the manifest again, and the manifest written after them:
-	# fresh.
-	touch -r p/plugins.manifest p/accel_*.so
-	touch p/plugins.manifest
+@test "a stale manifest (a plugin rebuilt, replaced by a copy that keeps an older date, or missing) makes the folder scanned" {
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ ! -s mapped.txt ]
-	# A plugin put in place after the manifest with an older date (cp -p,
-	# a package): stale, by its ctime.
+	# Another build in its place (the test plugin, renamed: another
+	# build-id and size), with the date of the one it replaces (cp -p,
+	# rsync -t): stale.
 	cp -p p/accel_fftw.so fftw.so
-	touch -d '-1 day' fftw.so
-	cp -p fftw.so p/accel_fftw.so
+	cp "$B/tests/plugins/accel_test.so" p/accel_fftw.so
+	touch -r fftw.so p/accel_fftw.so
 	printf x | mapped "$B/accel-compress" -c > x.zst
-	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
-	touch p/plugins.manifest
+	[ "$(zstd -dc x.zst)" = x ]
+	scanned
+	# The same size with another build-id: stale too.
+	cp -p fftw.so p/accel_fftw.so
+	id=$(awk -F '\t' '$1 == "accel_fftw.so" { print $3 }' p/plugins.manifest)
+	python3 -c 'import sys; p, i = sys.argv[1], bytes.fromhex(sys.argv[2][9:]); b = open(p, "rb").read(); assert b.count(i) == 1; open(p, "wb").write(b.replace(i, bytes(x ^ 0xff for x in i)))' p/accel_fftw.so "$id"
+	run -1 cmp -s fftw.so p/accel_fftw.so
+	[ "$(stat -c %s p/accel_fftw.so)" = "$(stat -c %s fftw.so)" ]
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	scanned
+	# The same plugin back, however old: fresh.
+	cp -p fftw.so p/accel_fftw.so
+	touch -d '-1 year' p/accel_fftw.so
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	[ ! -s mapped.txt ]
 	rm p/accel_nic.so
 	printf x | mapped "$B/accel-compress" -c > x.zst
-	[ "$(grep -c "^$PWD/p/" mapped.txt)" = "$(ls p/accel_*.so | wc -l)" ]
+	scanned
+}
+
+@test "a plugin hard-linked (perf's build-id cache, backups), chmod'ed, touched or copied after the manifest leaves it fresh" {
+	mkdir cache
+	ln p/accel_fftw.so cache/fftw.so
+	chmod 700 p/accel_openssl.so
+	touch -c p/accel_nic.so
+	touch -d '+1 day' p/accel_pci.so
+	cp p/accel_qat.so qat.so
+	mv qat.so p/accel_qat.so
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	[ "$(zstd -dc x.zst)" = x ]
+	[ ! -s mapped.txt ]
+	printf x | mapped "$B/accel-crypt" hash > sum
+	[ "$(cat sum)" = "$(printf x | sha256sum)" ]
+	[ "$(cat mapped.txt)" = "$PWD/p/accel_openssl.so" ]
+}
+
+@test "a plugin without a build-id is known by its size and modification time" {
+	command -v objcopy > /dev/null || skip "no objcopy (binutils)"
+	objcopy --remove-section=.note.gnu.build-id p/accel_fftw.so fftw.so
+	mv fftw.so p/accel_fftw.so
+	LD_LIBRARY_PATH="$B/lib" "$B/tools/plugin-manifest" p > p/plugins.manifest
+	grep -qP '^accel_fftw\.so\t[0-9]+\tmtime:[0-9]+\.[0-9]{9}\t' p/plugins.manifest
+	grep -qP '^accel_openssl\.so\t[0-9]+\tbuild-id:[0-9a-f]{40}\t' p/plugins.manifest
+	ln p/accel_fftw.so fftw-link.so
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	[ ! -s mapped.txt ]
+	touch -c p/accel_fftw.so
+	printf x | mapped "$B/accel-compress" -c > x.zst
+	scanned
 }
 
 @test "a manifest of another ABI or format, or malformed, makes the folder scanned" {
 	n=$(ls p/accel_*.so | wc -l)
-	for change in 's/^accel-plugin-manifest 1 \([0-9]*\)$/accel-plugin-manifest 1 999/' \
-		      's/^accel-plugin-manifest 1 /accel-plugin-manifest 2 /' \
-		      's/^\(accel_fftw\.so\t[^\t]*\t\)[0-9]*/\1high/'; do
+	for change in 's/^accel-plugin-manifest 2 \([0-9]*\)$/accel-plugin-manifest 2 999/' \
+		      's/^accel-plugin-manifest 2 /accel-plugin-manifest 1 /' \
+		      's/^accel-plugin-manifest 2 /accel-plugin-manifest 3 /' \
+		      's/^\(accel_fftw\.so\t[^\t]*\t[^\t]*\t[^\t]*\t\)[0-9]*/\1high/' \
+		      's/^\(accel_fftw\.so\t[^\t]*\t\)[^\t]*/\1-/'; do
 		sed "$change" "$B/plugins/plugins.manifest" > p/plugins.manifest
 		! cmp -s p/plugins.manifest "$B/plugins/plugins.manifest"
 		printf x | mapped "$B/accel-compress" -c > x.zst
@@ -121,8 +165,12 @@ mapped() {
 }
 
 @test "a listed plugin that fails to load when probed says why, as a scan would" {
-	printf 'not an ELF file\n' > p/accel_broken.so
-	printf 'accel_broken.so\tbroken\t90\t0\tsha256\t-\t-\ta plugin that cannot be loaded\n' >> p/plugins.manifest
+	# A plugin whose library is gone since the manifest was written.
+	cp p/accel_fftw.so p/accel_broken.so
+	python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); assert b.count(b"libc.so.6\0") == 1; open(p, "wb").write(b.replace(b"libc.so.6\0", b"libq.so.6\0"))' p/accel_broken.so
+	id=$(awk -F '\t' '$1 == "accel_fftw.so" { print $3 }' p/plugins.manifest)
+	printf 'accel_broken.so\t%s\t%s\tbroken\t90\t0\tsha256\t-\t-\ta plugin that cannot be loaded\n' \
+		"$(stat -c %s p/accel_broken.so)" "$id" >> p/plugins.manifest
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ ! -s mapped.txt ]
 	"$B/accel-detect" --json > d.json
