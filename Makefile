@@ -146,8 +146,9 @@ all: $(LIB) $(PROG_BIN) $(PLUGINS) $(PLUGIN_PARTS) $(MANIFEST) $(MAN_PAGES) $(B)
 
 # The plugin manifest (libcore/manifest.c): each plugin's table, read once
 # here, so that a program loads a plugin only when it is probed. Written
-# after the plugins (a plugin newer than it makes it stale: the folder is
-# then scanned), installed after them. The tool links libcore's objects
+# after the plugins, with each one's size and build-id (a plugin rebuilt
+# since makes it stale: the folder is then scanned); installed as is, since
+# install copies the plugins byte for byte. The tool links libcore's objects
 # (it reads internals), exported so that the plugins it loads bind to them.
 $(B)/tools/plugin-manifest: libcore/tools/plugin-manifest.c $(CORE_OBJ)
 	@mkdir -p $(@D)

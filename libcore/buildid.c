@@ -68,9 +68,17 @@ static const unsigned char *bytes_at(int fd, uint64_t size, const unsigned char 
 	return buf;
 }
 
+/* off rounded up to a multiple of align (4 or 8). */
+static uint64_t round_up(uint64_t off, uint64_t align)
+{
+	return (off + align - 1) / align * align;
+}
+
 /* Find the build-id among the notes p[len] aligned to align: its length
  * (copied to id[cap]), 0 when none is there, -1 when a note's sizes pass
- * the segment's end or the build-id is empty or longer than cap. */
+ * the segment's end or the build-id is empty or longer than cap. The
+ * name and the desc each start at a multiple of align from the segment's
+ * start (which is so aligned). */
 static int find_note(const unsigned char *p, uint64_t len, uint64_t align, unsigned char *id, size_t cap)
 {
 	uint64_t pos = 0;
@@ -79,21 +87,21 @@ static int find_note(const unsigned char *p, uint64_t len, uint64_t align, unsig
 		memcpy(&namesz, p + pos, 4);
 		memcpy(&descsz, p + pos + 4, 4);
 		memcpy(&type, p + pos + 8, 4);
-		pos += 12;
-		/* 64-bit sums of 32-bit sizes: no overflow. */
-		uint64_t name_pad = ((uint64_t)namesz + align - 1) / align * align;
-		uint64_t desc_pad = ((uint64_t)descsz + align - 1) / align * align;
-		if (name_pad > len - pos || descsz > len - pos - name_pad)
+		/* 64-bit sums of a position under 4 KiB and 32-bit sizes: no
+		 * overflow. */
+		uint64_t name = pos + 12, desc = round_up(name + namesz, align);
+		if (desc > len || descsz > len - desc)
 			return -1;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(p + pos, "GNU", 4)) {
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(p + name, "GNU", 4)) {
 			if (!descsz || descsz > cap)
 				return -1;
-			memcpy(id, p + pos + name_pad, descsz);
+			memcpy(id, p + desc, descsz);
 			return (int)descsz;
 		}
-		pos += name_pad;
 		/* The last note's padding may be left out of the segment. */
-		pos += desc_pad < len - pos ? desc_pad : len - pos;
+		pos = round_up(desc + descsz, align);
+		if (pos > len)
+			pos = len;
 	}
 	return 0;
 }

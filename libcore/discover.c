@@ -8,8 +8,9 @@
  * read). Where a plugin folder has a fresh manifest (manifest.c), the table
  * is the manifest's and the plugin is dlopen'ed only when it is probed or
  * asked for its versions; a plugin the manifest does not list, and every
- * plugin of a folder without a manifest or with a stale one, is loaded at
- * once. A backend is probed only when the job needs it (accel_discover for
+ * plugin of a folder without a manifest or with a stale one (a listed
+ * plugin missing or not the file recorded: size and build-id, manifest.c),
+ * is loaded at once. A backend is probed only when the job needs it (accel_discover for
  * an op in its ops, accel_discover_classes, accel_probe_backend), so a
  * route on the built-in CPU engine loads no plugin. A plugin links nothing
  * heavier than libaccel's own libraries: what its engines run on is loaded
