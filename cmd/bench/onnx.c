@@ -36,6 +36,7 @@ static struct {
 	struct accel_ctx *ctx;           /* the case's own: its model loads in its set-up run */
 	struct accel_route route;        /* ctx's route of the case, made by its set-up run */
 	int routed;                      /* 1: route is made */
+	int sink;                        /* /dev/null for our runs' outputs, 0: not open yet */
 	pid_t pid;                       /* the peer, 0: none running */
 	FILE *peer;                      /* its socket, both ways */
 } onnx;
@@ -190,6 +191,13 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 	return accel_stream_run(onnx.ctx, &cfg, r, &op, &sops, &sent, in, out, st, err, len);
 }
 
+int onnx_sink(void)
+{
+	if (onnx.sink <= 0)
+		onnx.sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	return onnx.sink;
+}
+
 /* The peer of case c: infer-direct --serve, on engines of ONNX Runtime's
  * CPU provider (what it drives). 0, or -1 when there is none here. */
 int onnx_peer_command(struct bench *b, struct kase *c)
@@ -278,4 +286,7 @@ void onnx_end(void)
 	onnx_peer_close();
 	accel_ctx_free(onnx.ctx);
 	onnx.ctx = NULL;
+	if (onnx.sink > 0)
+		close(onnx.sink);
+	onnx.sink = 0;
 }
