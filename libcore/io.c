@@ -774,7 +774,8 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		return open_failed(out, errno == ENOMEM ? ACCEL_ENOMEM : ACCEL_EIO);
 	path = out->path;
 	/* A device or FIFO (or a link to one) is written into, never replaced. */
-	mode_t mode = 0666 & ~current_umask();
+	mode_t mode = 0;
+	int kept = 0;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
@@ -791,7 +792,14 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		/* The file replaced keeps its permissions, as one opened with
 		 * O_TRUNC does: what was private stays so. */
 		mode = st.st_mode & 0777;
+		kept = 1;
 	}
+	/* A new file gets what open() would give it. The umask is read only
+	 * here: the kernel makes /proc/self/status anew on each read (tens of
+	 * microseconds), which a device opened once per run (accel-bench's
+	 * /dev/null) would pay each time. */
+	if (!kept)
+		mode = 0666 & ~current_umask();
 	size_t n = strlen(path) + 16;
 	out->tmp = malloc(n);
 	if (!out->tmp)

@@ -173,6 +173,9 @@ void *op_ext(struct bench *b, const struct opdef *op);
 int onnx_prepare(struct bench *b, struct kase *c);
 int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
 	     struct accel_stream_stats *st, char *err, size_t len);
+/* /dev/null, opened for writing on the first call and kept until
+ * onnx_end(): the fd, or -1 when it cannot be opened. */
+int onnx_sink(void);
 int onnx_peer_command(struct bench *b, struct kase *c);
 /* Start case c's peer (infer-direct --serve): its model load into
  * c->peer.start. 0, or -1 when it failed. */

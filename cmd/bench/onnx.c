@@ -34,6 +34,9 @@ static struct {
 	char model[4096];                /* "" when it is not here */
 	struct accel_onnx_params params;
 	struct accel_ctx *ctx;           /* the case's own: its model loads in its set-up run */
+	struct accel_route route;        /* ctx's route of the case, made by its set-up run */
+	int routed;                      /* 1: route is made */
+	int sink;                        /* /dev/null for our runs' outputs, 0: not open yet */
 	pid_t pid;                       /* the peer, 0: none running */
 	FILE *peer;                      /* its socket, both ways */
 } onnx;
@@ -113,6 +116,7 @@ int onnx_prepare(struct bench *b, struct kase *c)
 		return -1;
 	}
 	accel_discover(onnx.ctx, "onnx.run");
+	onnx.routed = 0;
 	c->input = in;
 	c->tiny = one;
 	c->in_bytes = (uint64_t)file_size(in);
@@ -121,7 +125,11 @@ int onnx_prepare(struct bench *b, struct kase *c)
 	return 0;
 }
 
-/* The stream's one unit: the whole input, the batch as one .npy array. */
+/* The stream's one unit: the whole input, the batch as one .npy array,
+ * read straight into a buffer of the file's size (and a byte, for the read
+ * that finds its end), at least 1 MiB (reads of a quarter of it or less
+ * would go through the input's own buffer): no growing, so no copy of what
+ * was read, as the peer reads it into its buffer. */
 static int whole_input(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	int *sent = user;
@@ -129,10 +137,12 @@ static int whole_input(void *user, struct accel_input *in, struct accel_unit *u,
 		return 0;
 	u->in.len = 0;
 	u->offset = 0;
+	size_t want = in->size >= 1 << 20 ? (size_t)in->size + 1 : 1 << 20;
 	for (;;) {
-		if (accel_buf_reserve(&u->in, u->in.len + (1 << 20)) < 0)
+		if (u->in.len == u->in.cap && accel_buf_reserve(&u->in, u->in.len + want) < 0)
 			return ACCEL_ENOMEM;
-		ssize_t n = accel_input_read(in, u->in.data + u->in.len, 1 << 20);
+		want = 1 << 20;
+		ssize_t n = accel_input_read(in, u->in.data + u->in.len, u->in.cap - u->in.len);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
@@ -144,23 +154,27 @@ static int whole_input(void *user, struct accel_input *in, struct accel_unit *u,
 	return 1;
 }
 
-/* One run: route the model to case c's engine, then run the batch in `in`
- * as one unit, its outputs to `out`. 0, or a negative ACCEL_E* code with
- * its line in err[len]. */
+/* One run: the batch in `in` as one unit on case c's engine, its outputs
+ * to `out`. The model is routed to the engine once per case, by its set-up
+ * run (which loads it), as accel-infer routes once for all its inputs. 0,
+ * or a negative ACCEL_E* code with its line in err[len]. */
 int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
 	     struct accel_stream_stats *st, char *err, size_t len)
 {
 	struct accel_op op = { .name = c->op->name, .ext = op_ext(b, c->op) };
-	struct accel_route_req req = { &op, c->engine, -1, NULL };
-	struct accel_route r;
-	int rc = accel_route(onnx.ctx, &req, &r);
-	if (rc < 0 || !r.nranked) {
-		for (int i = r.nranked; i < r.n; i++)
-			if (strncmp(r.entries[i].reason, "does not offer", 14)) {
-				snprintf(err, len, "%s: %s", r.entries[i].name, r.entries[i].reason);
-				break;
-			}
-		return rc < 0 ? rc : ACCEL_ENOTSUP;
+	struct accel_route *r = &onnx.route;
+	if (!onnx.routed) {
+		struct accel_route_req req = { &op, c->engine, -1, NULL };
+		int rc = accel_route(onnx.ctx, &req, r);
+		if (rc < 0 || !r->nranked) {
+			for (int i = r->nranked; i < r->n; i++)
+				if (strncmp(r->entries[i].reason, "does not offer", 14)) {
+					snprintf(err, len, "%s: %s", r->entries[i].name, r->entries[i].reason);
+					break;
+				}
+			return rc < 0 ? rc : ACCEL_ENOTSUP;
+		}
+		onnx.routed = 1;
 	}
 	struct accel_stream_config cfg = {
 		/* One worker, one session: its threads are the model's. */
@@ -174,7 +188,14 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 	};
 	struct accel_stream_ops sops = { whole_input, NULL, NULL };
 	int sent = 0;
-	return accel_stream_run(onnx.ctx, &cfg, &r, &op, &sops, &sent, in, out, st, err, len);
+	return accel_stream_run(onnx.ctx, &cfg, r, &op, &sops, &sent, in, out, st, err, len);
+}
+
+int onnx_sink(void)
+{
+	if (onnx.sink <= 0)
+		onnx.sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	return onnx.sink;
 }
 
 /* The peer of case c: infer-direct --serve, on engines of ONNX Runtime's
@@ -265,4 +286,7 @@ void onnx_end(void)
 	onnx_peer_close();
 	accel_ctx_free(onnx.ctx);
 	onnx.ctx = NULL;
+	if (onnx.sink > 0)
+		close(onnx.sink);
+	onnx.sink = 0;
 }
