@@ -171,10 +171,17 @@ static void make_window(const struct accel_fft *f, float *w)
 		}
 		return;
 	}
+	/* The terms past the window's last coefficient add zeros, and the
+	 * first is a[0] (cos 0 = 1): left out, every value is the same and a
+	 * rectangular window takes no cosine (a few thousand of them were a
+	 * tenth of a small run's start-up). */
 	const double *a = coef[f->window];
+	int terms = 5;
+	while (terms > 1 && a[terms - 1] == 0)
+		terms--;
 	for (size_t i = 0; i < n; i++) {
-		double v = 0, x = 2 * M_PI * (double)i / (double)n;
-		for (int k = 0; k < 5; k++)
+		double v = a[0], x = 2 * M_PI * (double)i / (double)n;
+		for (int k = 1; k < terms; k++)
 			v += (k & 1 ? -a[k] : a[k]) * cos(k * x);
 		w[i] = (float)v;
 	}
