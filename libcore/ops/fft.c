@@ -1314,6 +1314,13 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	accel_input_map(in);
 	if (f->channels == 1)
 		sc.worker_reads = 1;
+	/* One unit: started on a worker thread, it would leave the calling
+	 * thread waiting for it. */
+	if (cfg->inline_one_unit && size >= 0 && f->outputs == 1 &&
+	    accel_fft_stream_frames(f, size) <= (int64_t)(r.sub ? r.sub : f->unit_frames)) {
+		sc.threads = 1;
+		sc.inline_units = 1;
+	}
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);
