@@ -595,24 +595,30 @@ static void catch_sigbus(void)
 }
 
 /* Catch sig only while its disposition is the default: a signal the parent
- * ignored (nohup) stays ignored, one the program handles keeps its handler. */
+ * ignored (nohup) stays ignored, one the program handles keeps its handler.
+ * One call sets ours and reads the old one, which is put back where it was
+ * not the default (signals blocked by the caller meanwhile, so none meets
+ * ours there): one system call a signal, not two (45 signals). */
 static void catch_signal(int sig)
 {
 	struct sigaction old, sa;
-	if (sigaction(sig, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-		return;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigfillset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	if (sigaction(sig, &sa, &old) == 0 && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL))
+		sigaction(sig, &old, NULL);
 }
 
 static void install_handlers(void)
 {
+	sigset_t all, mask;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &mask);
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		catch_signal(fatal_signals[i]);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		catch_signal(sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;

@@ -980,7 +980,8 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	/* The default cap: a quarter of the memory this process can have
 	 * (none when that is not known; none inline: one unit at a time). */
 	s->mem_limit = cfg->memory_limit ? cfg->memory_limit :
-		       s->inline_worker ? 0 : accel_memory_available(ctx) / 4;
+		       s->inline_worker ? 0 :
+		       (cfg->memory_available ? cfg->memory_available : accel_memory_available(ctx)) / 4;
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);

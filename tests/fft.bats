@@ -526,6 +526,28 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	grep -q "^  fftw:cpu0 *workers [0-9]*, units 1, " "$T/log"
 }
 
+@test "an input of one unit runs on the calling thread unless -T above 1 is given: the same bytes" {
+	$REF gen f32 4096 36 "$T/x"
+	"$F" --plan estimate -v -t f32 -n 1024 -w hann "$T/x" > "$T/a" 2> "$T/log"
+	grep -q "^  fftw:cpu0 *workers 1, units 1, " "$T/log"
+	grep -q "no memory cap$" "$T/log"
+	"$F" --plan estimate -v -T 1 -t f32 -n 1024 -w hann "$T/x" > "$T/b" 2> "$T/log"
+	grep -q "^  fftw:cpu0 *workers 1, units 1, " "$T/log"
+	cmp "$T/a" "$T/b"
+	"$F" --plan estimate -v -T 2 -t f32 -n 1024 -w hann "$T/x" > "$T/b" 2> "$T/log"
+	grep -q "^  fftw:cpu0 *workers 2, units 1, " "$T/log"
+	grep -q "memory cap [0-9.]* MiB$" "$T/log"
+	cmp "$T/a" "$T/b"
+	# From a pipe the size is not known: worker threads (and their
+	# memory cap), as before.
+	cat "$T/x" | "$F" --plan estimate -v -t f32 -n 1024 -w hann > "$T/b" 2> "$T/log"
+	grep -q "memory cap [0-9.]* MiB$" "$T/log"
+	cmp "$T/a" "$T/b"
+	# Two channels make two units a stretch: worker threads.
+	"$F" --plan estimate -v -t f32 --channels 2 -n 512 "$T/x" > /dev/null 2> "$T/log"
+	grep -q "memory cap [0-9.]* MiB$" "$T/log"
+}
+
 @test "co-execution: -b fftw+vkfft.opencl:ID serves one stream with both engines; the output matches fftw's" {
 	[ -f "$ROOT/build/plugins/accel_vkfft.so" ] || skip "the vkfft plugin is not built (libvkfft-dev)"
 	local e

@@ -171,10 +171,17 @@ static void make_window(const struct accel_fft *f, float *w)
 		}
 		return;
 	}
+	/* The terms past the window's last coefficient add zeros, and the
+	 * first is a[0] (cos 0 = 1): left out, every value is the same and a
+	 * rectangular window takes no cosine (a few thousand of them were a
+	 * tenth of a small run's start-up). */
 	const double *a = coef[f->window];
+	int terms = 5;
+	while (terms > 1 && a[terms - 1] == 0)
+		terms--;
 	for (size_t i = 0; i < n; i++) {
-		double v = 0, x = 2 * M_PI * (double)i / (double)n;
-		for (int k = 0; k < 5; k++)
+		double v = a[0], x = 2 * M_PI * (double)i / (double)n;
+		for (int k = 1; k < terms; k++)
 			v += (k & 1 ? -a[k] : a[k]) * cos(k * x);
 		w[i] = (float)v;
 	}
@@ -1307,6 +1314,13 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	accel_input_map(in);
 	if (f->channels == 1)
 		sc.worker_reads = 1;
+	/* One unit: started on a worker thread, it would leave the calling
+	 * thread waiting for it. */
+	if (cfg->inline_one_unit && size >= 0 && f->outputs == 1 &&
+	    accel_fft_stream_frames(f, size) <= (int64_t)(r.sub ? r.sub : f->unit_frames)) {
+		sc.threads = 1;
+		sc.inline_units = 1;
+	}
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, &r, in, out, stats, err, len);
 	accel_buf_free(&r.tail);
 	accel_buf_free(&r.text);

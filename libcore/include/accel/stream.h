@@ -65,6 +65,10 @@ struct accel_stream_config {
 	int verbose;                  /* -1: quiet; 0: first failure of an engine and
 	                               * drops; 1: every retried unit, where it ran */
 	uint64_t memory_limit; /* cap on bytes of units in flight, 0: default */
+	/* What accel_memory_available gave the caller just before, which
+	 * the default cap is then a quarter of (not read again); 0: read by
+	 * the run. */
+	uint64_t memory_available;
 	/* Progress in the operation's unit (accel_progress_new_unit): its
 	 * name (NULL: bytes) and units per byte of input (0: 1); the meter's
 	 * total is total_size times the scale. */

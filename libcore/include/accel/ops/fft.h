@@ -238,6 +238,11 @@ struct accel_fft_cfg {
 	struct accel_report *report;  /* non-NULL: the route goes to this report
 	                               * (accel_report_route) instead of stderr */
 	int64_t data_size;            /* bytes of samples in the input (WAV), -1: to its end */
+	/* 1: an input of known size that makes one unit of one output runs
+	 * on the calling thread (stream threads 1, inline_units): no worker
+	 * is started for it. For a caller whose threads are not fixed above
+	 * one. */
+	int inline_one_unit;
 };
 
 /*
