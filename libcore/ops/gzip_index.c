@@ -62,7 +62,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <zlib.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -144,34 +143,6 @@ static inline unsigned br_get(struct br *b, unsigned n)
 static inline int br_over(const struct br *b)
 {
 	return b->pad && br_tell(b) > (uint64_t)b->n * 8;
-}
-
-/* --------------------------------------------------------- large buffers */
-
-/*
- * The chunks' output buffers (tens of MiB each, reused across batches) are
- * anonymous mappings with transparent huge pages asked for
- * (MADV_HUGEPAGE): their first touch takes one page fault per 2 MiB, not
- * per 4 KiB as malloc's would (~32000 faults for four chunks of 32 MiB).
- * big_grow(p, cap, want): p of cap bytes (NULL, 0: none yet) grown to
- * want bytes, moved where it must (mremap), contents kept; NULL when out
- * of memory, p then unchanged. Sizes are the caller's, never rounded up,
- * so the --memory bound stays true.
- */
-static void *big_grow(void *p, size_t cap, size_t want)
-{
-	void *q = p ? mremap(p, cap, want, MREMAP_MAYMOVE) :
-		      mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
-	madvise(q, want, MADV_HUGEPAGE);
-	return q;
-}
-
-static void big_free(void *p, size_t cap)
-{
-	if (p)
-		munmap(p, cap);
 }
 
 /* --------------------------------------------------------------- Huffman */
@@ -391,7 +362,7 @@ static int syms_room(struct syms *o, size_t need)
 		cap *= 2;
 	if (cap > o->max)
 		cap = o->max;
-	uint16_t *s = big_grow(o->s, o->cap * sizeof *s, cap * sizeof *s);
+	uint16_t *s = realloc(o->s, cap * sizeof *s);
 	if (!s)
 		return -1;
 	o->s = s;
@@ -644,7 +615,7 @@ uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64
 			break;
 		}
 	}
-	big_free(o.s, o.cap * sizeof *o.s);
+	free(o.s);
 	free(d);
 	return found;
 }
@@ -823,7 +794,7 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 					cap = c->o.max;
 				if (cap - c->nb < piece)
 					return R_FULL;
-				uint8_t *nbuf = big_grow(c->bytes, c->bcap, cap);
+				uint8_t *nbuf = realloc(c->bytes, cap);
 				if (!nbuf)
 					return R_FULL;
 				c->bytes = nbuf;
@@ -1437,9 +1408,9 @@ out:
 	}
 	if (ch)
 		for (int k = 0; k < threads * 2; k++) {
-			big_free(ch[k].o.s, ch[k].o.cap * sizeof *ch[k].o.s);
-			big_free(ch[k].tmp.s, ch[k].tmp.cap * sizeof *ch[k].tmp.s);
-			big_free(ch[k].bytes, ch[k].bcap);
+			free(ch[k].o.s);
+			free(ch[k].tmp.s);
+			free(ch[k].bytes);
 			free(ch[k].st);
 		}
 	if (ch && ch[0].b) {
