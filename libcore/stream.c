@@ -772,6 +772,22 @@ static void read_failed_locked(struct stream *s, struct accel_input *in, int r, 
 			    (unsigned long long)in->offset);
 }
 
+/* A sequential region of `in` (ops->next said ACCEL_STREAM_SERIAL): once
+ * every unit issued is written, run on the calling thread (run_serial).
+ * Lock held on entry and return; -1 when the run was stopped first. */
+static int serial_region_locked(struct stream *s, struct accel_input *in, void **serial_ctx, int *serial_slot)
+{
+	while (!s->stop && s->written != s->issued)
+		pthread_cond_wait(&s->cond_free, &s->lock);
+	if (s->stop)
+		return -1;
+	pthread_mutex_unlock(&s->lock);
+	run_serial(s, in, serial_ctx, serial_slot);
+	pthread_mutex_lock(&s->lock);
+	s->serial_regions++;
+	return 0;
+}
+
 /* The reader's side of one job: units from `in` until its end, an error or
  * a stop; then every unit issued is written. With cfg->worker_reads on a
  * mapped input the workers read the units, and the calling thread waits
@@ -800,14 +816,8 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		if (s->stop || r == 0)
 			break;
 		if (r == ACCEL_STREAM_SERIAL) {
-			while (!s->stop && s->written != s->issued)
-				pthread_cond_wait(&s->cond_free, &s->lock);
-			if (s->stop)
+			if (serial_region_locked(s, in, serial_ctx, serial_slot) < 0)
 				break;
-			pthread_mutex_unlock(&s->lock);
-			run_serial(s, in, serial_ctx, serial_slot);
-			pthread_mutex_lock(&s->lock);
-			s->serial_regions++;
 			continue;
 		}
 		errno = s->pull_errno;
@@ -867,14 +877,8 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		if (r == 0)
 			break;
 		if (r == ACCEL_STREAM_SERIAL) {
-			while (!s->stop && s->written != s->issued)
-				pthread_cond_wait(&s->cond_free, &s->lock);
-			if (s->stop)
+			if (serial_region_locked(s, in, serial_ctx, serial_slot) < 0)
 				break;
-			pthread_mutex_unlock(&s->lock);
-			run_serial(s, in, serial_ctx, serial_slot);
-			pthread_mutex_lock(&s->lock);
-			s->serial_regions++;
 			continue;
 		}
 		read_failed_locked(s, in, r, rerr);
