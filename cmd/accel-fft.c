@@ -575,8 +575,6 @@ static int run_input(struct job *job, struct accel_ctx *ctx, const char *path)
 			.progress_unit = "samples",
 			.progress_scale = 1.0 / (double)job->f.in_bytes,
 			.memory_limit = job->common.memory,
-			/* Read above for the job's own cap: not again. */
-			.memory_available = job->common.memory ? 0 : job->f.memory_limit,
 		},
 		.verbose = job->common.verbose,
 		.report = job->report,

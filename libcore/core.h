@@ -59,6 +59,10 @@ struct accel_ctx {
 	 * its table is the manifest's (no functions) until probe_index loads it. */
 	unsigned char lazy[CORE_MAX_BACKENDS + 1];
 	struct core_manifest *manifests;   /* read for this context (manifest.c) */
+	/* accel_memory_available's last answer and when (accel_now), under
+	 * lock: read again once it is a second old. */
+	uint64_t mem_available;
+	double mem_available_at;
 };
 
 /* The plugin manifest (manifest.c): the file in a plugin folder, beside

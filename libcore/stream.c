@@ -461,13 +461,9 @@ static void write_ready_locked(struct stream *s)
 	s->writing = 0;
 }
 
-/* Read the job's next unit on a worker (s->pulling): a free unit filled
- * by ops->next under the lock, so units are numbered in the order they are
- * read. Returns it, or NULL when the reading ended (the last unit was read
- * before; the end, ACCEL_STREAM_SERIAL or an error: s->pull_rc, the
- * calling thread woken to act on it). Lock held, a unit free
- * (s->busy < s->limit). */
-static struct accel_unit *pull_locked(struct stream *s)
+/* A free unit taken for the next read, numbered and emptied. Lock held,
+ * a unit free (s->busy < s->limit). */
+static struct accel_unit *take_unit_locked(struct stream *s)
 {
 	struct accel_unit *u = s->free_list[--s->nfree];
 	if (++s->busy > s->busy_max)
@@ -477,14 +473,32 @@ static struct accel_unit *pull_locked(struct stream *s)
 	u->out_hint = 0;
 	u->in_overlap = 0;
 	u->in.len = u->out.len = 0;
+	return u;
+}
+
+/* Unit u, filled by ops->next, counted as issued. Lock held. */
+static void issue_locked(struct stream *s, struct accel_unit *u)
+{
+	if (u->in_overlap > u->in.len)
+		u->in_overlap = u->in.len;
+	s->issued++;
+}
+
+/* Read the job's next unit on a worker (s->pulling): a free unit filled
+ * by ops->next under the lock, so units are numbered in the order they are
+ * read. Returns it, or NULL when the reading ended (the last unit was read
+ * before; the end, ACCEL_STREAM_SERIAL or an error: s->pull_rc, the
+ * calling thread woken to act on it). Lock held, a unit free
+ * (s->busy < s->limit). */
+static struct accel_unit *pull_locked(struct stream *s)
+{
+	struct accel_unit *u = take_unit_locked(s);
 	s->pull_err[0] = 0;
 	int r = s->pull_ops->next(s->pull_user, s->pull_in, u, s->pull_err, sizeof s->pull_err);
 	int e = errno;
 	measure_locked(s, u);
 	if (r == 1) {
-		if (u->in_overlap > u->in.len)
-			u->in_overlap = u->in.len;
-		s->issued++;
+		issue_locked(s, u);
 		/* After the last unit the job ends when every unit is
 		 * written: release_locked wakes the calling thread. */
 		if (u->last)
@@ -749,6 +763,15 @@ static uint64_t cgroup_memory(const char *root)
 
 uint64_t accel_memory_available(const struct accel_ctx *ctx)
 {
+	/* The program and the stream engine both ask at a run's start: one
+	 * read of /proc and the cgroup files (~0.15 ms) serves both. */
+	struct accel_ctx *c = (struct accel_ctx *)ctx;
+	double now = accel_now();
+	pthread_mutex_lock(&c->lock);
+	uint64_t kept = c->mem_available_at > 0 && now - c->mem_available_at < 1.0 ? c->mem_available : 0;
+	pthread_mutex_unlock(&c->lock);
+	if (kept)
+		return kept;
 	const char *root = ctx->sysroot;
 	uint64_t ram = read_number(root, "/proc/meminfo", "MemAvailable:", 1024);
 	if (!ram)
@@ -756,6 +779,10 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx)
 	uint64_t cg = cgroup_memory(root);
 	if (cg && (!ram || cg < ram))
 		ram = cg;
+	pthread_mutex_lock(&c->lock);
+	c->mem_available = ram;
+	c->mem_available_at = now;
+	pthread_mutex_unlock(&c->lock);
 	return ram;
 }
 
@@ -832,26 +859,17 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		}
 		if (s->stop)
 			break;
-		struct accel_unit *u = s->free_list[--s->nfree];
-		if (++s->busy > s->busy_max)
-			s->busy_max = s->busy;
+		struct accel_unit *u = take_unit_locked(s);
 		pthread_mutex_unlock(&s->lock);
 		if (wake_worker)
 			pthread_cond_signal(&s->cond_work);
 		wake_worker = 0;
-		u->seq = s->issued;
-		u->last = 0;
-		u->out_hint = 0;
-		u->in_overlap = 0;
-		u->in.len = u->out.len = 0;
 		rerr[0] = 0;
 		int r = ops->next(user, in, u, rerr, sizeof rerr);
 		pthread_mutex_lock(&s->lock);
 		measure_locked(s, u);
 		if (r == 1) {
-			if (u->in_overlap > u->in.len)
-				u->in_overlap = u->in.len;
-			s->issued++;
+			issue_locked(s, u);
 			if (s->inline_worker) {
 				/* Run and write it here: nothing else is in flight. */
 				pthread_mutex_unlock(&s->lock);
@@ -984,8 +1002,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	/* The default cap: a quarter of the memory this process can have
 	 * (none when that is not known; none inline: one unit at a time). */
 	s->mem_limit = cfg->memory_limit ? cfg->memory_limit :
-		       s->inline_worker ? 0 :
-		       (cfg->memory_available ? cfg->memory_available : accel_memory_available(ctx)) / 4;
+		       s->inline_worker ? 0 : accel_memory_available(ctx) / 4;
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);

@@ -65,10 +65,6 @@ struct accel_stream_config {
 	int verbose;                  /* -1: quiet; 0: first failure of an engine and
 	                               * drops; 1: every retried unit, where it ran */
 	uint64_t memory_limit; /* cap on bytes of units in flight, 0: default */
-	/* What accel_memory_available gave the caller just before, which
-	 * the default cap is then a quarter of (not read again); 0: read by
-	 * the run. */
-	uint64_t memory_available;
 	/* Progress in the operation's unit (accel_progress_new_unit): its
 	 * name (NULL: bytes) and units per byte of input (0: 1); the meter's
 	 * total is total_size times the scale. */
@@ -98,8 +94,9 @@ struct accel_stream_config {
 
 /* Bytes of memory this process may use: the smaller of /proc/meminfo's
  * MemAvailable (MemTotal without it) and the cgroup v2 memory.max of the
- * process, read under ctx's sysroot on every call; 0 when neither can be
- * read. */
+ * process, read under ctx's sysroot (the answer kept by ctx for a second,
+ * so that the program and the stream engine asking at a run's start read
+ * them once); 0 when neither can be read. */
 uint64_t accel_memory_available(const struct accel_ctx *ctx);
 
 /*
