@@ -472,8 +472,32 @@ static struct accel_unit *take_unit_locked(struct stream *s)
 	u->last = 0;
 	u->out_hint = 0;
 	u->in_overlap = 0;
+	u->in_at = -1;
 	u->in.len = u->out.len = 0;
 	return u;
+}
+
+/* Unit u's input read from in's file where ops->next left it (u->in_at),
+ * outside the lock: 0, or ACCEL_EIO with a line in err (errno kept). */
+static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	for (size_t done = 0; u->in_at >= 0 && done < u->in.len;) {
+		ssize_t n = pread(in->fd, u->in.data + done, u->in.len - done, (off_t)(u->in_at + (int64_t)done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, len, "cannot read %s: %s", in->name, strerror(errno));
+			return ACCEL_EIO;
+		}
+		if (n == 0) {
+			snprintf(err, len, "%s: input file shrank while being read", in->name);
+			errno = EIO;
+			return ACCEL_EIO;
+		}
+		done += (size_t)n;
+	}
+	u->in_at = -1;
+	return 0;
 }
 
 /* Unit u, filled by ops->next, counted as issued. Lock held. */
@@ -523,6 +547,7 @@ static void *worker_main(void *arg)
 	struct stream *s = w->s;
 	for (;;) {
 		struct accel_unit *u = NULL;
+		struct accel_input *in = NULL;
 		pthread_mutex_lock(&s->lock);
 		/* A dropped engine's workers end: others serve its units. */
 		while (!s->stop && !s->slots[w->slot].dropped && !u) {
@@ -531,6 +556,7 @@ static void *worker_main(void *arg)
 				s->qhead = (s->qhead + 1) % s->nunits;
 				s->qlen--;
 			} else if (s->pulling && s->busy < s->limit) {
+				in = s->pull_in;
 				u = pull_locked(s);
 			} else if (s->reader_done) {
 				break;
@@ -547,6 +573,15 @@ static void *worker_main(void *arg)
 		}
 		unlock_wake(s);
 
+		/* A unit the worker read itself: its bytes left in the file
+		 * (u->in_at) are read here, beside the other workers' reads. */
+		char ferr[256];
+		if (in && fill_unit(in, u, ferr, sizeof ferr) < 0) {
+			pthread_mutex_lock(&s->lock);
+			fail_locked(s, ACCEL_EIO, "%s", ferr);
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
 		if (process(w, u) < 0) {
 			pthread_mutex_lock(&s->lock);
 			if (!s->rc)
@@ -866,6 +901,14 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		wake_worker = 0;
 		rerr[0] = 0;
 		int r = ops->next(user, in, u, rerr, sizeof rerr);
+		if (r == 1 && fill_unit(in, u, rerr, sizeof rerr) < 0) {
+			/* Read as in->offset stood: the line names the input. */
+			pthread_mutex_lock(&s->lock);
+			measure_locked(s, u);
+			release_locked(s, u);
+			fail_locked(s, ACCEL_EIO, "%s", rerr);
+			break;
+		}
 		pthread_mutex_lock(&s->lock);
 		measure_locked(s, u);
 		if (r == 1) {

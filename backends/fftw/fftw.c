@@ -342,19 +342,21 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	int din = direct_in(f), dout = direct_out(f);
 	for (size_t first = 0; first < kept; first += c->batch) {
 		size_t k = kept - first < c->batch ? kept - first : c->batch;
-		/* A full batch runs the batched plan from the context's own
-		 * buffer: the unit's samples (a stretch of the mapped file,
-		 * cold in this core's cache) are read once by a sequential copy
-		 * and FFTW's passes over them hit L2, as a program that preads
-		 * each batch into a buffer it reuses works; transformed where
-		 * they lie, every pass missed (FFTW's time was 1.5 times as
-		 * long). A short batch, one-frame plans, reads them in place.
-		 * The output goes straight into the unit where its alignment
-		 * is that of fftwf_malloc, which the batched plan wants. */
+		/* A unit's samples in its own buffer (read into it by the
+		 * thread now running it, or by the reader: warm in this core's
+		 * cache, or in the shared one) are transformed where they lie.
+		 * Borrowed from a mapped file they are cold: a full batch is
+		 * then copied once into the context's buffer, so that FFTW's
+		 * passes over it hit L2, as a program that preads each batch
+		 * into a buffer it reuses works (transformed where they lay,
+		 * every pass missed: FFTW's time was 1.5 times as long). A
+		 * short batch, one-frame plans, reads them in place. The
+		 * output goes straight into the unit where its alignment is
+		 * that of fftwf_malloc, which the batched plan wants. */
 		float *in = c->in, *uin = (float *)(u->in.data + first * f->hop * f->sample_bytes);
 		float *out = (float *)c->out, *uout = NULL;
 		size_t vals = per_out * k;
-		if (din && k < c->batch)
+		if (din && (k < c->batch || (u->in.cap && fw.alignment_of(uin) == 0)))
 			in = uin;
 		if (dout) {
 			if (accel_buf_reserve(&u->out, u->out.len + vals * sizeof(float)) < 0)

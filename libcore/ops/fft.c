@@ -912,10 +912,25 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 			snprintf(err, len, "cannot read: %s", strerror(errno));
 			return (int)got;
 		}
-		if ((size_t)got == span) {
+		if ((size_t)got == span && dst == &u->in) {
+			/* Its bytes left in the file, read into the unit's
+			 * own buffer by the thread that runs it (u->in_at):
+			 * every engine copies its input (into a batch, onto a
+			 * device), and pread's copy from the page cache costs
+			 * less than faulting the mapping in and copying from
+			 * it (a fault and its page-table lock per 16 pages,
+			 * the pages let go again after). */
+			if (!dst->cap)
+				dst->data = NULL;
+			if (accel_buf_reserve(dst, span) < 0)
+				return ACCEL_ENOMEM;
+			u->in_at = (int64_t)(p - in->buf);
+		} else if ((size_t)got == span) {
 			if (dst->cap)
 				accel_buf_free(dst);
 			dst->data = (uint8_t *)p;
+		}
+		if ((size_t)got == span) {
 			dst->len = span;
 			u->offset = in->offset;
 			size_t step = adv < span ? adv : span;

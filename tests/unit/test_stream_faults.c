@@ -163,6 +163,9 @@ struct reader {
 	/* next_unit: calls made on the calling thread and on others, and
 	 * the call (1-based) that fails with ACCEL_EDATA (0: none). */
 	int next_on_caller, next_elsewhere, next_fail_at;
+	/* next_unit on a mapped input: each unit's bytes left in the file
+	 * (u->in_at) for the stream to read, its buffer the unit's own. */
+	int defer;
 };
 
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
@@ -182,6 +185,22 @@ static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, c
 		known |= r->seen[i] == u;
 	if (!known && r->nseen < 256)
 		r->seen[r->nseen++] = u;
+	if (r->defer && in->map_len) {
+		const uint8_t *p;
+		ssize_t got = accel_input_peek(in, r->chunk, &p);
+		if (got <= 0)
+			return (int)got;
+		if (!u->in.cap)
+			u->in.data = NULL;
+		if (accel_buf_reserve(&u->in, (size_t)got) < 0)
+			return ACCEL_ENOMEM;
+		u->in.len = (size_t)got;
+		u->in_at = (int64_t)(p - in->buf);
+		u->offset = in->offset;
+		accel_input_consume(in, (size_t)got);
+		u->last = in->start == in->end;
+		return 1;
+	}
 	return accel_read_chunk(in, u, r->chunk);
 }
 
@@ -1031,6 +1050,50 @@ static void worker_reads_error_ends_the_run(void **state)
 	free(t);
 }
 
+/* Units whose bytes next_unit left in the file (u->in_at): read into
+ * them before they run, by the workers that took them, or by the calling
+ * thread when it reads (worker_reads off, or one worker inline); the
+ * output is the borrowing run's. A file cut short after it was mapped
+ * ends the run with one line, never a fault on the mapping, and leaves
+ * whole units from before the cut only. */
+static void deferred_reads_fill_units_from_the_file(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	for (int mode = 0; mode < 4; mode++) {
+		/* 0, 1: workers reading on 1 and 2 threads; 2: the calling
+		 * thread reading; 3: inline on the calling thread. */
+		struct fixture f;
+		setup_reads(&f, t, "fk", mode == 1 ? 2 : 1, 1);
+		f.reader.defer = 1;
+		if (mode >= 2)
+			f.cfg.worker_reads = 0;
+		f.cfg.inline_units = mode == 3;
+		run_usec[3] = 20000;
+		assert_int_equal(run(&f, &upper_op), 0);
+		assert_string_equal(f.err, "");
+		assert_output(&f, want);
+		assert_int_equal(f.reader.next_on_caller, mode >= 2 ? 100 : 0);
+		assert_int_equal(f.stats.units, 100);
+		assert_int_equal(f.stats.bytes_in, 1000);
+		teardown_run(&f);
+
+		setup_reads(&f, t, "fk", mode == 1 ? 2 : 1, 1);
+		f.reader.defer = 1;
+		if (mode >= 2)
+			f.cfg.worker_reads = 0;
+		f.cfg.inline_units = mode == 3;
+		assert_int_equal(truncate(f.in_path, 505), 0);
+		assert_int_equal(run(&f, &upper_op), ACCEL_EIO);
+		char line[160];
+		snprintf(line, sizeof line, "%s: input file shrank while being read", f.in_path);
+		assert_string_equal(f.err, line);
+		assert_output_upto(&f, want, 50, 0);
+		teardown_run(&f);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1051,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(worker_reads_units_of_a_mapped_input),
 		cmocka_unit_test(worker_reads_fall_back),
 		cmocka_unit_test(worker_reads_error_ends_the_run),
+		cmocka_unit_test(deferred_reads_fill_units_from_the_file),
 	};
 	return cmocka_run_group_tests_name("stream_faults", tests, NULL, NULL);
 }
