@@ -379,10 +379,16 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	d->format = format;
 	d->max = cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX;
 	/* A regular file is decoded where it lies: frames are read from its
-	 * mapping, not copied into units. */
+	 * mapping, not copied into units. Finding a frame's end there is a
+	 * header's sums (or a scan of its blocks' headers), so the workers
+	 * take the frames themselves: no reader thread handing each over
+	 * (zstd -d of 400 MB at -T2: 85 context switches became 45, about
+	 * 10% off the wall time). */
 	accel_input_map(in);
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
-	rc = accel_stream_run(ctx, &cfg->stream, &route, &op, &ops, d, in, out, stats, err, len);
+	struct accel_stream_config sc = cfg->stream;
+	sc.worker_reads = 1;
+	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, d, in, out, stats, err, len);
 	if (rc == 0 && d->garbage) {
 		snprintf(err, len, "decompression OK, trailing garbage ignored");
 		return ACCEL_DECOMPRESS_GARBAGE;
@@ -553,6 +559,8 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 	/* A regular file is compressed where it lies: each unit borrows its
 	 * chunk of the mapping (accel_read_chunk), no read() copy. */
 	accel_input_map(in);
+	/* The workers cut their chunks themselves (accel_stream_config). */
+	scfg.worker_reads = 1;
 	return accel_stream_run(ctx, &scfg, &route, &op, &ops, &c, in, out, stats, err, len);
 }
 
