@@ -184,7 +184,7 @@ static int bench(int argc, char **argv)
 	struct bench b = { .job = &job };
 	if (job.save && profile_target(&b) < 0)
 		return ACCEL_EXIT_FAILURE;
-	if (!(b.ctx = accel_ctx_new())) {
+	if (!(b.ctx = accel_common_ctx(&job.common))) {
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
 	}

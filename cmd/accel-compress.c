@@ -908,7 +908,7 @@ static int compress(int argc, char **argv)
 	char *stdin_only[] = { "-" };
 	char **files = job.common.noperands ? job.common.operands : stdin_only;
 	int nfiles = job.common.noperands ? job.common.noperands : 1;
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job.common);
 	if (!ctx) {
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;

@@ -649,7 +649,7 @@ static int crypt_main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	}
 	openssl_setup(&job.common);
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job.common);
 	if (!ctx) {
 		job_free(&job);
 		accel_msg_error("out of memory");

@@ -284,7 +284,7 @@ static int detect(int argc, char **argv)
 	if (job.format == ACCEL_REPORT_GRES)
 		need = job.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU);
 
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job.common);
 	if (!ctx) {
 		accel_require_free(req);
 		accel_msg_error("%s", accel_strerror(ACCEL_ENOMEM));

@@ -642,7 +642,7 @@ done:
 /* The run of the input at path, with --json its report at the end. */
 static int run(struct job *job, const char *path)
 {
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job->common);
 	if (!ctx || (job->common.json && !(job->report = accel_report_run_start(ctx, cli.prog, accel_now())))) {
 		accel_msg_error("out of memory");
 		accel_ctx_free(ctx);

@@ -821,7 +821,7 @@ static int infer(int argc, char **argv)
 	int st = parse_args(argc, argv, &job);
 	if (st)
 		return st < 0 ? 0 : st;
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job.common);
 	if (!ctx || (job.common.json && !job.info && !(job.report = accel_report_run_start(ctx, cli.prog, accel_now())))) {
 		accel_msg_error("out of memory");
 		accel_ctx_free(ctx);

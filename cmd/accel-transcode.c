@@ -439,7 +439,7 @@ static int transcode(int argc, char **argv)
 	int rc = parse_args(argc, argv, &job);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	struct accel_ctx *ctx = accel_ctx_new();
+	struct accel_ctx *ctx = accel_common_ctx(&job.common);
 	if (!ctx) {
 		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;

@@ -161,19 +161,25 @@ static int has_option(const struct accel_cli *cli, int id)
 	return 0;
 }
 
-/* Check a --backend list against the registry: 0, or ACCEL_EINVAL after a
- * usage line naming the problem and the backends. */
-static int check_backends(const char *list)
+/* Check a --backend list against the registry of the context kept in
+ * c->ctx for the program (accel_common_ctx), made now if none is: 0, or
+ * ACCEL_EINVAL after a usage line naming the problem and the backends. */
+static int check_backends(struct accel_common *c, const char *list)
 {
-	struct accel_ctx *ctx = accel_ctx_new();
-	if (!ctx)
+	if (!c->ctx && !(c->ctx = accel_ctx_new()))
 		return 0;   /* the program reports the missing memory itself */
 	char err[640];
-	int rc = accel_backend_list_check(ctx, list, err, sizeof err);
-	accel_ctx_free(ctx);
+	int rc = accel_backend_list_check(c->ctx, list, err, sizeof err);
 	if (rc < 0)
 		accel_msg_usage("--backend: %s", err);
 	return rc;
+}
+
+struct accel_ctx *accel_common_ctx(struct accel_common *c)
+{
+	struct accel_ctx *ctx = c->ctx;
+	c->ctx = NULL;
+	return ctx ? ctx : accel_ctx_new();
 }
 
 /* A --memory value: 1 MiB or more. */
@@ -258,13 +264,13 @@ static int flushed(void)
 
 /* A common option into c: 0, DONE (a text printed: exit 0), ACCEL_EINVAL
  * (bad value, usage message printed) or ACCEL_EIO (writing a text failed,
- * message printed). --backend is checked against the registry of a context
- * made and freed for it (plugins are loaded). */
+ * message printed). --backend is checked against the registry of the
+ * context the program then runs on (accel_common_ctx). */
 static int common_option(struct accel_common *c, const struct accel_cli *cli, int id, const char *arg)
 {
 	switch (id) {
 	case ACCEL_OPT_BACKEND:
-		if (check_backends(arg) < 0)
+		if (check_backends(c, arg) < 0)
 			return ACCEL_EINVAL;
 		c->backend = arg;
 		break;

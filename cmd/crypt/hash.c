@@ -634,7 +634,7 @@ int cmd_hash(int argc, char **argv)
 	/* The engine fetches digests by their provider names. */
 	openssl_setup(&r.common);
 	openssl_no_legacy_names();
-	if (!(r.ctx = accel_ctx_new()) ||
+	if (!(r.ctx = accel_common_ctx(&r.common)) ||
 	    (r.common.json && !(r.report = accel_report_run_start(r.ctx, PROG " hash", accel_now())))) {
 		accel_msg_error("out of memory");
 		accel_ctx_free(r.ctx);

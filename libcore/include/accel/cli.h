@@ -216,6 +216,9 @@ struct accel_common {
 	char **operands;         /* the operands, in argv order (moved to the
 	                          * front of argv itself: nothing to free) */
 	int noperands;
+	/* The context accel_parse made to check --backend against the
+	 * registry, NULL when none: taken by accel_common_ctx. */
+	struct accel_ctx *ctx;
 };
 
 /* The start-up of every program and its options: accel_common_init, then
@@ -241,6 +244,11 @@ int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, s
  * installs the signal handlers of accel_output_open. Returns 0, or
  * ACCEL_EINVAL with a message on stderr for a malformed environment value. */
 int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
+/* The program's context: the one accel_parse made to check --backend
+ * (its registry read once per run, not again), handed over, else a new
+ * one (accel_ctx_new). The caller frees it (accel_ctx_free); NULL when out
+ * of memory. */
+struct accel_ctx *accel_common_ctx(struct accel_common *c);
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
 void accel_cli_help(const struct accel_cli *cli, FILE *f);
