@@ -300,13 +300,14 @@ static int fftw_open(const struct accel_engine *e, const struct accel_op *op, vo
 }
 
 /* Whether a unit's samples are already the transform's input, so a batch
- * of them is copied as it is (no conversion, no window): cf32 (c2c) or f32
- * (r2c) samples on a little-endian host, no window, frames back to back
- * (hop N) and every frame kept (no --decimate). */
+ * of them is copied as it is (no conversion, no window): cf32 (c2c, and
+ * c2r's half spectra) or f32 (r2c) samples on a little-endian host, no
+ * window, frames back to back (hop: a frame) and every frame kept (no
+ * --decimate). */
 static int direct_in(const struct accel_fft *f)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (f->window != ACCEL_WINDOW_RECT || f->hop != f->n || f->decimate != 1 || f->c2r)
+	if (f->window != ACCEL_WINDOW_RECT || f->hop != f->frame || f->decimate != 1)
 		return 0;
 	return f->r2c ? f->type == ACCEL_SAMPLE_F32 : f->type == ACCEL_SAMPLE_CF32;
 #else
@@ -340,6 +341,13 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->frame;
 	size_t per_out = f->c2r ? f->n : 2 * f->bins;  /* floats of one transformed frame */
 	int din = direct_in(f), dout = direct_out(f);
+	/* c2r destroys its input (FFTW_DESTROY_INPUT): it runs on the unit's
+	 * own samples only where nothing can fail once a batch has run (a
+	 * retry on another engine needs them): the whole output reserved
+	 * first and written straight into the unit. Else they are copied. */
+	if (din && f->c2r &&
+	    !(dout && u->in.cap && accel_buf_reserve(&u->out, u->out.len + kept * per_out * sizeof(float)) == 0))
+		din = 0;
 	for (size_t first = 0; first < kept; first += c->batch) {
 		size_t k = kept - first < c->batch ? kept - first : c->batch;
 		/* A unit's samples in its own buffer (read into it by the
