@@ -175,10 +175,17 @@ static int check_backends(struct accel_common *c, const char *list)
 	return rc;
 }
 
-struct accel_ctx *accel_common_ctx(struct accel_common *c)
+/* The context kept in c for the program, taken from it (NULL: none). */
+static struct accel_ctx *common_ctx_kept(struct accel_common *c)
 {
 	struct accel_ctx *ctx = c->ctx;
 	c->ctx = NULL;
+	return ctx;
+}
+
+struct accel_ctx *accel_common_ctx(struct accel_common *c)
+{
+	struct accel_ctx *ctx = common_ctx_kept(c);
 	return ctx ? ctx : accel_ctx_new();
 }
 
@@ -444,12 +451,14 @@ int accel_parse(const struct accel_cli *cli, int argc, char **argv, void *job, s
 	int rc;
 	while ((rc = next_option(&p, &o, &arg)) == 1) {
 		rc = apply(o, arg, job, common, cli);
-		if (rc == DONE)
-			return -1;
-		if (rc < 0)
-			return accel_exit_status(rc);
+		if (rc == DONE || rc < 0) {
+			/* No job to run: the context made for --backend goes. */
+			accel_ctx_free(common_ctx_kept(common));
+			return rc == DONE ? -1 : accel_exit_status(rc);
+		}
 	}
 	if (rc < 0) {
+		accel_ctx_free(common_ctx_kept(common));
 		accel_msg_usage("%s", p.errbuf);
 		return ACCEL_EXIT_USAGE;
 	}

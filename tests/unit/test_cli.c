@@ -102,7 +102,14 @@ static int parse_into(const struct accel_cli *c, void *job, struct accel_common 
 	for (char *a; (a = va_arg(ap, char *));)
 		argv[argc++] = a;
 	struct call call = { c, argc, argv, job, common };
-	return with_stderr(call_parse, &call, err, len);
+	int rc = with_stderr(call_parse, &call, err, len);
+	/* The context kept for --backend (accel_common_ctx): none after a
+	 * usage error or a text, one after -b with a job to run. */
+	if (rc != 0)
+		assert_null(common->ctx);
+	accel_ctx_free(common->ctx);
+	common->ctx = NULL;
+	return rc;
 }
 
 /* The trace of the options and the operands ("d o=out | a b"), or the

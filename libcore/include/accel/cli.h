@@ -247,7 +247,8 @@ int accel_common_init(struct accel_common *c, const struct accel_cli *cli);
 /* The program's context: the one accel_parse made to check --backend
  * (its registry read once per run, not again), handed over, else a new
  * one (accel_ctx_new). The caller frees it (accel_ctx_free); NULL when out
- * of memory. */
+ * of memory. accel_parse keeps that context only when it returns 0 (a job
+ * to run); a caller that then runs none frees it the same way. */
 struct accel_ctx *accel_common_ctx(struct accel_common *c);
 /* --help text (usage, visible options, exit statuses) to f; write errors
  * are left in f's error flag. */
