@@ -398,8 +398,7 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		if (out != uout)
 			memcpy(o, out, vals * sizeof(float));
 		if (f->scale != 1)
-			for (size_t i = 0; i < vals; i++)
-				o[i] = o[i] * sc;
+			accel_fft_scale(o, o, vals, sc);
 		u->out.len += vals * sizeof(float);
 	}
 	return 0;

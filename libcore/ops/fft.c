@@ -613,6 +613,23 @@ int accel_fft_put_rows(const struct accel_fft *f, const float *rows, size_t nrow
 	return 0;
 }
 
+void accel_fft_scale(float *dst, const float *src, size_t n, float s)
+{
+	/* Blocks of 8 through a temporary: GCC's -O2 vectorizes them (two
+	 * mulps), where it leaves a plain loop over dst and src scalar (the
+	 * scaling of c2r's output took a fifth of the run). */
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		float t[8];
+		for (int j = 0; j < 8; j++)
+			t[j] = src[i + j] * s;
+		for (int j = 0; j < 8; j++)
+			dst[i + j] = t[j];
+	}
+	for (; i < n; i++)
+		dst[i] = src[i] * s;
+}
+
 int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out)
 {
 	if (f->out == ACCEL_FFT_COMPLEX && f->format != ACCEL_FFT_TEXT && !f->shift) {
@@ -625,9 +642,7 @@ int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, st
 		if (f->scale == 1) {
 			memcpy(o, spec, vals * sizeof(float));
 		} else {
-			float s = (float)f->scale;
-			for (size_t i = 0; i < vals; i++)
-				o[i] = spec[i] * s;
+			accel_fft_scale(o, spec, vals, (float)f->scale);
 		}
 		out->len += vals * sizeof(float);
 		return 0;
@@ -639,8 +654,7 @@ int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, st
 		float *row = malloc(vals * sizeof *row), s = (float)f->scale;
 		int rc = row ? 0 : ACCEL_ENOMEM;
 		for (size_t r = 0; r < kept && !rc; r++) {
-			for (size_t j = 0; j < vals; j++)
-				row[j] = spec[r * vals + j] * s;
+			accel_fft_scale(row, spec + r * vals, vals, s);
 			rc = put_row(f, row, vals, out);
 		}
 		free(row);

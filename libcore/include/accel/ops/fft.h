@@ -174,6 +174,10 @@ size_t accel_fft_batch_frames(const struct accel_fft *f);
  * average fewer), shift, and the format (binary, or CSV text). 0 or
  * ACCEL_ENOMEM. */
 int accel_fft_emit(const struct accel_fft *f, const float *spec, size_t kept, struct accel_buf *out);
+/* dst[i] = src[i] * s for the n floats (dst may be src): the scaling of
+ * --norm, as accel_fft_emit applies it (one float multiply a value, the
+ * same bits however it is run), in SIMD blocks of 8. */
+void accel_fft_scale(float *dst, const float *src, size_t n, float s);
 /*
  * For engines that run the whole chain on their device (conversion,
  * window, transform, scaling, magnitude, power or dB, averaging, shift),
