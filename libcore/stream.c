@@ -478,7 +478,7 @@ static struct accel_unit *take_unit_locked(struct stream *s)
 }
 
 /* Unit u's input read from in's file where ops->next left it (u->in_at),
- * outside the lock: 0, or ACCEL_EIO with a line in err (errno kept). */
+ * outside the lock: 0, or ACCEL_EIO with a line in err. */
 static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	for (size_t done = 0; u->in_at >= 0 && done < u->in.len;) {
@@ -491,7 +491,6 @@ static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, si
 		}
 		if (n == 0) {
 			snprintf(err, len, "%s: input file shrank while being read", in->name);
-			errno = EIO;
 			return ACCEL_EIO;
 		}
 		done += (size_t)n;
@@ -902,7 +901,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		rerr[0] = 0;
 		int r = ops->next(user, in, u, rerr, sizeof rerr);
 		if (r == 1 && fill_unit(in, u, rerr, sizeof rerr) < 0) {
-			/* Read as in->offset stood: the line names the input. */
+			/* Never issued: given back, the run ended with the line. */
 			pthread_mutex_lock(&s->lock);
 			measure_locked(s, u);
 			release_locked(s, u);

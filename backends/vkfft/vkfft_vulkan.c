@@ -13,7 +13,6 @@
 #define VKFFT_BACKEND 0
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <vulkan/vulkan.h>
 #include <vkFFT.h>
 #include "vkfft.h"
@@ -98,10 +97,8 @@ static int vkfft_vk_probe(struct accel_probe *p)
 	/* Under ulimit -v a driver may abort on an allocation it cannot make
 	 * (lavapipe's LLVM does): it starts here only where it started in a
 	 * child process under the same limit. */
-	struct rlimit as;
-	char why[96];
-	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
-	    accel_api_survives("vulkan", scan, s, why, sizeof why) < 0) {
+	char limit[80], why[96];
+	if (accel_address_limit(limit, sizeof limit)[0] && accel_api_survives("vulkan", scan, s, why, sizeof why) < 0) {
 		accel_probe_note(p, "vulkan: not run: the Vulkan driver %s in a child process", why);
 		free(s);
 		return ACCEL_ENOTSUP;

@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <vulkan/vulkan.h>
 #include <accel/backend.h>
 
@@ -259,17 +258,16 @@ static int vulkan_probe(struct accel_probe *p)
 		return ACCEL_ENOMEM;
 	s->lib = lib;
 	int rc;
-	struct rlimit as;
-	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+	char limit[80];
+	if (accel_address_limit(limit, sizeof limit)[0]) {
 		/* Under ulimit -v a driver may abort on an allocation it cannot
 		 * make (lavapipe's LLVM does) where the same limit let it start
 		 * a moment before: the scan runs in a child, whose devices are
 		 * plain data, and the driver never starts in this process. */
-		char why_child[96], limit[80];
+		char why_child[96];
 		if (accel_call_isolated("vulkan", scan, s, sizeof *s, &rc, why_child, sizeof why_child, NULL, 0) < 0) {
 			free(s);
-			return accel_probe_fail(p, "the Vulkan driver %s in a child process%s", why_child,
-						accel_address_limit(limit, sizeof limit));
+			return accel_probe_fail(p, "the Vulkan driver %s in a child process%s", why_child, limit);
 		}
 	} else {
 		rc = accel_call_bounded(scan, s, 0);

@@ -896,9 +896,10 @@ static int frames_read(struct fft_run *r, struct accel_input *in, struct accel_u
 /* The input bytes of the next stretch of frames into dst (the unit's own
  * input, or r->stage when channels are interleaved): the bytes its frames
  * span, after the part the previous stretch read already (r->tail); from
- * a mapped input, where they lie (dst borrows them, the overlap with the
- * next stretch left unconsumed), but for a last stretch short of a unit
- * (read into dst to be padded). Split,
+ * a mapped input, taken where they lie (the unit's own input claims them
+ * for the stream to pread, u->in_at; r->stage borrows them; the overlap
+ * with the next stretch left unconsumed), but for a last stretch short of
+ * a unit (read into dst to be padded). Split,
  * a stretch holds frames of one row only, and the frames of rows not
  * written are skipped after it. Sets u's offset, overlap, hint and last
  * flag for dst. 1, 0 at the end, or an error with a line in err. */
@@ -917,8 +918,8 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 	size_t frames = fu, over = r->map_over;
 	r->map_over = 0;
 	if (in->map_len) {
-		/* A mapped input: a whole stretch is borrowed where it lies,
-		 * its overlap with the next left unconsumed. */
+		/* A mapped input: a whole stretch is taken where it lies, its
+		 * overlap with the next left unconsumed. */
 		const uint8_t *p;
 		size_t ask = r->left >= 0 && (uint64_t)r->left < span ? (size_t)r->left : span;
 		ssize_t got = accel_input_peek(in, ask, &p);
@@ -926,25 +927,28 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 			snprintf(err, len, "cannot read: %s", strerror(errno));
 			return (int)got;
 		}
-		if ((size_t)got == span && dst == &u->in) {
-			/* Its bytes left in the file, read into the unit's
-			 * own buffer by the thread that runs it (u->in_at):
-			 * every engine copies its input (into a batch, onto a
-			 * device), and pread's copy from the page cache costs
-			 * less than faulting the mapping in and copying from
-			 * it (a fault and its page-table lock per 16 pages,
-			 * the pages let go again after). */
-			if (!dst->cap)
-				dst->data = NULL;
-			if (accel_buf_reserve(dst, span) < 0)
-				return ACCEL_ENOMEM;
-			u->in_at = (int64_t)(p - in->buf);
-		} else if ((size_t)got == span) {
-			if (dst->cap)
-				accel_buf_free(dst);
-			dst->data = (uint8_t *)p;
-		}
 		if ((size_t)got == span) {
+			if (dst == &u->in) {
+				/* Its bytes left in the file, read into the
+				 * unit's own buffer by the thread that runs it
+				 * (u->in_at): every engine copies its input
+				 * (into a batch, onto a device), and pread's
+				 * copy from the page cache costs less than
+				 * faulting the mapping in and copying from it
+				 * (a fault and its page-table lock per 16
+				 * pages, the pages let go again after). */
+				if (!dst->cap)
+					dst->data = NULL;
+				if (accel_buf_reserve(dst, span) < 0)
+					return ACCEL_ENOMEM;
+				u->in_at = (int64_t)(p - in->buf);
+			} else {
+				/* The stage of several channels: borrowed,
+				 * each unit copies its channel out. */
+				if (dst->cap)
+					accel_buf_free(dst);
+				dst->data = (uint8_t *)p;
+			}
 			dst->len = span;
 			u->offset = in->offset;
 			size_t step = adv < span ? adv : span;

@@ -372,7 +372,8 @@ void *accel_dlopen(const char *name, char *why, size_t len);
 void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len);
 /* "; the address space is limited to 390.6 MiB (ulimit -v)" in buf when
  * RLIMIT_AS is set, else "": appended to a driver's out-of-memory or
- * start-up failure, whose true cause it often is. Returns buf. */
+ * start-up failure, whose true cause it often is (and, non-empty, the
+ * sign to start such a driver in a child first). Returns buf. */
 const char *accel_address_limit(char *buf, size_t len);
 
 #pragma GCC visibility pop
