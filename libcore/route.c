@@ -204,6 +204,32 @@ static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
 
 static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small,
 		     int all);
+static int software_capable(const struct accel_backend *b);
+static int may_have_devices(struct accel_ctx *ctx);
+
+/* The reason of the backends rank_auto left unprobed for a job of `size`
+ * bytes that r's first engine ends before a device could start. */
+static void not_probed_reason(struct accel_ctx *ctx, struct accel_route *r, int64_t size)
+{
+	const struct accel_route_entry *top = &r->entries[0];
+	for (int i = 0; i < r->n; i++) {
+		struct accel_route_entry *x = &r->entries[i];
+		if (x->usable || x->engine || strncmp(x->reason, "not probed: a job of ", 21))
+			continue;
+		for (int b = 0; b < ctx->nbackends; b++) {
+			const struct accel_backend_status *s = &ctx->backends[b];
+			if (s->probed || strcmp(s->name, x->name))
+				continue;
+			if (software_capable(s->backend) && !may_have_devices(ctx))
+				snprintf(x->reason, sizeof x->reason,
+					 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
+			else
+				snprintf(x->reason, sizeof x->reason,
+					 "not probed: %s at %.0f MB/s ends a job of %lld bytes within a device's %.1f s of start-up (name it with --backend to use it)",
+					 top->name, top->mbps, (long long)size, ACCEL_DEVICE_START_S);
+		}
+	}
+}
 
 int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r)
 {
@@ -252,8 +278,15 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 	/* A small job stays on the CPU under auto: backends that only find
 	 * GPUs and NPUs would rank after it, so their drivers are not started
 	 * for it (that costs more than the job), unless no other engine can
-	 * run it. */
+	 * run it. So does a job of known size that the best other engine
+	 * ends within ACCEL_DEVICE_START_S: a device could not finish it
+	 * sooner even with free transfers and compute. */
 	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES;
+	if (!small && req->size_hint > 0 && rank_auto(ctx, req, r, 1, 0) == 0 && r->entries[0].usable &&
+	    r->entries[0].mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)req->size_hint) {
+		not_probed_reason(ctx, r, req->size_hint);
+		return 0;
+	}
 	if (!small || rank_auto(ctx, req, r, 1, 0) == ACCEL_ENOENGINE) {
 		memset(r, 0, sizeof *r);
 		core_strlcpy(r->op, op->name, sizeof r->op);
@@ -403,8 +436,18 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 				snprintf(x->reason, sizeof x->reason, "measured %.0f MB/s (profile, %s jobs)", m, used);
 			} else {
 				x->mbps = prior;
-				snprintf(x->reason, sizeof x->reason, "prior %.0f MB/s (%s)", prior,
-					 why[0] ? why : "not measured");
+				int at = snprintf(x->reason, sizeof x->reason, "prior %.0f MB/s (%s)", prior,
+						  why[0] ? why : "not measured");
+				/* A device's start-up, paid once per run, against
+				 * the bytes of a job of known size. */
+				if (!cpu && req->size_hint > 0 && prior > 0 && at > 0 &&
+				    (size_t)at < sizeof x->reason) {
+					double mb = (double)req->size_hint / 1e6;
+					x->mbps = mb / (ACCEL_DEVICE_START_S + mb / prior);
+					snprintf(x->reason + at, sizeof x->reason - (size_t)at,
+						 "; %.0f MB/s over %.1f MB after %.1f s of start-up", x->mbps, mb,
+						 ACCEL_DEVICE_START_S);
+				}
 			}
 			x->usable = 1;
 			/* Demoted engines rank after the CPU but stay on the route. */

@@ -101,14 +101,18 @@ sys.exit(1)'
 @test "cufft: the host chain (ACCEL_CUFFT_CHAIN=host) gives the same spectra; auto's -v says where the chain runs" {
 	need_gpu
 	$REF gen cu8 $((1 << 22)) 11 "$T/x"
-	"$F" -v -t cu8 -n 4096 --out db --average 8 -o "$T/a" "$T/x" 2> "$T/log"
+	# auto from a pipe (a job of unknown size): ranked by its prior.
+	cat "$T/x" | "$F" -v -t cu8 -n 4096 --out db --average 8 -o /dev/null 2> "$T/log"
 	if have_nvrtc; then
 		grep -q '^  [0-9]\. cufft:gpu[0-9]* *prior 6000 MB/s (cuFFT, the chain on the device (NVRTC))$' "$T/log"
 	else
 		grep -q '^  [0-9]\. cufft:gpu[0-9]* *prior 2000 MB/s (cuFFT, the chain on the host: libnvrtc not found)$' "$T/log"
 	fi
-	ACCEL_CUFFT_CHAIN=host "$F" -v -t cu8 -n 4096 --out db --average 8 -o "$T/b" "$T/x" 2> "$T/log"
+	cat "$T/x" | ACCEL_CUFFT_CHAIN=host "$F" -v -t cu8 -n 4096 --out db --average 8 -o /dev/null 2> "$T/log"
 	grep -q '^  [0-9]\. cufft:gpu[0-9]* *prior 2000 MB/s (cuFFT, the chain on the host: ACCEL_CUFFT_CHAIN=host)$' "$T/log"
+	"$F" -b cufft -t cu8 -n 4096 --out db --average 8 -o "$T/a" "$T/x"
+	ACCEL_CUFFT_CHAIN=host "$F" -b cufft -v -t cu8 -n 4096 --out db --average 8 -o "$T/b" "$T/x" 2> "$T/log"
+	grep -q '^  cufft:gpu[0-9]* *workers [1-9].*, units [1-9]' "$T/log"
 	printf '%s\n' "-t cu8 -n 4096 --out db --average 8 $T/x $T/a" "-t cu8 -n 4096 --out db --average 8 $T/x $T/b" > "$T/list"
 	run $REF checks "$T/list"
 	echo "$output"

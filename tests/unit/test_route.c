@@ -416,8 +416,15 @@ static void small_jobs_stay_on_cpu(void **state)
 	assert_ranked(&r, 2, "cpu", "fast:gpu0");
 	assert_int_equal(route(ctx, "auto", 0, NULL, &r), 0);
 	assert_ranked(&r, 2, "cpu", "fast:gpu0");
-	/* From 1 MiB, or unknown size, the device leads. */
+	/* From 1 MiB the device is ranked, its start-up charged against the
+	 * job's bytes: 1 MiB is 3 MB/s after 0.3 s. */
 	assert_int_equal(route(ctx, "auto", ACCEL_SMALL_JOB_BYTES, NULL, &r), 0);
+	assert_ranked(&r, 2, "cpu", "fast:gpu0");
+	assert_string_equal(r.entries[1].reason,
+			    "prior 1000000 MB/s (fake fast); 3 MB/s over 1.0 MB after 0.3 s of start-up");
+	assert_true(r.entries[1].mbps > 3 && r.entries[1].mbps < 4);
+	/* A job that amortises it, or of unknown size: the device leads. */
+	assert_int_equal(route(ctx, "auto", (int64_t)16 << 30, NULL, &r), 0);
 	assert_ranked(&r, 2, "fast:gpu0", "cpu");
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
 	assert_ranked(&r, 2, "fast:gpu0", "cpu");
@@ -445,6 +452,32 @@ static void small_jobs_rank_cpu_device_engines(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* A job the CPU ends within a device's start-up leaves the backends that
+ * only find GPUs unprobed, however fast they might be; a longer one probes
+ * them. */
+static void jobs_the_cpu_ends_before_a_device_starts(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	add_backend(ctx, &gpuonly_backend);
+	struct accel_route r;
+	assert_int_equal(route(ctx, "auto", 1000, NULL, &r), 0);
+	double cpu = entry(&r, "cpu")->mbps;
+	assert_true(cpu > 0);
+	int64_t within = (int64_t)(cpu * 1e6 * ACCEL_DEVICE_START_S / 2);
+	assert_int_equal(route(ctx, "auto", within, NULL, &r), 0);
+	assert_ranked(&r, 1, "cpu");
+	assert_false(ctx->backends[1].probed);
+	char want[160];
+	snprintf(want, sizeof want,
+		 "not probed: cpu at %.0f MB/s ends a job of %lld bytes within a device's 0.3 s of start-up (name it with --backend to use it)",
+		 cpu, (long long)within);
+	assert_string_equal(entry(&r, "gpuonly")->reason, want);
+	assert_int_equal(route(ctx, "auto", within * 4, NULL, &r), 0);
+	assert_true(ctx->backends[1].probed);
+	assert_ranked(&r, 2, "gpuonly:gpu3", "cpu");
+	accel_ctx_free(ctx);
+}
+
 static void small_jobs_leave_gpu_backends_unprobed(void **state)
 {
 	struct accel_ctx *ctx = new_ctx();
@@ -460,7 +493,7 @@ static void small_jobs_leave_gpu_backends_unprobed(void **state)
 	assert_false(ctx->backends[1].probed);
 	assert_true(ctx->backends[2].probed);
 	/* A large job probes it. */
-	assert_int_equal(route(ctx, "auto", ACCEL_SMALL_JOB_BYTES, NULL, &r), 0);
+	assert_int_equal(route(ctx, "auto", (int64_t)64 << 30, NULL, &r), 0);
 	assert_true(ctx->backends[1].probed);
 	assert_int_equal(r.nranked, 3);
 	assert_string_equal(r.entries[2].name, "cpu");
@@ -622,6 +655,7 @@ int main(void)
 		cmocka_unit_test(small_jobs_stay_on_cpu),
 		cmocka_unit_test(small_jobs_rank_cpu_device_engines),
 		cmocka_unit_test(small_jobs_leave_gpu_backends_unprobed),
+		cmocka_unit_test(jobs_the_cpu_ends_before_a_device_starts),
 		cmocka_unit_test(profile_changes_ranking),
 		cmocka_unit_test(profile_load),
 		cmocka_unit_test(plugins_load_with_reasons),

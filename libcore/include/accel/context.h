@@ -175,6 +175,14 @@ struct accel_route_req {
  * such a job unless no other engine can run it; their route entry says
  * "not probed". */
 #define ACCEL_SMALL_JOB_BYTES (1u << 20)
+/* Seconds an engine on a GPU or NPU spends before its first byte (driver
+ * and context, plans, kernels compiled), under auto charged against a job
+ * of known size when the engine is ranked by its prior: its rank is then
+ * size / (ACCEL_DEVICE_START_S + size / prior). Measured on an H100
+ * (driver 580, CUDA 13): cuInit 0.24 s, NVIDIA's OpenCL platform 0.38 s;
+ * a whole accel-fft -b cufft run of 16 MiB took 0.17 s. A profile's
+ * measured MB/s (accel-bench --save) hold their start-up already. */
+#define ACCEL_DEVICE_START_S 0.3
 /* Under auto, the leading engines on different devices whose measured
  * MB/s for the job's size class (profile) is at least this fraction of the
  * best's serve the stream together: each adds at least a quarter. */
