@@ -156,3 +156,16 @@ assert d["cases"][2]["operation"] == "sha3-256" and d["cases"][2]["peer"] is Non
 		no_peer "${lines[0]}" "${lines[$i]}"
 	done
 }
+
+@test "a peer that fails on its start-up input: the warning names the input, the exit status or signal and its first line on stderr; no ratio" {
+	mkdir bin
+	printf '#!/bin/sh\necho "zstd: boom" >&2\nexit 3\n' > bin/zstd
+	printf '#!/bin/sh\necho "fftw: about to die" >&2\nkill -SEGV $$\n' > bin/fftw-peer
+	chmod +x bin/zstd bin/fftw-peer
+	run -0 --separate-stderr env PATH="$PWD/bin:$PATH" "$A" --vs --csv --repeat 1 --warmup 0 --size 64K zstd.compress
+	[[ "$stderr" == *"accel-bench: warning: zstd.compress: the peer 'zstd -q -3 -T"*"' failed on an empty input (exit 3: zstd: boom): no ratio"* ]]
+	no_peer "${lines[0]}" "${lines[1]}"
+	run -0 --separate-stderr env ACCEL_BENCH_FFTW="$PWD/bin/fftw-peer" "$A" --vs --csv --repeat 1 --warmup 0 --size 1024 -b fftw fft.c2c
+	[[ "$stderr" == *"accel-bench: warning: fft.c2c: the peer 'accel-bench-fftw -T "*" c2c 1024' failed on its start-up input of 8192 bytes (killed by signal 11 (Segmentation fault): fftw: about to die): no ratio"* ]]
+	no_peer "${lines[0]}" "${lines[1]}"
+}

@@ -211,7 +211,13 @@ int spawn(char *const argv[], const char *out, struct rusage *ru);
 int age_keys(struct bench *b);
 int peer_command(struct bench *b, struct kase *c, const char *input);
 int reference(struct bench *b, struct kase *c);
-int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start);
+/* The median of 3 runs of argv on c's start-up input (argv[in], else its
+ * last word, replaced by it) into *start: 0, or -1 with the input named in
+ * input[input_len] ("an empty input", "its start-up input of N bytes") and
+ * how the run failed in why[len] (its exit status or signal, and the first
+ * line it wrote on stderr). */
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start, char *input, size_t input_len,
+	     char *why, size_t len);
 
 /* program.c */
 int program_command(struct bench *b, struct kase *c, const char *input);

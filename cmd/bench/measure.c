@@ -207,16 +207,19 @@ int measure(struct bench *b, struct kase *c)
 		return 0;
 	}
 	int peer = c->peer_cmd[0] != 0, prog = c->prog_cmd[0] != 0, video = IS_VIDEO(c->op->fam);
+	char input[64] = "its start-up input", why[256] = "it failed";
 	/* onnx.run's peer starts once: its start-up is its model load. */
 	if (!rc && peer && (c->op->fam == FAM_ONNX ? onnx_peer_start(c) :
-			    start_up(b, c, c->peer_argv, c->peer_in, &c->peer.start)) < 0) {
+			    start_up(b, c, c->peer_argv, c->peer_in, &c->peer.start, input, sizeof input, why,
+				     sizeof why)) < 0) {
 		clear_progress(b);
-		accel_msg_warn("%s: the peer '%s' failed on an empty input: no ratio", c->op->name, c->peer_cmd);
+		accel_msg_warn("%s: the peer '%s' failed on %s (%s): no ratio", c->op->name, c->peer_cmd, input, why);
 		peer = 0;
 	}
-	if (!rc && prog && start_up(b, c, c->prog_argv, -1, &c->prog.start) < 0) {
+	if (!rc && prog &&
+	    start_up(b, c, c->prog_argv, -1, &c->prog.start, input, sizeof input, why, sizeof why) < 0) {
 		clear_progress(b);
-		accel_msg_warn("%s: our program '%s' failed on an empty input: no ratio", c->op->name, c->prog_cmd);
+		accel_msg_warn("%s: our program '%s' failed on %s (%s): no ratio", c->op->name, c->prog_cmd, input, why);
 		prog = 0;
 	}
 	struct series spare = { 0 };

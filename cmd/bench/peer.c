@@ -34,16 +34,16 @@ int on_path(const char *prog)
 	return 0;
 }
 
-/* Run argv with stdin from /dev/null, stdout to `out` (NULL: /dev/null)
- * and stderr to /dev/null; its rusage into *ru (may be NULL). Returns the
- * exit status, or -1 when it could not run or died of a signal. */
-int spawn(char *const argv[], const char *out, struct rusage *ru)
+/* spawn, with stderr to the file `errs` (NULL: /dev/null) and the wait
+ * status into *status (-1 when argv could not run). */
+static int spawn_status(char *const argv[], const char *out, const char *errs, struct rusage *ru, int *status)
 {
+	*status = -1;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, errs ? errs : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -56,7 +56,17 @@ int spawn(char *const argv[], const char *out, struct rusage *ru)
 			return -1;
 	if (ru)
 		*ru = r;
+	*status = st;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run argv with stdin from /dev/null, stdout to `out` (NULL: /dev/null)
+ * and stderr to /dev/null; its rusage into *ru (may be NULL). Returns the
+ * exit status, or -1 when it could not run or died of a signal. */
+int spawn(char *const argv[], const char *out, struct rusage *ru)
+{
+	int st;
+	return spawn_status(argv, out, NULL, ru, &st);
 }
 
 /* age's key pair for the age peers, once: 0, or -1 when age-keygen
@@ -205,7 +215,8 @@ int peer_command(struct bench *b, struct kase *c, const char *input)
  * is its input (-1: its last word): the median of 3 runs on the empty
  * input of case c (for age -d, age's file of the empty plaintext; for
  * video, the clip of one frame), into *start. 0, or -1 when it failed. */
-int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start)
+int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start, char *input, size_t input_len,
+	     char *why, size_t len)
 {
 	const char *tiny = c->tiny;
 	if (c->op->fam == FAM_AGE_DECRYPT) {
@@ -225,15 +236,38 @@ int start_up(struct bench *b, struct kase *c, char **argv, int in, double *start
 	char *keep = argv[last];
 	argv[last] = (char *)tiny;
 	double t[3];
-	int rc = 0;
+	int rc = 0, st = 0;
+	char *errs = temp_path(b, "start-up.err");
 	for (int i = 0; i < 3 && !rc; i++) {
 		double t0 = accel_now();
-		rc = spawn(argv, NULL, NULL) ? -1 : 0;
+		rc = spawn_status(argv, NULL, errs, NULL, &st) ? -1 : 0;
 		t[i] = accel_now() - t0;
 	}
 	argv[last] = keep;
-	if (rc)
+	if (rc) {
+		/* How it failed, and the first line it wrote on stderr. */
+		char line[160] = "";
+		FILE *f = errs ? fopen(errs, "re") : NULL;
+		if (f) {
+			if (!fgets(line, sizeof line, f))
+				line[0] = 0;
+			fclose(f);
+			line[strcspn(line, "\n")] = 0;
+		}
+		long long bytes = file_size(tiny);
+		if (st == -1)
+			snprintf(why, len, "it could not run");
+		else if (WIFSIGNALED(st))
+			snprintf(why, len, "killed by signal %d (%s)%s%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
+				 line[0] ? ": " : "", line);
+		else
+			snprintf(why, len, "exit %d%s%s", WEXITSTATUS(st), line[0] ? ": " : "", line);
+		if (bytes == 0)
+			snprintf(input, input_len, "an empty input");
+		else
+			snprintf(input, input_len, "its start-up input of %lld bytes", bytes);
 		return rc;
+	}
 	qsort(t, 3, sizeof t[0], cmp_double);
 	*start = t[1];
 	return 0;
