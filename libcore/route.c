@@ -204,30 +204,37 @@ static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
 
 static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small,
 		     int all);
+static int device_only(const struct accel_backend *b);
 static int software_capable(const struct accel_backend *b);
 static int may_have_devices(struct accel_ctx *ctx);
 
-/* The reason of the backends rank_auto left unprobed for a job of `size`
- * bytes that r's first engine ends before a device could start. */
-static void not_probed_reason(struct accel_ctx *ctx, struct accel_route *r, int64_t size)
+/* Whether r's first engine ends a job of `size` bytes within a device's
+ * start-up (ACCEL_DEVICE_START_S): a device could not finish it sooner
+ * even with free transfers and compute. */
+static int ends_before_a_device_starts(const struct accel_route *r, int64_t size)
+{
+	return r->n > 0 && r->entries[0].usable && r->entries[0].mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)size;
+}
+
+/* The reason of the backends that only find GPUs and NPUs, left unprobed
+ * by rank_auto's small pass because r's first engine ends the job of
+ * `size` bytes before a device could start. */
+static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct accel_route *r, int64_t size)
 {
 	const struct accel_route_entry *top = &r->entries[0];
 	for (int i = 0; i < r->n; i++) {
 		struct accel_route_entry *x = &r->entries[i];
-		if (x->usable || x->engine || strncmp(x->reason, "not probed: a job of ", 21))
+		int b = x->engine ? -1 : core_backend_index(ctx, x->name);
+		const struct accel_backend_status *s = b < 0 ? NULL : &ctx->backends[b];
+		if (!s || s->probed || !s->backend || !core_backend_offers(s->backend, op) || !device_only(s->backend))
 			continue;
-		for (int b = 0; b < ctx->nbackends; b++) {
-			const struct accel_backend_status *s = &ctx->backends[b];
-			if (s->probed || strcmp(s->name, x->name))
-				continue;
-			if (software_capable(s->backend) && !may_have_devices(ctx))
-				snprintf(x->reason, sizeof x->reason,
-					 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
-			else
-				snprintf(x->reason, sizeof x->reason,
-					 "not probed: %s at %.0f MB/s ends a job of %lld bytes within a device's %.1f s of start-up (name it with --backend to use it)",
-					 top->name, top->mbps, (long long)size, ACCEL_DEVICE_START_S);
-		}
+		if (software_capable(s->backend) && !may_have_devices(ctx))
+			snprintf(x->reason, sizeof x->reason,
+				 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
+		else
+			snprintf(x->reason, sizeof x->reason,
+				 "not probed: %s at %.0f MB/s ends a job of %lld bytes within a device's %.1f s of start-up (name it with --backend to use it)",
+				 top->name, top->mbps, (long long)size, ACCEL_DEVICE_START_S);
 	}
 }
 
@@ -281,24 +288,21 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 	 * run it. So does a job of known size that the best other engine
 	 * ends within ACCEL_DEVICE_START_S: a device could not finish it
 	 * sooner even with free transfers and compute. */
-	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES;
-	if (!small && req->size_hint > 0 && rank_auto(ctx, req, r, 1, 0) == 0 && r->entries[0].usable &&
-	    r->entries[0].mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)req->size_hint) {
-		not_probed_reason(ctx, r, req->size_hint);
-		return 0;
+	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES, rc = ACCEL_ENOENGINE;
+	if (small || req->size_hint > 0) {
+		rc = rank_auto(ctx, req, r, 1, 0);
+		if (rc == 0 && !small && ends_before_a_device_starts(r, req->size_hint))
+			not_probed_reason(ctx, op->name, r, req->size_hint);
+		else if (!small)
+			rc = ACCEL_ENOENGINE;
 	}
-	if (!small || rank_auto(ctx, req, r, 1, 0) == ACCEL_ENOENGINE) {
-		memset(r, 0, sizeof *r);
-		core_strlcpy(r->op, op->name, sizeof r->op);
-		if (rank_auto(ctx, req, r, 0, 0) != ACCEL_ENOENGINE)
-			return 0;
-		/* Nothing else runs it: start them all, for an engine or
-		 * their reasons. */
-		memset(r, 0, sizeof *r);
-		core_strlcpy(r->op, op->name, sizeof r->op);
-		return rank_auto(ctx, req, r, 0, 1);
-	}
-	return 0;
+	if (rc == ACCEL_ENOENGINE)
+		rc = rank_auto(ctx, req, r, 0, 0);
+	/* Nothing else runs it: start them all, for an engine or their
+	 * reasons. */
+	if (rc == ACCEL_ENOENGINE)
+		rc = rank_auto(ctx, req, r, 0, 1);
+	return rc;
 }
 
 /* Whether backend b only finds GPUs and NPUs (so runs no CPU engine). */
@@ -362,10 +366,16 @@ static int may_have_devices(struct accel_ctx *ctx)
 	return 0;
 }
 
+/* One ranking pass of an auto route into r (reset first): small leaves
+ * the backends that only find GPUs and NPUs unprobed; all starts too
+ * those that could find only software devices here. 0, or
+ * ACCEL_ENOENGINE when no engine is ranked. */
 static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r, int small,
 		     int all)
 {
 	const struct accel_op *op = req->op;
+	memset(r, 0, sizeof *r);
+	core_strlcpy(r->op, op->name, sizeof r->op);
 	int devices = all ? 1 : -1;
 	for (int b = 0; b < ctx->nbackends; b++) {
 		const struct accel_backend *be = ctx->backends[b].backend;
