@@ -64,6 +64,7 @@ struct stream {
 	unsigned char *held;           /* held[i]: units[i] holds buffers */
 	size_t nunits;
 	struct accel_unit **free_list; /* a stack: the units used last are used again */
+	const struct worker **runner;  /* runner[i]: the worker that ran units[i] last, or NULL */
 	size_t nfree;
 	size_t busy;                   /* units out of the free list */
 	size_t limit;                  /* most units out at once */
@@ -461,10 +462,24 @@ static void write_ready_locked(struct stream *s)
 	s->writing = 0;
 }
 
-/* A free unit taken for the next read, numbered and emptied. Lock held,
- * a unit free (s->busy < s->limit). */
-static struct accel_unit *take_unit_locked(struct stream *s)
+/* A free unit taken for the next read, numbered and emptied. A worker
+ * that reads the unit itself (w) takes the free unit it ran last, if there
+ * is one: its buffers are still in that core's caches, where the read and
+ * the engine find them. Any other free unit was last written by another
+ * core, whose caches each of its lines is fetched from. On 16 cores of an
+ * H100's host, FFTs of 1 GiB took a quarter more CPU, FFTW's and pread's
+ * alike, with units taken from the top of the stack. Lock held, a unit free
+ * (s->busy < s->limit). */
+static struct accel_unit *take_unit_locked(struct stream *s, const struct worker *w)
 {
+	for (size_t j = s->nfree; w && j-- > 0;) {
+		struct accel_unit *own = s->free_list[j];
+		if (s->runner[own - s->units] == w) {
+			s->free_list[j] = s->free_list[s->nfree - 1];
+			s->free_list[s->nfree - 1] = own;
+			break;
+		}
+	}
 	struct accel_unit *u = s->free_list[--s->nfree];
 	if (++s->busy > s->busy_max)
 		s->busy_max = s->busy;
@@ -513,9 +528,9 @@ static void issue_locked(struct stream *s, struct accel_unit *u)
  * before; the end, ACCEL_STREAM_SERIAL or an error: s->pull_rc, the
  * calling thread woken to act on it). Lock held, a unit free
  * (s->busy < s->limit). */
-static struct accel_unit *pull_locked(struct stream *s)
+static struct accel_unit *pull_locked(struct stream *s, const struct worker *w)
 {
-	struct accel_unit *u = take_unit_locked(s);
+	struct accel_unit *u = take_unit_locked(s, w);
 	s->pull_err[0] = 0;
 	int r = s->pull_ops->next(s->pull_user, s->pull_in, u, s->pull_err, sizeof s->pull_err);
 	int e = errno;
@@ -556,7 +571,7 @@ static void *worker_main(void *arg)
 				s->qlen--;
 			} else if (s->pulling && s->busy < s->limit) {
 				in = s->pull_in;
-				u = pull_locked(s);
+				u = pull_locked(s, w);
 			} else if (s->reader_done) {
 				break;
 			} else {
@@ -590,6 +605,7 @@ static void *worker_main(void *arg)
 			break;
 		}
 		pthread_mutex_lock(&s->lock);
+		s->runner[u - s->units] = w;
 		if (core_reorder_put(&s->reorder, u) < 0)
 			fail_locked(s, ACCEL_EINVAL, "internal error: unit %llu outside the reorder window",
 				    (unsigned long long)u->seq);
@@ -893,7 +909,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		}
 		if (s->stop)
 			break;
-		struct accel_unit *u = take_unit_locked(s);
+		struct accel_unit *u = take_unit_locked(s, NULL);
 		pthread_mutex_unlock(&s->lock);
 		if (wake_worker)
 			pthread_cond_signal(&s->cond_work);
@@ -1049,11 +1065,12 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);
 	s->free_list = calloc(s->nunits, sizeof *s->free_list);
+	s->runner = calloc(s->nunits, sizeof *s->runner);
 	s->queue = calloc(s->nunits, sizeof *s->queue);
 	s->workers = calloc((size_t)s->maxworkers, sizeof *s->workers);
-	if (!s->units || !s->held || !s->free_list || !s->queue || !s->workers ||
+	if (!s->units || !s->held || !s->free_list || !s->runner || !s->queue || !s->workers ||
 	    core_reorder_init(&s->reorder, s->nunits)) {
-		free(s->units); free(s->held); free(s->free_list); free(s->queue); free(s->workers);
+		free(s->units); free(s->held); free(s->free_list); free(s->runner); free(s->queue); free(s->workers);
 		snprintf(err, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
@@ -1181,6 +1198,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	free(s->units);
 	free(s->held);
 	free(s->free_list);
+	free(s->runner);
 	free(s->queue);
 	free(s->workers);
 	core_reorder_free(&s->reorder);

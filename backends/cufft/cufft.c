@@ -528,6 +528,10 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_cufft = {
 	 * added rather than adding them again. */
 	.priority = 15,
 	.apis = cufft_apis,
-	.queue_depth = 2,
+	/* Each unit in flight has a worker, whose host copies (the read,
+	 * into and out of pinned staging) run beside the others' transfers:
+	 * on an H100 at 16 cores, 1 GiB of cf32 at N = 1024 streamed at
+	 * 3.1-3.3 GB/s with 2, 3.5-4.2 with 4, 3.9-4.1 with 8. */
+	.queue_depth = 4,
 	.release = cufft_release,
 };
