@@ -17,12 +17,13 @@
  *
  * Format (text, one plugin a line, fields split by tabs):
  *   accel-plugin-manifest FORMAT ABI
- *   FILE SIZE ID NAME PRIORITY CLASSES OPS APIS NOTES DESCRIPTION
+ *   FILE SIZE ID NAME PRIORITY CLASSES OPS APIS NOTES BOUNDS DESCRIPTION
  * SIZE is the file's size in bytes; ID "build-id:HEX" (lowercase), or
  * "mtime:SECONDS.NANOSECONDS" for a plugin without a build-id; CLASSES is
  * the class mask in decimal; OPS "a,b" (or "-": none); APIS
- * "name:kinds,..." (or "-"); NOTES "api=word,..." (or "-"); DESCRIPTION
- * the rest of the line (empty: none).
+ * "name:kinds,..." (or "-"); NOTES "api=word,..." (or "-"); BOUNDS
+ * "op=mbps,..." (prior_bounds, in C's %.17g; or "-"); DESCRIPTION the
+ * rest of the line (empty: none). Format 3 added BOUNDS.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -36,7 +37,7 @@
 #include <unistd.h>
 #include "core.h"
 
-#define MANIFEST_FORMAT 2
+#define MANIFEST_FORMAT 3
 
 /* One plugin of a manifest: its registry fields as a table (no functions). */
 struct core_manifest_entry {
@@ -46,6 +47,7 @@ struct core_manifest_entry {
 	const char **ops;
 	struct accel_api_info *apis;
 	struct accel_api_note *notes;
+	struct accel_prior_bound *bounds;
 	char *text;          /* the line, cut in place: the strings above point into it */
 };
 
@@ -105,6 +107,9 @@ static int write_entry(FILE *out, const char *file, const char *id, const struct
 	for (const struct accel_api_note *a = b->api_notes; a && a->api; a++)
 		if (!*a->api || !a->word || !*a->word || !plain(a->api, ",:=") || !plain(a->word, ",:="))
 			return 0;
+	for (const struct accel_prior_bound *p = b->prior_bounds; p && p->op; p++)
+		if (!*p->op || !plain(p->op, ",:=") || !(p->mbps > 0) || p->mbps > 1e15)
+			return 0;
 	fprintf(out, "%s\t%s\t%s\t%d\t%u\t", file, id, b->name, b->priority, b->classes);
 	if (!b->ops || !b->ops[0])
 		fputc('-', out);
@@ -120,6 +125,11 @@ static int write_entry(FILE *out, const char *file, const char *id, const struct
 		fputc('-', out);
 	for (const struct accel_api_note *a = b->api_notes; a && a->api; a++)
 		fprintf(out, "%s%s=%s", a == b->api_notes ? "" : ",", a->api, a->word);
+	fputc('\t', out);
+	if (!b->prior_bounds || !b->prior_bounds[0].op)
+		fputc('-', out);
+	for (const struct accel_prior_bound *p = b->prior_bounds; p && p->op; p++)
+		fprintf(out, "%s%s=%.17g", p == b->prior_bounds ? "" : ",", p->op, p->mbps);
 	fprintf(out, "\t%s\n", b->description ? b->description : "");
 	return 1;
 }
@@ -175,12 +185,12 @@ static int split(char *s, char sep, char **v, int max)
 /* Parse one line (cut in place) into e; 0, or -1 when malformed. */
 static int parse_entry(struct core_manifest_entry *e, char *line)
 {
-	char *f[10];
+	char *f[11];
 	int n = 0;
-	for (char *s = line; n < 10; n++) {
+	for (char *s = line; n < 11; n++) {
 		f[n] = s;
-		s = n < 9 ? strchr(s, '\t') : NULL;
-		if (n < 9 && !s)
+		s = n < 10 ? strchr(s, '\t') : NULL;
+		if (n < 10 && !s)
 			return -1;
 		if (s)
 			*s++ = 0;
@@ -202,7 +212,7 @@ static int parse_entry(struct core_manifest_entry *e, char *line)
 	if (*end || end == f[5] || cls > ACCEL_CLASS_ALL)
 		return -1;
 	e->table.classes = (unsigned)cls;
-	e->table.description = *f[9] ? f[9] : NULL;
+	e->table.description = *f[10] ? f[10] : NULL;
 
 	char *v[65];
 	int k = split(f[6], ',', v, 64);
@@ -239,6 +249,22 @@ static int parse_entry(struct core_manifest_entry *e, char *line)
 		e->notes[i].word = c;
 	}
 	e->table.api_notes = k ? e->notes : NULL;
+
+	k = split(f[9], ',', v, 64);
+	if (k < 0 || !(e->bounds = calloc((size_t)k + 1, sizeof *e->bounds)))
+		return -1;
+	for (int i = 0; i < k; i++) {
+		char *c = strchr(v[i], '=');
+		if (!c || c == v[i] || !c[1])
+			return -1;
+		*c++ = 0;
+		e->bounds[i].op = v[i];
+		errno = 0;
+		e->bounds[i].mbps = strtod(c, &end);
+		if (errno || *end || !(e->bounds[i].mbps > 0) || e->bounds[i].mbps > 1e15)
+			return -1;
+	}
+	e->table.prior_bounds = k ? e->bounds : NULL;
 	return 0;
 }
 
@@ -250,6 +276,7 @@ void core_manifest_free(struct core_manifest *m)
 			free(m->entries[i].ops);
 			free(m->entries[i].apis);
 			free(m->entries[i].notes);
+			free(m->entries[i].bounds);
 			free(m->entries[i].text);
 		}
 		free(m->entries);

@@ -208,18 +208,72 @@ static int device_only(const struct accel_backend *b);
 static int software_capable(const struct accel_backend *b);
 static int may_have_devices(struct accel_ctx *ctx);
 
-/* Whether r's first engine ends a job of `size` bytes within a device's
- * start-up (ACCEL_DEVICE_START_S): a device could not finish it sooner
- * even with free transfers and compute. */
-static int ends_before_a_device_starts(const struct accel_route *r, int64_t size)
+/* Backend b's prior_bounds for op: its MB/s, or 0 when it gives none. */
+static double prior_bound(const struct accel_backend *b, const char *op)
 {
-	return r->n > 0 && r->entries[0].usable && r->entries[0].mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)size;
+	for (const struct accel_prior_bound *p = b->prior_bounds; p && p->op; p++)
+		if (!strcmp(p->op, op))
+			return p->mbps;
+	return 0;
+}
+
+/* Whether the profile (req's) holds a figure of backend `name` for op:
+ * an entry whose key is "NAME@..." or "NAME.VARIANT@..." (schema 1: whose
+ * engine is "NAME:..." or "NAME.VARIANT:..."). */
+static int profile_measured(struct accel_ctx *ctx, const struct accel_route_req *req, const char *op,
+			    const char *name)
+{
+	char path[4096], why[256];
+	struct accel_profile_entry *prof = NULL;
+	if (accel_profile_path(req->profile, path, sizeof path) < 0)
+		return 0;
+	int n = accel_profile_load_for(ctx, path, &prof, why, sizeof why), found = 0;
+	size_t len = strlen(name);
+	for (int i = 0; i < n && !found; i++) {
+		const char *id = prof[i].key[0] ? prof[i].key : prof[i].engine;
+		char sep = prof[i].key[0] ? '@' : ':';
+		found = !strcmp(prof[i].op, op) && !strncmp(id, name, len) && (id[len] == sep || id[len] == '.');
+	}
+	free(prof);
+	return found;
+}
+
+/* Whether r, ranked without the backends that only find GPUs and NPUs
+ * (rank_auto's small pass), is what a route with them would lead with, so
+ * their drivers need not start (each costs 0.1-1 s): every one of them
+ * that could find a device (not a software_capable one on a machine
+ * without a GPU or NPU) either could not finish a job of `size` bytes
+ * (> 0: known) sooner than r's first engine even with free transfers
+ * (size_cut), or gives a prior_bound for the operation that is at most the
+ * MB/s of r's first engine while the profile measured none of its engines
+ * for it. *size_cut: 1 when the job's size decided, 0 when the bounds did. */
+static int devices_cannot_lead(struct accel_ctx *ctx, const struct accel_route_req *req, struct accel_route *r,
+			       int *size_cut)
+{
+	const struct accel_route_entry *top = &r->entries[0];
+	if (!r->n || !top->usable || !(top->mbps > 0))
+		return 0;
+	*size_cut = req->size_hint > 0 && top->mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)req->size_hint;
+	if (*size_cut)
+		return 1;
+	for (int b = 0; b < ctx->nbackends; b++) {
+		const struct accel_backend_status *s = &ctx->backends[b];
+		const struct accel_backend *be = s->backend;
+		if (!be || s->probed || !core_backend_offers(be, req->op->name) || !device_only(be) ||
+		    (software_capable(be) && !may_have_devices(ctx)))
+			continue;
+		double bound = prior_bound(be, req->op->name);
+		if (!(bound > 0) || bound > top->mbps || profile_measured(ctx, req, req->op->name, s->name))
+			return 0;
+	}
+	return 1;
 }
 
 /* The reason of the backends that only find GPUs and NPUs, left unprobed
- * by rank_auto's small pass because r's first engine ends the job of
- * `size` bytes before a device could start. */
-static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct accel_route *r, int64_t size)
+ * by rank_auto's small pass because devices_cannot_lead (size_cut: by the
+ * job's `size`, else by their prior_bounds). */
+static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct accel_route *r, int64_t size,
+			      int size_cut)
 {
 	const struct accel_route_entry *top = &r->entries[0];
 	for (int i = 0; i < r->n; i++) {
@@ -231,10 +285,14 @@ static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct acce
 		if (software_capable(s->backend) && !may_have_devices(ctx))
 			snprintf(x->reason, sizeof x->reason,
 				 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
-		else
+		else if (size_cut)
 			snprintf(x->reason, sizeof x->reason,
 				 "not probed: %s at %.0f MB/s ends a job of %lld bytes within a device's %.1f s of start-up (name it with --backend to use it)",
 				 top->name, top->mbps, (long long)size, ACCEL_DEVICE_START_S);
+		else
+			snprintf(x->reason, sizeof x->reason,
+				 "not probed: %s at %.0f MB/s is ahead of its best prior, %.0f MB/s, unmeasured (name it with --backend to use it)",
+				 top->name, top->mbps, prior_bound(s->backend, op));
 	}
 }
 
@@ -285,17 +343,17 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 	/* A small job stays on the CPU under auto: backends that only find
 	 * GPUs and NPUs would rank after it, so their drivers are not started
 	 * for it (that costs more than the job), unless no other engine can
-	 * run it. So does a job of known size that the best other engine
-	 * ends within ACCEL_DEVICE_START_S: a device could not finish it
-	 * sooner even with free transfers and compute. */
-	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES, rc = ACCEL_ENOENGINE;
-	if (small || req->size_hint > 0) {
-		rc = rank_auto(ctx, req, r, 1, 0);
-		if (rc == 0 && !small && ends_before_a_device_starts(r, req->size_hint))
-			not_probed_reason(ctx, op->name, r, req->size_hint);
-		else if (!small)
-			rc = ACCEL_ENOENGINE;
-	}
+	 * run it. So does any other job where the route without them shows
+	 * that a device cannot lead (devices_cannot_lead): a job of known size
+	 * that the best other engine ends within ACCEL_DEVICE_START_S, or an
+	 * engine already ranked above the most those backends offer (16 cores
+	 * of FFTW against a GPU's FFT, a pipe's job of unknown size too). */
+	int small = req->size_hint >= 0 && req->size_hint < (int64_t)ACCEL_SMALL_JOB_BYTES, size_cut = 0;
+	int rc = rank_auto(ctx, req, r, 1, 0);
+	if (rc == 0 && !small && devices_cannot_lead(ctx, req, r, &size_cut))
+		not_probed_reason(ctx, op->name, r, req->size_hint, size_cut);
+	else if (!small)
+		rc = ACCEL_ENOENGINE;
 	if (rc == ACCEL_ENOENGINE)
 		rc = rank_auto(ctx, req, r, 0, 0);
 	/* Nothing else runs it: start them all, for an engine or their

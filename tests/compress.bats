@@ -433,7 +433,7 @@ garbage_as_gzip() {
 	gen 1000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 107, this libaccel has ABI 7"* ]]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 108, this libaccel has ABI 8"* ]]
 	"$A" -c -d out | cmp a -
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -c -b badabi a
 	[ "$status" -eq 1 ]

@@ -30,7 +30,7 @@ no_driver() {
 
 # A CUDA device: a real one, else the test double (exported for the test).
 need_gpu() {
-	if ! "$D" --routes fft.c2c 2>/dev/null | grep -q 'cufft:gpu'; then
+	if ! "$D" --routes -b cufft fft.c2c 2>/dev/null | grep -q 'cufft:gpu'; then
 		[ -e "$ROOT/build/tests/fakecuda/libcuda.so.1" ] && no_driver || skip "no CUDA device"
 		export LD_LIBRARY_PATH="$ROOT/build/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 		FAKE=1
@@ -101,7 +101,11 @@ sys.exit(1)'
 @test "cufft: the host chain (ACCEL_CUFFT_CHAIN=host) gives the same spectra; auto's -v says where the chain runs" {
 	need_gpu
 	$REF gen cu8 $((1 << 22)) 11 "$T/x"
-	# auto from a pipe (a job of unknown size): ranked by its prior.
+	# auto from a pipe (a job of unknown size): ranked by its prior, with
+	# fftw measured below it (else a CPU of 6 cores or more is ahead of it
+	# and it is not started).
+	export ACCEL_PROFILE="$T/profile.json"
+	printf '{"schema_version": 1, "entries": [{"operation": "fft.c2c", "engine": "fftw:cpu0", "size_class": "large", "mb_per_s": 1000}]}\n' > "$ACCEL_PROFILE"
 	cat "$T/x" | "$F" -v -t cu8 -n 4096 --out db --average 8 -o /dev/null 2> "$T/log"
 	if have_nvrtc; then
 		grep -q '^  [0-9]\. cufft:gpu[0-9]* *prior 6000 MB/s (cuFFT, the chain on the device (NVRTC))$' "$T/log"
@@ -118,6 +122,31 @@ sys.exit(1)'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(stat -c %s "$T/a")" -eq "$(stat -c %s "$T/b")" ]
+}
+
+@test "auto, a job of unknown size: fftw ahead of cuFFT's best prior leaves the driver unstarted, unless a profile measured cufft" {
+	need_gpu
+	$REF gen cf32 65536 3 "$T/x"
+	export ACCEL_PROFILE="$T/profile.json"
+	local fftw='{"operation": "fft.c2c", "engine": "fftw:cpu0", "size_class": "large", "mb_per_s": 20000}'
+	printf '{"schema_version": 1, "entries": [%s]}\n' "$fftw" > "$ACCEL_PROFILE"
+	cat "$T/x" | "$F" -v -o "$T/a" 2> "$T/log"
+	grep -qxE '  1\. fftw:cpu0 +measured 20000 MB/s \(profile, large jobs\)' "$T/log"
+	grep -qxE '  -  cufft +left out: not probed: fftw:cpu0 at 20000 MB/s is ahead of its best prior, 6000 MB/s, unmeasured \(name it with --backend to use it\)' "$T/log"
+	! grep -q 'cufft:gpu' "$T/log"
+	# A file of known size too (64 KiB: ended within the start-up anyway).
+	"$F" -v -o "$T/b" "$T/x" 2> "$T/log"
+	grep -q '  -  cufft *left out: not probed: ' "$T/log"
+	cmp "$T/a" "$T/b"
+	# The profile measured cufft: its driver starts, the figures rank.
+	local gpu
+	gpu=$("$D" --routes -b cufft fft.c2c | sed -n 's/^  [0-9]*\. \(cufft:gpu[0-9]*\) .*/\1/p' | head -n 1)
+	[ -n "$gpu" ]
+	printf '{"schema_version": 1, "entries": [%s, {"operation": "fft.c2c", "engine": "%s", "size_class": "large", "mb_per_s": 30000}]}\n' \
+		"$fftw" "$gpu" > "$ACCEL_PROFILE"
+	cat "$T/x" | "$F" -v -o "$T/c" 2> "$T/log"
+	grep -qxE "  1\. $gpu +measured 30000 MB/s \(profile, large jobs\)" "$T/log"
+	grep -qxE '  2\. fftw:cpu0 +measured 20000 MB/s \(profile, large jobs\)' "$T/log"
 }
 
 @test "cufft: the host chain (ACCEL_CUFFT_CHAIN=host): real input's half spectrum, decimation, shift, inverse, within 1e-5 of numpy" {

@@ -152,10 +152,12 @@ scanned() {
 
 @test "a manifest of another ABI or format, or malformed, makes the folder scanned" {
 	n=$(ls p/accel_*.so | wc -l)
-	for change in 's/^accel-plugin-manifest 2 \([0-9]*\)$/accel-plugin-manifest 2 999/' \
-		      's/^accel-plugin-manifest 2 /accel-plugin-manifest 1 /' \
-		      's/^accel-plugin-manifest 2 /accel-plugin-manifest 3 /' \
+	for change in 's/^accel-plugin-manifest 3 \([0-9]*\)$/accel-plugin-manifest 3 999/' \
+		      's/^accel-plugin-manifest 3 /accel-plugin-manifest 2 /' \
+		      's/^accel-plugin-manifest 3 /accel-plugin-manifest 4 /' \
 		      's/^\(accel_fftw\.so\t[^\t]*\t[^\t]*\t[^\t]*\t\)[0-9]*/\1high/' \
+		      's/^\(accel_cufft\.so\t.*\t\)fft\.c2c=[0-9]*/\1fft.c2c=fast/' \
+		      's/^\(accel_cufft\.so\t.*\t\)fft\.c2c=[0-9]*/\1fft.c2c=-5/' \
 		      's/^\(accel_fftw\.so\t[^\t]*\t\)[^\t]*/\1-/'; do
 		sed "$change" "$B/plugins/plugins.manifest" > p/plugins.manifest
 		! cmp -s p/plugins.manifest "$B/plugins/plugins.manifest"
@@ -169,7 +171,7 @@ scanned() {
 	cp p/accel_fftw.so p/accel_broken.so
 	python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); assert b.count(b"libc.so.6\0") == 1; open(p, "wb").write(b.replace(b"libc.so.6\0", b"libq.so.6\0"))' p/accel_broken.so
 	id=$(awk -F '\t' '$1 == "accel_fftw.so" { print $3 }' p/plugins.manifest)
-	printf 'accel_broken.so\t%s\t%s\tbroken\t90\t0\tsha256\t-\t-\ta plugin that cannot be loaded\n' \
+	printf 'accel_broken.so\t%s\t%s\tbroken\t90\t0\tsha256\t-\t-\t-\ta plugin that cannot be loaded\n' \
 		"$(stat -c %s p/accel_broken.so)" "$id" >> p/plugins.manifest
 	printf x | mapped "$B/accel-compress" -c > x.zst
 	[ ! -s mapped.txt ]

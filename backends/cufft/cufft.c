@@ -30,6 +30,15 @@
 #define BLOCK 256
 
 static const char *const cufft_ops[] = { "fft.c2c", "fft.r2c", NULL };
+/* The prior of an engine running the chain on the device, MB/s of input
+ * (with the chain on the host: 2000). */
+#define CUFFT_PRIOR_MBPS 6000
+/* The most supports() says for any GPU. */
+static const struct accel_prior_bound cufft_bounds[] = {
+	{ "fft.c2c", CUFFT_PRIOR_MBPS },
+	{ "fft.r2c", CUFFT_PRIOR_MBPS },
+	{ NULL, 0 },
+};
 
 /* The libraries, loaded by the first probe that finds a GPU (under
  * load_lock) and only read after: the driver's table, cuFFT and NVRTC. */
@@ -231,7 +240,7 @@ static int cufft_supports(const struct accel_engine *e, const struct accel_op *o
 		snprintf(reason, len, "cuFFT, the chain on the host: %s", why);
 		return 0;
 	}
-	*prior_mbps = 6000;
+	*prior_mbps = CUFFT_PRIOR_MBPS;
 	snprintf(reason, len, "cuFFT, the chain on the device (NVRTC)");
 	return 0;
 }
@@ -534,4 +543,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_cufft = {
 	 * 3.1-3.3 GB/s with 2, 3.5-4.2 with 4, 3.9-4.1 with 8. */
 	.queue_depth = 4,
 	.release = cufft_release,
+	.prior_bounds = cufft_bounds,
 };

@@ -19,6 +19,8 @@
 #include "vkfft.h"
 
 static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
+/* The prior of a hardware device's engine, MB/s of input. */
+#define VKFFT_PRIOR_MBPS 3000
 
 /* The companions (vkfft.h) by variant, and the table each exports; an
  * engine's variant names its companion. Loaded by the first probe (under
@@ -116,7 +118,7 @@ static int vkfft_supports(const struct accel_engine *e, const struct accel_op *o
 	}
 	/* A software device (PoCL) is far slower than FFTW: the router never
 	 * ranks it above the CPU unless named. */
-	*prior_mbps = e->software ? 50 : 3000;
+	*prior_mbps = e->software ? 50 : VKFFT_PRIOR_MBPS;
 	snprintf(reason, len, "VkFFT on %s%s", e->variant, e->software ? " (software device)" : "");
 	return 0;
 }
@@ -167,6 +169,13 @@ static const struct accel_api_info vkfft_apis[] = {
 	{ NULL, 0 },
 };
 
+/* The most supports() says for any device (a hardware one). */
+static const struct accel_prior_bound vkfft_bounds[] = {
+	{ "fft.c2c", VKFFT_PRIOR_MBPS },
+	{ "fft.r2c", VKFFT_PRIOR_MBPS },
+	{ NULL, 0 },
+};
+
 ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_vkfft = {
 	.abi = ACCEL_BACKEND_ABI,
 	.name = "vkfft",
@@ -184,4 +193,5 @@ ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_vkfft = {
 	.apis = vkfft_apis,
 	.queue_depth = 2,
 	.release = vkfft_release,
+	.prior_bounds = vkfft_bounds,
 };

@@ -478,6 +478,86 @@ static void jobs_the_cpu_ends_before_a_device_starts(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* GPU-only backends that say the most MB/s their engines are given
+ * (prior_bounds): 10 for zstd.compress, below the cpu backend's prior, and
+ * 1e9, above it. */
+static int bounded_supports(const struct accel_engine *e, const struct accel_op *op, double *prior, char *reason,
+			    size_t len)
+{
+	*prior = e->backend->prior_bounds[0].mbps;
+	snprintf(reason, len, "fake bounded");
+	return 0;
+}
+static int gpu4_probe(struct accel_probe *p) { return fake_probe_dev(p, "gpu4", 0); }
+static const struct accel_prior_bound low_bound[] = { { "zstd.compress", 10 }, { NULL, 0 } };
+static const struct accel_prior_bound high_bound[] = { { "zstd.compress", 1e9 }, { NULL, 0 } };
+static const struct accel_backend lowgpu_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "lowgpu", .description = "fake", .ops = zstd_only,
+	.probe = gpu4_probe, .supports = bounded_supports, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+	.prior_bounds = low_bound,
+};
+static const struct accel_backend highgpu_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "highgpu", .description = "fake", .ops = zstd_only,
+	.probe = gpu4_probe, .supports = bounded_supports, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_GPU),
+	.prior_bounds = high_bound,
+};
+
+static char *write_profile(const char *json);
+
+/* A GPU-only backend whose bound is at most the CPU's MB/s cannot lead:
+ * its drivers are not started, for a job of unknown size (a pipe) or of
+ * any known one; unless the profile measured one of its engines, or
+ * another such backend could lead (then all are probed, as before). */
+static void devices_that_cannot_lead_stay_unprobed(void **state)
+{
+	struct accel_ctx *ctx = new_ctx();
+	add_backend(ctx, &lowgpu_backend);
+	struct accel_route r;
+	static const int64_t sizes[] = { -1, (int64_t)64 << 30 };
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(route(ctx, "auto", sizes[i], NULL, &r), 0);
+		assert_ranked(&r, 1, "cpu");
+		assert_false(ctx->backends[1].probed);
+		char want[160];
+		snprintf(want, sizeof want,
+			 "not probed: cpu at %.0f MB/s is ahead of its best prior, 10 MB/s, unmeasured (name it with --backend to use it)",
+			 r.entries[0].mbps);
+		assert_string_equal(entry(&r, "lowgpu")->reason, want);
+	}
+	/* Named, it is used. */
+	assert_int_equal(route(ctx, "lowgpu", -1, NULL, &r), 0);
+	assert_ranked(&r, 1, "lowgpu:gpu4");
+	accel_ctx_free(ctx);
+
+	/* A profile that measured it: probed, ranked by the figure. */
+	ctx = new_ctx();
+	add_backend(ctx, &lowgpu_backend);
+	char *path = write_profile("{\"schema_version\": 1, \"entries\": ["
+		"{\"operation\": \"zstd.compress\", \"engine\": \"lowgpu:gpu4\", \"size_class\": \"large\", \"mb_per_s\": 1e7}]}");
+	assert_int_equal(route(ctx, "auto", -1, path, &r), 0);
+	assert_true(ctx->backends[1].probed);
+	assert_ranked(&r, 2, "lowgpu:gpu4", "cpu");
+	unlink(path);
+	accel_ctx_free(ctx);
+
+	/* Beside one whose bound is above the CPU, both are probed. */
+	ctx = new_ctx();
+	add_backend(ctx, &lowgpu_backend);
+	add_backend(ctx, &highgpu_backend);
+	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
+	assert_true(ctx->backends[1].probed);
+	assert_true(ctx->backends[2].probed);
+	assert_string_equal(r.entries[0].name, "highgpu:gpu4");
+	accel_ctx_free(ctx);
+
+	/* Without a bound (gpuonly), a job of unknown size probes it. */
+	ctx = new_ctx();
+	add_backend(ctx, &gpuonly_backend);
+	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
+	assert_true(ctx->backends[1].probed);
+	accel_ctx_free(ctx);
+}
+
 static void small_jobs_leave_gpu_backends_unprobed(void **state)
 {
 	struct accel_ctx *ctx = new_ctx();
@@ -605,7 +685,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_non_null(test->backend);
 	assert_string_equal(test->origin, "build/tests/plugins/accel_test.so");
 	assert_null(bad->backend);
-	assert_string_equal(bad->reason, "plugin built for backend ABI 107, this libaccel has ABI 7");
+	assert_string_equal(bad->reason, "plugin built for backend ABI 108, this libaccel has ABI 8");
 
 	struct accel_route r;
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
@@ -617,7 +697,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_int_equal(route(ctx, "badabi,test:other0", -1, NULL, &r), 0);
 	assert_ranked(&r, 1, "test:other0");
 	assert_string_equal(entry(&r, "badabi")->reason,
-			    "plugin built for backend ABI 107, this libaccel has ABI 7");
+			    "plugin built for backend ABI 108, this libaccel has ABI 8");
 	accel_ctx_free(ctx);
 }
 
@@ -656,6 +736,7 @@ int main(void)
 		cmocka_unit_test(small_jobs_rank_cpu_device_engines),
 		cmocka_unit_test(small_jobs_leave_gpu_backends_unprobed),
 		cmocka_unit_test(jobs_the_cpu_ends_before_a_device_starts),
+		cmocka_unit_test(devices_that_cannot_lead_stay_unprobed),
 		cmocka_unit_test(profile_changes_ranking),
 		cmocka_unit_test(profile_load),
 		cmocka_unit_test(plugins_load_with_reasons),

@@ -28,7 +28,7 @@ struct accel_output;
  * change to any of their layouts raises it (libcore/abi.c stops a build
  * that forgets); a plugin built against another value is refused at load
  * with a reason, never called. */
-#define ACCEL_BACKEND_ABI 7
+#define ACCEL_BACKEND_ABI 8
 
 /* Plugins are built with -fvisibility=hidden and export one symbol, their
  * table: ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_NAME. */
@@ -72,6 +72,13 @@ struct accel_api_info {
 struct accel_api_note {
 	const char *api;     /* as in struct accel_api_info.name; NULL ends the table */
 	const char *word;    /* "cuda" */
+};
+
+/* One entry of a backend's prior_bounds: the most MB/s of input that its
+ * supports() sets as the prior of any of its engines for one operation. */
+struct accel_prior_bound {
+	const char *op;      /* one of the backend's ops; NULL ends the table */
+	double mbps;         /* > 0 */
 };
 
 /* What a backend's probe sees: it adds devices and engines through
@@ -185,6 +192,17 @@ struct accel_backend {
 	 * environment); a library too heavy to load for that is left out.
 	 * Called before any probe, on the main thread. */
 	void (*versions)(char *buf, size_t len);
+
+	/* ---- Bounds without a probe (ABI 8) ----
+	 * Optional: for each operation listed, the most MB/s of input that
+	 * supports() sets as a prior, on any device; ended by { NULL }. Known
+	 * without a probe (the plugin manifest records it), so that an auto
+	 * route need not start a device's drivers to learn that the backend
+	 * cannot lead: a backend of GPUs and NPUs only whose bound is at most
+	 * the prior of the CPU engine leading the route, and of which the
+	 * profile has no measured figure, is left unprobed. NULL, or an
+	 * operation not listed: no bound (probed as before). */
+	const struct accel_prior_bound *prior_bounds;
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 
