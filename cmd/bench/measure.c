@@ -70,7 +70,8 @@ static int prepare(struct bench *b, struct kase *c)
 	if (op->fam == FAM_FFT) {
 		size_t frame = op->fft == FFT_C2R ? (size_t)c->size / 2 + 1 : (size_t)c->size;
 		int complex = op->fft != FFT_R2C;
-		uint64_t fb = frame * (complex ? 8 : 4), frames = FFT_BYTES / fb ? FFT_BYTES / fb : 1;
+		uint64_t want = b->job->vs ? DEFAULT_VS_BYTES : FFT_BYTES;
+		uint64_t fb = frame * (complex ? 8 : 4), frames = want / fb ? want / fb : 1;
 		const char *kind = op->name + 4;
 		char *in = temp_path(b, "%s-%llu", kind, (unsigned long long)c->size);
 		char *one = temp_path(b, "%s-%llu-one", kind, (unsigned long long)c->size);
