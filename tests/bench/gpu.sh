@@ -8,8 +8,8 @@
 #      and the routing profile's (tests/bench-profile.bats);
 #   4. a large stream (BIG, 1G of cf32 noise, numpy's normal) through auto,
 #      fftw, each device engine (ENGINES) and FFTW directly, wall and CPU
-#      seconds; the STFT chain in dB; the route and -v's statistics; an
-#      empty input on each engine;
+#      seconds; auto from a pipe beside cat; the STFT chain in dB; the
+#      route and -v's statistics; an empty input on each engine;
 #   5. age, zstd, lz4 and gzip at all cores beside their peers (--vs);
 #   6. accel-bench --vs of the FFTs on fftw, ENGINES and cpu+cufft, beside
 #      FFTW called directly (accel-bench-fftw).
@@ -79,6 +79,12 @@ np.random.default_rng(1).standard_normal(n, dtype=np.float32).tofile(sys.argv[1]
 			done
 			timed "N=$n fftw+cufft (run $r):" "$B/accel-fft" -b fftw+cufft -T 0 -n "$n" "$f"
 		done
+	done
+	# A pipe, a job of unknown size: auto starts the GPU drivers only
+	# where a device could lead (accel(7), ROUTING); beside cat.
+	for r in 1 2; do
+		timed "N=1024 auto from a pipe (run $r):" bash -c "cat '$f' | '$B/accel-fft' -n 1024"
+		timed "cat | cat (run $r):" bash -c "cat '$f' | cat"
 	done
 	# The device's best case: a chain that sends little back (STFT power
 	# in dB, 64 spectra averaged a row).
