@@ -9,7 +9,7 @@ import hashlib, os, re, sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 INC = os.path.join(ROOT, 'libcore', 'include', 'accel')
-STRUCTS = ['accel_backend', 'accel_op', 'accel_engine', 'accel_api_info', 'accel_api_note',
+STRUCTS = ['accel_backend', 'accel_op', 'accel_engine', 'accel_api_info', 'accel_api_note', 'accel_prior_bound',
            'accel_device', 'accel_prop', 'accel_api', 'accel_buf', 'accel_unit',
            'accel_fft', 'accel_age_key', 'accel_hash_files', 'accel_onnx_params', 'accel_tensor']
 # Array sizes inside those structs.

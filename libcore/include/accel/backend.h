@@ -21,7 +21,8 @@ struct accel_probe;
 struct accel_input;
 struct accel_output;
 
-/* The ABI of plugins: the backend table, the structs its hooks are given
+/* The ABI of plugins: the backend table (with its tables: accel_api_info,
+ * accel_api_note, accel_prior_bound), the structs its hooks are given
  * (accel_op, accel_engine, accel_device, accel_unit, accel_buf) and those
  * that reach a plugin through op->ext (the accel/ops/ headers: accel_fft,
  * accel_age_key, accel_hash_files, accel_onnx_params, accel_tensor). A
