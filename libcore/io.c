@@ -281,8 +281,6 @@ static int wait_readable(struct accel_input *in, double deadline)
 	}
 }
 
-/* Make n bytes visible at *p, reading as needed; with `timed`, read an fd
- * only when poll() says it will not block, and stop at `deadline`. */
 /* Bytes fill reads into in's buffer when the caller asks for n held: the
  * buffer's room, except from a regular file, which gives all that is asked
  * at once: what is asked, at least FILE_READ_MIN. A peek at a header then
@@ -300,6 +298,8 @@ static size_t read_size(const struct accel_input *in, size_t n)
 	return want < room ? want : room;
 }
 
+/* Make n bytes visible at *p, reading as needed; with `timed`, read an fd
+ * only when poll() says it will not block, and stop at `deadline`. */
 static ssize_t fill(struct accel_input *in, size_t n, int timed, double deadline, const uint8_t **p)
 {
 	size_t have = in->end - in->start;

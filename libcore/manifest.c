@@ -182,6 +182,17 @@ static int split(char *s, char sep, char **v, int max)
 	return s ? -1 : n;
 }
 
+/* A "key=value" item of a field (NOTES, BOUNDS), cut at its '=': the
+ * value, or NULL when the key or the value is empty or there is no '='. */
+static char *pair_value(char *item)
+{
+	char *c = strchr(item, '=');
+	if (!c || c == item || !c[1])
+		return NULL;
+	*c = 0;
+	return c + 1;
+}
+
 /* Parse one line (cut in place) into e; 0, or -1 when malformed. */
 static int parse_entry(struct core_manifest_entry *e, char *line)
 {
@@ -241,10 +252,9 @@ static int parse_entry(struct core_manifest_entry *e, char *line)
 	if (k < 0 || !(e->notes = calloc((size_t)k + 1, sizeof *e->notes)))
 		return -1;
 	for (int i = 0; i < k; i++) {
-		char *c = strchr(v[i], '=');
-		if (!c || c == v[i] || !c[1])
+		char *c = pair_value(v[i]);
+		if (!c)
 			return -1;
-		*c++ = 0;
 		e->notes[i].api = v[i];
 		e->notes[i].word = c;
 	}
@@ -254,10 +264,9 @@ static int parse_entry(struct core_manifest_entry *e, char *line)
 	if (k < 0 || !(e->bounds = calloc((size_t)k + 1, sizeof *e->bounds)))
 		return -1;
 	for (int i = 0; i < k; i++) {
-		char *c = strchr(v[i], '=');
-		if (!c || c == v[i] || !c[1])
+		char *c = pair_value(v[i]);
+		if (!c)
 			return -1;
-		*c++ = 0;
 		e->bounds[i].op = v[i];
 		errno = 0;
 		e->bounds[i].mbps = strtod(c, &end);

@@ -217,25 +217,26 @@ static double prior_bound(const struct accel_backend *b, const char *op)
 	return 0;
 }
 
-/* Whether the profile (req's) holds a figure of backend `name` for op:
- * an entry whose key is "NAME@..." or "NAME.VARIANT@..." (schema 1: whose
- * engine is "NAME:..." or "NAME.VARIANT:..."). */
-static int profile_measured(struct accel_ctx *ctx, const struct accel_route_req *req, const char *op,
-			    const char *name)
+/* Whether status s is a backend that only finds GPUs and NPUs, offers op
+ * and was left unprobed (by rank_auto's small pass). */
+static int device_backend_unprobed(const struct accel_backend_status *s, const char *op)
 {
-	char path[4096], why[256];
-	struct accel_profile_entry *prof = NULL;
-	if (accel_profile_path(req->profile, path, sizeof path) < 0)
-		return 0;
-	int n = accel_profile_load_for(ctx, path, &prof, why, sizeof why), found = 0;
+	return s->backend && !s->probed && core_backend_offers(s->backend, op) && device_only(s->backend);
+}
+
+/* Whether the profile entries prof[n] hold a figure of backend `name` for
+ * op: an entry whose key is "NAME@..." or "NAME.VARIANT@..." (schema 1:
+ * whose engine is "NAME:..." or "NAME.VARIANT:..."). */
+static int profile_measured(const struct accel_profile_entry *prof, int n, const char *op, const char *name)
+{
 	size_t len = strlen(name);
-	for (int i = 0; i < n && !found; i++) {
+	for (int i = 0; i < n; i++) {
 		const char *id = prof[i].key[0] ? prof[i].key : prof[i].engine;
 		char sep = prof[i].key[0] ? '@' : ':';
-		found = !strcmp(prof[i].op, op) && !strncmp(id, name, len) && (id[len] == sep || id[len] == '.');
+		if (!strcmp(prof[i].op, op) && !strncmp(id, name, len) && (id[len] == sep || id[len] == '.'))
+			return 1;
 	}
-	free(prof);
-	return found;
+	return 0;
 }
 
 /* Whether r, ranked without the backends that only find GPUs and NPUs
@@ -251,22 +252,31 @@ static int devices_cannot_lead(struct accel_ctx *ctx, const struct accel_route_r
 			       int *size_cut)
 {
 	const struct accel_route_entry *top = &r->entries[0];
+	const char *op = req->op->name;
 	if (!r->n || !top->usable || !(top->mbps > 0))
 		return 0;
 	*size_cut = req->size_hint > 0 && top->mbps * 1e6 * ACCEL_DEVICE_START_S >= (double)req->size_hint;
 	if (*size_cut)
 		return 1;
-	for (int b = 0; b < ctx->nbackends; b++) {
+	struct accel_profile_entry *prof = NULL;
+	int nprof = -1, lead = 0;   /* lead: one of them could lead */
+	for (int b = 0; b < ctx->nbackends && !lead; b++) {
 		const struct accel_backend_status *s = &ctx->backends[b];
-		const struct accel_backend *be = s->backend;
-		if (!be || s->probed || !core_backend_offers(be, req->op->name) || !device_only(be) ||
-		    (software_capable(be) && !may_have_devices(ctx)))
+		if (!device_backend_unprobed(s, op) || (software_capable(s->backend) && !may_have_devices(ctx)))
 			continue;
-		double bound = prior_bound(be, req->op->name);
-		if (!(bound > 0) || bound > top->mbps || profile_measured(ctx, req, req->op->name, s->name))
-			return 0;
+		double bound = prior_bound(s->backend, op);
+		if (bound > 0 && bound <= top->mbps && nprof < 0) {
+			/* Read once, for the first bound that would leave one out. */
+			char path[4096], why[256];
+			nprof = accel_profile_path(req->profile, path, sizeof path) < 0 ? 0 :
+				accel_profile_load_for(ctx, path, &prof, why, sizeof why);
+			if (nprof < 0)      /* ignored: the route's note says why */
+				nprof = 0;
+		}
+		lead = !(bound > 0) || bound > top->mbps || profile_measured(prof, nprof, op, s->name);
 	}
-	return 1;
+	free(prof);
+	return !lead;
 }
 
 /* The reason of the backends that only find GPUs and NPUs, left unprobed
@@ -280,7 +290,7 @@ static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct acce
 		struct accel_route_entry *x = &r->entries[i];
 		int b = x->engine ? -1 : core_backend_index(ctx, x->name);
 		const struct accel_backend_status *s = b < 0 ? NULL : &ctx->backends[b];
-		if (!s || s->probed || !s->backend || !core_backend_offers(s->backend, op) || !device_only(s->backend))
+		if (!s || !device_backend_unprobed(s, op))
 			continue;
 		if (software_capable(s->backend) && !may_have_devices(ctx))
 			snprintf(x->reason, sizeof x->reason,
