@@ -145,10 +145,21 @@ static int open_input(const struct job *job, const char *path, struct accel_inpu
 	return 0;
 }
 
+/* Compressed input small enough to decompress on the calling thread:
+ * whatever frames it holds take a few ms at most in turn. */
+#define SMALL_COMPRESSED ((int64_t)128 << 10)
+
+/* The stream's set-up: an input known to be one unit (a chunk to
+ * compress, a small file to decompress) runs on the calling thread, no
+ * worker started for it, unless -T asks for threads: FILE... of small
+ * files pay no thread start-up per FILE. */
 static struct accel_stream_config stream_config(const struct job *job, int64_t total)
 {
+	int one_unit = !job->common.threads && total >= 0 &&
+		       total <= (job->decompress ? SMALL_COMPRESSED : (int64_t)job->chunk);
 	struct accel_stream_config cfg = {
-		.threads = job->common.threads,
+		.threads = one_unit ? 1 : job->common.threads,
+		.inline_units = one_unit,
 		.fallback = job->common.fallback,
 		.progress = job->common.progress < 0 ? isatty(2) && !job->common.quiet : job->common.progress,
 		.total_size = total,
@@ -771,14 +782,24 @@ static int remove_source(const char *path)
 	return 0;
 }
 
-/* One FILE to its own output beside it (stdout for "-"): the output gets
- * FILE's owner, mode and times, appears only when complete, and only then
- * is FILE removed with --rm. Returns the exit status, reported. */
-static int one_file(struct accel_ctx *ctx, struct job *job, const char *path, double *bytes)
+/* One FILE and its own output beside it (stdout for "-"), as FILE...
+ * without -o, -c or -t writes them. */
+struct beside {
+	struct accel_input in;
+	struct accel_output out;
+	struct stat st;     /* FILE's, when regular */
+	int regular;
+	char *dst;          /* the output's name; NULL: stdout */
+};
+
+/* Open FILE `path` and its output beside it, which gets FILE's mode from
+ * the start (the file never shows other bits). 0, or the exit status
+ * after the message, with nothing left open. */
+static int beside_open(struct job *job, const char *path, struct beside *b)
 {
 	int pipe_in = !strcmp(path, "-");
-	char *dst = NULL;
-	if (!pipe_in && !(dst = output_name(job, path))) {
+	b->dst = NULL;
+	if (!pipe_in && !(b->dst = output_name(job, path))) {
 		if (errno == ENOMEM)
 			accel_msg_error("out of memory");
 		else
@@ -786,53 +807,167 @@ static int one_file(struct accel_ctx *ctx, struct job *job, const char *path, do
 					"use -o FILE or -c; skipped", path);
 		return ACCEL_EXIT_FAILURE;
 	}
-	struct accel_input in;
-	int rc = open_input(job, path, &in);
+	int rc = open_input(job, path, &b->in);
 	if (rc) {
-		free(dst);
+		free(b->dst);
 		return rc;
 	}
-	struct stat st, ost;
-	int regular = !pipe_in && fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (regular && stat(dst, &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
-		accel_msg_error("%s: the output %s is the input itself; skipped", path, dst);
-		accel_input_close(&in);
-		free(dst);
-		return ACCEL_EXIT_FAILURE;
+	struct stat ost;
+	b->regular = !pipe_in && fstat(b->in.fd, &b->st) == 0 && S_ISREG(b->st.st_mode);
+	if (b->regular && stat(b->dst, &ost) == 0 && ost.st_dev == b->st.st_dev && ost.st_ino == b->st.st_ino) {
+		accel_msg_error("%s: the output %s is the input itself; skipped", path, b->dst);
+		rc = ACCEL_EXIT_FAILURE;
+	} else if ((rc = accel_output_open(&b->out, b->dst, job->common.force, !job->decompress)) < 0) {
+		rc = output_failed(b->dst, rc);
+	} else if (b->regular && accel_output_mode(&b->out, b->st.st_mode) < 0) {
+		accel_msg_error("cannot write %s: %s", b->dst, strerror(b->out.error));
+		accel_output_abort(&b->out);
+		rc = ACCEL_EXIT_FAILURE;
 	}
-	struct accel_output out;
-	rc = accel_output_open(&out, dst, job->common.force, !job->decompress);
-	if (rc < 0) {
-		accel_input_close(&in);
-		rc = output_failed(dst, rc);
-		free(dst);
-		return rc;
+	if (rc) {
+		accel_input_close(&b->in);
+		free(b->dst);
 	}
-	/* The mode from the start, so the file never shows other bits. */
-	if (regular && accel_output_mode(&out, st.st_mode) < 0) {
-		accel_msg_error("cannot write %s: %s", dst, strerror(out.error));
-		accel_input_close(&in);
-		accel_output_abort(&out);
-		free(dst);
-		return ACCEL_EXIT_FAILURE;
-	}
-	int garbage = job->garbage;
-	job->garbage = 0;
-	int status = job->decompress ? decompress_one(ctx, job, &in, &out, bytes)
-				     : compress_files(ctx, job, (char **)&path, 1, &in, &out, bytes);
-	int had_garbage = job->garbage;
-	job->garbage |= garbage;
-	if (status || out.broken) {
-		accel_output_abort(&out);
-	} else if ((regular && accel_output_attrs(&out, &st) < 0) || accel_output_commit(&out) < 0) {
-		accel_msg_error("cannot write %s: %s", dst ? dst : "stdout", strerror(out.error ? out.error : errno));
-		accel_output_abort(&out);
+	return rc;
+}
+
+/* FILE's run ended with exit status `status` (its input closed): the
+ * output appears only when complete, with FILE's owner, mode and times,
+ * and only then is FILE removed with --rm (not when trailing garbage was
+ * left in it). Returns the exit status, reported. */
+static int beside_close(struct job *job, const char *path, struct beside *b, int status, int garbage)
+{
+	if (status || b->out.broken) {
+		accel_output_abort(&b->out);
+	} else if ((b->regular && accel_output_attrs(&b->out, &b->st) < 0) || accel_output_commit(&b->out) < 0) {
+		accel_msg_error("cannot write %s: %s", b->dst ? b->dst : "stdout",
+				strerror(b->out.error ? b->out.error : errno));
+		accel_output_abort(&b->out);
 		status = ACCEL_EXIT_FAILURE;
-	} else if (job->rm && regular && !had_garbage) {
-		/* Trailing garbage was not decompressed: FILE keeps it. */
+	} else if (job->rm && b->regular && !garbage) {
 		status = remove_source(path);
 	}
-	free(dst);
+	free(b->dst);
+	return status;
+}
+
+/* Decompress one FILE to its own output beside it. Returns the exit
+ * status, reported. */
+static int decompress_beside(struct accel_ctx *ctx, struct job *job, const char *path, double *bytes)
+{
+	struct beside b;
+	int status = beside_open(job, path, &b);
+	if (status)
+		return status;
+	int garbage = job->garbage;
+	job->garbage = 0;
+	status = decompress_one(ctx, job, &b.in, &b.out, bytes);
+	int had_garbage = job->garbage;
+	job->garbage |= garbage;
+	return beside_close(job, path, &b, status, had_garbage);
+}
+
+/* Compression of FILE... each beside itself, as the jobs of one run: one
+ * route, one set of worker threads and engine contexts for all (1000 files
+ * of 4 KiB on tmpfs: 0.35-0.39 s with a run a FILE, 0.08-0.10 s so, zstd
+ * 0.07-0.08 s). A FILE that cannot be opened is skipped (start returns
+ * 1); one whose run fails ends the run, and the next run takes up the
+ * FILEs after it. */
+struct beside_run {
+	struct job *job;
+	char **files;       /* files[0 .. n) of this run */
+	struct beside b;
+	struct accel_seek_table seek;   /* --seekable: the current FILE's frames */
+	int open;           /* b is open (a job started and not finished) */
+	int status;         /* exit status of the first failure, reported */
+	size_t failed;      /* the job that ended the run, SIZE_MAX: none */
+	double bytes;
+};
+
+static int beside_start(void *arg, size_t k, struct accel_input **in, struct accel_output **out, void **user,
+			char *err, size_t len)
+{
+	(void)user;
+	(void)err;
+	(void)len;
+	struct beside_run *r = arg;
+	int st = beside_open(r->job, r->files[k], &r->b);
+	if (st) {
+		r->status = r->status ? r->status : st;
+		return 1;
+	}
+	r->open = 1;
+	*in = &r->b.in;
+	*out = &r->b.out;
+	return 0;
+}
+
+static void beside_finish(void *arg, size_t k, int rc, const struct accel_stream_stats *stats, const char *err)
+{
+	struct beside_run *r = arg;
+	struct job *job = r->job;
+	r->open = 0;
+	if (rc < 0)
+		r->failed = k;
+	int st = input_done(job, &r->b.in, rc, stats, err, &r->bytes);
+	/* --seekable: each output ends with the table of its own frames. */
+	int wrc;
+	if (!st && job->seekable && (wrc = accel_seek_table_write(&r->seek, &r->b.out)) < 0) {
+		accel_msg_error("cannot write %s: %s", r->b.dst ? r->b.dst : "stdout",
+				wrc == ACCEL_EIO ? strerror(r->b.out.error) : accel_strerror(wrc));
+		st = ACCEL_EXIT_FAILURE;
+	}
+	int checksums = r->seek.checksums;
+	accel_seek_table_free(&r->seek);
+	r->seek.checksums = checksums;
+	st = beside_close(job, r->files[k], &r->b, st, 0);
+	r->status = r->status ? r->status : st;
+}
+
+static int compress_beside(struct accel_ctx *ctx, struct job *job, char **files, int nfiles, double *bytes)
+{
+	int status = 0;
+	for (int from = 0; from < nfiles;) {
+		int64_t total = 0;
+		for (int i = from; i < nfiles && total >= 0; i++) {
+			struct stat st;
+			if (!strcmp(files[i], "-") || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
+				total = -1;
+			else
+				total += st.st_size;
+		}
+		struct beside_run r = { .job = job, .files = files + from, .failed = SIZE_MAX };
+		struct accel_compress_cfg cfg = {
+			.backend = job->common.backend,
+			.stream = stream_config(job, total),
+			.format = job->format,
+			.level = job->level,
+			.checksum = job->checksum,
+			.chunk_size = job->chunk,
+			.memory_limit = job->common.memory,
+			.verbose = job->common.verbose,
+			.report = job->report,
+			.seek = job->seekable ? &r.seek : NULL,
+		};
+		struct accel_stream_jobs jobs = { (size_t)(nfiles - from), &r, beside_start, beside_finish };
+		char err[512] = "";
+		int rc = accel_compress_jobs(ctx, &cfg, &jobs, err, sizeof err);
+		if (r.open) {
+			accel_input_close(&r.b.in);
+			accel_output_abort(&r.b.out);
+			free(r.b.dst);
+		}
+		accel_seek_table_free(&r.seek);
+		*bytes += r.bytes;
+		status = status ? status : r.status;
+		if (rc < 0 && r.failed == SIZE_MAX) {
+			/* The run itself failed (no route): no FILE can go on. */
+			int st = rc == ACCEL_EINVAL ? usage_error(err) : rc == ACCEL_ENOENGINE ?
+				 (accel_msg_error("%s", err), ACCEL_EXIT_FAILURE) : report(rc, err);
+			return status ? status : st;
+		}
+		from += rc < 0 ? (int)r.failed + 1 : nfiles - from;
+	}
 	return status;
 }
 
@@ -948,8 +1083,13 @@ static int compress(int argc, char **argv)
 	if (beside) {
 		/* A FILE that fails leaves no output and its source; the
 		 * others go on, and the exit status is the first failure's. */
-		for (int i = 0; i < names.n; i++) {
-			int st = one_file(ctx, &job, names.v[i], &bytes);
+		if (job.decompress) {
+			for (int i = 0; i < names.n; i++) {
+				int st = decompress_beside(ctx, &job, names.v[i], &bytes);
+				status = status ? status : st;
+			}
+		} else {
+			int st = compress_beside(ctx, &job, names.v, names.n, &bytes);
 			status = status ? status : st;
 		}
 	} else {

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <accel/cli.h>
 #include <accel/stream.h>
@@ -674,24 +676,39 @@ static void ignore_sigpipe(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-/* The process's umask, read without changing it where the kernel says it
- * (Linux 4.7+), else by setting it and putting it back. */
-static mode_t current_umask(void)
+/* Create the temporary `tmp` (a name ending in XXXXXX, replaced here by
+ * six random letters and digits, tried again on a clash) with O_EXCL and
+ * the given mode, as open() applies it: the umask and a folder's default
+ * ACL act on a new file here as they do on one made by a shell's >,
+ * without reading the umask (the kernel makes /proc/self/status anew on
+ * each read, tens of microseconds a file of FILE...). The fd, or -1 with
+ * errno. */
+static int create_temp(char *tmp, mode_t mode)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[128];
-	unsigned mask;
-	if (f) {
-		while (fgets(line, sizeof line, f))
-			if (sscanf(line, "Umask: %o", &mask) == 1) {
-				fclose(f);
-				return (mode_t)mask & 0777;
-			}
-		fclose(f);
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = tmp + strlen(tmp) - 6;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint8_t r[6];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+			/* No entropy yet (early boot): the clock and a
+			 * counter only need to differ, not to be secret, as
+			 * O_EXCL refuses a name taken. */
+			static unsigned counter;
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			uint64_t v = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)getpid() << 20 ^
+				     __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 40503u;
+			for (int i = 0; i < 6; i++, v >>= 8)
+				r[i] = (uint8_t)v;
+		}
+		for (int i = 0; i < 6; i++)
+			x[i] = letters[r[i] % (sizeof letters - 1)];
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
 	}
-	mode_t m = umask(022);
-	umask(m);
-	return m;
+	errno = EEXIST;
+	return -1;
 }
 
 /* Open an existing PATH that is not a regular file (a device, a FIFO) for
@@ -819,12 +836,8 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		mode = st.st_mode & 0777;
 		kept = 1;
 	}
-	/* A new file gets what open() would give it. The umask is read only
-	 * here: the kernel makes /proc/self/status anew on each read (tens of
-	 * microseconds), which a device opened once per run (accel-bench's
-	 * /dev/null) would pay each time. */
-	if (!kept)
-		mode = 0666 & ~current_umask();
+	/* A new file gets what open() would give it (create_temp); one that
+	 * replaces a file, that file's permissions. */
 	size_t n = strlen(path) + 16;
 	out->tmp = malloc(n);
 	if (!out->tmp)
@@ -843,7 +856,7 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	out->fd = create_temp(out->tmp, kept ? 0600 : 0666);
 	if (out->fd >= 0) {
 		memcpy(pending_tmp, out->tmp, strlen(out->tmp) + 1);
 		pending_set = 1;
@@ -854,7 +867,8 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = e;
 		return open_failed(out, ACCEL_EIO);
 	}
-	fchmod(out->fd, mode);
+	if (kept)
+		fchmod(out->fd, mode);
 	return 0;
 }
 

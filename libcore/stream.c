@@ -1116,6 +1116,8 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 			fail_locked(s, rc, "%s", jerr);
 			break;
 		}
+		if (rc > 0)
+			continue;
 		/* No unit is being written between jobs: all of the last
 		 * job is written. */
 		s->out = out;

@@ -99,6 +99,25 @@ accel-compress: a.zst already exists; use -f to overwrite it" ]
 	[ "$stderr" = "accel-compress: a.zst: the output same is the input itself" ]
 }
 
+@test "FILE...: one run for all; a FILE whose run fails leaves no output and its source, the FILEs after it go on" {
+	echo small > c
+	echo tiny > d
+	# unit 2 of every FILE fails: only b (200 KB in 1 KiB chunks) has one
+	run --separate-stderr env ACCEL_FAULT='cpu:2' "$A" --fallback none -B 1K --rm c b d
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: b: cpu: unit 2 (byte offset 2048) failed: injected fault (ACCEL_FAULT); --fallback none" ]
+	[ ! -e b.zst ] && [ -f b ] && [ ! -e c ] && [ ! -e d ]
+	zstd -q -d -c c.zst | grep -qx small
+	zstd -q -d -c d.zst | grep -qx tiny
+	[ -z "$(ls -A | grep '^\.')" ]
+	# many small FILEs, each its own output, the same bytes zstd reads
+	mkdir m
+	for i in $(seq 200); do echo "file $i" > m/f$i; done
+	"$A" -q m/f*
+	for i in 1 77 200; do [ "$(zstd -q -d -c m/f$i.zst)" = "file $i" ]; done
+	[ "$(ls m/*.zst | wc -l)" -eq 200 ]
+}
+
 @test "-d with an unknown suffix: zstd's kind of line, the other FILEs done, exit 1" {
 	"$A" b
 	mv b b.orig

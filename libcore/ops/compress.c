@@ -530,6 +530,9 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 		cfg->seek->checksums = cfg->checksum;
 		scfg.write = write_recorded;
 	}
+	/* The workers cut a mapped job's chunks themselves, as in
+	 * accel_compress; a pipe's are read on the calling thread. */
+	scfg.worker_reads = 1;
 	return accel_stream_run_jobs(ctx, &scfg, &route, &op, &ops, &wrap, err, len);
 }
 

@@ -313,6 +313,7 @@ struct jobs_state {
 	struct accel_input in;
 	struct accel_output *out;
 	int fail_at;             /* start fails for this job, -1: none */
+	int skip_at;             /* start skips this job, -1: none */
 	int started, finished;
 	int rcs[3];
 	struct accel_stream_stats stats[3];
@@ -328,6 +329,8 @@ static int jobs_start(void *arg, size_t k, struct accel_input **in, struct accel
 		snprintf(err, len, "cannot read job%zu: No such file or directory", k);
 		return ACCEL_EIO;
 	}
+	if ((int)k == j->skip_at)
+		return 1;
 	assert_int_equal(accel_input_mem(&j->in, j->texts[k], strlen(j->texts[k]), "job"), 0);
 	*in = &j->in;
 	*out = j->out;
@@ -352,7 +355,7 @@ static void test_jobs_share_engine_contexts(void **state)
 	int fd = memfd_create("jobs", MFD_CLOEXEC);
 	struct accel_output out;
 	assert_int_equal(accel_output_fd(&out, fd), 0);
-	struct jobs_state j = { { "abc", "", "hello world, several units" }, .out = &out, .fail_at = -1 };
+	struct jobs_state j = { { "abc", "", "hello world, several units" }, .out = &out, .fail_at = -1, .skip_at = -1 };
 	struct accel_stream_jobs jobs = { 3, &j, jobs_start, jobs_finish };
 	struct accel_stream_ops ops = { next_chunk, begin, end };
 	struct accel_stream_config cfg = quiet_cfg();
@@ -386,7 +389,7 @@ static void test_jobs_share_engine_contexts(void **state)
 	 * never start. */
 	fd = memfd_create("jobs", MFD_CLOEXEC);
 	assert_int_equal(accel_output_fd(&out, fd), 0);
-	struct jobs_state j2 = { { "abc", "def", "ghi" }, .out = &out, .fail_at = 1 };
+	struct jobs_state j2 = { { "abc", "def", "ghi" }, .out = &out, .fail_at = 1, .skip_at = -1 };
 	jobs.arg = &j2;
 	assert_int_equal(accel_stream_run_jobs(ctx, &cfg, &route, &upper_op, &ops, &jobs, err, sizeof err), ACCEL_EIO);
 	assert_string_equal(err, "cannot read job1: No such file or directory");
@@ -394,6 +397,21 @@ static void test_jobs_share_engine_contexts(void **state)
 	assert_int_equal(j2.finished, 1);
 	got = slurp_fd(fd, &n);
 	assert_string_equal(got, "<ABC>");
+	free(got);
+	close(fd);
+
+	/* A job its start skips (1) runs nothing and is not finished; the
+	 * jobs after it go on. */
+	fd = memfd_create("jobs", MFD_CLOEXEC);
+	assert_int_equal(accel_output_fd(&out, fd), 0);
+	struct jobs_state j3 = { { "abc", "def", "ghi" }, .out = &out, .fail_at = -1, .skip_at = 1 };
+	jobs.arg = &j3;
+	assert_int_equal(accel_stream_run_jobs(ctx, &cfg, &route, &upper_op, &ops, &jobs, err, sizeof err), 0);
+	assert_int_equal(j3.started, 3);
+	assert_int_equal(j3.finished, 2);
+	assert_int_equal(j3.stats[2].units, 1);
+	got = slurp_fd(fd, &n);
+	assert_string_equal(got, "<ABC><GHI>");
 	free(got);
 	close(fd);
 	accel_ctx_free(ctx);

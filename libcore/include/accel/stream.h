@@ -160,9 +160,12 @@ struct accel_stream_jobs {
 	size_t n;                 /* number of jobs */
 	void *arg;                /* passed to start and finish */
 	/* Start job k (0 .. n-1) when the previous one has ended: set *in (an
-	 * open input), *out and *user. Return 0, or a negative ACCEL_E* code
-	 * that ends the run, with a line in err[len] (may be left empty when
-	 * the callback reported it itself). Runs on the calling thread. */
+	 * open input), *out and *user. Return 0; 1 to skip job k (nothing of
+	 * it runs, finish is not called for it: an input that cannot be
+	 * opened, reported by the callback, among inputs that go on without
+	 * it); or a negative ACCEL_E* code that ends the run, with a line in
+	 * err[len] (may be left empty when the callback reported it itself).
+	 * Runs on the calling thread. */
 	int (*start)(void *arg, size_t k, struct accel_input **in, struct accel_output **out,
 		     void **user, char *err, size_t len);
 	/* Optional: job k has ended with rc (0, or the run's first error with
