@@ -54,12 +54,21 @@ setup() {
 	"$C" -R ed.pub -o m.age p
 	run -3 "$C" -d -i other m.age
 	[ "$output" = "accel-crypt: m.age: cannot decrypt: no identity matched any of the recipients (wrong key)" ]
+	# keys age cannot encrypt to are skipped with a warning, as age skips
+	# them (an authorized_keys file of mixed types works); alone, none is left
 	ssh-keygen -q -t rsa -b 1024 -N '' -f small
 	run -1 "$C" -R small.pub p
-	[ "$output" = "accel-crypt: small.pub: line 1: the RSA key has 1024 bits; at least 2048 are needed" ]
+	[ "$output" = "accel-crypt: warning: small.pub: ignoring unsupported SSH key of type ssh-rsa at line 1: the RSA key has 1024 bits; at least 2048 are needed
+accel-crypt: small.pub: no recipient found" ]
 	ssh-keygen -q -t ecdsa -N '' -f ec
 	run -1 "$C" -R ec.pub p
-	[ "$output" = "accel-crypt: ec.pub: line 1: not a supported SSH public key (ssh-ed25519 or ssh-rsa)" ]
+	[ "$output" = "accel-crypt: warning: ec.pub: ignoring unsupported SSH key of type ecdsa-sha2-nistp256 at line 1
+accel-crypt: ec.pub: no recipient found" ]
+	cat ec.pub small.pub ed.pub > mixed
+	run -0 --separate-stderr "$C" -R mixed -o mixed.age p
+	[ "$stderr" = "accel-crypt: warning: mixed: ignoring unsupported SSH key of type ecdsa-sha2-nistp256 at line 1
+accel-crypt: warning: mixed: ignoring unsupported SSH key of type ssh-rsa at line 2: the RSA key has 1024 bits; at least 2048 are needed" ]
+	age -d -i ed mixed.age | cmp - p
 }
 
 @test "an OpenSSH key whose END line shares the BEGIN line's dashes holds no key, as age says (found by fuzz-crypt_identity)" {

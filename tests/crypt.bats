@@ -292,6 +292,20 @@ EOF
 	[ -z "$stderr" ]
 }
 
+@test "a malformed line of a recipients file is never shown: it may be a secret (an identity file given to -R)" {
+	age-keygen -o k2.txt 2> /dev/null
+	echo hi > p
+	printf 'not a recipient, perhaps a password\n' > secret.txt
+	run -1 "$C" -R secret.txt p
+	[ "$output" = "accel-crypt: secret.txt: line 1: malformed recipient" ]
+	run -1 "$C" -R k2.txt p
+	[ "$output" = "accel-crypt: k2.txt: line 3: an identity (AGE-SECRET-KEY-1...), not a recipient: identities go to -i" ]
+	[[ "$output" != *"$(tail -1 k2.txt)"* ]]
+	# age hides it too
+	run ! age -R k2.txt p
+	[[ "$output" == *"malformed recipient at line 3"* ]]
+}
+
 @test "key files are bytes: a NUL byte in a recipients or identity file is a malformed line (exit 1), as age says" {
 	age-keygen -o k2.txt 2> /dev/null
 	R2=$(age-keygen -y k2.txt)

@@ -90,6 +90,16 @@ int identities_read(const char *path, struct identity **ids, int *n)
 	return rc;
 }
 
+/* An SSH key of a type age does not encrypt to, in recipients file
+ * `path`: skipped with a warning, as age skips it. */
+static void skipped_key(void *path, int lineno, const char *type, const char *why)
+{
+	/* Why a key of a type we know is refused (an RSA key too short). */
+	int known = !strcmp(type, "ssh-rsa") || !strcmp(type, "ssh-ed25519");
+	accel_msg_warn("%s: ignoring unsupported SSH key of type %s at line %d%s%s", (const char *)path, type, lineno,
+		       known ? ": " : "", known ? why : "");
+}
+
 int recipients_read(const char *path, struct recipient **rs, int *n)
 {
 	size_t len;
@@ -100,7 +110,7 @@ int recipients_read(const char *path, struct recipient **rs, int *n)
 		return -1;
 	}
 	char err[300];
-	int rc = recipients_parse(buf, len, rs, n, err, sizeof err);
+	int rc = recipients_parse(buf, len, rs, n, skipped_key, (void *)path, err, sizeof err);
 	free(buf);
 	if (rc < 0)
 		accel_msg_error("%s: %s", path, err);

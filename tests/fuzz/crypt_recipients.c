@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct recipient *rs = NULL;
 	int n = 0;
 	char err[300] = "";
-	int rc = recipients_parse(text, size, &rs, &n, err, sizeof err);
+	int rc = recipients_parse(text, size, &rs, &n, NULL, NULL, err, sizeof err);
 	if (rc < 0 && !err[0])
 		fail("an error without a reason");
 	if (rc == 0 && memchr(data, 0, size))

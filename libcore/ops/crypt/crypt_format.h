@@ -133,7 +133,13 @@ char *key_file_read(const char *path, size_t *len, mode_t *mode);
 struct identity;
 struct recipient;
 int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *err, size_t len);
-int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len);
+/* recipients_parse: a well-formed SSH key that is not a recipient (an
+ * ECDSA or too short an RSA key) is skipped, skip(skip_arg, line number,
+ * its type, why) told (may be NULL); a line that is neither is malformed, its
+ * text never in err (it may be a secret: an identity file given as
+ * recipients; why: the reason it is refused). */
+int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs,
+		     void (*skip)(void *skip_arg, int lineno, const char *type, const char *why), void *skip_arg, char *err, size_t len);
 enum key_kind { KEY_X25519, KEY_SSH_ED25519, KEY_SSH_RSA };
 
 struct recipient {
@@ -181,6 +187,12 @@ int scrypt_unwrap(const char *pass, size_t n, const struct stanza *s, uint8_t fk
 /* ---- SSH keys (ssh.c) */
 /* An authorized_keys line ([options] ssh-ed25519|ssh-rsa BASE64 [comment]). */
 int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len);
+/* Whether `line` holds a well-formed SSH public key of any type (as an
+ * authorized_keys line: [options] TYPE BASE64 [comment], the blob's first
+ * string TYPE): 1 with TYPE in type[len], else 0. For the keys a
+ * recipients file may list that age cannot encrypt to (ecdsa-sha2-*,
+ * sk-*, an RSA key under 2048 bits), skipped with a warning, as age does. */
+int ssh_line_key_type(const char *line, char *type, size_t len);
 /* An OpenSSH private key file's text, text[0..n): 0 with an unencrypted
  * key in id; SSH_KEY_SEALED for a well-formed encrypted key that
  * ssh_identity_open can open (bcrypt KDF, AES-CTR or AES-CBC, one

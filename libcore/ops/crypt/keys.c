@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "crypt_format.h"
@@ -157,6 +158,8 @@ int identities_parse(char *p, size_t n, struct identity **ids, int *nids, char *
 struct rcps {
 	struct recipient **rs;
 	int *n;
+	void (*skip)(void *skip_arg, int lineno, const char *type, const char *why);
+	void *skip_arg;
 };
 
 static int add_recipient(void *arg, const char *line, int lineno, char *err, size_t len)
@@ -170,16 +173,30 @@ static int add_recipient(void *arg, const char *line, int lineno, char *err, siz
 	}
 	*a->rs = nr;
 	if (recipient_parse(line, &nr[*a->n], why, sizeof why) < 0) {
-		snprintf(err, len, "line %d: %s", lineno, why);
+		char type[72];
+		if (ssh_line_key_type(line, type, sizeof type)) {
+			if (a->skip)
+				a->skip(a->skip_arg, lineno, type, why);
+			return 0;
+		}
+		/* The line is never shown: it may be secret. */
+		if (!strncasecmp(line, "AGE-SECRET-KEY-1", 16))
+			snprintf(err, len, "line %d: an identity (AGE-SECRET-KEY-1...), not a recipient: identities go to -i",
+				 lineno);
+		else if (strstr(line, "ssh-ed25519 ") || strstr(line, "ssh-rsa "))
+			snprintf(err, len, "line %d: %s", lineno, why);
+		else
+			snprintf(err, len, "line %d: malformed recipient", lineno);
 		return -1;
 	}
 	(*a->n)++;
 	return 0;
 }
 
-int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs, char *err, size_t len)
+int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs,
+		     void (*skip)(void *skip_arg, int lineno, const char *type, const char *why), void *skip_arg, char *err, size_t len)
 {
-	struct rcps a = { rs, nrs };
+	struct rcps a = { rs, nrs, skip, skip_arg };
 	int before = *nrs;
 	if (each_line_of(p, n, add_recipient, &a, err, len) < 0)
 		return -1;

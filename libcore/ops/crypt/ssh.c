@@ -163,6 +163,35 @@ bad:
 	return -1;
 }
 
+int ssh_line_key_type(const char *line, char *type, size_t len)
+{
+	/* Each word followed by another: a TYPE and a BASE64 blob whose
+	 * first string is that TYPE (options before them are skipped). */
+	const char *ws = " \t\r\n";
+	for (const char *t = line + strspn(line, ws); *t; t += strcspn(t, ws), t += strspn(t, ws)) {
+		size_t tl = strcspn(t, ws);
+		const char *b = t + tl + strspn(t + tl, ws);
+		size_t bl = strcspn(b, ws), pad = 0;
+		if (!bl || tl >= len || tl > 64 || bl % 4)
+			continue;
+		while (pad < 2 && bl > pad && b[bl - 1 - pad] == '=')
+			pad++;
+		uint8_t *blob = malloc(bl);
+		ssize_t n = blob ? b64_decode(b, bl - pad, blob) : -1;
+		struct wire w = { blob, n > 0 ? (size_t)n : 0 };
+		const uint8_t *s;
+		size_t sl;
+		int ok = n > 0 && get_string(&w, &s, &sl) == 0 && sl == tl && !memcmp(s, t, tl);
+		free(blob);
+		if (ok) {
+			memcpy(type, t, tl);
+			type[tl] = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t len)
 {
 	/* An authorized_keys line: [options] TYPE BASE64 [comment]. */
