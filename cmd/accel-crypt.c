@@ -25,6 +25,7 @@ struct job {
 	int nidfiles;
 	struct identity *ids;
 	int nids;
+	struct sealed_keys later;     /* encrypted OpenSSH keys of -i, opened when a stanza is for them */
 	struct accel_common common;   /* -o, -f, --json, -v ... */
 	struct accel_report *report;  /* --json: the -v report, on stderr at the end */
 };
@@ -33,6 +34,7 @@ struct job {
 static void job_free(struct job *job)
 {
 	keys_free(job->rs, job->nrs, job->ids, job->nids);
+	sealed_keys_free(&job->later);
 	free(job->idfiles);
 }
 
@@ -414,7 +416,7 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 			accel_msg_error("%s: cannot decrypt: an scrypt stanza must be the only one", name);
 			return ACCEL_EXIT_DATA;
 		}
-		if (job->nids) {
+		if (job->nids || job->later.n) {
 			accel_msg_error("%s: cannot decrypt: it is encrypted with a passphrase, not to an identity (-i)",
 					name);
 			return ACCEL_EXIT_FAILURE;
@@ -436,20 +438,30 @@ static int unwrap(struct job *job, const char *name, const struct header *h, uin
 				name);
 		return ACCEL_EXIT_DATA;
 	}
-	if (!job->nids) {
+	if (!job->nids && !job->later.n) {
 		accel_msg_error("%s: cannot decrypt: no identity given (-i FILE)", name);
 		return ACCEL_EXIT_USAGE;
 	}
-	for (int i = 0; i < h->n; i++) {
-		for (int k = 0; k < job->nids; k++) {
-			const struct identity *id = &job->ids[k];
-			int rc = id->kind == KEY_X25519 ? x25519_unwrap(id, &h->stanzas[i], fk, err, sizeof err)
-							: ssh_unwrap(id, &h->stanzas[i], fk, err, sizeof err);
-			if (rc == 1)
-				return 0;
-			if (rc < 0) {
-				accel_msg_error("%s: cannot decrypt: %s", name, err);
-				return ACCEL_EXIT_DATA;
+	/* The identities at hand on every stanza first; then the encrypted
+	 * keys a stanza is for, opened (their passphrases asked) only now. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < h->n; i++) {
+			int opened = 0;
+			if (pass) {
+				int st = sealed_open_for(&job->later, &h->stanzas[i], &job->ids, &job->nids, &opened);
+				if (st)
+					return st;
+			}
+			for (int k = pass ? job->nids - opened : 0; k < job->nids; k++) {
+				const struct identity *id = &job->ids[k];
+				int rc = id->kind == KEY_X25519 ? x25519_unwrap(id, &h->stanzas[i], fk, err, sizeof err)
+								: ssh_unwrap(id, &h->stanzas[i], fk, err, sizeof err);
+				if (rc == 1)
+					return 0;
+				if (rc < 0) {
+					accel_msg_error("%s: cannot decrypt: %s", name, err);
+					return ACCEL_EXIT_DATA;
+				}
 			}
 		}
 	}
@@ -565,6 +577,7 @@ static int read_sealed_identities(struct accel_ctx *ctx, struct job *job, const 
 	struct job sub = *job;
 	sub.sealed = path;
 	sub.nids = 0;
+	sub.later = (struct sealed_keys){ 0 };
 	sub.common.verbose = 0;
 	sub.common.progress = 0;
 	sub.report = NULL;
@@ -584,7 +597,7 @@ static int read_sealed_identities(struct accel_ctx *ctx, struct job *job, const 
 	if (!status) {
 		text[n] = 0;
 		status = identities_take(path, text, (size_t)n, 0, &(struct pass_from){ job->passfile, job->passfd },
-					 &job->ids, &job->nids);
+					 &job->ids, &job->nids, &job->later);
 	}
 	if (text) {
 		wipe(text, (size_t)n);
@@ -624,7 +637,7 @@ static int read_identities(struct accel_ctx *ctx, struct job *job)
 			status = read_sealed_identities(ctx, job, path, buf, len);
 		else
 			status = identities_take(path, buf, len, mode, &(struct pass_from){ job->passfile, job->passfd },
-						 &job->ids, &job->nids);
+						 &job->ids, &job->nids, &job->later);
 		wipe(buf, len);
 		free(buf);
 		if (status)

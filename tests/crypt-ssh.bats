@@ -244,6 +244,31 @@ accel-crypt: warning: mixed: ignoring unsupported SSH key of type ssh-rsa at lin
 	[ "$output" = "accel-crypt: cannot read the passphrase from missing: No such file or directory" ]
 }
 
+@test "an encrypted OpenSSH key is opened only when the file has a stanza for it (its public key is in the clear), as age asks" {
+	ssh-keygen -q -t ed25519 -N pass -f locked
+	age-keygen -o x.txt 2> /dev/null
+	"$C" -r "$(age-keygen -y x.txt)" -o x.age p
+	# no stanza for the locked key: no passphrase asked, no terminal needed
+	run -0 --separate-stderr setsid "$C" -d -i locked -i x.txt -o out x.age < /dev/null
+	[ -z "$stderr" ]
+	cmp out p
+	run -0 setsid age -d -i locked -i x.txt -o out2 x.age < /dev/null
+	# the identities at hand are tried on every stanza before a passphrase is asked
+	age -R locked.pub -r "$(age-keygen -y x.txt)" -o both.age p
+	run -0 --separate-stderr setsid "$C" -d -i locked -i x.txt -o out3 both.age < /dev/null
+	cmp out3 p
+	# a stanza for it: the passphrase is asked then
+	"$C" -R locked.pub -o l.age p
+	run -1 --separate-stderr setsid "$C" -d -i x.txt -i locked -o out4 l.age < /dev/null
+	[ "$stderr" = "accel-crypt: no terminal to ask for the passphrase; use --passphrase-file or --passphrase-fd" ]
+	echo pass > pw
+	"$C" -d -i x.txt -i locked --passphrase-file pw l.age | cmp - p
+	# not the key the file was made for: no passphrase, the usual wrong-key line
+	ssh-keygen -q -t ed25519 -N pass -f other
+	run -3 --separate-stderr setsid "$C" -d -i other -o out5 l.age < /dev/null
+	[ "$stderr" = "accel-crypt: l.age: cannot decrypt: no identity matched any of the recipients (wrong key)" ]
+}
+
 @test "encrypted SSH keys refused before any passphrase: AEAD ciphers, other key types; keygen -y points to the .pub file" {
 	ssh-keygen -q -t ed25519 -N pass -Z chacha20-poly1305@openssh.com -f chacha
 	run -1 setsid "$C" -d -i chacha p < /dev/null

@@ -18,6 +18,21 @@ struct pass_from {
 	const char *file;
 	int fd;
 };
+/* An encrypted OpenSSH key given with -i, opened only once a stanza is
+ * for it: its public key is in the clear in the file, so no passphrase is
+ * asked for a key the file was not encrypted to, as age asks none. */
+struct sealed_key {
+	char *path;
+	char *text;          /* the key file, text[0..n) */
+	size_t n;
+	uint8_t *wire;       /* its public key's wire form */
+	size_t wire_len;
+	struct pass_from pf;
+};
+struct sealed_keys {
+	struct sealed_key *v;
+	int n;
+};
 /* Read an identity file (crypt_format.h: identities_parse; "-": stdin):
  * appends to *ids. Warns when other users may read it. 0, SSH_KEY_SEALED
  * for an encrypted OpenSSH key (nothing appended, no message), or -1
@@ -26,10 +41,16 @@ int identities_read(const char *path, struct identity **ids, int *n);
 /* The same for the text buf[0..len) read from path (mode: its permission
  * bits, key_file_read's), buf cut in place; an encrypted OpenSSH key is
  * opened with the passphrase from pf (asked as "Enter passphrase for
- * "PATH": " at the terminal). 0, or the exit status after a message (3:
- * a wrong passphrase). */
+ * "PATH": " at the terminal), or with `later` (may be NULL) kept there to
+ * be opened when needed (an OpenSSH key: sealed_key). 0, or the exit
+ * status after a message (3: a wrong passphrase). */
 int identities_take(const char *path, char *buf, size_t len, mode_t mode, const struct pass_from *pf,
-		    struct identity **ids, int *n);
+		    struct identity **ids, int *n, struct sealed_keys *later);
+/* Open the keys of `later` that stanza s is for (sealed_key), appending
+ * them to *ids: 0, with *opened the number opened, or the exit status
+ * after a message (3: a wrong passphrase). */
+int sealed_open_for(struct sealed_keys *later, const struct stanza *s, struct identity **ids, int *n, int *opened);
+void sealed_keys_free(struct sealed_keys *later);
 /* Read a recipients file (recipients_parse): appends to *rs. */
 int recipients_read(const char *path, struct recipient **rs, int *n);
 

@@ -58,12 +58,77 @@ static void warn_mode(const char *path, mode_t mode)
 		accel_msg_warn("%s: the identity file is readable by other users (chmod 600 it)", path);
 }
 
+/* Keep the encrypted OpenSSH key buf[0..len) of path in later: 1; 0 when
+ * it has no public key to match stanzas with (a PEM key); -1 out of
+ * memory. */
+static int sealed_keep(struct sealed_keys *later, const char *path, const char *buf, size_t len,
+		       const struct pass_from *pf)
+{
+	struct sealed_key k = { .n = len, .pf = *pf };
+	if (ssh_sealed_public(buf, len, &k.wire, &k.wire_len) < 0)
+		return 0;
+	struct sealed_key *v = realloc(later->v, (size_t)(later->n + 1) * sizeof *v);
+	if (v)
+		later->v = v;
+	if (!v || !(k.path = strdup(path)) || !(k.text = malloc(len + 1))) {
+		free(k.path);
+		free(k.wire);
+		return -1;
+	}
+	memcpy(k.text, buf, len);
+	k.text[len] = 0;
+	later->v[later->n++] = k;
+	return 1;
+}
+
+int sealed_open_for(struct sealed_keys *later, const struct stanza *s, struct identity **ids, int *n, int *opened)
+{
+	*opened = 0;
+	for (int i = 0; later && i < later->n; i++) {
+		struct sealed_key *k = &later->v[i];
+		if (!k->text || !ssh_stanza_for(k->wire, k->wire_len, s))
+			continue;
+		int st = ssh_key_open(k->path, k->text, k->n, &k->pf, ids, n);
+		wipe(k->text, k->n);
+		free(k->text);
+		k->text = NULL;
+		if (st)
+			return st;
+		(*opened)++;
+	}
+	return 0;
+}
+
+void sealed_keys_free(struct sealed_keys *later)
+{
+	for (int i = 0; i < later->n; i++) {
+		if (later->v[i].text) {
+			wipe(later->v[i].text, later->v[i].n);
+			free(later->v[i].text);
+		}
+		free(later->v[i].path);
+		free(later->v[i].wire);
+	}
+	free(later->v);
+	later->v = NULL;
+	later->n = 0;
+}
+
 int identities_take(const char *path, char *buf, size_t len, mode_t mode, const struct pass_from *pf,
-		    struct identity **ids, int *n)
+		    struct identity **ids, int *n, struct sealed_keys *later)
 {
 	warn_mode(path, mode);
 	char err[300];
 	int rc = identities_parse(buf, len, ids, n, err, sizeof err);
+	if (rc == SSH_KEY_SEALED && later) {
+		int kept = sealed_keep(later, path, buf, len, pf);
+		if (kept < 0) {
+			accel_msg_error("out of memory");
+			return ACCEL_EXIT_FAILURE;
+		}
+		if (kept)
+			return 0;
+	}
 	if (rc == SSH_KEY_SEALED)
 		return ssh_key_open(path, buf, len, pf, ids, n);
 	if (rc < 0)

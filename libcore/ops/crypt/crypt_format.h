@@ -199,6 +199,13 @@ int ssh_line_key_type(const char *line, char *type, size_t len);
  * ssh-ed25519 or ssh-rsa key; id->kind set, nothing held); -1 with err. */
 #define SSH_KEY_SEALED 1
 int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *err, size_t len);
+/* The public key of the encrypted OpenSSH private key text[0..n), which
+ * the format keeps in the clear: its wire form into *wire (malloc'd,
+ * *wire_len bytes): 0; -1 for any other text (a PEM key has none). */
+int ssh_sealed_public(const char *text, size_t n, uint8_t **wire, size_t *wire_len);
+/* Whether stanza s is for the SSH key of wire form wire[0..n): an
+ * ssh-ed25519 or ssh-rsa stanza of its type whose tag is the key's. */
+int ssh_stanza_for(const uint8_t *wire, size_t n, const struct stanza *s);
 /* Open an encrypted private key, text[0..n), with the passphrase
  * pass[0..plen) into id: 0; 1 when the passphrase is wrong (the key does
  * not decrypt); -1 with err. An OpenSSH key is opened by libssh

@@ -518,6 +518,45 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 	return rc;
 }
 
+int ssh_sealed_public(const char *text, size_t tn, uint8_t **wire, size_t *wire_len)
+{
+	uint8_t *bin;
+	size_t n, cap, pub, publ;
+	const char *kb, *ke;
+	char err[200];
+	struct identity id;
+	*wire = NULL;
+	*wire_len = 0;
+	if (key_decode(text, tn, &bin, &n, &cap, &kb, &ke, err, sizeof err) < 0)
+		return -1;
+	int rc = key_parse(bin, n, &id, &pub, &publ, err, sizeof err);
+	if (rc == 1 && publ && (*wire = malloc(publ))) {
+		memcpy(*wire, bin + pub, publ);
+		*wire_len = publ;
+	}
+	if (rc == 0) {
+		free(id.wire);
+		EVP_PKEY_free(id.rsa);
+		wipe(&id, sizeof id);
+	}
+	wipe(bin, cap);
+	free(bin);
+	return *wire ? 0 : -1;
+}
+
+int ssh_stanza_for(const uint8_t *wire, size_t n, const struct stanza *s)
+{
+	struct wire w = { wire, n };
+	const uint8_t *type;
+	size_t tl;
+	char tag[8];
+	if (s->nargs < 2 || get_string(&w, &type, &tl) < 0 || strlen(s->args[0]) != tl || memcmp(s->args[0], type, tl) ||
+	    (strcmp(s->args[0], "ssh-ed25519") && strcmp(s->args[0], "ssh-rsa")))
+		return 0;
+	ssh_tag(wire, n, tag);
+	return !strcmp(s->args[1], tag);
+}
+
 /* libssh (libssh.so.4), loaded by the first encrypted key: its OpenSSH
  * key reader runs bcrypt_pbkdf, which OpenSSL lacks. */
 static struct {
