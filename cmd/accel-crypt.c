@@ -80,7 +80,7 @@ static const struct accel_option options[] = {
 	{ 'd', "decrypt", NULL, "decrypt (armor is recognised by itself)", ACCEL_SET(JOB(decrypt), 1) },
 	{ 'r', "recipient", "RECIPIENT", "encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)", ACCEL_CALL(recipient_option) },
 	{ 'R', "recipients-file", "FILE", "encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)", "file", ACCEL_CALL(recipients_file_option) },
-	{ 'i', "identity", "FILE", "decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH or PEM (PKCS#1, PKCS#8) private key, encrypted or not (repeatable)", "file", ACCEL_CALL(identity_option) },
+	{ 'i', "identity", "FILE", "decrypt with (with -e: encrypt to) the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH or PEM (PKCS#1, PKCS#8) private key, encrypted or not (repeatable)", "file", ACCEL_CALL(identity_option) },
 	{ 'p', "passphrase", NULL, "encrypt with a passphrase (scrypt), asked at the terminal twice", ACCEL_SET(JOB(passphrase), 1) },
 	{ 0, "passphrase-file", "FILE", "read the passphrase (of the file, of an encrypted identity file, OpenSSH or PEM key) from the first line of FILE", "file", ACCEL_STRING(JOB(passfile)) },
 	{ 0, "passphrase-fd", "N", "read the passphrase from the first line of file descriptor N", ACCEL_INT(JOB(passfd), 0, 1 << 20, "a file descriptor") },
@@ -118,7 +118,7 @@ static void versions(char *buf, size_t len)
 }
 
 static const struct accel_cli cli = {
-	PROG, "[-e] (-r RECIPIENT | -R FILE | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
+	PROG, "[-e] (-r RECIPIENT | -R FILE | -i IDENTITY | -p)... [-a] [-o OUT] [FILE] | -d [-i IDENTITY]... [-o OUT] [FILE] | keygen ... | hash ... | sign ... | verify ...",
 	"Encrypt or decrypt FILE (or stdin) in the age v1 format, the payload's chunks in parallel; keygen, hash, sign and verify are subcommands (each has --help).",
 	options, exit_statuses, subcommands, NULL,
 };
@@ -150,18 +150,16 @@ static int parse_args(int argc, char **argv, struct job *job)
 		}
 		return 0;
 	}
-	if (job->nidfiles) {
-		accel_msg_usage("-i is for decryption (-d)");
-		return ACCEL_EXIT_USAGE;
-	}
-	if (job->passfile || job->passfd >= 0)
+	/* With -i (encrypt to the identities' recipients, as age -e -i), a
+	 * passphrase from a file or fd is theirs (an encrypted key's). */
+	if (!job->nidfiles && (job->passfile || job->passfd >= 0))
 		job->passphrase = 1;
-	if (job->passphrase && job->nrs) {
-		accel_msg_usage("-p and a passphrase cannot be combined with recipients (-r, -R)");
+	if (job->passphrase && (job->nrs || job->nidfiles)) {
+		accel_msg_usage("-p and a passphrase cannot be combined with recipients (-r, -R, -i)");
 		return ACCEL_EXIT_USAGE;
 	}
-	if (!job->passphrase && !job->nrs) {
-		accel_msg_usage("no recipient: give -r RECIPIENT, -R FILE or -p");
+	if (!job->passphrase && !job->nrs && !job->nidfiles) {
+		accel_msg_usage("no recipient: give -r RECIPIENT, -R FILE, -i IDENTITY or -p");
 		return ACCEL_EXIT_USAGE;
 	}
 	return 0;
@@ -646,6 +644,34 @@ static int read_identities(struct accel_ctx *ctx, struct job *job)
 	return 0;
 }
 
+/* -e -i: the recipient of each identity read (an encrypted OpenSSH key's
+ * from its public key, no passphrase asked), added to job's recipients.
+ * 0, or the exit status after a message. */
+static int identities_as_recipients(struct job *job)
+{
+	int n = job->nids + job->later.n;
+	struct recipient *nr = realloc(job->rs, (size_t)(job->nrs + n) * sizeof *nr);
+	if (!nr && n) {
+		accel_msg_error("out of memory");
+		return ACCEL_EXIT_FAILURE;
+	}
+	if (nr)
+		job->rs = nr;
+	char err[300];
+	for (int i = 0; i < n; i++) {
+		int rc = i < job->nids ? identity_recipient(&job->ids[i], &job->rs[job->nrs], err, sizeof err)
+				       : recipient_of_wire(job->later.v[i - job->nids].wire,
+							   job->later.v[i - job->nids].wire_len, &job->rs[job->nrs], err,
+							   sizeof err);
+		if (rc < 0) {
+			accel_msg_error("%s", err);
+			return ACCEL_EXIT_FAILURE;
+		}
+		job->nrs++;
+	}
+	return 0;
+}
+
 static int crypt_main(int argc, char **argv)
 {
 	accel_msg_prog(PROG);
@@ -674,7 +700,9 @@ static int crypt_main(int argc, char **argv)
 		job_free(&job);
 		return ACCEL_EXIT_FAILURE;
 	}
-	int status = job.decrypt ? read_identities(ctx, &job) : 0;
+	int status = job.nidfiles ? read_identities(ctx, &job) : 0;
+	if (!status && !job.decrypt)
+		status = identities_as_recipients(&job);
 	if (!status && job.decrypt) {
 		struct accel_input file;
 		if (accel_input_open(&file, job.input) < 0) {

@@ -79,7 +79,7 @@ setup() {
 
 @test "usage: -p with -r; a passphrase never from the command line" {
 	run -2 "$C" -p -r "$REC" p
-	[ "${lines[0]}" = "accel-crypt: -p and a passphrase cannot be combined with recipients (-r, -R)" ]
+	[ "${lines[0]}" = "accel-crypt: -p and a passphrase cannot be combined with recipients (-r, -R, -i)" ]
 	run -2 "$C" -p --passphrase-file pw --passphrase-fd 0 p
 	[ "${lines[0]}" = "accel-crypt: --passphrase-file and --passphrase-fd exclude each other" ]
 	run -2 "$C" --passphrase secret p

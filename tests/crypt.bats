@@ -264,13 +264,25 @@ EOF
 	age -d -i key.txt out.age | cmp - p
 }
 
-@test "usage: no recipient, bad recipient, -i when encrypting, two inputs" {
+@test "usage: no recipient, bad recipient, two inputs; -e -i encrypts to the identities' recipients, as age -e -i" {
 	run -2 "$C" -e
-	[ "${lines[0]}" = "accel-crypt: no recipient: give -r RECIPIENT, -R FILE or -p" ]
+	[ "${lines[0]}" = "accel-crypt: no recipient: give -r RECIPIENT, -R FILE, -i IDENTITY or -p" ]
 	run -2 "$C" -r age1notarecipient
 	[ "${lines[0]}" = "accel-crypt: -r: 'age1notarecipient' is not an age1... recipient" ]
-	run -2 "$C" -r "$REC" -i key.txt
-	[ "${lines[0]}" = "accel-crypt: -i is for decryption (-d)" ]
+	echo hello > p
+	age-keygen -o k2.txt 2> /dev/null
+	"$C" -e -i key.txt -r "$(age-keygen -y k2.txt)" -o both.age p
+	age -d -i key.txt both.age | cmp - p
+	age -d -i k2.txt both.age | cmp - p
+	age -e -i key.txt -o theirs.age p
+	"$C" -d -i key.txt theirs.age | cmp - p
+	# an encrypted OpenSSH key: its public key, no passphrase asked
+	ssh-keygen -q -t ed25519 -N pass -f locked
+	setsid "$C" -i locked -o l.age p < /dev/null
+	echo pass > pw
+	"$C" -d -i locked --passphrase-file pw l.age | cmp - p
+	run -2 "$C" -p -i key.txt p
+	[ "${lines[0]}" = "accel-crypt: -p and a passphrase cannot be combined with recipients (-r, -R, -i)" ]
 	run -2 "$C" -r "$REC" a b
 	[ "${lines[0]}" = "accel-crypt: one input FILE at most ('b' is a second)" ]
 	head -c 10 /dev/urandom | age -r "$REC" > m.age

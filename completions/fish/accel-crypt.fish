@@ -15,7 +15,7 @@ complete -c accel-crypt -n '__accel_crypt_command' -s e -l encrypt -d 'encrypt (
 complete -c accel-crypt -n '__accel_crypt_command' -s d -l decrypt -d 'decrypt (armor is recognised by itself)'
 complete -c accel-crypt -n '__accel_crypt_command' -s r -l recipient -x -d 'encrypt to an age1... or SSH (ssh-ed25519, ssh-rsa) public key (repeatable)'
 complete -c accel-crypt -n '__accel_crypt_command' -s R -l recipients-file -r -F -d 'encrypt to each recipient listed in FILE, authorized_keys lines too (repeatable)'
-complete -c accel-crypt -n '__accel_crypt_command' -s i -l identity -r -F -d 'decrypt with the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH or PEM (PKCS#1, PKCS#8) private key, encrypted or not (repeatable)'
+complete -c accel-crypt -n '__accel_crypt_command' -s i -l identity -r -F -d 'decrypt with (with -e: encrypt to) the identities in FILE: AGE-SECRET-KEY-1... lines (or an age file of them encrypted with a passphrase, as age -p makes it) or an OpenSSH or PEM (PKCS#1, PKCS#8) private key, encrypted or not (repeatable)'
 complete -c accel-crypt -n '__accel_crypt_command' -s p -l passphrase -d 'encrypt with a passphrase (scrypt), asked at the terminal twice'
 complete -c accel-crypt -n '__accel_crypt_command' -l passphrase-file -r -F -d 'read the passphrase (of the file, of an encrypted identity file, OpenSSH or PEM key) from the first line of FILE'
 complete -c accel-crypt -n '__accel_crypt_command' -l passphrase-fd -x -d 'read the passphrase from the first line of file descriptor N'

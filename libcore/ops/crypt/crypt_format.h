@@ -203,6 +203,12 @@ int ssh_identity_parse(const char *text, size_t n, struct identity *id, char *er
  * the format keeps in the clear: its wire form into *wire (malloc'd,
  * *wire_len bytes): 0; -1 for any other text (a PEM key has none). */
 int ssh_sealed_public(const char *text, size_t n, uint8_t **wire, size_t *wire_len);
+/* The recipient of an SSH public key's wire form wire[0..n) (copied into
+ * r->wire): 0, or -1 with err (a key age cannot use). */
+int recipient_of_wire(const uint8_t *wire, size_t n, struct recipient *r, char *err, size_t len);
+/* The recipient of identity id (age -e -i): an X25519 key's public key,
+ * an SSH key's public key. 0, or -1 with err. */
+int identity_recipient(const struct identity *id, struct recipient *r, char *err, size_t len);
 /* Whether stanza s is for the SSH key of wire form wire[0..n): an
  * ssh-ed25519 or ssh-rsa stanza of its type whose tag is the key's. */
 int ssh_stanza_for(const uint8_t *wire, size_t n, const struct stanza *s);

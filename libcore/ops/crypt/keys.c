@@ -207,6 +207,19 @@ int recipients_parse(char *p, size_t n, struct recipient **rs, int *nrs,
 	return 0;
 }
 
+int identity_recipient(const struct identity *id, struct recipient *r, char *err, size_t len)
+{
+	if (id->kind != KEY_X25519)
+		return recipient_of_wire(id->wire, id->wire_len, r, err, len);
+	memset(r, 0, sizeof *r);
+	r->kind = KEY_X25519;
+	if (x25519_public(id->priv, r->pub) < 0) {
+		snprintf(err, len, "not a valid X25519 identity");
+		return -1;
+	}
+	return 0;
+}
+
 int identity_file_format(const uint8_t priv[X25519_LEN], const char *created, char *buf, size_t len)
 {
 	uint8_t pub[X25519_LEN];

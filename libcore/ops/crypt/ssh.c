@@ -518,6 +518,24 @@ int ssh_identity_parse(const char *text, size_t tn, struct identity *id, char *e
 	return rc;
 }
 
+int recipient_of_wire(const uint8_t *wire, size_t n, struct recipient *r, char *err, size_t len)
+{
+	memset(r, 0, sizeof *r);
+	uint8_t *copy = malloc(n ? n : 1);
+	if (!copy) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	memcpy(copy, wire, n);
+	if (ssh_public_from_wire(copy, n, &r->kind, r->pub, &r->rsa, err, len) < 0) {
+		free(copy);
+		return -1;
+	}
+	r->wire = copy;
+	r->wire_len = n;
+	return 0;
+}
+
 int ssh_sealed_public(const char *text, size_t tn, uint8_t **wire, size_t *wire_len)
 {
 	uint8_t *bin;
