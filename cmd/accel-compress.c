@@ -232,7 +232,9 @@ struct compress_run {
 	struct accel_output *out;
 	struct accel_input in;
 	int open;        /* in is open */
+	int go_on;       /* a FILE that cannot be opened is skipped (stdout) */
 	int status;      /* exit status of the first failure, reported */
+	int skipped;     /* exit status of the first FILE skipped, reported */
 	double bytes;
 };
 
@@ -242,8 +244,15 @@ static int compress_start(void *arg, size_t k, struct accel_input **in, struct a
 	struct compress_run *r = arg;
 	/* The first input is opened before routing, as its errors come
 	 * first. */
-	if (!r->open && (r->status = open_input(r->job, r->files[k], &r->in)) != 0)
+	int st;
+	if (!r->open && (st = open_input(r->job, r->files[k], &r->in)) != 0) {
+		if (r->go_on) {
+			r->skipped = r->skipped ? r->skipped : st;
+			return 1;
+		}
+		r->status = st;
 		return ACCEL_EIO;
+	}
 	r->open = 1;
 	*in = &r->in;
 	*out = r->out;
@@ -277,9 +286,9 @@ static int64_t total_size(char **files, int nfiles, const struct accel_input *fi
 /* Compress files[0 .. nfiles) into out, files[0] already open as `first`
  * (closed here). */
 static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, int nfiles,
-			  struct accel_input *first, struct accel_output *out, double *in_bytes)
+			  struct accel_input *first, struct accel_output *out, int go_on, double *in_bytes)
 {
-	struct compress_run r = { .job = job, .files = files, .out = out, .in = *first, .open = 1 };
+	struct compress_run r = { .job = job, .files = files, .out = out, .in = *first, .open = 1, .go_on = go_on };
 	int rc;
 	struct accel_seek_table seek = { 0 };
 	struct accel_compress_cfg cfg = {
@@ -313,7 +322,7 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 		accel_msg_error("%s", err);
 		return ACCEL_EXIT_FAILURE;
 	}
-	return rc < 0 ? report(rc, err) : 0;
+	return rc < 0 ? report(rc, err) : r.skipped;
 }
 
 static const char *check_name(enum accel_format f, int checksum)
@@ -693,15 +702,14 @@ static int walk(const struct job *job, const char *dir, struct names *l)
 }
 
 /* The operands into l: "-" and files as they are, folders expanded with
- * -r. With `beside` (an output beside each FILE), a symlinked FILE is
- * skipped without -f, as zstd skips it. 0 or ACCEL_ENOMEM. */
+ * -r. A symlinked FILE is skipped without -f, as zstd skips it (-c and
+ * -d too). 0 or ACCEL_ENOMEM. */
 static int collect(const struct job *job, char **ops, int nops, int beside, struct names *l)
 {
 	for (int i = 0; i < nops; i++) {
 		struct stat st;
 		int rc = 0;
-		if (strcmp(ops[i], "-") && lstat(ops[i], &st) == 0 && S_ISLNK(st.st_mode) && beside &&
-		    !job->common.force) {
+		if (strcmp(ops[i], "-") && lstat(ops[i], &st) == 0 && S_ISLNK(st.st_mode) && !job->common.force) {
 			if (!job->common.quiet)
 				accel_msg_warn("%s is a symbolic link; skipped (-f follows it)", ops[i]);
 			l->ignored++;
@@ -986,9 +994,18 @@ static int one_output(struct accel_ctx *ctx, struct job *job, char **files, int 
 	int rc = job->test ? accel_output_null(&out) : accel_output_open(&out, name, job->common.force, !job->decompress);
 	if (rc < 0)
 		return output_failed(name, rc);
+	/* Into stdout (-c) or nowhere (-t), a FILE that fails is reported and
+	 * the others go on, as zstd goes on; -o FILE is complete or not
+	 * written at all. */
+	int go_on = !name || !strcmp(name, "-") || job->test;
 	struct accel_input first;
 	struct stat st, ost;
-	int status = open_input(job, files[0], &first);
+	int status, skipped = 0;
+	while ((status = open_input(job, files[0], &first)) != 0 && go_on && nfiles > 1) {
+		skipped = skipped ? skipped : status;
+		files++;
+		nfiles--;
+	}
 	/* One FILE into -o FILE: its owner, mode and times, as zstd gives
 	 * them; the output may not be the input itself. */
 	int regular = !status && nfiles == 1 && out.tmp && strcmp(files[0], "-") && fstat(first.fd, &st) == 0 &&
@@ -1006,16 +1023,20 @@ static int one_output(struct accel_ctx *ctx, struct job *job, char **files, int 
 	}
 	if (status) {
 		accel_output_abort(&out);
-		return status;
+		return skipped ? skipped : status;
 	}
 	if (job->decompress) {
 		status = decompress_one(ctx, job, &first, &out, bytes);
-		for (int i = 1; i < nfiles && !status; i++)
-			if (!(status = open_input(job, files[i], &first)))
-				status = decompress_one(ctx, job, &first, &out, bytes);
+		for (int i = 1; i < nfiles && (!status || go_on) && !out.broken; i++) {
+			int fst = open_input(job, files[i], &first);
+			if (!fst)
+				fst = decompress_one(ctx, job, &first, &out, bytes);
+			status = status ? status : fst;
+		}
 	} else {
-		status = compress_files(ctx, job, files, nfiles, &first, &out, bytes);
+		status = compress_files(ctx, job, files, nfiles, &first, &out, go_on, bytes);
 	}
+	status = skipped ? skipped : status;
 	if (status || out.broken) {
 		accel_output_abort(&out);
 		return status;

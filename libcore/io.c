@@ -897,7 +897,8 @@ int accel_output_attrs(struct accel_output *out, const struct stat *st)
 		out->error = errno;
 		return ACCEL_EIO;
 	}
-	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	/* Accessed now (zstd and lz4 set it so; gzip copies it). */
+	struct timespec times[2] = { { 0, UTIME_NOW }, st->st_mtim };
 	if (futimens(out->fd, times) < 0) {
 		out->error = errno;
 		return ACCEL_EIO;

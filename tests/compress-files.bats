@@ -149,6 +149,33 @@ accel-compress: a.zst already exists; use -f to overwrite it" ]
 	[ ! -e a.zst ]
 }
 
+@test "into stdout (-c, -dc) and with -t a FILE that fails is reported and the others go on, as zstd; a symlink is skipped there too" {
+	run --separate-stderr bash -c '"$0" -c missing a b > ab.zst' "$A"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "accel-compress: cannot read missing: No such file or directory" ]
+	zstd -q -d -c ab.zst | cmp - <(cat a b)
+	"$A" -c a missing b 2> /dev/null | zstd -q -d -c | cmp - <(cat a b)
+	"$A" a b
+	head -c 100 a.zst > t.zst
+	run --separate-stderr bash -c '"$0" -dc t.zst missing b.zst > out' "$A"
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "accel-compress: t.zst: truncated frame: input ends at byte offset 100
+accel-compress: cannot read missing: No such file or directory" ]
+	tail -c "$(stat -c %s b)" out | cmp - b
+	run -1 --separate-stderr "$A" -t missing t.zst b.zst
+	[ "$stderr" = "accel-compress: cannot read missing: No such file or directory
+accel-compress: t.zst: truncated frame: input ends at byte offset 100" ]
+	# into one -o FILE the first failure ends it, nothing written
+	run -1 "$A" -f -o one.zst a missing b
+	[ ! -e one.zst ]
+	# symlinks: skipped without -f into stdout too, as zstd skips them
+	ln -s a la
+	run --separate-stderr bash -c '"$0" -c a la b | zstd -q -d -c' "$A"
+	[ "$stderr" = "accel-compress: warning: la is a symbolic link; skipped (-f follows it)" ]
+	[ "$output" = "$(cat a b)" ]
+	"$A" -f -c la | zstd -q -d -c | cmp - a
+}
+
 @test "-r: every regular file under the folder, symlinks skipped; a folder without -r is an error" {
 	mkdir -p d/e
 	cp a d/x
@@ -190,6 +217,13 @@ accel-compress: a.zst already exists; use -f to overwrite it" ]
 	[ "$(stat -c '%a %Y %u %g' a.zst)" = "$(stat -c '%a %Y %u %g' a)" ]
 	[ "$(stat -c '%a %Y' a.zst)" = "$(stat -c '%a %Y' z.zst)" ]
 	[ "$(stat -c %y a.zst)" = "$(stat -c %y a)" ]
+	# the access time is the run's, as zstd and lz4 set it (gzip copies it)
+	touch -a -d 2002-01-01 a
+	rm a.zst z.zst
+	"$A" a
+	zstd -q a -o z.zst
+	[ "$(stat -c %X a.zst)" -gt "$(date -d 2020-01-01 +%s)" ]
+	[ "$(stat -c %X z.zst)" -gt "$(date -d 2020-01-01 +%s)" ]
 	mv a a.orig
 	umask 077
 	"$A" -d a.zst

@@ -156,10 +156,11 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 int accel_output_mode(struct accel_output *out, unsigned mode);
 struct stat;
 /* Give the FILE being written what `st` (the stat of the file it was made
- * from) records, as zstd, gzip and lz4 do: the owner and group (best
+ * from) records, as zstd and lz4 do: the owner and group (best
  * effort: only root may give a file away, so a failure leaves ours, and
  * the group alone is tried), the permission bits (set-id bits only when
- * the owner was copied too), then the access and modification times. Set
+ * the owner was copied too), then the modification time (the access time:
+ * now, as zstd and lz4 set it). Set
  * on the temporary, so call it when the last byte is written, before
  * accel_output_commit. Nothing to do (0) for stdout, a device or FIFO
  * written in place, null and fd outputs. Returns 0, or ACCEL_EIO
