@@ -180,6 +180,14 @@ h += struct.pack("<H", zlib.crc32(h) & 0xffff)
 c = zlib.compressobj(6, zlib.DEFLATED, -15)
 sys.stdout.buffer.write(h + c.compress(d) + c.flush() + struct.pack("<II", zlib.crc32(d), len(d) & 0xffffffff))' "$CORPUS" > hc.gz
 	same hc.gz
+	# a header CRC that does not match: named as gzip names it, nothing written
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[26] ^= 1; sys.stdout.buffer.write(d)' hc.gz > hbad.gz
+	run ! gzip -d -c hbad.gz
+	[[ "$output" == *"header checksum 0x"*" != computed checksum 0x"* ]]
+	want="${output#*: header checksum }"
+	run -3 --separate-stderr "$A" -d -c hbad.gz
+	[ "$stderr" = "accel-compress: hbad.gz: gzip member at byte offset 0: header checksum $want" ]
+	[ -z "$output" ]
 }
 
 @test "trailing garbage after a large member: the output, a warning, status 2, as gzip -d" {

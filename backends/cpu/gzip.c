@@ -278,6 +278,15 @@ static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 			g->st.next_out = g->buf;
 			g->st.avail_out = (uint32_t)g->cap;
 			int rc = isal_inflate(&g->st);
+			uint32_t stored, computed;
+			if (rc == ISAL_INCORRECT_CHECKSUM && in->offset == start &&
+			    accel_gzip_header_crc(p, (size_t)n, &stored, &computed) && stored != computed) {
+				/* ISA-L says the same for the header's CRC16 and
+				 * the trailer's CRC32: gzip names the header. */
+				snprintf(err, len, "gzip member at byte offset %llu: header checksum 0x%04x != computed checksum 0x%04x",
+					 (unsigned long long)start, stored, computed);
+				return ACCEL_EDATA;
+			}
 			if (rc != ISAL_DECOMP_OK) {
 				snprintf(err, len, "gzip member at byte offset %llu: %s", (unsigned long long)start,
 					 inflate_error(rc));

@@ -99,7 +99,10 @@ static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		return ACCEL_EDATA;
 	}
 	if (rc != 0 || src != u->in.len || dst != u->out_hint) {
-		snprintf(err, len, "lz4 frame: %zu bytes decoded, header says %zu", dst, u->out_hint);
+		if (dst == u->out_hint)
+			snprintf(err, len, "lz4 frame: more data than the header's content size, %zu bytes", u->out_hint);
+		else
+			snprintf(err, len, "lz4 frame: %zu bytes decoded, header says %zu", dst, u->out_hint);
 		return ACCEL_EDATA;
 	}
 	u->out.len = dst;

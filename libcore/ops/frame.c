@@ -289,7 +289,9 @@ static int scan_lz4(struct cursor *c, struct accel_frame *f)
 	size_t hlen = 4 + 2 + (has_size ? 8 : 0) + (has_dict ? 4 : 0) + 1;
 	if ((rc = need(c, hlen, &p)) < 0)
 		return rc;
-	f->content_size = has_size ? (int64_t)le64(p + 6) : -1;
+	/* A content size of 0 is unknown, as lz4 reads it (lz4frame.h:
+	 * "0 == unknown"), whatever the flag says. */
+	f->content_size = has_size && le64(p + 6) ? (int64_t)le64(p + 6) : -1;
 	if (!c->consume && (f->content_size < 0 || (uint64_t)f->content_size > c->max))
 		return ACCEL_ENOTSUP;
 	if ((rc = skip(c, hlen)) < 0 || (rc = start_copy(c, frame_bound(c, f))) < 0)

@@ -1115,6 +1115,14 @@ static int trailer(struct member *m)
  * flags, a header CRC that does not match, a method other than deflate). */
 static size_t header_size(const uint8_t *p, size_t n)
 {
+	uint32_t stored, computed;
+	size_t at = accel_gzip_header_crc(p, n, &stored, &computed);
+	return at && stored == computed ? at : 0;
+}
+
+size_t accel_gzip_header_crc(const uint8_t *p, size_t n, uint32_t *stored, uint32_t *computed)
+{
+	*stored = *computed = 0;
 	if (n < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || (p[3] & 0xe0))
 		return 0;
 	size_t at = 10;
@@ -1133,9 +1141,8 @@ static size_t header_size(const uint8_t *p, size_t n)
 	if (p[3] & 2) {
 		if (at + 2 > n)
 			return 0;
-		uint32_t c = crc32_gzip_refl(0, p, at);
-		if ((c & 0xffff) != (p[at] | (uint32_t)p[at + 1] << 8))
-			return 0;
+		*computed = crc32_gzip_refl(0, p, at) & 0xffff;
+		*stored = p[at] | (uint32_t)p[at + 1] << 8;
 		at += 2;
 	}
 	return at <= n ? at : 0;

@@ -57,6 +57,11 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
  * or a final block) decode without error. Returns that bit, or UINT64_MAX
  * when there is none. For tests and the fuzz target.
  */
+/* Bytes of the gzip member header (RFC 1952, 2.3) that p[0..n) starts
+ * with, 0 when it is not whole there or not a deflate member with valid
+ * flags; with FHCRC, its stored CRC16 and the one its bytes give in
+ * *stored and *computed (else both 0). */
+size_t accel_gzip_header_crc(const uint8_t *p, size_t n, uint32_t *stored, uint32_t *computed);
 uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64_t to, unsigned blocks);
 
 /*
