@@ -12,8 +12,12 @@
 #include <cjson/cJSON.h>
 #include "accel.h"
 
+/* The fastest --fast=N: lz4's largest acceleration (LZ4_ACCELERATION_MAX). */
+#define ACCEL_FAST_MAX 65537
+
 struct job {
 	int decompress, list, test, ultra, checksum, level;
+	int fast;                /* --fast=N, 0: not given */
 	int window_log;          /* --long=N, 0: default */
 	const char *format;
 	uint64_t chunk;
@@ -29,12 +33,29 @@ struct job {
 };
 #define JOB(field) ACCEL_AT(struct job, field)
 
+/* -LEVEL; -0 is the format's default, as zstd takes it. The last of
+ * -LEVEL and --fast counts. */
 static int level_option(void *job, const char *arg)
 {
-	if (accel_parse_int(arg, 1, 22, &((struct job *)job)->level) < 0) {
+	if (accel_parse_int(arg, 0, 22, &((struct job *)job)->level) < 0) {
 		accel_msg_usage("level -%s is out of range (1-19, 20-22 with --ultra)", arg);
 		return ACCEL_EINVAL;
 	}
+	((struct job *)job)->fast = 0;
+	return 0;
+}
+
+/* --fast[=N]: zstd's and lz4's levels below 1 (-N; N 1 by default), gzip's
+ * --fast (-1). */
+static int fast_option(void *job, const char *arg)
+{
+	int n = 1;
+	if (arg && accel_parse_int(arg, 1, ACCEL_FAST_MAX, &n) < 0) {
+		accel_msg_usage("--fast=%s is out of range (1-%d)", arg, ACCEL_FAST_MAX);
+		return ACCEL_EINVAL;
+	}
+	((struct job *)job)->fast = n;
+	((struct job *)job)->level = 0;
 	return 0;
 }
 
@@ -74,7 +95,8 @@ static int range_option(void *job, const char *arg)
 static const struct accel_option options[] = {
 	{ 'd', "decompress", NULL, "decompress (the format is found from the magic bytes)", ACCEL_SET(JOB(decompress), 1) },
 	{ 'z', "compress", NULL, "compress (the default)", ACCEL_SET(JOB(decompress), 0) },
-	{ 0, NULL, "LEVEL", "compression level 1-19, gzip 1-12 (zstd default 3, gzip 6, lz4 1)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
+	{ 0, NULL, "LEVEL", "compression level 1-19, gzip 1-12 (zstd default 3, gzip 6, lz4 1; 0: the default)", NULL, ACCEL_OPT_NUMERIC, ACCEL_CALL(level_option) },
+	{ 0, "fast", "N", "faster than level 1, less compression: zstd's and lz4's levels -N (N 1 by default), gzip's -1", NULL, ACCEL_OPT_OPTIONAL, ACCEL_CALL(fast_option) },
 	{ 0, "ultra", NULL, "allow zstd levels 20-22 (more memory)", ACCEL_SET(JOB(ultra), 1) },
 	{ 'F', "format", "FORMAT", "compressed format to write: zstd, gzip or lz4", "zstd gzip lz4", ACCEL_WORD(JOB(format)) },
 	{ 'o', "output", "FILE", "write everything to FILE (complete or not at all) instead of a file beside each FILE", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
@@ -557,6 +579,8 @@ static int parse_args(int argc, char **argv, struct job *job)
 	int rc = accel_parse(&cli, argc, argv, job, &job->common);
 	if (rc)
 		return rc;
+	if (job->fast)
+		job->level = !strcmp(job->format, "gzip") ? 1 : -job->fast;
 	if (!job->level)
 		job->level = accel_compress_default_level(job->format);
 	if (job->level > 19 && (!job->ultra || strcmp(job->format, "zstd"))) {

@@ -152,6 +152,22 @@ sizes() {
 	gzip -d -c ours-then-gzip.gz | cmp <(cat a b) -
 }
 
+@test "-0 is the default level and --fast[=N] the levels below 1, as zstd and lz4 take them: their bytes" {
+	seq 1 200000 > s
+	for l in -0 --fast --fast=5 "--fast=5 -3" "-3 --fast=2"; do
+		"$A" -T1 $l -c s > ours.zst
+		zstd -q $l -c s > theirs.zst
+		cmp ours.zst theirs.zst
+	done
+	[ "$(stat -c %s ours.zst)" -gt "$(zstd -q -c s | wc -c)" ]
+	"$A" -F lz4 --fast=8 -c s | lz4 -q -d -c | cmp - s
+	[ "$("$A" -F lz4 --fast=8 -c s | wc -c)" -gt "$("$A" -F lz4 -c s | wc -c)" ]
+	"$A" -F gzip --fast -c s | gzip -d -c | cmp - s
+	cmp <("$A" -F gzip --fast -c s) <("$A" -F gzip -1 -c s)
+	run -2 "$A" --fast=0 -c s
+	[ "${lines[0]}" = "accel-compress: --fast=0 is out of range (1-65537)" ]
+}
+
 @test "interop: lz4 frames, concatenated, small blocks, skippable" {
 	gen 300000 a; gen 200000 b
 	lz4 -q -c a > a.lz4

@@ -11,11 +11,12 @@
 #include <accel/ops/compress.h>
 #include "cpu.h"
 
-/* accel level to lz4's: 1-2 the fast compressor, 3-12 LZ4HC levels (as the
- * lz4 command line), above 12 capped at 12. */
+/* accel level to lz4's: below 0 the fast compressor's acceleration (-N:
+ * --fast=N, as the lz4 command line), 1-2 the fast compressor, 3-12 LZ4HC
+ * levels, above 12 capped at 12. */
 static int lz4_level(int level)
 {
-	return level < 3 ? 0 : level > 12 ? 12 : level;
+	return level < 0 ? level : level < 3 ? 0 : level > 12 ? 12 : level;
 }
 
 struct lc {

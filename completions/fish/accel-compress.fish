@@ -5,6 +5,7 @@ function __accel_compress_backends -d 'what -b of accel-compress completes to: i
 end
 complete -c accel-compress -s d -l decompress -d 'decompress (the format is found from the magic bytes)'
 complete -c accel-compress -s z -l compress -d 'compress (the default)'
+complete -c accel-compress -l fast -d 'faster than level 1, less compression: zstd\'s and lz4\'s levels -N (N 1 by default), gzip\'s -1'
 complete -c accel-compress -l ultra -d 'allow zstd levels 20-22 (more memory)'
 complete -c accel-compress -s F -l format -x -a 'zstd gzip lz4' -d 'compressed format to write: zstd, gzip or lz4'
 complete -c accel-compress -s o -l output -r -F -d 'write everything to FILE (complete or not at all) instead of a file beside each FILE'
