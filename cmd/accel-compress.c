@@ -465,7 +465,7 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 	accel_seek_table_free(&seek);
 	enum accel_format format = ACCEL_FORMAT_NONE;
 	uint64_t nframes = 0, nskip = 0, csize = 0, usize = 0;
-	int unknown_size = 0, checksum = 1, rc = 0;
+	int unknown_size = 0, checksum = 0, rc = 0;
 	for (;;) {
 		struct accel_frame f;
 		uint64_t off = in.offset;
@@ -491,7 +491,7 @@ static int list_one(struct accel_ctx *ctx, struct job *job, const char *path, st
 			unknown_size = 1;
 		else
 			usize += (uint64_t)f.content_size;
-		checksum &= f.checksum;
+		checksum |= f.checksum;   /* any frame's, as zstd -l shows it */
 		struct frame_rec r = { off, f.frame_size, f.content_size };
 		if (recs && fwrite(&r, sizeof r, 1, recs) != 1) {
 			snprintf(err, sizeof err, "cannot write the temporary frame list: %s", strerror(errno));
