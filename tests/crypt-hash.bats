@@ -279,3 +279,23 @@ cmp_same() {
 	run -0 "$C" hash -T4 -c many
 	[ "$output" = "$(for i in $(seq 1 12); do echo "f$i: OK"; done)" ]
 }
+
+@test "--binary, -t and -z print sha256sum -b, -t and -z's lines; with -c they are refused as sha256sum refuses them" {
+	printf x > 'a b'
+	printf y > 'c\d'
+	printf 'z\n' > 'n
+l'
+	for o in --binary -t -z "--tag -z" "--binary --tag" "-z --binary" "--binary -t"; do
+		cmp <("$C" hash $o 'a b' 'c\d' 'n
+l') <(sha256sum ${o//--binary/-b} 'a b' 'c\d' 'n
+l')
+	done
+	cmp <(echo hi | "$C" hash --binary) <(echo hi | sha256sum -b)
+	sha256sum 'a b' > list
+	run -2 "$C" hash -c -z list
+	[ "${lines[0]}" = "accel-crypt: the --zero option is not supported when verifying checksums" ]
+	run -2 "$C" hash --binary -c list
+	[ "${lines[0]}" = "accel-crypt: the --binary and --text options are meaningless when verifying checksums" ]
+	run -2 "$C" hash --tag -t 'a b'
+	[ "${lines[0]}" = "accel-crypt: --tag does not support --text mode" ]
+}

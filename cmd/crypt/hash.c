@@ -43,6 +43,7 @@ struct entry {
 
 struct hash_run {
 	int algo, algo_given, tag, check, status_only, quiet, ignore_missing, warn;
+	int binary, text, zero;   /* --binary, -t, -z: sha256sum's */
 	struct sum_reader sums;
 	char *tail;      /* -c -w: warnings about the lines after the last file's */
 	struct entry *e;
@@ -101,9 +102,29 @@ static int quiet_option(void *v, const char *arg)
 	return 0;
 }
 
+/* --binary and --text: the last one given counts, as in sha256sum. */
+static int binary_option(void *r, const char *arg)
+{
+	(void)arg;
+	((struct hash_run *)r)->binary = 1;
+	((struct hash_run *)r)->text = 0;
+	return 0;
+}
+
+static int text_option(void *r, const char *arg)
+{
+	(void)arg;
+	((struct hash_run *)r)->text = 1;
+	((struct hash_run *)r)->binary = 0;
+	return 0;
+}
+
 static const struct accel_option hash_options[] = {
 	{ 'a', "algorithm", "ALGO", "sha256 (default), sha512, sha3-256, blake2b512, sha1 or md5", "sha256 sha512 sha3-256 blake2b512 sha1 md5", ACCEL_CALL(algo_option) },
 	{ 0, "tag", NULL, "print BSD-style lines: SHA256 (FILE) = DIGEST", ACCEL_SET(HASH(tag), 1) },
+	{ 0, "binary", NULL, "mark the lines binary, DIGEST *FILE, as sha256sum -b (the bytes are read the same way; -b is --backend here)", ACCEL_CALL(binary_option) },
+	{ 't', "text", NULL, "mark the lines text, DIGEST  FILE (the default)", ACCEL_CALL(text_option) },
+	{ 'z', "zero", NULL, "end each line with NUL, not newline, the names not escaped", ACCEL_SET(HASH(zero), 1) },
 	{ 'c', "check", NULL, "read digests from the FILEs and check them, as sha256sum -c; tagged lines (sha256sum --tag, b2sum --tag, openssl dgst) of any algorithm unless -a is given", ACCEL_SET(HASH(check), 1) },
 	{ 0, "status", NULL, "with -c: print nothing; the exit status tells", ACCEL_CALL(status_option) },
 	{ 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", ACCEL_SET(HASH(strict), 1) },
@@ -253,7 +274,8 @@ static int file_result(void *arg, const struct accel_unit *u, const uint8_t *dig
 		return rc;
 	if (digest && !r->check) {
 		size_t n;
-		char *line = sum_line_format(r->tag ? algos[r->algo].tags[0] : NULL, digest, dlen, name, &n);
+		char *line = sum_line_format(r->tag ? algos[r->algo].tags[0] : NULL, digest, dlen, name,
+					     (r->binary ? SUM_BINARY : 0) | (r->zero ? SUM_ZERO : 0), &n);
 		if (!line)
 			return ACCEL_ENOMEM;
 		rc = record(out, 'o', line, n);
@@ -625,6 +647,19 @@ int cmd_hash(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (r.check && r.tag) {
 		accel_msg_usage("--tag does not go with -c");
+		return ACCEL_EXIT_USAGE;
+	}
+	/* sha256sum's own refusals. */
+	if (r.check && (r.binary || r.text)) {
+		accel_msg_usage("the --binary and --text options are meaningless when verifying checksums");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (r.check && r.zero) {
+		accel_msg_usage("the --zero option is not supported when verifying checksums");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (r.tag && r.text) {
+		accel_msg_usage("--tag does not support --text mode");
 		return ACCEL_EXIT_USAGE;
 	}
 	if (!r.check && (r.status_only || r.strict || r.warn || r.ignore_missing)) {

@@ -27,7 +27,7 @@ static void round_trip(const struct sum_reader *r, int algo, const uint8_t *dige
 	/* An untagged line is of the reader's plain algorithm. */
 	for (int tagged = algo != r->plain; tagged < 2; tagged++) {
 		size_t n;
-		char *line = sum_line_format(tagged ? sum_algos[algo].tags[0] : NULL, digest, dlen, name, &n);
+		char *line = sum_line_format(tagged ? sum_algos[algo].tags[0] : NULL, digest, dlen, name, 0, &n);
 		if (!line)
 			fail("out of memory");
 		if (n != strlen(line) || line[n - 1] != '\n')

@@ -410,10 +410,15 @@ int sum_line_parse(struct sum_reader *r, char *s, size_t n, int *algo, uint8_t *
  * LF, and then '\' and LF only. *escaped set when any byte was (the line
  * then starts with '\'). A malloc'd string, or NULL out of memory. */
 char *sum_name_escape(const char *name, int check, int *escaped);
-/* The line sha256sum writes for a file: "DIGEST  NAME" (tag NULL), or
- * "TAG (NAME) = DIGEST" (tag: the --tag name); DIGEST (dlen bytes, at most
- * 64) in lower-case hex, NAME escaped, LF-terminated. A malloc'd string of *len
- * bytes, or NULL out of memory. */
-char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, size_t *len);
+/* The line sha256sum writes for a file: "DIGEST  NAME" (tag NULL;
+ * "DIGEST *NAME" with SUM_BINARY, sha256sum --binary), or "TAG (NAME) =
+ * DIGEST" (tag: the --tag name); DIGEST (dlen bytes, at most 64) in
+ * lower-case hex, NAME escaped, LF-terminated (with SUM_ZERO, sha256sum
+ * -z: NUL-terminated, NAME as it is). A malloc'd string of *len bytes, or
+ * NULL out of memory. */
+#define SUM_BINARY 1
+#define SUM_ZERO 2
+char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, int mode,
+		      size_t *len);
 
 #endif

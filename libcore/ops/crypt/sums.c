@@ -191,10 +191,11 @@ char *sum_name_escape(const char *name, int check, int *escaped)
 	return s;
 }
 
-char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, size_t *len)
+char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const char *name, int mode,
+		      size_t *len)
 {
-	int escaped;
-	char *shown = sum_name_escape(name, 0, &escaped);
+	int escaped = 0;
+	char *shown = mode & SUM_ZERO ? strdup(name) : sum_name_escape(name, 0, &escaped);
 	if (!shown)
 		return NULL;
 	size_t cap = 1 + (tag ? strlen(tag) : 0) + strlen(shown) + 2 * dlen + 8;
@@ -203,7 +204,10 @@ char *sum_line_format(const char *tag, const uint8_t *digest, size_t dlen, const
 		for (size_t i = 0; i < dlen; i++)
 			snprintf(hex + 2 * i, 3, "%02x", digest[i]);
 		int n = tag ? snprintf(line, cap, "%s%s (%s) = %s\n", escaped ? "\\" : "", tag, shown, hex)
-			    : snprintf(line, cap, "%s%s  %s\n", escaped ? "\\" : "", hex, shown);
+			    : snprintf(line, cap, "%s%s %c%s\n", escaped ? "\\" : "", hex, mode & SUM_BINARY ? '*' : ' ',
+				       shown);
+		if (mode & SUM_ZERO)
+			line[n - 1] = 0;
 		*len = (size_t)n;
 	}
 	free(shown);
