@@ -52,6 +52,29 @@ same_as_wav() {
 	[[ "$output" == "accel-fft: $T/bad.flac: "* ]]
 }
 
+@test "AIFF, W64 and AU cut short are a data error (exit 3) from a file as from a pipe; a FLAC of unknown length (written to a pipe) is whole" {
+	sox -n -r 8000 -b 16 -c 2 "$T/a.wav" synth 0.5 sine 440 sine 1000
+	for x in aiff w64 au; do
+		sox "$T/a.wav" "$T/a.$x"
+		head -c 8000 "$T/a.$x" > "$T/cut.$x"
+		run -3 "$F" -n 256 --out power -o "$T/o.f32" "$T/cut.$x"
+		[[ "$output" == "accel-fft: $T/cut.$x: "*": the file ends after "*" of the 4000 frames its header states" ]]
+		[ ! -e "$T/o.f32" ]
+		run -3 bash -c "cat '$T/cut.$x' | '$F' -n 256 --out power > /dev/null"
+		[[ "$output" == *": the file ends after "*" of the 4000 frames its header states" ]]
+	done
+	# sox writing FLAC to a pipe cannot go back to STREAMINFO's total
+	# samples: 0 there is unknown, the samples end where the file does
+	sox "$T/a.wav" -t flac - | cat > "$T/p.flac"
+	"$F" -n 256 --out power "$T/a.wav" > "$T/w"
+	"$F" -n 256 --out power "$T/p.flac" | cmp - "$T/w"
+	cat "$T/p.flac" | "$F" -n 256 --out power | cmp - "$T/w"
+	# no sample at all: exit 2 as any FILE shorter than a frame
+	sox -n -r 8000 -b 16 -c 1 "$T/e.aiff" trim 0 0
+	run -2 "$F" -n 256 "$T/e.aiff"
+	[ "$output" = "accel-fft: $T/e.aiff: 0 samples, fewer than one frame of N = 256: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=256) does)" ]
+}
+
 @test "-o FILE.npz: f, t and Sxx as scipy.signal.spectrogram gives them" {
 	/usr/bin/python3 -c 'import numpy' 2> /dev/null || skip "numpy is not installed"
 	sox -n -r 8000 -b 16 -c 1 "$T/t.flac" synth 1 sine 1000

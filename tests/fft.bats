@@ -435,14 +435,19 @@ assert np.isnan(a[1]).all() and not np.isnan(a[0]).any() and not np.isnan(a[2]).
 	[ "$status" -eq 0 ]
 }
 
-@test "empty input writes nothing; a FILE shorter than a frame is exit 2 (a pipe writes nothing); with --pad: one frame" {
+@test "empty input of unknown size writes nothing; a FILE shorter than a frame, an empty one too, is exit 2 (a pipe writes nothing); with --pad: one frame" {
 	run "$F" -n 64 -o "$T/e" /dev/null
 	[ "$status" -eq 0 ]
 	[ -f "$T/e" ] && [ ! -s "$T/e" ]
 	: > "$T/empty"
 	run "$F" -n 64 -o "$T/e2" "$T/empty"
-	[ "$status" -eq 0 ]
-	[ -f "$T/e2" ] && [ ! -s "$T/e2" ]
+	[ "$status" -eq 2 ]
+	[ "$output" = "accel-fft: $T/empty: 0 samples, fewer than one frame of N = 64: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=64) does)" ]
+	[ ! -e "$T/e2" ]
+	# --pad: one frame of zeros, as numpy.fft.fft(np.zeros(0), n=64) gives
+	"$F" -n 64 --pad -o "$T/e3" "$T/empty"
+	cmp "$T/e3" <(head -c 512 /dev/zero)
+	: | "$F" -n 64 --pad | cmp - <(head -c 512 /dev/zero)
 	$REF gen cf32 10 29 "$T/x"
 	run "$F" -n 64 -o "$T/o" "$T/x"
 	[ "$status" -eq 2 ]

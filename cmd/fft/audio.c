@@ -162,6 +162,93 @@ static sf_count_t v_tell(void *user)
 	return ((struct fft_audio *)user)->pos;
 }
 
+/* Virtual I/O over a regular file by pread whose length is said to be far
+ * larger than it is: libsndfile then keeps the frame count the header
+ * states (AIFF's COMM, AU's data size ...) instead of cutting it to what
+ * the file holds, which is how a file cut short is told. */
+struct stated_io {
+	int fd;
+	off_t start;
+	sf_count_t pos;
+};
+
+static sf_count_t s_length(void *user)
+{
+	(void)user;
+	return (sf_count_t)1 << 62;
+}
+
+static sf_count_t s_seek(sf_count_t offset, int whence, void *user)
+{
+	struct stated_io *io = user;
+	sf_count_t to = whence == SEEK_SET ? offset : whence == SEEK_CUR ? io->pos + offset : -1;
+	if (to < 0)
+		return -1;
+	io->pos = to;
+	return to;
+}
+
+static sf_count_t s_read(void *dst, sf_count_t count, void *user)
+{
+	struct stated_io *io = user;
+	ssize_t n = pread(io->fd, dst, (size_t)count, io->start + (off_t)io->pos);
+	if (n <= 0)
+		return 0;
+	io->pos += n;
+	return n;
+}
+
+static sf_count_t s_tell(void *user)
+{
+	return ((struct stated_io *)user)->pos;
+}
+
+/* The frames the data chunk of a Sony Wave64 file states, from its first
+ * bytes p[0..n): the chunks after the RIFF header (its GUID, a 64-bit
+ * size, the WAVE GUID) are a 16-byte GUID whose first four bytes name it,
+ * a 64-bit little-endian size counting those 24 bytes, the body, and
+ * padding to 8 bytes; "fmt " holds WAVEFORMATEX (nBlockAlign at byte 12).
+ * -1 when p does not reach both, or a size lies. libsndfile derives W64's
+ * count from the file's length. */
+static int64_t w64_stated(const uint8_t *p, size_t n)
+{
+	uint64_t at = 40, align = 0;
+	for (int k = 0; k < 64 && at + 24 <= n; k++) {
+		uint64_t size = 0;
+		for (int i = 7; i >= 0; i--)
+			size = size << 8 | p[at + 16 + (size_t)i];
+		if (size < 24)
+			return -1;
+		if (!memcmp(p + at, "fmt ", 4) && at + 24 + 14 <= n)
+			align = p[at + 24 + 12] | (uint64_t)p[at + 24 + 13] << 8;
+		if (!memcmp(p + at, "data", 4))
+			return align && (size - 24) / align < (uint64_t)1 << 45 ? (int64_t)((size - 24) / align) : -1;
+		if (size > n || at + size + 7 > n)
+			return -1;
+		at = (at + size + 7) & ~(uint64_t)7;
+	}
+	return -1;
+}
+
+/* The frames the header of the file at fd (from `start`) states, -1 when
+ * it states none (a count derived from the length, FLAC's 0). */
+static int64_t stated_frames(int fd, off_t start)
+{
+	uint8_t head[4096];
+	ssize_t hn = pread(fd, head, sizeof head, start);
+	if (hn > 0 && fft_audio_magic(head, (size_t)hn) && !strcmp(fft_audio_magic(head, (size_t)hn), "W64"))
+		return w64_stated(head, (size_t)hn);
+	struct stated_io io = { fd, start, 0 };
+	SF_VIRTUAL_IO vio = { s_length, s_seek, s_read, NULL, s_tell };
+	SF_INFO info = { 0 };
+	SNDFILE *s = sf.open_virtual(&vio, SFM_READ, &info, &io);
+	if (!s)
+		return -1;
+	int64_t n = info.frames > 0 && info.frames < (sf_count_t)1 << 45 ? info.frames : -1;
+	sf.close(s);
+	return n;
+}
+
 int fft_audio_open(struct fft_audio *a, struct accel_input *in, char *err, size_t len)
 {
 	memset(a, 0, sizeof *a);
@@ -185,8 +272,11 @@ int fft_audio_open(struct fft_audio *a, struct accel_input *in, char *err, size_
 			return ACCEL_EDATA;
 		}
 		s = sf.open_fd(fd, SFM_READ, &info, 1);
-		a->frames = s ? info.frames : -1;
-		a->stated = a->frames;
+		/* libsndfile gives SF_COUNT_MAX for a length the header
+		 * leaves unknown (FLAC's total samples 0, as a writer to a
+		 * pipe leaves it): unknown here too. */
+		a->frames = s && info.frames >= 0 && info.frames < (sf_count_t)1 << 45 ? info.frames : -1;
+		a->stated = s ? stated_frames(fd, start) : -1;
 	} else {
 		a->head = malloc(HEAD_MAX);
 		if (!a->head) {
@@ -204,6 +294,9 @@ int fft_audio_open(struct fft_audio *a, struct accel_input *in, char *err, size_
 		 * still tells a stream cut short; one derived from the
 		 * length above is far larger (2^62 bytes). */
 		a->stated = s && info.frames > 0 && info.frames < (sf_count_t)1 << 45 ? info.frames : -1;
+		if (s && a->stated < 0 && fft_audio_magic(a->head, a->head_len) &&
+		    !strcmp(fft_audio_magic(a->head, a->head_len), "W64"))
+			a->stated = w64_stated(a->head, a->head_len);
 	}
 	if (!s) {
 		snprintf(err, len, "%s: %s", in->name, sf.strerror(NULL));

@@ -715,8 +715,10 @@ static uint64_t final_frames(const struct accel_fft *f, uint64_t s, int first)
 {
 	if (!f->pad)
 		return s < f->frame ? 0 : (s - f->frame) / f->hop + 1;
+	/* No sample at all: one frame of zeros, as numpy.fft.fft(x, n) pads an
+	 * empty x. */
 	if (s == 0)
-		return 0;
+		return first ? 1 : 0;
 	/* Frame i (i >= 1, or i >= 0 after an earlier frame) first holds
 	 * sample i * hop + max(0, N - hop). */
 	uint64_t d = f->frame > f->hop ? f->frame - f->hop : 0;
