@@ -116,8 +116,8 @@ const struct accel_engine *accel_cpu_engine(struct accel_ctx *ctx);
 const struct accel_engine *accel_cpu_engine_for(struct accel_ctx *ctx, const struct accel_op *op);
 
 /* Number of logical CPUs this process may use (affinity and cgroup v2
- * cpu.max quota, rounded up), at least 1. Read on every call; safe from
- * any thread. */
+ * cpu.max quota, rounded up), at least 1. The affinity is read on every
+ * call, the quota at most once a second; safe from any thread. */
 int accel_cpu_count(void);
 
 /* ------------------------------------------------------------------ routing */
