@@ -291,11 +291,11 @@ static void compress_finish(void *arg, size_t k, int rc, const struct accel_stre
 }
 
 /* Size of the job for routing: the sum of the inputs' sizes, -1 when one
- * is not a regular file. */
+ * is not a regular file; files[0]'s from `first` when it is open. */
 static int64_t total_size(char **files, int nfiles, const struct accel_input *first)
 {
-	int64_t total = first->size;
-	for (int i = 1; i < nfiles && total >= 0; i++) {
+	int64_t total = first ? first->size : 0;
+	for (int i = first ? 1 : 0; i < nfiles && total >= 0; i++) {
 		struct stat st;
 		if (!strcmp(files[i], "-") || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
 			total = -1;
@@ -303,6 +303,25 @@ static int64_t total_size(char **files, int nfiles, const struct accel_input *fi
 			total += st.st_size;
 	}
 	return total;
+}
+
+/* The compression of job's options, for a job of `total` bytes (-1:
+ * unknown), its frames recorded in seek (NULL: no --seekable). */
+static struct accel_compress_cfg compress_config(const struct job *job, int64_t total, struct accel_seek_table *seek)
+{
+	struct accel_compress_cfg cfg = {
+		.backend = job->common.backend,
+		.stream = stream_config(job, total),
+		.format = job->format,
+		.level = job->level,
+		.checksum = job->checksum,
+		.chunk_size = job->chunk,
+		.memory_limit = job->common.memory,
+		.verbose = job->common.verbose,
+		.report = job->report,
+		.seek = job->seekable ? seek : NULL,
+	};
+	return cfg;
 }
 
 /* Compress files[0 .. nfiles) into out, files[0] already open as `first`
@@ -313,18 +332,7 @@ static int compress_files(struct accel_ctx *ctx, struct job *job, char **files, 
 	struct compress_run r = { .job = job, .files = files, .out = out, .in = *first, .open = 1, .go_on = go_on };
 	int rc;
 	struct accel_seek_table seek = { 0 };
-	struct accel_compress_cfg cfg = {
-		.backend = job->common.backend,
-		.stream = stream_config(job, total_size(files, nfiles, &r.in)),
-		.format = job->format,
-		.level = job->level,
-		.checksum = job->checksum,
-		.chunk_size = job->chunk,
-		.memory_limit = job->common.memory,
-		.verbose = job->common.verbose,
-		.report = job->report,
-		.seek = job->seekable ? &seek : NULL,
-	};
+	struct accel_compress_cfg cfg = compress_config(job, total_size(files, nfiles, &r.in), &seek);
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &r, compress_start, compress_finish };
 	char err[512] = "";
 	rc = accel_compress_jobs(ctx, &cfg, &jobs, err, sizeof err);
@@ -960,27 +968,8 @@ static int compress_beside(struct accel_ctx *ctx, struct job *job, char **files,
 {
 	int status = 0;
 	for (int from = 0; from < nfiles;) {
-		int64_t total = 0;
-		for (int i = from; i < nfiles && total >= 0; i++) {
-			struct stat st;
-			if (!strcmp(files[i], "-") || stat(files[i], &st) < 0 || !S_ISREG(st.st_mode))
-				total = -1;
-			else
-				total += st.st_size;
-		}
 		struct beside_run r = { .job = job, .files = files + from, .failed = SIZE_MAX };
-		struct accel_compress_cfg cfg = {
-			.backend = job->common.backend,
-			.stream = stream_config(job, total),
-			.format = job->format,
-			.level = job->level,
-			.checksum = job->checksum,
-			.chunk_size = job->chunk,
-			.memory_limit = job->common.memory,
-			.verbose = job->common.verbose,
-			.report = job->report,
-			.seek = job->seekable ? &r.seek : NULL,
-		};
+		struct accel_compress_cfg cfg = compress_config(job, total_size(files + from, nfiles - from, NULL), &r.seek);
 		struct accel_stream_jobs jobs = { (size_t)(nfiles - from), &r, beside_start, beside_finish };
 		char err[512] = "";
 		int rc = accel_compress_jobs(ctx, &cfg, &jobs, err, sizeof err);
