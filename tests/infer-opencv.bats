@@ -110,6 +110,18 @@ outputs:
 	[ "${lines[1]}" = "engine: onnxruntime.cpu:cpu0" ]
 }
 
+@test "a model on which OpenCV's importer crashes (a Gather along axis -1) is read by OpenCV in a child only: auto runs ONNX Runtime, --info too" {
+	have_ort || skip "no ONNX Runtime"
+	arrays in.npy '[np.array([[1.5, -2.0, 0.8], [3.0, 4.0, 5.0]], "f4")]'
+	run -0 "$A" -m "$M/gatherlast.onnx" --info
+	"$A" -m "$M/gatherlast.onnx" -v < in.npy > out.npy 2> log
+	run -0 $PY "$REF" check gatherlast in.npy out.npy
+	# heap corruption: malloc aborts (SIGABRT), or a signal of the fault
+	grep -qE '^  -  opencv:cpu0      left out: OpenCV (aborted|was killed by) .* reading the model$' log
+	run -1 "$A" -m "$M/gatherlast.onnx" -b opencv:cpu0 < in.npy
+	[[ "$output" == "accel-infer: $M/gatherlast.onnx: no engine can run the model: opencv:cpu0: OpenCV "*" reading the model" ]]
+}
+
 @test "under auto ONNX Runtime ranks first, opencv:cpu0 next; without ONNX Runtime auto runs OpenCV" {
 	inputs
 	if have_ort; then

@@ -108,6 +108,73 @@ int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, ch
 	return rc;
 }
 
+/* A model's trial load in a child process (onnx_cache_check_isolated):
+ * what comes back is its result and reason, plain data. */
+struct trial {
+	struct onnx_cache *c;
+	const struct accel_onnx_params *p;
+	int rc;
+	char reason[240];
+};
+
+static int trial_load(void *arg)
+{
+	struct trial *t = arg;
+	void *session = NULL, *info = NULL;
+	t->reason[0] = 0;
+	t->rc = t->c->loader->load(t->c->owner, t->p, &session, &info, t->reason, sizeof t->reason);
+	/* The child ends here: what it loaded goes with it. */
+	return 0;
+}
+
+int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_params *p, const char *who,
+			      char *reason, size_t len)
+{
+	char *key = model_key(p);
+	if (!key) {
+		snprintf(reason, len, "out of memory");
+		return ACCEL_ENOTSUP;
+	}
+	pthread_mutex_lock(&c->lock);
+	struct onnx_model *m = c->models;
+	while (m && strcmp(m->key, key))
+		m = m->next;
+	pthread_mutex_unlock(&c->lock);
+	if (!m) {
+		struct trial t = { c, p, 0, "" };
+		int crc = 0;
+		char why[120];
+		int rc = accel_call_isolated(NULL, trial_load, &t, sizeof t, &crc, why, sizeof why, NULL, 0);
+		if (rc < 0 && strstr(why, "in time")) {
+			/* Slow, not dead (a large model): loaded here. */
+			free(key);
+			return onnx_cache_check(c, p, reason, len);
+		}
+		if (!(m = calloc(1, sizeof *m))) {
+			free(key);
+			snprintf(reason, len, "out of memory");
+			return ACCEL_ENOTSUP;
+		}
+		m->key = key;
+		key = NULL;
+		if (rc < 0)
+			snprintf(m->reason, sizeof m->reason, "%s %s reading the model", who, why);
+		else if (t.rc < 0)
+			snprintf(m->reason, sizeof m->reason, "%s", t.reason[0] ? t.reason : "cannot load the model");
+		pthread_mutex_lock(&c->lock);
+		m->next = c->models;
+		c->models = m;
+		pthread_mutex_unlock(&c->lock);
+	}
+	free(key);
+	pthread_mutex_lock(&c->lock);
+	int rc = m->reason[0] ? ACCEL_ENOTSUP : 0;
+	if (rc)
+		snprintf(reason, len, "%s", m->reason);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, struct onnx_model **out,
 		    void **session)
 {
@@ -115,6 +182,13 @@ int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, str
 	*session = NULL;
 	pthread_mutex_lock(&c->lock);
 	struct onnx_model *m = find_model(c, p);
+	/* Checked in a child only: its first load here, as find_model's. */
+	if (m && !m->reason[0] && !m->info &&
+	    c->loader->load(c->owner, p, &m->idle, &m->info, m->reason, sizeof m->reason) < 0) {
+		m->idle = m->info = NULL;
+		if (!m->reason[0])
+			snprintf(m->reason, sizeof m->reason, "cannot load the model");
+	}
 	int rc = !m ? ACCEL_ENOMEM : m->reason[0] ? ACCEL_ENOTSUP : 0;
 	if (!rc) {
 		*session = m->idle;

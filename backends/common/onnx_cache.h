@@ -59,6 +59,16 @@ const struct accel_onnx_params *onnx_op_params(const struct accel_op *op, char *
  * first call, kept), else ACCEL_ENOTSUP with the reason in reason[len].
  * Thread-safe. */
 int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, char *reason, size_t len);
+/* The same, the model's first load tried in a child process
+ * (accel_call_isolated) and not here, for a library that may crash on a
+ * model it cannot read (OpenCV DNN's ONNX importer writes out of bounds on
+ * some Gather nodes): a child that dies gives "WHO aborted (SIGABRT)
+ * reading the model", and nothing of the model is loaded in this process
+ * until open() (onnx_cache_take) needs it. One that takes longer than the
+ * probe timeout (a large model) is loaded here as onnx_cache_check does.
+ * Thread-safe. */
+int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_params *p, const char *who,
+			      char *reason, size_t len);
 
 /* For open(): p's model and a session of it, the idle one or else a new
  * one from load. Returns 0 with *m and *session set; ACCEL_ENOTSUP when

@@ -340,7 +340,10 @@ static int ocv_supports(const struct accel_engine *e, const struct accel_op *op,
 			return ACCEL_ENOTSUP;
 		}
 	struct ocv_engine *eng = e->data;
-	int rc = onnx_cache_check(&eng->cache, p, reason, len);
+	/* Read first in a child: OpenCV's importer may crash on a model it
+	 * cannot read (a Gather along axis -1), and it ranks after ONNX
+	 * Runtime, which then runs the model anyway. */
+	int rc = onnx_cache_check_isolated(&eng->cache, p, "OpenCV", reason, len);
 	if (rc)
 		return rc;
 	/* After ONNX Runtime's CPU provider (100): it is faster. */

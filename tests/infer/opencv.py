@@ -1,5 +1,5 @@
 """Models and references for tests/infer-opencv.bats (python3-onnx, numpy):
-  opencv.py models DIR           write conv.onnx, rsum.onnx and fmod.onnx into DIR
+  opencv.py models DIR           write conv.onnx, rsum.onnx, fmod.onnx and gatherlast.onnx into DIR
   opencv.py check MODEL IN OUT   compare OUT (accel-infer's .npy stream) with
       numpy's reference for MODEL on each array of IN: shape, dtype, and
       values within rtol 1e-4 / atol 1e-5 (OpenCV's kernels sum in another
@@ -42,6 +42,12 @@ def models(out):
          [helper.make_tensor_value_info("x", T.FLOAT, ["N", 4])],
          [helper.make_tensor_value_info("y", T.FLOAT, ["N", 4])],
          [helper.make_tensor("d", T.FLOAT, [], [0.75])])
+    # gatherlast: y = x[:, [0]], a Gather along axis -1, on which OpenCV
+    # 4.6's importer writes out of bounds and aborts the process
+    save("gatherlast", [helper.make_node("Gather", ["x", "i"], ["y"], axis=-1)],
+         [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])],
+         [helper.make_tensor_value_info("y", T.FLOAT, ["N", 1])],
+         [helper.make_tensor("i", T.INT64, [1], [0])])
 
 
 def reference(model, x):
@@ -58,6 +64,8 @@ def reference(model, x):
         return x.sum(axis=1)
     if model == "fmod":
         return np.fmod(x, np.float32(0.75))
+    if model == "gatherlast":
+        return x[:, [0]]
     raise SystemExit(f"no reference for {model}")
 
 
