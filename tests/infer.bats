@@ -315,6 +315,16 @@ for x in [np.array([0.1, 3, 0.2, 2, -1, 0.5], 'f4'), np.array([5, 0, 0, 0, 0, 4]
 1	zero	five" ]
 	run -2 "$A" -m "$M/lin.onnx" --topk 2 < in.npy
 	[ "${lines[0]}" = "accel-infer: --topk reads one output: name it with --output" ]
+	# float16 and bool scores rank by value; NaN last, as numpy's argsort(-p)
+	arrays h.npy '[np.array([[0.5, 65504, -1]], "f2")]'
+	run -0 "$A" -m "$M/idf16.onnx" --topk 3 < h.npy
+	[ "$output" = '{"input":0,"topk":[{"index":1,"score":65504},{"index":0,"score":0.5},{"index":2,"score":-1}]}' ]
+	arrays b.npy '[np.array([[True, False, True]])]'
+	run -0 "$A" -m "$M/idbool.onnx" --topk 2 < b.npy
+	[ "$output" = '{"input":0,"topk":[{"index":0,"score":1},{"index":2,"score":1}]}' ]
+	arrays n.npy '[np.array([[0.5, np.nan, 0.75]], "f2")]'
+	run -0 "$A" -m "$M/idf16.onnx" --topk 3 < n.npy
+	[ "$(echo "$output" | jq -c '[.topk[].index]')" = "[2,0,1]" ]
 }
 
 @test "--decode ctc decodes greedily: repeats merged, blanks dropped, the extra class a space" {

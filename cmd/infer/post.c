@@ -57,15 +57,22 @@ int labels_load(const char *path, char ***labels, int *n)
 	return 0;
 }
 
-/* Element i of a float array of dtype t, as a double. */
+/* Element i of an array of dtype t, as a double. */
 static double elem(const uint8_t *p, enum accel_dtype t, uint64_t i)
 {
 	switch (t) {
 	case ACCEL_DTYPE_FLOAT32: { float f; memcpy(&f, p + i * 4, 4); return f; }
 	case ACCEL_DTYPE_FLOAT64: { double d; memcpy(&d, p + i * 8, 8); return d; }
+	case ACCEL_DTYPE_FLOAT16: { _Float16 h; memcpy(&h, p + i * 2, 2); return (double)h; }
 	case ACCEL_DTYPE_INT64: { int64_t v; memcpy(&v, p + i * 8, 8); return (double)v; }
+	case ACCEL_DTYPE_UINT64: { uint64_t v; memcpy(&v, p + i * 8, 8); return (double)v; }
 	case ACCEL_DTYPE_INT32: { int32_t v; memcpy(&v, p + i * 4, 4); return v; }
+	case ACCEL_DTYPE_UINT32: { uint32_t v; memcpy(&v, p + i * 4, 4); return v; }
+	case ACCEL_DTYPE_INT16: { int16_t v; memcpy(&v, p + i * 2, 2); return v; }
+	case ACCEL_DTYPE_UINT16: { uint16_t v; memcpy(&v, p + i * 2, 2); return v; }
+	case ACCEL_DTYPE_INT8: return (int8_t)p[i];
 	case ACCEL_DTYPE_UINT8: return p[i];
+	case ACCEL_DTYPE_BOOL: return p[i] != 0;
 	default: return NAN;
 	}
 }
@@ -93,6 +100,9 @@ static int put_topk(struct post *ps, const struct item_meta *m, const struct acc
 	int have = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		double v = elem(p, t->dtype, i);
+		/* NaN ranks last, as numpy's argsort(-p) puts it. */
+		if (isnan(v))
+			v = -INFINITY;
 		if (have == k && !(v > val[k - 1]))
 			continue;
 		int j = have < k ? have++ : k - 1;

@@ -78,3 +78,8 @@ save("softmax0", [helper.make_node("Softmax", ["x"], ["y"], axis=0)],
 save("maxpool", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2], strides=[2])],
      [helper.make_tensor_value_info("x", T.FLOAT, ["N", 1, 4])],
      [helper.make_tensor_value_info("y", T.FLOAT, ["N", 1, 2]), helper.make_tensor_value_info("i", T.INT64, ["N", 1, 2])])
+# idf16, idbool: identities on float16 and bool (N, 3), for --topk's dtypes
+save("idf16", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT16, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT16, ["N", 3])])
+save("idbool", [helper.make_node("Identity", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.BOOL, ["N", 3])], [helper.make_tensor_value_info("y", T.BOOL, ["N", 3])])
