@@ -105,6 +105,8 @@ sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).t
 	[ "${lines[0]}" = "accel-infer: the model has several inputs: give all but one with --input NAME=FILE" ]
 	run -2 "$A" -m "$M/add2.onnx" --input c=b.npy < a.npy
 	[ "${lines[0]}" = "accel-infer: --input: the model has no input 'c'" ]
+	run -2 "$A" -m "$M/add2.onnx" --input b=b.npy --output q < a.npy
+	[ "${lines[0]}" = "accel-infer: --output: the model has no output 'q'" ]
 }
 
 @test "an array of the wrong shape or dtype is refused with one line naming the input and both shapes, exit 3" {
