@@ -88,6 +88,12 @@ print(z['y'].shape, z['z'].shape, one.shape)"
 for i in zipfile.ZipFile('out.npz').infolist(): print(i.filename, i.compress_type, i.date_time[0])"
 	[ "$output" = "y.npy 0 1980
 z.npy 0 1980" ]
+	# a name beyond ASCII is flagged UTF-8 (bit 11), as np.savez writes it
+	$PY -c "import numpy as np; np.save('u3.npy', np.zeros((2, 3), 'f4'))"
+	"$A" -m "$M/utf8.onnx" -o u.npz u3.npy
+	run -0 $PY -c "import numpy as np, zipfile
+print(np.load('u.npz').files, [hex(i.flag_bits & 0x800) for i in zipfile.ZipFile('u.npz').infolist()])"
+	[ "$output" = "['ü é'] ['0x800']" ]
 }
 
 @test "accel-infer: -o FILE.npy with several outputs is a usage error; arrays that cannot join are refused for .npy, one member each in .npz" {

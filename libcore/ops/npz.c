@@ -331,7 +331,14 @@ static int member(zipFile z, const char *name, const struct accel_tensor *t, int
 	if (hl < 0)
 		return hl;
 	int zip64 = bytes + (uint64_t)hl >= 0xffffffffu;
-	if (zipOpenNewFileInZip64(z, name, &fi, NULL, 0, NULL, 0, NULL, 0, 0, zip64) != ZIP_OK ||
+	/* A name beyond ASCII is UTF-8, said so by general purpose bit 11
+	 * (APPNOTE.TXT 4.4.4), as Python's zipfile (np.savez) writes it: else
+	 * readers take it for code page 437. */
+	uLong flags = 0;
+	for (const unsigned char *c = (const unsigned char *)name; *c && !flags; c++)
+		flags = *c >= 0x80 ? 0x800 : 0;
+	if (zipOpenNewFileInZip4_64(z, name, &fi, NULL, 0, NULL, 0, NULL, 0, 0, 0, -MAX_WBITS, DEF_MEM_LEVEL,
+				    Z_DEFAULT_STRATEGY, NULL, 0, 0, flags, zip64) != ZIP_OK ||
 	    zipWriteInFileInZip(z, h, (unsigned)hl) != ZIP_OK)
 		return ACCEL_EIO;
 	while (bytes) {

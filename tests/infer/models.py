@@ -83,3 +83,7 @@ save("idf16", [helper.make_node("Identity", ["x"], ["y"])],
      [helper.make_tensor_value_info("x", T.FLOAT16, ["N", 3])], [helper.make_tensor_value_info("y", T.FLOAT16, ["N", 3])])
 save("idbool", [helper.make_node("Identity", ["x"], ["y"])],
      [helper.make_tensor_value_info("x", T.BOOL, ["N", 3])], [helper.make_tensor_value_info("y", T.BOOL, ["N", 3])])
+# utf8: y = x, the output named beyond ASCII, for .npz member names
+save("utf8", [helper.make_node("Identity", ["x"], ["ü é"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])],
+     [helper.make_tensor_value_info("ü é", T.FLOAT, ["N", 3])])
