@@ -107,6 +107,18 @@ sys.stdout.buffer.write(b''.join((np.arange(8, dtype='<f4').reshape(2, 4) + i).t
 	[ "${lines[0]}" = "accel-infer: --input: the model has no input 'c'" ]
 	run -2 "$A" -m "$M/add2.onnx" --input b=b.npy --output q < a.npy
 	[ "${lines[0]}" = "accel-infer: --output: the model has no output 'q'" ]
+	# inputs of unequal length on axis 0 (ONNX Runtime broadcasts the 1):
+	# such an item runs alone under --batch, what --batch 1 writes
+	arrays ua.npy '[np.ones((1, 3), "i4"), np.ones((2, 3), "i4") * 2, np.ones((1, 3), "i4") * 3]'
+	arrays ub.npy '[np.arange(6, dtype="i4").reshape(2, 3), np.full((1, 3), 10, "i4"), np.full((1, 3), 20, "i4")]'
+	"$A" -m "$M/add2.onnx" --input b=ub.npy < ua.npy > one.npy
+	"$A" -m "$M/add2.onnx" --input b=ub.npy --batch 3 < ua.npy > three.npy
+	cmp one.npy three.npy
+	run -0 $PY -c "import numpy as np, io
+d = open('three.npy', 'rb').read(); f = io.BytesIO(d); s = []
+while f.tell() < len(d): s.append(np.load(f))
+print([a.shape for a in s], s[0].tolist())"
+	[ "$output" = "[(2, 3), (2, 3), (1, 3)] [[1, 2, 3], [4, 5, 6]]" ]
 }
 
 @test "an array of the wrong shape or dtype is refused with one line naming the input and both shapes, exit 3" {

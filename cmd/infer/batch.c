@@ -317,6 +317,19 @@ static int same_item_shape(const struct reader *r, const struct accel_tensor *fi
 	return 1;
 }
 
+/* Whether the pending item's inputs all have the main input's length on
+ * axis 0: joined along it, item by item, they stay aligned. One whose
+ * inputs differ there (ONNX Runtime broadcasts a length of 1) runs alone:
+ * joined, its rows would pair with another item's. */
+static int item_rows_agree(const struct reader *r)
+{
+	const struct accel_tensor *mt = &r->pend_t[r->main_input];
+	for (int i = 0; i < r->m->nin; i++)
+		if (r->pend_t[i].ndim && mt->ndim && r->pend_t[i].dims[0] != mt->dims[0])
+			return 0;
+	return 1;
+}
+
 /* Bytes of the pending item, all its arrays. */
 static uint64_t item_bytes(const struct reader *r)
 {
@@ -362,13 +375,15 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 			}
 			r->pending = 1;
 		}
+		int agree = item_rows_agree(r);
 		if (nitems == 0) {
 			memcpy(first, r->pend_t, sizeof first);
 			deadline = accel_now() + r->max_wait;
 			batch_bytes = 0;
-		} else if (!same_item_shape(r, first) || batch_bytes + item_bytes(r) > INFER_MAX_ARRAY) {
-			/* Another shape, or a batch over the limit of one
-			 * array: the item starts the next batch. */
+		} else if (!agree || !same_item_shape(r, first) || batch_bytes + item_bytes(r) > INFER_MAX_ARRAY) {
+			/* Another shape, inputs of unequal length, or a batch
+			 * over the limit of one array: the item starts the
+			 * next batch. */
 			break;
 		}
 		batch_bytes += item_bytes(r);
@@ -385,6 +400,8 @@ int reader_next(void *user, struct accel_input *in, struct accel_unit *u, char *
 		metas[nitems] = r->pend_meta;
 		metas[nitems++].rows = mt->ndim ? (uint32_t)mt->dims[0] : 1;
 		r->pending = 0;
+		if (!agree)
+			break;
 	}
 	if (nitems == 0)
 		return 0;
