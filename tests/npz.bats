@@ -114,6 +114,17 @@ with open('t.npy', 'wb') as f:
 z = np.load('out.npz')
 print(z.files, z['y_0'].tolist(), z['y_1'].tolist())"
 	[ "$output" = "['y_0', 'y_1'] [[0.0], [1.0], [2.0]] [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]" ]
+	# scalars have no axis 0: refused for .npy (saying so), members in .npz
+	$PY -c "import numpy as np
+with open('s.npy', 'wb') as f:
+    for v in (1.5, -2): np.save(f, np.float32(v))"
+	run -1 "$A" -m "$M/scalar.onnx" -o out.npy s.npy
+	[ "$output" = "accel-infer: array 0 is a scalar: arrays join along their axis 0 in one .npy array; write a .npz" ]
+	"$A" -m "$M/scalar.onnx" -o s.npz s.npy
+	run -0 $PY -c "import numpy as np
+z = np.load('s.npz')
+print(z.files, [z[k].shape for k in z.files], [float(z[k]) for k in z.files])"
+	[ "$output" = "['y_0', 'y_1'] [(), ()] [3.0, -4.0]" ]
 }
 
 @test "accel-transcode --to npy: -o FILE.npy is (N, H, W, C), -o FILE.npz holds it as arr_0, the stream holds the same frames" {

@@ -199,13 +199,17 @@ int accel_npy_pack_begin(struct accel_npy_pack *p, int group, const struct accel
 		int n = accel_npy_header_write(t, h, sizeof h);
 		return n < 0 ? n : accel_output_write(p->out, h, (size_t)n);
 	}
-	if (p->axis == ACCEL_NPY_CONCAT && t->ndim < 1) {
-		snprintf(err, len, "array %llu is a scalar: arrays join along their axis 0", (unsigned long long)g->count);
+	/* A scalar has no axis 0 to join along: one .npy cannot hold it
+	 * with others, a .npz holds each as a member of its own. */
+	int scalar = p->axis == ACCEL_NPY_CONCAT && t->ndim < 1;
+	if (scalar && p->form == ACCEL_NPY_ONE) {
+		snprintf(err, len, "array %llu is a scalar: arrays join along their axis 0 in one .npy array; write a .npz",
+			 (unsigned long long)g->count);
 		return ACCEL_EDATA;
 	}
 	if (!g->count)
 		g->first = *t;
-	int ok = joins(p, g, t);
+	int ok = !scalar && joins(p, g, t);
 	g->joins &= ok;
 	if (p->form == ACCEL_NPY_ONE) {
 		if (!ok) {

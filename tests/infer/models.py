@@ -87,3 +87,6 @@ save("idbool", [helper.make_node("Identity", ["x"], ["y"])],
 save("utf8", [helper.make_node("Identity", ["x"], ["ü é"])],
      [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])],
      [helper.make_tensor_value_info("ü é", T.FLOAT, ["N", 3])])
+# scalar: y = 2 x on a 0-d float, for outputs that cannot join along axis 0
+save("scalar", [helper.make_node("Add", ["x", "x"], ["y"])],
+     [helper.make_tensor_value_info("x", T.FLOAT, [])], [helper.make_tensor_value_info("y", T.FLOAT, [])])
