@@ -148,6 +148,11 @@ print([a.shape for a in s], s[0].tolist())"
 	printf 'not an array' > junk.npy
 	run -3 "$A" -m "$M/lin.onnx" junk.npy
 	[ "$output" = "accel-infer: junk.npy: neither a .npy array nor an image FFmpeg can read (Invalid data found when processing input) at byte offset 0" ]
+	# after whole arrays: the offset where the junk begins, -o left absent
+	{ cat in.npy; printf 'JUNKJUNKJUNK'; } > tail.npy
+	run -3 --separate-stderr "$A" -m "$M/lin.onnx" -o t.npz tail.npy
+	[ "$stderr" = "accel-infer: tail.npy: neither a .npy array nor an image FFmpeg can read (Invalid data found when processing input) at byte offset $(stat -c %s in.npy)" ]
+	[ ! -e t.npz ]
 	# 10^15 floats declared in 80 bytes: refused from the header, at once.
 	$PY -c "import sys
 h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 10000000, 1000), }\"

@@ -166,6 +166,7 @@ static int read_image(struct reader *r, int i, struct accel_input *in, char *err
 {
 	struct accel_buf file = { 0 };
 	int rc = 0;
+	uint64_t start = in->offset;
 	for (;;) {
 		if (file.len == INFER_MAX_IMAGE_FILE) {
 			snprintf(err, len, "not a .npy array, and over %zu bytes for an image", INFER_MAX_IMAGE_FILE);
@@ -186,8 +187,12 @@ static int read_image(struct reader *r, int i, struct accel_input *in, char *err
 			break;
 	}
 	image_free(&r->img);
-	if (!rc)
-		rc = image_decode(file.data, file.len, &r->img, err, len);
+	if (!rc && (rc = image_decode(file.data, file.len, &r->img, err, len)) == ACCEL_EDATA) {
+		/* Where the bytes that are neither began: after the arrays
+		 * read before them. */
+		size_t k = strlen(err);
+		snprintf(err + k, len - k, " at byte offset %llu", (unsigned long long)start);
+	}
 	accel_buf_free(&file);
 	if (rc < 0)
 		return rc;

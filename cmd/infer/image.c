@@ -193,18 +193,18 @@ static int decode(const uint8_t *data, size_t n, AVFrame *frame, char *err, size
 	fmt->pb = io;
 	if ((ret = av.open_input(&fmt, NULL, NULL, NULL)) < 0) {
 		fmt = NULL;
-		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s) at byte offset 0", av_msg(ret, msg, sizeof msg));
+		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s)", av_msg(ret, msg, sizeof msg));
 		goto out;
 	}
 	if ((ret = av.find_stream_info(fmt, NULL)) < 0) {
-		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s) at byte offset 0", av_msg(ret, msg, sizeof msg));
+		snprintf(err, len, "neither a .npy array nor an image FFmpeg can read (%s)", av_msg(ret, msg, sizeof msg));
 		goto out;
 	}
 	int si = av.find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
 	const AVCodec *codec = si >= 0 ? av.find_decoder(fmt->streams[si]->codecpar->codec_id) : NULL;
 	if (!codec || !(dec = av.alloc_context3(codec)) ||
 	    av.parameters_to_context(dec, fmt->streams[si]->codecpar) < 0 || av.open2(dec, codec, NULL) < 0) {
-		snprintf(err, len, "neither a .npy array nor an image FFmpeg can decode at byte offset 0");
+		snprintf(err, len, "neither a .npy array nor an image FFmpeg can decode");
 		goto out;
 	}
 	int got = 0;
