@@ -112,9 +112,14 @@ gen() {
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"memory cap 1024.0 MiB"* ]]
 	# without either: a cap from the machine's memory
-	run --separate-stderr "$A" -v a -o def.zst
+	run --separate-stderr "$A" -v -T2 a -o def.zst
 	[ "$status" -eq 0 ]
 	[[ "$stderr" =~ memory\ cap\ [0-9]+\.[0-9]\ MiB ]]
+	# a FILE of one chunk runs on the calling thread, one unit: no cap
+	run --separate-stderr "$A" -v a -o one.zst
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"at most 1 unit(s) in flight, the largest "*" MiB (input + output); no memory cap"* ]]
+	cmp def.zst one.zst
 }
 
 @test "--memory lowers the peak memory of a run" {
