@@ -14,6 +14,8 @@
 
 struct job {
 	unsigned classes;        /* bit per enum accel_device_class */
+	int classes_given;       /* a --class seen: the next ones add to it */
+	char *require_all;       /* every --require, joined by ',': all must hold */
 	enum accel_report_format format;
 	int routes;
 	const char *require;
@@ -39,7 +41,9 @@ static int class_option(void *v, const char *list)
 {
 	unsigned *out = &((struct job *)v)->classes;
 	char names[80];
-	*out = 0;
+	/* The first --class replaces "all"; each one after adds its own. */
+	if (!((struct job *)v)->classes_given++)
+		*out = 0;
 	for (const char *w = list;; w++) {
 		size_t n = strcspn(w, ",");
 		char name[16] = "";
@@ -56,6 +60,25 @@ static int class_option(void *v, const char *list)
 	}
 }
 
+/* --require, repeatable: every EXPR must hold (joined by ',', the
+ * language's "and"), not only the last one given. */
+static int require_option(void *v, const char *expr)
+{
+	struct job *job = v;
+	size_t have = job->require_all ? strlen(job->require_all) : 0, n = strlen(expr);
+	char *all = realloc(job->require_all, have + n + 2);
+	if (!all) {
+		accel_msg_error("%s", accel_strerror(ACCEL_ENOMEM));
+		return ACCEL_ENOMEM;
+	}
+	if (have)
+		all[have++] = ',';
+	memcpy(all + have, expr, n + 1);
+	job->require_all = all;
+	job->require = all;
+	return 0;
+}
+
 static const struct accel_option options[] = {
 	{ 'c', "class", "LIST", "show only these classes: cpu,gpu,crypto,video,nic,npu,other", "cpu gpu crypto video nic npu other", ACCEL_CALL(class_option) },
 	{ 0, "json", NULL, "print one JSON document (same as --format json)", ACCEL_SET(JOB(format), ACCEL_REPORT_JSON) },
@@ -63,7 +86,7 @@ static const struct accel_option options[] = {
 	{ 'o', "output", "FILE", "write to FILE (complete or not at all) instead of stdout; an existing FILE needs -f", "file", ACCEL_COMMON(ACCEL_OPT_OUTPUT) },
 	ACCEL_FORCE_OPTION,
 	{ 0, "routes", NULL, "print the ranked engines for each operation (or the OPERATIONs given); -v also the backends that do not offer it", ACCEL_SET(JOB(routes), 1) },
-	{ 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)", ACCEL_STRING(JOB(require)) },
+	{ 'r', "require", "EXPR", "exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G); repeated, all must hold", ACCEL_CALL(require_option) },
 	ACCEL_BACKEND_OPTION_TEXT("with --routes: the route a program's -b LIST gives (cpu, vkfft, opencl:1, vkfft.vulkan:gpu0 ...), each engine left out with its reason"),
 	ACCEL_VERBOSE_OPTION_TEXT("say more: every probe and its time, in the report; with --routes, also the backends that do not offer the operation"),
 	ACCEL_QUIET_HELP_OPTIONS,
@@ -154,6 +177,17 @@ static int parse_args(struct job *job, int argc, char **argv)
 	job->nops = job->common.noperands;
 	if (job->nops && !job->routes) {
 		accel_msg_usage("operations (%s) are only taken with --routes", job->ops[0]);
+		return ACCEL_EXIT_USAGE;
+	}
+	/* --require prints nothing but why it does not hold: an option for
+	 * an output would be dropped without a word. */
+	if (job->require && (job->format != ACCEL_REPORT_TABLE || job->routes || job->common.output)) {
+		accel_msg_usage("--require prints nothing but its reason: not with --json, --format, --routes or -o");
+		return ACCEL_EXIT_USAGE;
+	}
+	if (job->routes && (job->format == ACCEL_REPORT_GRES || job->format == ACCEL_REPORT_NFD)) {
+		accel_msg_usage("--routes prints a table or JSON: not with --format %s",
+				job->format == ACCEL_REPORT_GRES ? "gres" : "nfd");
 		return ACCEL_EXIT_USAGE;
 	}
 	return 0;

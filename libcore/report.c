@@ -166,15 +166,17 @@ static cJSON *device_json(const struct accel_device *d)
 	}
 	if (d->cls == ACCEL_CLASS_CPU) {
 		cJSON *c = cJSON_AddObjectToObject(o, "cpu");
-		cJSON_AddNumberToObject(c, "packages", d->packages);
-		cJSON_AddNumberToObject(c, "cores", d->cores);
-		cJSON_AddNumberToObject(c, "threads", d->threads);
-		cJSON_AddNumberToObject(c, "numa_nodes", d->numa_nodes);
+		/* 0 is a topology hwloc could not read: null, as every value
+		 * not known; so is a cache level the machine lacks (l4). */
+		static const char *const topo[4] = { "packages", "cores", "threads", "numa_nodes" };
+		const int counts[4] = { d->packages, d->cores, d->threads, d->numa_nodes };
+		for (int i = 0; i < 4; i++)
+			cJSON_AddItemToObject(c, topo[i], counts[i] ? cJSON_CreateNumber(counts[i]) : cJSON_CreateNull());
 		static const char *const cache[4] = { "l1d_bytes", "l2_bytes", "l3_bytes", "l4_bytes" };
 		cJSON *cb = cJSON_AddObjectToObject(c, "cache");
 		for (int i = 0; i < 4; i++)
-			if (d->cache_bytes[i])
-				cJSON_AddNumberToObject(cb, cache[i], (double)d->cache_bytes[i]);
+			cJSON_AddItemToObject(cb, cache[i], d->cache_bytes[i] ? cJSON_CreateNumber((double)d->cache_bytes[i])
+									 : cJSON_CreateNull());
 		/* Every flag the kernel lists; without that line, the bits. */
 		cJSON *fl = cJSON_AddArrayToObject(c, "flags");
 		char w[64];

@@ -244,16 +244,19 @@ static int field_value(const struct accel_device *d, const char *name, int apis,
 	if (known && !number && (!s || !*s))
 		return 0;  /* null in the JSON */
 	if (!known && d->cls == ACCEL_CLASS_CPU) {
+		static const char *const topo[4] = { "packages", "cores", "threads", "numa_nodes" };
+		const int counts[4] = { d->packages, d->cores, d->threads, d->numa_nodes };
+		int t = 0;
+		while (t < 4 && strcmp(name, topo[t]))
+			t++;
 		number = 1;
-		if (!strcmp(name, "packages"))
-			v = d->packages;
-		else if (!strcmp(name, "cores"))
-			v = d->cores;
-		else if (!strcmp(name, "threads"))
-			v = d->threads;
-		else if (!strcmp(name, "numa_nodes"))
-			v = d->numa_nodes;
-		else if (accel_cpu_flag_known(NULL, name) || accel_device_has_flag(d, name))
+		if (t < 4) {
+			/* 0: a topology hwloc could not read, null in the
+			 * JSON: no term on it holds. */
+			if (!counts[t])
+				return 0;
+			v = counts[t];
+		} else if (accel_cpu_flag_known(NULL, name) || accel_device_has_flag(d, name))
 			v = accel_device_has_flag(d, name);
 		else
 			number = 0;

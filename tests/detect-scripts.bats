@@ -41,6 +41,29 @@ cpuinfo() {
 	"$D" --class cpu --json | jq -e '.devices[0].cpu.flags == ["fpu","sse4_1","popcnt","fma","movbe","avx2","new_flag_2030"]'
 }
 
+@test "--require given twice: both hold; with an output option a usage error; a topology hwloc cannot read is null and no term on it holds" {
+	cpuinfo root fpu avx2
+	export ACCEL_SYSROOT="$PWD/root"
+	run -4 --separate-stderr "$D" -r avx512f -r fpu
+	[ "$stderr" = "accel-detect: requirement not met: avx512f: the CPU lacks avx512f" ]
+	run -4 "$D" -r fpu -r avx512f
+	run -0 "$D" -r fpu -r avx2
+	for o in --json "-F nfd" --routes "-o out"; do
+		run -2 --separate-stderr "$D" -r fpu $o
+		[ "${stderr_lines[0]}" = "accel-detect: --require prints nothing but its reason: not with --json, --format, --routes or -o" ]
+	done
+	[ ! -e out ]
+	run -2 --separate-stderr "$D" --routes -F gres
+	[ "${stderr_lines[0]}" = "accel-detect: --routes prints a table or JSON: not with --format gres" ]
+	# several --class options add up
+	[ "$("$D" -c cpu -c gpu --json | jq -c '[.devices[].class] | unique - ["cpu", "gpu"]')" = "[]" ]
+	[ "$("$D" -c cpu -c gpu --json | jq -c '[.devices[].class] | index("cpu") != null')" = "true" ]
+	# the recorded tree has no topology for hwloc: null, not 0
+	"$D" -c cpu --json | jq -e '.devices[0].cpu | [.packages, .cores, .threads, .numa_nodes, .cache.l4_bytes] == [null, null, null, null, null]'
+	run -4 --separate-stderr "$D" -r 'cpu.cores<1'
+	[ "$stderr" = "accel-detect: requirement not met: cpu.cores<1: no cpu device reports cores" ]
+}
+
 @test "--require: on this machine, each flag of /proc/cpuinfo's flags line is met" {
 	flags=$(sed -n 's/^\(flags\|Features\)[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	[ -n "$flags" ] || skip "no flags line in /proc/cpuinfo"

@@ -9,7 +9,7 @@ complete -c accel-detect -s F -l format -x -a 'table json gres nfd' -d 'output f
 complete -c accel-detect -s o -l output -r -F -d 'write to FILE (complete or not at all) instead of stdout; an existing FILE needs -f'
 complete -c accel-detect -s f -l force -d 'overwrite FILE; read or write a terminal'
 complete -c accel-detect -l routes -d 'print the ranked engines for each operation (or the OPERATIONs given); -v also the backends that do not offer it'
-complete -c accel-detect -s r -l require -x -d 'exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G)'
+complete -c accel-detect -s r -l require -x -d 'exit 0 when EXPR holds, 4 when not (gpu, vulkan, aes,avx2, gpu>=2, gpu.memory>=40G); repeated, all must hold'
 complete -c accel-detect -s b -l backend -x -a '(__accel_detect_backends)' -d 'with --routes: the route a program\'s -b LIST gives (cpu, vkfft, opencl:1, vkfft.vulkan:gpu0 ...), each engine left out with its reason'
 complete -c accel-detect -s v -l verbose -d 'say more: every probe and its time, in the report; with --routes, also the backends that do not offer the operation'
 complete -c accel-detect -s q -l quiet -d 'print nothing but errors, no progress meter either'
