@@ -809,6 +809,22 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}
+	/* A device, FIFO or socket reached through links (/dev/stdout, whose
+	 * link to a pipe names "pipe:[N]", no file) is written into where it
+	 * is, by the name given. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (!(out->path = strdup(path)))
+			return open_failed(out, ACCEL_ENOMEM);
+		int rc = open_special(out, path);
+		if (rc < 0)
+			return open_failed(out, rc);
+		if (rc == 0) {
+			accel_pipe_grow(out->fd);
+			return 0;
+		}
+		free(out->path);
+		out->path = NULL;
+	}
 	/* A symlink stays: its target is what is replaced (or made), as age,
 	 * lz4 and a shell's > do. */
 	out->path = follow_links(path);

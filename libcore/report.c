@@ -534,9 +534,14 @@ static void gres_type(const char *model, char *buf, size_t len)
 	for (char *w = strtok_r(copy, " -_", &save); w; w = strtok_r(NULL, " -_", &save)) {
 		if (!strpbrk(w, "0123456789"))
 			continue;
+		/* Letters, digits, '_' and '-' only: '#' starts a comment
+		 * in gres.conf, '=' and '(' mean more there; others become
+		 * '_'. */
 		size_t i = 0;
-		for (; w[i] && i + 1 < len; i++)
-			buf[i] = (char)tolower((unsigned char)w[i]);
+		for (; w[i] && i + 1 < len; i++) {
+			unsigned char c = (unsigned char)tolower((unsigned char)w[i]);
+			buf[i] = (char)(isalnum(c) || c == '_' || c == '-' ? c : '_');
+		}
 		buf[i] = 0;
 		return;
 	}

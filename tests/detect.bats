@@ -42,6 +42,14 @@ fixture() {
 	[ "${lines[2]}" = "Name=gpu Type=h100 File=/dev/nvidia1" ]
 	[ "${#lines[@]}" -eq 3 ]
 	[ -z "$stderr" ]
+	# a model word of gres.conf's own syntax ('#' a comment, '=', '('):
+	# only letters, digits, '_' and '-' reach Type
+	cp -r "$FX/sysroot-gpu" "$BATS_TEST_TMPDIR/sr"
+	for f in "$BATS_TEST_TMPDIR"/sr/proc/driver/nvidia/gpus/*/information; do
+		sed -i '1s/.*/Model: \t\t NVIDIA X1#c=(2) File=\/dev\/null/' "$f"
+	done
+	run -0 env ACCEL_SYSROOT="$BATS_TEST_TMPDIR/sr" "$D" -F gres
+	[ "${lines[1]}" = "Name=gpu Type=x1_c__2_ File=/dev/nvidia0" ]
 }
 
 @test "fixture: gres Cores are hwloc's core indexes of the CPUs closest to each GPU" {

@@ -533,3 +533,12 @@ closed_std() {
 	IN=x.npy
 	closed_std "accel-infer: cannot read -: Bad file descriptor" "$ROOT/build/accel-infer" -m lin.onnx
 }
+
+@test "-o /dev/stdout into a pipe writes the pipe (its link names pipe:[N], no file), as a shell's > does" {
+	run -0 bash -c '"$1" -c -o /dev/stdout a | zstd -q -d -c | cmp - a' _ "$A"
+	run -0 bash -c '"$1" -c cpu -o /dev/stdout | head -1' _ "$D"
+	[ "$output" = "CPU" ]
+	# through a link of our own to the same: the same
+	ln -s /dev/stdout so
+	run -0 bash -c '"$1" -f -o so < a | zstd -q -d -c | cmp - a' _ "$A"
+}
