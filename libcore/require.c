@@ -135,6 +135,8 @@ static int parse_term(const char *text, struct term *t, char *err, size_t len)
 	}
 	t->op = ops[i].op;
 	t->value_text = text + n + strlen(ops[i].s);
+	while (*t->value_text == ' ' || *t->value_text == '\t')
+		t->value_text++;
 	const char *v = t->value_text;
 	if (parse_value(v, &t->value) == 0) {
 		t->kind = VAL_NUMBER;
@@ -583,6 +585,12 @@ int accel_require_parse(const char *expr, struct accel_require **out, char *err,
 		next = strchr(w, ',');
 		if (next)
 			*next++ = 0;
+		/* Blanks around a term (and after its OP) are not part of it,
+		 * as a shell's quoting leaves them: 'avx2 ', 'cpu.cores==2 '. */
+		while (*w == ' ' || *w == '\t')
+			w++;
+		for (size_t k = strlen(w); k && (w[k - 1] == ' ' || w[k - 1] == '\t'); k--)
+			w[k - 1] = 0;
 		if (!*w) {
 			snprintf(err, len, "empty term in '%s'", expr);
 			accel_require_free(req);

@@ -116,6 +116,8 @@ static void test_numbers(void **state)
 	assert_string_equal(eval(state, "gpu.memory>=0.1P"), "gpu.memory>=0.1P: the best gpu device has 80.0 GiB");
 	assert_string_equal(eval(state, "gpu.memory<48G"), "gpu.memory<48G: the best gpu device has 80.0 GiB");
 	assert_string_equal(eval(state, "gpu.memory<=48G"), "");
+	/* Blanks around a term and after its OP are not part of it. */
+	assert_string_equal(eval(state, " gpu>=2 , gpu.memory>= 80G\t"), "");
 	assert_string_equal(eval(state, "gpu.compute_units>100"), "");
 	assert_string_equal(eval(state, "gpu.compute_units>132"),
 			    "gpu.compute_units>132: the best gpu device has compute_units 132");
