@@ -809,10 +809,14 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 		errno = EEXIST;
 		return ACCEL_EEXIST;
 	}
-	/* A device, FIFO or socket reached through links (/dev/stdout, whose
-	 * link to a pipe names "pipe:[N]", no file) is written into where it
-	 * is, by the name given. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	/* A device, FIFO or socket, or a link to one, is written into where
+	 * it is, never replaced, by the name given: /dev/stdout's link to a
+	 * pipe names "pipe:[N]", no file. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return open_failed(out, ACCEL_EIO);
+		}
 		if (!(out->path = strdup(path)))
 			return open_failed(out, ACCEL_ENOMEM);
 		int rc = open_special(out, path);
@@ -831,22 +835,9 @@ int accel_output_open(struct accel_output *out, const char *path, int force, int
 	if (!out->path)
 		return open_failed(out, errno == ENOMEM ? ACCEL_ENOMEM : ACCEL_EIO);
 	path = out->path;
-	/* A device or FIFO (or a link to one) is written into, never replaced. */
 	mode_t mode = 0;
 	int kept = 0;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			errno = EISDIR;
-			return open_failed(out, ACCEL_EIO);
-		}
-		int rc = open_special(out, path);
-		if (rc < 0)
-			return open_failed(out, rc);
-		if (rc == 0) {
-			accel_pipe_grow(out->fd);
-			return 0;
-		}
-	} else if (stat(path, &st) == 0) {
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		/* The file replaced keeps its permissions, as one opened with
 		 * O_TRUNC does: what was private stays so. */
 		mode = st.st_mode & 0777;
