@@ -426,6 +426,14 @@ static int eval_term(struct accel_ctx *ctx, const struct term *t, char *why, siz
 		if (!reported++)
 			snprintf(first, sizeof first, "%.15s has %.150s", d->id, f.s);
 	}
+	/* A backend no device names as an API (fftw, onnxruntime, opencv on
+	 * the CPU): its engines, counted. */
+	for (int i = 0; !seen && !t->field[0] && i < accel_engine_count(ctx); i++) {
+		const struct accel_engine *e = accel_engine_at(ctx, i);
+		if (e && e->backend && !strcmp(e->backend->name, t->name))
+			count++;
+	}
+	seen |= count > 0 && !t->field[0];
 	if (seen && !t->field[0] && (t->op == CMP_NONE ? count > 0 : t->kind == VAL_NUMBER && compare(count, t->op, t->value)))
 		return 1;
 	if (reported && !seen) {

@@ -62,6 +62,13 @@ cpuinfo() {
 	"$D" -c cpu --json | jq -e '.devices[0].cpu | [.packages, .cores, .threads, .numa_nodes, .cache.l4_bytes] == [null, null, null, null, null]'
 	run -4 --separate-stderr "$D" -r 'cpu.cores<1'
 	[ "$stderr" = "accel-detect: requirement not met: cpu.cores<1: no cpu device reports cores" ]
+	# a backend no device lists as an API: its engines (fftw:cpu0)
+	unset ACCEL_SYSROOT
+	if "$D" --routes fft.c2c | grep -q 'fftw:cpu0'; then
+		run -0 "$D" -r fftw
+		run -0 "$D" -r 'fftw>=1'
+		run -4 "$D" -r 'fftw>=99'
+	fi
 }
 
 @test "--require: on this machine, each flag of /proc/cpuinfo's flags line is met" {
