@@ -15,10 +15,9 @@
 struct job {
 	unsigned classes;        /* bit per enum accel_device_class */
 	int classes_given;       /* a --class seen: the next ones add to it */
-	char *require_all;       /* every --require, joined by ',': all must hold */
 	enum accel_report_format format;
 	int routes;
-	const char *require;
+	char *require;           /* every --require, joined by ',': all must hold */
 	char **ops;
 	int nops;
 	struct accel_common common;   /* -o, -b, -v ... */
@@ -65,8 +64,8 @@ static int class_option(void *v, const char *list)
 static int require_option(void *v, const char *expr)
 {
 	struct job *job = v;
-	size_t have = job->require_all ? strlen(job->require_all) : 0, n = strlen(expr);
-	char *all = realloc(job->require_all, have + n + 2);
+	size_t have = job->require ? strlen(job->require) : 0, n = strlen(expr);
+	char *all = realloc(job->require, have + n + 2);
 	if (!all) {
 		accel_msg_error("%s", accel_strerror(ACCEL_ENOMEM));
 		return ACCEL_ENOMEM;
@@ -74,7 +73,6 @@ static int require_option(void *v, const char *expr)
 	if (have)
 		all[have++] = ',';
 	memcpy(all + have, expr, n + 1);
-	job->require_all = all;
 	job->require = all;
 	return 0;
 }

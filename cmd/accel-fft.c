@@ -538,13 +538,8 @@ static int run_input(struct job *job, struct accel_ctx *ctx, const char *path)
 	}
 	/* A FILE known to hold no sample (accel_fft_setup takes 0 bytes for
 	 * unknown): fewer than one frame, a usage error as any shorter FILE. */
-	if (job->f.input_bytes == 0 && !job->f.pad) {
-		if (job->f.c2r)
-			accel_msg_error("%s: 0 bins, fewer than the %zu of one half spectrum of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=%zu) does)",
-					in->name, job->f.frame, job->f.n, job->f.n);
-		else
-			accel_msg_error("%s: 0 samples, fewer than one frame of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=%zu) does)",
-					in->name, job->f.n, job->f.n);
+	if (job->f.input_bytes == 0 && accel_fft_check_samples(&job->f, 0, err, sizeof err) < 0) {
+		accel_msg_error("%s: %s", in->name, err);
 		status = ACCEL_EXIT_USAGE;
 		goto done;
 	}

@@ -539,11 +539,7 @@ static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 	}
 	static struct model_info m;
 	char *json = NULL;
-	/* The model's description needs no output named: a name it lacks is
-	 * a usage error below, not a failure to open the engine. */
-	params.noutputs = 0;
 	st = model_info(ctx, &job, &op, &m, &json);
-	params.noutputs = job.noutputs;
 	if (st) {
 		return st;
 	}

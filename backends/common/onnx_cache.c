@@ -62,6 +62,15 @@ static char *model_key(const struct accel_onnx_params *p)
 	return k;
 }
 
+/* The model of key in the cache, or NULL; the lock is held. */
+static struct onnx_model *lookup(const struct onnx_cache *c, const char *key)
+{
+	struct onnx_model *m = c->models;
+	while (m && strcmp(m->key, key))
+		m = m->next;
+	return m;
+}
+
 /* The model of p, loaded on first use; the lock is held. NULL when out of
  * memory. */
 static struct onnx_model *find_model(struct onnx_cache *c, const struct accel_onnx_params *p)
@@ -69,12 +78,12 @@ static struct onnx_model *find_model(struct onnx_cache *c, const struct accel_on
 	char *key = model_key(p);
 	if (!key)
 		return NULL;
-	for (struct onnx_model *m = c->models; m; m = m->next)
-		if (!strcmp(m->key, key)) {
-			free(key);
-			return m;
-		}
-	struct onnx_model *m = calloc(1, sizeof *m);
+	struct onnx_model *m = lookup(c, key);
+	if (m) {
+		free(key);
+		return m;
+	}
+	m = calloc(1, sizeof *m);
 	if (!m) {
 		free(key);
 		return NULL;
@@ -136,9 +145,7 @@ int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_para
 		return ACCEL_ENOTSUP;
 	}
 	pthread_mutex_lock(&c->lock);
-	struct onnx_model *m = c->models;
-	while (m && strcmp(m->key, key))
-		m = m->next;
+	struct onnx_model *m = lookup(c, key);
 	pthread_mutex_unlock(&c->lock);
 	if (!m) {
 		struct trial t = { c, p, 0, "" };
@@ -162,8 +169,17 @@ int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_para
 		else if (t.rc < 0)
 			snprintf(m->reason, sizeof m->reason, "%s", t.reason[0] ? t.reason : "cannot load the model");
 		pthread_mutex_lock(&c->lock);
-		m->next = c->models;
-		c->models = m;
+		/* Another thread's check may have added it meanwhile: one
+		 * entry a key. */
+		struct onnx_model *had = lookup(c, m->key);
+		if (had) {
+			free(m->key);
+			free(m);
+			m = had;
+		} else {
+			m->next = c->models;
+			c->models = m;
+		}
 		pthread_mutex_unlock(&c->lock);
 	}
 	free(key);

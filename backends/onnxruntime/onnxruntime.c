@@ -497,13 +497,15 @@ static int ort_open(const struct accel_engine *e, const struct accel_op *op, voi
 	c->session = session;
 	if (!rc) {
 		c->io = c->m->info;
-		/* The outputs asked for, by name; all when none is named. */
-		c->nout = p->noutputs ? (size_t)p->noutputs : c->io->nout;
+		/* The outputs asked for, by name; all when none is named
+		 * (onnx.info describes the whole model, whatever is asked). */
+		int asked = c->info ? 0 : p->noutputs;
+		c->nout = asked ? (size_t)asked : c->io->nout;
 		c->out_names = calloc(c->nout ? c->nout : 1, sizeof *c->out_names);
 		if (!c->out_names)
 			rc = ACCEL_ENOMEM;
 		for (size_t i = 0; !rc && i < c->nout; i++) {
-			c->out_names[i] = p->noutputs ? p->outputs[i] : c->io->out_names[i];
+			c->out_names[i] = asked ? p->outputs[i] : c->io->out_names[i];
 			size_t k = 0;
 			while (k < c->io->nout && strcmp(c->io->out_names[k], c->out_names[i]))
 				k++;

@@ -378,13 +378,16 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 	c->net = net;
 	const struct accel_onnx_io *io = rc ? NULL : c->m->info;
 	c->io = io;
+	/* The outputs asked for; all when none is named (onnx.info describes
+	 * the whole model, whatever is asked). */
+	int asked = c->info ? 0 : p->noutputs;
 	if (!rc) {
-		c->nout = p->noutputs ? p->noutputs : io->nout;
+		c->nout = asked ? asked : io->nout;
 		if (c->nout > ACCEL_ONNX_MAX_IO)
 			rc = ACCEL_EINVAL;
 	}
 	for (int i = 0; !rc && i < c->nout; i++) {
-		c->out_names[i] = p->noutputs ? p->outputs[i] : io->out[i].name;
+		c->out_names[i] = asked ? p->outputs[i] : io->out[i].name;
 		int k = 0;
 		while (k < io->nout && strcmp(io->out[k].name, c->out_names[i]))
 			k++;

@@ -228,6 +228,20 @@ static uint64_t job_memory(const struct accel_fft *f)
 	return (uint64_t)f->n * 4 + span + out + buffers + tail + stage + held + (f->split ? f->bins * 8 : 0);
 }
 
+int accel_fft_check_samples(const struct accel_fft *f, int64_t bytes, char *err, size_t len)
+{
+	if (bytes < 0 || f->pad || (uint64_t)bytes / f->in_bytes >= f->frame)
+		return 0;
+	unsigned long long have = (unsigned long long)bytes / f->in_bytes;
+	if (f->c2r)
+		snprintf(err, len, "%llu bins, fewer than the %zu of one half spectrum of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=%zu) does)",
+			 have, f->frame, f->n, f->n);
+	else
+		snprintf(err, len, "%llu samples, fewer than one frame of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=%zu) does)",
+			 have, f->n, f->n);
+	return ACCEL_EDATA;
+}
+
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 {
 	f->win = NULL;
@@ -340,16 +354,8 @@ int accel_fft_setup(struct accel_fft *f, char *err, size_t len)
 			 f->average, f->channels);
 		return ACCEL_EINVAL;
 	}
-	if (f->input_bytes > 0 && !f->pad && (uint64_t)f->input_bytes / f->in_bytes < f->frame) {
-		unsigned long long have = (unsigned long long)f->input_bytes / f->in_bytes;
-		if (f->c2r)
-			snprintf(err, len, "%llu bins, fewer than the %zu of one half spectrum of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.irfft(x, n=%zu) does)",
-				 have, f->frame, f->n, f->n);
-		else
-			snprintf(err, len, "%llu samples, fewer than one frame of N = %zu: no row to write (--pad zero-pads them to one frame, as numpy.fft.fft(x, n=%zu) does)",
-				 have, f->n, f->n);
+	if (f->input_bytes > 0 && accel_fft_check_samples(f, f->input_bytes, err, len) < 0)
 		return ACCEL_EDATA;
-	}
 	if (f->memory_limit && f->memory > f->memory_limit) {
 		int gib = f->memory_limit >= ((uint64_t)1 << 30);
 		double unit = gib ? 1073741824.0 : 1048576.0;

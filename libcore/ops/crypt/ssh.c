@@ -163,25 +163,39 @@ bad:
 	return -1;
 }
 
+/* One base64 word b[0..bl) of an authorized_keys line (padded, a
+ * multiple of 4 long) decoded into a malloc'd buffer of *n bytes; NULL
+ * when it is not base64 (or out of memory). */
+static uint8_t *b64_word(const char *b, size_t bl, size_t *n)
+{
+	size_t pad = 0;
+	if (!bl || bl % 4)
+		return NULL;
+	while (pad < 2 && b[bl - 1 - pad] == '=')
+		pad++;
+	uint8_t *blob = malloc(bl);
+	ssize_t k = blob ? b64_decode(b, bl - pad, blob) : -1;
+	if (k < 0) {
+		free(blob);
+		return NULL;
+	}
+	*n = (size_t)k;
+	return blob;
+}
+
 int ssh_line_key_type(const char *line, char *type, size_t len)
 {
 	/* Each word followed by another: a TYPE and a BASE64 blob whose
 	 * first string is that TYPE (options before them are skipped). */
 	const char *ws = " \t\r\n";
 	for (const char *t = line + strspn(line, ws); *t; t += strcspn(t, ws), t += strspn(t, ws)) {
-		size_t tl = strcspn(t, ws);
+		size_t tl = strcspn(t, ws), n = 0;
 		const char *b = t + tl + strspn(t + tl, ws);
-		size_t bl = strcspn(b, ws), pad = 0;
-		if (!bl || tl >= len || tl > 64 || bl % 4)
-			continue;
-		while (pad < 2 && bl > pad && b[bl - 1 - pad] == '=')
-			pad++;
-		uint8_t *blob = malloc(bl);
-		ssize_t n = blob ? b64_decode(b, bl - pad, blob) : -1;
-		struct wire w = { blob, n > 0 ? (size_t)n : 0 };
+		uint8_t *blob = tl < len && tl <= 64 ? b64_word(b, strcspn(b, ws), &n) : NULL;
+		struct wire w = { blob, n };
 		const uint8_t *s;
 		size_t sl;
-		int ok = n > 0 && get_string(&w, &s, &sl) == 0 && sl == tl && !memcmp(s, t, tl);
+		int ok = blob && get_string(&w, &s, &sl) == 0 && sl == tl && !memcmp(s, t, tl);
 		free(blob);
 		if (ok) {
 			memcpy(type, t, tl);
@@ -204,24 +218,16 @@ int ssh_recipient_parse(const char *line, struct recipient *r, char *err, size_t
 		return -1;
 	}
 	const char *b = strchr(t, ' ') + 1;
-	size_t bl = strcspn(b, " \t\r\n");
-	uint8_t *blob = malloc(bl);
-	ssize_t n = -1;
-	size_t pad = 0;
-	while (pad < 2 && bl > pad && b[bl - 1 - pad] == '=')
-		pad++;
-	if (blob && bl % 4 == 0)
-		n = b64_decode(b, bl - pad, blob);
-	memset(r, 0, sizeof *r);
-	if (n < 0 || ssh_public_from_wire(blob, (size_t)n, &r->kind, r->pub, &r->rsa, err, len) < 0) {
-		if (n < 0)
-			snprintf(err, len, "malformed SSH public key (base64)");
-		free(blob);
+	size_t n;
+	uint8_t *blob = b64_word(b, strcspn(b, " \t\r\n"), &n);
+	if (!blob) {
+		memset(r, 0, sizeof *r);
+		snprintf(err, len, "malformed SSH public key (base64)");
 		return -1;
 	}
-	r->wire = blob;
-	r->wire_len = (size_t)n;
-	return 0;
+	int rc = recipient_of_wire(blob, n, r, err, len);
+	free(blob);
+	return rc;
 }
 
 /* The tweak of an Ed25519 key: HKDF-SHA-256 with no secret, the key's wire

@@ -138,6 +138,11 @@ struct accel_fft {
  * else f->split (a unit_frames given below f->average splits too). Free
  * with accel_fft_free. */
 int accel_fft_setup(struct accel_fft *f, char *err, size_t len);
+/* Whether `bytes` of samples (known: 0 and more) hold one whole frame of
+ * the job set up by accel_fft_setup, or f->pad makes one: 0, or
+ * ACCEL_EDATA with the line accel_fft_setup gives for f->input_bytes (it
+ * takes 0 there for unknown: this says it of a FILE known to be empty). */
+int accel_fft_check_samples(const struct accel_fft *f, int64_t bytes, char *err, size_t len);
 /* Free what accel_fft_setup made (the window); f itself is the caller's.
  * Safe twice, and on a zeroed job that setup failed or never ran for. */
 void accel_fft_free(struct accel_fft *f);
