@@ -14,8 +14,13 @@
 #include <accel/ops/age.h>
 #include "engine.h"
 
-/* Bytes read at a time from a file being hashed. */
-#define HASH_READ (1u << 20)
+/* Bytes read at a time from a file being hashed: a buffer that stays in
+ * the core's L2, so the kernel's copy and the digest both hit the cache.
+ * With 1 MiB reads (and 128 KiB) the copy ran from memory: md5 of 512 MiB
+ * on tmpfs spent 0.33 s in the kernel against 0.07 s at 64 KiB (and
+ * md5sum's 32 KiB), 1.16 s wall against 0.89 s; sha256 0.62 s against
+ * 0.42 s (2-core EPYC VM, 512 KiB L2 per core). */
+#define HASH_READ (1u << 16)
 
 static const struct {
 	const char *op, *md;
