@@ -130,6 +130,11 @@ void core_guard_std_fds(void);
  * the page cache if touched). Nothing when in is not mapped or data is not
  * inside its mapping. io.c. */
 void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len);
+/* accel_input_map where mapping pays: not for a regular file under 128 KiB,
+ * which is read through the buffer (its mmap, page faults and munmap, a
+ * TLB flush on every core the process runs on, cost more than copying
+ * it). Returns what accel_input_map returns, 0 for a small file. */
+int core_input_map_large(struct accel_input *in);
 
 /* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 

@@ -25,6 +25,10 @@
 #define INPUT_BUF (1u << 20)
 /* Least bytes one read of a regular file into the buffer takes. */
 #define FILE_READ_MIN ((size_t)64 << 10)
+/* A regular file this small is read, not mapped (core_input_map_large):
+ * with 1000 files of 4 KiB compressed or decompressed beside themselves,
+ * mapping each was 0.02-0.03 s of a 0.1 s run. */
+#define MAP_MIN ((int64_t)128 << 10)
 
 /* Mapped inputs (accel_input_map), for the SIGBUS handler: a fault inside
  * one is a file that shrank while being read. */
@@ -122,13 +126,17 @@ int accel_input_open(struct accel_input *in, const char *path)
 	} else {
 		accel_pipe_grow(in->fd);
 	}
-	in->buf = malloc(INPUT_BUF);
+	/* A small file's buffer holds all of it and a byte more (the read
+	 * that finds the end): no 1 MiB mmap and munmap per file. The buffer
+	 * grows if the file does (make_room). */
+	in->cap = in->size >= 0 && in->size < (int64_t)INPUT_BUF - 4096 ? (size_t)in->size + 4096 : INPUT_BUF;
+	in->buf = malloc(in->cap);
 	if (!in->buf) {
+		in->cap = 0;
 		if (in->fd > 0)
 			close(in->fd);
 		return ACCEL_ENOMEM;
 	}
-	in->cap = INPUT_BUF;
 	return 0;
 }
 
@@ -179,6 +187,11 @@ int accel_input_map(struct accel_input *in)
 	in->eof = 1;
 	bus_note(map, len);
 	return 1;
+}
+
+int core_input_map_large(struct accel_input *in)
+{
+	return in->size >= MAP_MIN ? accel_input_map(in) : 0;
 }
 
 void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len)

@@ -210,10 +210,60 @@ static void shrinking_while_encrypted_is_exit_1(void **state)
 	shrink_during(1);
 }
 
+/* A file under 128 KiB is read through the buffer, not mapped
+ * (core_input_map_large), and a buffer sized for the file takes what was
+ * appended after it was opened; from 128 KiB on the file is mapped. */
+static void small_files_are_read(void **state)
+{
+	(void)state;
+	char dir[64], path[PATH_MAX];
+	size_t small = ((size_t)128 << 10) - 1, extra = (size_t)200 << 10;
+	uint8_t *data = malloc(small + extra);
+	assert_non_null(data);
+	make_input(dir, path, small, data);
+	struct accel_input in;
+	assert_int_equal(accel_input_open(&in, path), 0);
+	assert_int_equal(core_input_map_large(&in), 0);
+	assert_int_equal(in.map_len, 0);
+	/* Grown after the open: every byte is read all the same. */
+	FILE *f = fopen(path, "ab");
+	assert_non_null(f);
+	for (size_t i = 0; i < extra; i++) {
+		data[small + i] = (uint8_t)(i * 7 + 1);
+		assert_int_equal(fputc(data[small + i], f), data[small + i]);
+	}
+	assert_int_equal(fclose(f), 0);
+	struct accel_unit u = { 0 };
+	size_t got = 0;
+	for (uint64_t seq = 0;; seq++) {
+		u.seq = seq;
+		int rc = accel_read_chunk(&in, &u, 3 * CHUNK);
+		assert_true(rc == 0 || rc == 1);
+		if (rc == 0)
+			break;
+		assert_true(got + u.in.len <= small + extra);
+		assert_memory_equal(u.in.data, data + got, u.in.len);
+		got += u.in.len;
+		if (u.last)
+			break;
+	}
+	assert_int_equal(got, small + extra);
+	accel_buf_free(&u.in);
+	accel_input_close(&in);
+	/* 128 KiB and more: mapped. */
+	assert_int_equal(accel_input_open(&in, path), 0);
+	assert_int_equal(core_input_map_large(&in), 1);
+	assert_int_equal(in.map_len, small + extra);
+	accel_input_close(&in);
+	assert_int_equal(others_removed(dir), 0);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunks_borrow_the_mapping),
+		cmocka_unit_test(small_files_are_read),
 		cmocka_unit_test(shrinking_while_compressed_is_exit_1),
 		cmocka_unit_test(shrinking_while_encrypted_is_exit_1),
 	};
