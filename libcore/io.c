@@ -29,6 +29,8 @@
  * with 1000 files of 4 KiB compressed or decompressed beside themselves,
  * mapping each was 0.02-0.03 s of a 0.1 s run. */
 #define MAP_MIN ((int64_t)128 << 10)
+/* Room past a small file's size in its buffer (accel_input_open). */
+#define SMALL_SLACK ((size_t)4096)
 
 /* Mapped inputs (accel_input_map), for the SIGBUS handler: a fault inside
  * one is a file that shrank while being read. */
@@ -126,10 +128,12 @@ int accel_input_open(struct accel_input *in, const char *path)
 	} else {
 		accel_pipe_grow(in->fd);
 	}
-	/* A small file's buffer holds all of it and a byte more (the read
-	 * that finds the end): no 1 MiB mmap and munmap per file. The buffer
-	 * grows if the file does (make_room). */
-	in->cap = in->size >= 0 && in->size < (int64_t)INPUT_BUF - 4096 ? (size_t)in->size + 4096 : INPUT_BUF;
+	/* A small file's buffer holds all of it and a page more (room for
+	 * the read that finds the end): no 1 MiB mmap and munmap per file.
+	 * The buffer grows if the file does (make_room). */
+	in->cap = INPUT_BUF;
+	if (in->size >= 0 && (uint64_t)in->size + SMALL_SLACK < INPUT_BUF)
+		in->cap = (size_t)in->size + SMALL_SLACK;
 	in->buf = malloc(in->cap);
 	if (!in->buf) {
 		in->cap = 0;

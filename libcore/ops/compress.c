@@ -378,12 +378,12 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	struct dec *d = dp;
 	d->format = format;
 	d->max = cfg->parallel_max ? cfg->parallel_max : ACCEL_DECOMPRESS_PARALLEL_MAX;
-	/* A regular file (of 128 KiB or more) is decoded where it lies: frames are read from its
-	 * mapping, not copied into units. Finding a frame's end there is a
-	 * header's sums (or a scan of its blocks' headers), so the workers
-	 * take the frames themselves: no reader thread handing each over
-	 * (zstd -d of 400 MB at -T2: 85 context switches became 45, about
-	 * 10% off the wall time). */
+	/* A regular file (of 128 KiB or more) is decoded where it lies:
+	 * frames are read from its mapping, not copied into units. Finding a
+	 * frame's end there is a header's sums (or a scan of its blocks'
+	 * headers), so the workers take the frames themselves: no reader
+	 * thread handing each over (zstd -d of 400 MB at -T2: 85 context
+	 * switches became 45, about 10% off the wall time). */
 	core_input_map_large(in);
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	struct accel_stream_config sc = cfg->stream;
@@ -560,8 +560,9 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 		cfg->seek->checksums = cfg->checksum;
 		scfg.write = write_recorded;
 	}
-	/* A regular file (of 128 KiB or more) is compressed where it lies: each unit borrows its
-	 * chunk of the mapping (accel_read_chunk), no read() copy. */
+	/* A regular file (of 128 KiB or more) is compressed where it lies:
+	 * each unit borrows its chunk of the mapping (accel_read_chunk), no
+	 * read() copy. */
 	core_input_map_large(in);
 	/* The workers cut their chunks themselves (accel_stream_config). */
 	scfg.worker_reads = 1;
