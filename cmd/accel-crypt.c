@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
+#include <sodium.h>
 #include "accel.h"
 #include "crypt/crypt.h"
 
@@ -114,7 +115,8 @@ static const struct accel_subcommand subcommands[] = {
  * signatures; the openssl plugin's engine loads the same). */
 static void versions(char *buf, size_t len)
 {
-	snprintf(buf, len, "openssl %s\n", OpenSSL_version(OPENSSL_VERSION_STRING));
+	snprintf(buf, len, "openssl %s\nlibsodium %s\n", OpenSSL_version(OPENSSL_VERSION_STRING),
+		 sodium_version_string());
 }
 
 static const struct accel_cli cli = {

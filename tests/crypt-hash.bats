@@ -51,6 +51,27 @@ line'
 	same b2sum blake2b512 --tag abc
 }
 
+@test "blake2b512: libsodium's engine (sodium:cpu0) leads auto; it, OpenSSL's and auto print b2sum's lines" {
+	[ -f "$ROOT/build/plugins/accel_sodium.so" ] || skip "the sodium plugin is not built (libsodium-dev)"
+	head -c 200000 /dev/urandom > mid
+	b2sum empty abc big mid 'back\slash' missing > ref.out 2> /dev/null || true
+	for b in sodium openssl auto; do
+		run -1 --separate-stderr "$C" hash -b "$b" --fallback none -T 2 -a blake2b512 empty abc big mid 'back\slash' missing
+		[ "$output" = "$(cat ref.out)" ]
+		[ "$stderr" = "accel-crypt: missing: No such file or directory" ]
+	done
+	IN=big same b2sum blake2b512 --tag - abc
+	run -0 --separate-stderr "$C" hash -v -a blake2b512 abc
+	grep -qE '^  1\. sodium:cpu0 ' <<< "$stderr"
+	grep -qE '^  2\. openssl:cpu0 ' <<< "$stderr"
+	# the other algorithms are not libsodium's
+	run -0 --separate-stderr "$C" hash -v -a sha512 abc
+	grep -qE '^  1\. openssl:cpu0 ' <<< "$stderr"
+	grep -qE '^  -  sodium +left out: does not offer this operation' <<< "$stderr"
+	"$ROOT/build/accel-detect" -v | grep -qE '^ +libsodium [0-9.]+ \(BLAKE2b: (AVX2|SSE)\)$'
+	"$C" --version | grep -qx "libsodium $(pkg-config --modversion libsodium)"
+}
+
 @test "sha3-256 agrees with openssl dgst" {
 	for f in empty abc big; do
 		[ "$("$C" hash -a sha3-256 "$f")" = "$(openssl dgst -sha3-256 -r "$f" | sed 's/ \*/  /')" ]

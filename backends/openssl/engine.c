@@ -4,11 +4,8 @@
  * hashes (EVP digests), through OpenSSL 3's default library context, which
  * picks the CPU's AVX2/AVX-512/SHA-NI code paths itself.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <accel/ops/age.h>
@@ -140,48 +137,37 @@ static int chunk(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *sr
 	return 0;
 }
 
-/* Hash the file named at the start of u->in. */
-static int hash_file(struct engine_ctx *c, struct accel_unit *u)
+/* The EVP digest of a file (accel_hash_run_unit's functions). */
+static int md_init(void *arg)
 {
-	const struct accel_hash_files *h = c->op->ext;
-	const char *name = (const char *)u->in.data;
-	if (!u->in.len || !memchr(u->in.data, 0, u->in.len))
-		return ACCEL_EDATA;
-	int fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
-	int errnum = 0;
-	if (fd < 0) {
-		errnum = errno;
-	} else {
-		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-		if (EVP_DigestInit_ex(c->md, c->digest, NULL) != 1)
-			errnum = EIO;
-		for (ssize_t r; !errnum;) {
-			r = read(fd, c->buf, HASH_READ);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				errnum = errno;
-			else if (r == 0)
-				break;
-			else if (EVP_DigestUpdate(c->md, c->buf, (size_t)r) != 1)
-				errnum = EIO;
-		}
-		if (fd > 0)
-			close(fd);
-	}
-	uint8_t md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	if (!errnum && EVP_DigestFinal_ex(c->md, md, &mdlen) != 1)
-		errnum = EIO;
-	return h->done(h->arg, u, errnum ? NULL : md, mdlen, errnum, &u->out);
+	struct engine_ctx *c = arg;
+	return EVP_DigestInit_ex(c->md, c->digest, NULL) != 1;
 }
+
+static int md_update(void *arg, const uint8_t *data, size_t n)
+{
+	struct engine_ctx *c = arg;
+	return EVP_DigestUpdate(c->md, data, n) != 1;
+}
+
+static int md_final(void *arg, uint8_t digest[ACCEL_HASH_MAX_DIGEST], size_t *dlen)
+{
+	struct engine_ctx *c = arg;
+	unsigned len = 0;
+	if (EVP_MD_CTX_get_size(c->md) > ACCEL_HASH_MAX_DIGEST || EVP_DigestFinal_ex(c->md, digest, &len) != 1)
+		return 1;
+	*dlen = len;
+	return 0;
+}
+
+static const struct accel_hash_digest evp_digest = { md_init, md_update, md_final };
 
 static int openssl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct engine_ctx *c = ctx;
 	if (c->cipher)
 		return accel_age_run_unit(c->op, u, c->decrypt, chunk, c->cipher, err, len);
-	return hash_file(c, u);
+	return accel_hash_run_unit(c->op, u, c->buf, HASH_READ, &evp_digest, c);
 }
 
 const struct openssl_api openssl_api_crypto = {

@@ -35,8 +35,8 @@ static double speed_of(const char *path)
 
 /* Run case c's reference, once per operation and thread count (the cases
  * of other engines and sizes share it), into c->ref_cmd and c->ref_mbps:
- * 0, or -1 when openssl is not on $PATH or gave no figure (no reference,
- * then). One second: openssl speed's rate settles within it. age's
+ * 0, or -1 when openssl is not on $PATH, the case ran on another engine
+ * than openssl's, or openssl gave no figure (no reference, then). One second: openssl speed's rate settles within it. age's
  * ChaCha20-Poly1305 runs on the thread count of ours (-multi), a hash on
  * one thread, as ours hashes one file. */
 int reference(struct bench *b, struct kase *c)
@@ -46,7 +46,9 @@ int reference(struct bench *b, struct kase *c)
 	const char *alg = op->fam == FAM_HASH ? op->name : op->fam == FAM_AGE_ENCRYPT || op->fam == FAM_AGE_DECRYPT ?
 			  "chacha20-poly1305" : NULL;
 	c->ref_cmd[0] = 0;
-	if (!alg || !on_path("openssl"))
+	/* OpenSSL's rate is the ceiling of OpenSSL's engine only: a case that
+	 * ran on another library's (sodium:cpu0's BLAKE2b) has none. */
+	if (!alg || !on_path("openssl") || strncmp(c->ran, "openssl:", 8) || strchr(c->ran, '+'))
 		return -1;
 	int dec = op->fam == FAM_AGE_DECRYPT, multi = op->fam != FAM_HASH && b->threads > 1;
 	char threads[16];

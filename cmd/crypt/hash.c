@@ -130,7 +130,7 @@ static const struct accel_option hash_options[] = {
 	{ 0, "strict", NULL, "with -c: exit 1 for improperly formatted lines", ACCEL_SET(HASH(strict), 1) },
 	{ 'w', "warn", NULL, "with -c: warn about improperly formatted lines", ACCEL_CALL(warn_option) },
 	{ 0, "ignore-missing", NULL, "with -c: say nothing of files that do not exist", ACCEL_SET(HASH(ignore_missing), 1) },
-	ACCEL_BACKEND_OPTION_TEXT("engines to hash with, in order, joined by ,: auto (the default), openssl or cpu (OpenSSL on the CPU), or those accel-detect --routes sha256 lists"),
+	ACCEL_BACKEND_OPTION_TEXT("engines to hash with, in order, joined by ,: auto (the default), openssl (OpenSSL), sodium (libsodium: blake2b512), cpu (the CPU device's engine for the algorithm), or those accel-detect --routes sha256 lists"),
 	{ 0, "fallback", "POLICY", "when an engine fails on a file: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
 	{ 'T', "threads", "N", "files hashed at once (0 = all cores; default 0)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 'v', "verbose", NULL, "the route and per-engine statistics on stderr", ACCEL_COMMON(ACCEL_OPT_VERBOSE) },

@@ -53,7 +53,7 @@ complete -c accel-crypt -n '__accel_crypt_command hash' -l status -d 'with -c: p
 complete -c accel-crypt -n '__accel_crypt_command hash' -l strict -d 'with -c: exit 1 for improperly formatted lines'
 complete -c accel-crypt -n '__accel_crypt_command hash' -s w -l warn -d 'with -c: warn about improperly formatted lines'
 complete -c accel-crypt -n '__accel_crypt_command hash' -l ignore-missing -d 'with -c: say nothing of files that do not exist'
-complete -c accel-crypt -n '__accel_crypt_command hash' -s b -l backend -x -a '(__accel_crypt_backends)' -d 'engines to hash with, in order, joined by ,: auto (the default), openssl or cpu (OpenSSL on the CPU), or those accel-detect --routes sha256 lists'
+complete -c accel-crypt -n '__accel_crypt_command hash' -s b -l backend -x -a '(__accel_crypt_backends)' -d 'engines to hash with, in order, joined by ,: auto (the default), openssl (OpenSSL), sodium (libsodium: blake2b512), cpu (the CPU device\'s engine for the algorithm), or those accel-detect --routes sha256 lists'
 complete -c accel-crypt -n '__accel_crypt_command hash' -l fallback -x -a 'cpu next none' -d 'when an engine fails on a file: retry on cpu, on the next engine, or none (fail)'
 complete -c accel-crypt -n '__accel_crypt_command hash' -s T -l threads -x -d 'files hashed at once (0 = all cores; default 0)'
 complete -c accel-crypt -n '__accel_crypt_command hash' -s v -l verbose -d 'the route and per-engine statistics on stderr'

@@ -10,12 +10,15 @@
 #      fftw, each device engine (ENGINES) and FFTW directly, wall and CPU
 #      seconds; auto from a pipe beside cat; the STFT chain in dB; the
 #      route and -v's statistics; an empty input on each engine;
-#   5. age, zstd, lz4 and gzip at all cores beside their peers (--vs);
+#   5. age, zstd, lz4, gzip and the hashes at all cores beside their peers
+#      (--vs);
 #   6. accel-bench --vs of the FFTs on fftw, ENGINES and cpu+cufft, beside
-#      FFTW called directly (accel-bench-fftw).
+#      FFTW called directly (accel-bench-fftw);
+#   7. the decoders and age from a pipe (cat FILE |) beside their peers and
+#      beside cat | cat, wall and CPU seconds.
 # Each step's log goes under $OUT (default build/gpu); each step has
 # STEP_S seconds (default 150). A step that fails is reported, the next runs.
-# STEPS picks some: machine detect bats fft-stream codecs fft-bench.
+# STEPS picks some: machine detect bats fft-stream codecs fft-bench pipes.
 set -u
 B=${ACCEL_BUILD:-build}
 OUT=${OUT:-build/gpu}
@@ -28,7 +31,7 @@ mkdir -p "$OUT"
 step() {
 	local name=$1
 	shift
-	case " ${STEPS:-machine detect bats fft-stream codecs fft-bench} " in
+	case " ${STEPS:-machine detect bats fft-stream codecs fft-bench pipes} " in
 	*" $name "*) ;;
 	*) return 0 ;;
 	esac
@@ -105,14 +108,43 @@ np.random.default_rng(1).standard_normal(n, dtype=np.float32).tofile(sys.argv[1]
 	done
 }
 
+# From a pipe, a job of unknown size on every core: zstd -d, gzip -d and
+# age -d beside their peers (those on PATH) and cat | cat, on the BIG
+# file (stream's) compressed or encrypted first.
+pipes() {
+	local f=${BIGFILE:-/tmp/accel-big.cf32} t=/tmp/accel-pipes r
+	[ -s "$f" ] || return 1
+	rm -rf $t && mkdir -p $t
+	"$B/accel-compress" -q -f -T 0 -F zstd -o $t/big.zst "$f" || return 1
+	"$B/accel-compress" -q -f -T 0 -F gzip -o $t/big.gz "$f" || return 1
+	"$B/accel-crypt" keygen -o $t/id.txt 2>/dev/null || rm -f $t/id.txt
+	if [ -s $t/id.txt ]; then
+		"$B/accel-crypt" -e -r "$(grep -o 'age1[0-9a-z]*' $t/id.txt | head -n 1)" -o $t/big.age "$f" || return 1
+	fi
+	for r in 1 2; do
+		timed "cat | cat (run $r):" bash -c "cat '$f' | cat"
+		timed "zstd -d from a pipe, ours (run $r):" bash -c "cat $t/big.zst | '$B/accel-compress' -d -q -c -T 0"
+		command -v zstd >/dev/null && timed "zstd -d from a pipe, zstd (run $r):" bash -c "cat $t/big.zst | zstd -d -q -c"
+		timed "gzip -d from a pipe, ours (run $r):" bash -c "cat $t/big.gz | '$B/accel-compress' -d -q -c -T 0"
+		command -v igzip >/dev/null && timed "gzip -d from a pipe, igzip (run $r):" bash -c "cat $t/big.gz | igzip -d -c"
+		if [ -s $t/big.age ]; then
+			timed "age -d from a pipe, ours (run $r):" bash -c "cat $t/big.age | '$B/accel-crypt' -d -T 0 -i $t/id.txt"
+			command -v age >/dev/null && timed "age -d from a pipe, age (run $r):" bash -c "cat $t/big.age | age -d -i $t/id.txt"
+		fi
+	done
+	ls -l $t
+}
+
 cd "$(dirname "$0")/../.." || exit 1
 export B OUT PY BIG ENGINES
-export -f machine detect timed stream
+export -f machine detect timed stream pipes
 step machine machine
 step detect detect
 STEP_S=${BATS_S:-240} step bats bats --tap tests/fft-cuda.bats tests/fft-vkfft.bats tests/bench-profile.bats
 step fft-stream stream
 step codecs "$B/accel-bench" --vs -T 0 --size 256M --repeat 5 --peer igzip \
-	age.encrypt age.decrypt zstd.compress zstd.decompress lz4.decompress gzip.decompress
+	age.encrypt age.decrypt zstd.compress zstd.decompress lz4.decompress gzip.decompress \
+	sha256 sha512 blake2b512 md5
 step fft-bench "$B/accel-bench" --vs -T 0 --size 1024,65536 --repeat 5 -b "fftw,$(echo $ENGINES | tr ' ' ,),cpu+cufft" \
 	fft.c2c fft.r2c
+step pipes pipes

@@ -111,6 +111,30 @@ struct accel_hash_files {
 	void *arg;
 };
 
+/* The longest digest of the operations above: 64 bytes (SHA-512, BLAKE2b-512). */
+#define ACCEL_HASH_MAX_DIGEST 64
+
+/* A hash engine's digest, for accel_hash_run_unit: each returns 0, or
+ * nonzero when the library failed (the file's line then says EIO). */
+struct accel_hash_digest {
+	int (*init)(void *arg);                                     /* a new digest */
+	int (*update)(void *arg, const uint8_t *data, size_t n);    /* n more bytes of the file */
+	int (*final)(void *arg, uint8_t digest[ACCEL_HASH_MAX_DIGEST], size_t *dlen);
+};
+
+/*
+ * For a hash engine's run(): read the file unit u names (accel_hash_files:
+ * "-" is standard input, left open) through buf, cap bytes at a time (64
+ * KiB keeps the kernel's copy and the digest in the core's L2), passing
+ * each stretch to d->update(arg, ...) between d->init and d->final, then
+ * hand the digest, or the errno that stopped the reading (digest NULL), to
+ * op->ext's done(), which fills u->out. Returns done()'s result;
+ * ACCEL_EDATA when u->in holds no NUL-terminated name, ACCEL_EINVAL when
+ * op->ext is NULL.
+ */
+int accel_hash_run_unit(const struct accel_op *op, struct accel_unit *u, uint8_t *buf, size_t cap,
+			const struct accel_hash_digest *d, void *arg);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
