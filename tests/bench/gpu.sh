@@ -99,7 +99,8 @@ np.random.default_rng(1).standard_normal(n, dtype=np.float32).tofile(sys.argv[1]
 		echo "-- -v, $e"
 		"$B/accel-fft" -v -b "$e" -T 0 -n 1024 "$f" 2>&1 >/dev/null | grep -E 'workers|units|MB/s of input'
 	done
-	# An empty input: no rows and exit 0 on every engine.
+	# An empty input: fewer than one frame (no row to write), exit 2 and
+	# no output on every engine, as on fftw.
 	: >/tmp/accel-empty.cf32
 	for e in fftw $ENGINES; do
 		"$B/accel-fft" -v -b "$e" --fallback none -T 0 -n 1024 /tmp/accel-empty.cf32 >/tmp/accel-empty.out 2>/tmp/accel-empty.err
