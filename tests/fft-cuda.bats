@@ -9,6 +9,8 @@
 # cuFFT), which checks the plugin's own code but not the GPU; else they
 # are skipped ("no CUDA device").
 
+bats_require_minimum_version 1.5.0
+
 load lib/common
 load fft_jobs
 
@@ -208,4 +210,20 @@ sys.exit(1)'
 	"$F" -v -b cufft,fftw -n 256 -o "$T/o" "$T/x" 2> "$T/log"
 	grep -q '^  -  cufft            left out: cuInit failed: CUDA_ERROR_NO_DEVICE$' "$T/log"
 	[ -s "$T/o" ]
+}
+
+@test "cufft (test double): the engine starts the device once for all the jobs of a process, and lets it go at the end" {
+	need_gpu
+	[ -n "${FAKE:-}" ] || skip "needs the test double of the driver (it counts the calls)"
+	A="$ROOT/build/accel-bench"
+	export FAKECUDA_COUNTS="$T/counts"
+	# 1 + 3 in-process runs on one context, two workers each (-T 2):
+	# one primary context retained, one module loaded, both let go
+	run -0 --separate-stderr "$A" -b cufft -T 2 --repeat 3 --warmup 1 --size 1024 fft.c2c
+	[ "$(tail -n 1 "$T/counts")" = "retain 1 release 1 loads 1 unloads 1 held 0" ]
+	# a program: the same, once
+	: > "$T/counts"
+	$REF gen cf32 $((256 * 64)) 8 "$T/in.cf32"
+	"$F" -b cufft --fallback none -T 2 -n 256 -o "$T/out" "$T/in.cf32"
+	[ "$(cat "$T/counts")" = "retain 1 release 1 loads 1 unloads 1 held 0" ]
 }

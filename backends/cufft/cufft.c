@@ -13,11 +13,14 @@
  * ACCEL_CUFFT_CHAIN=host) the host converts and reduces (accel_fft_load,
  * accel_fft_emit) and the GPU only transforms.
  *
- * Each worker context retains the device's primary context, makes it
- * current on its thread and owns a stream, pinned staging buffers, device
- * buffers and a plan, reused for every unit; run() queues upload, kernels,
- * transform and download on its stream and waits for it once. The stream
- * engine keeps queue_depth units in flight per engine.
+ * The engine retains the device's primary context at its first open and
+ * keeps it, with chain.cu's module loaded into it once, until the engine is
+ * released (accel_ctx_free): a process that runs several jobs (a library's
+ * caller, accel-bench) starts the device once, not once a job. Each worker
+ * context makes it current on its thread and owns a stream, pinned staging
+ * buffers, device buffers and a plan, reused for every unit; run() queues
+ * upload, kernels, transform and download on its stream and waits for it
+ * once. The stream engine keeps queue_depth units in flight per engine.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -51,14 +54,20 @@ static struct nvrtc_lib nv;
 static int have_nvrtc;
 static char nvrtc_why[160];
 
-/* A GPU: found by the probe, the engine's data (freed by release). The
- * PTX of chain.cu for it is compiled by the first open that wants it,
- * under `lock`. */
+/* A GPU: found by the probe, the engine's data (freed by release). Under
+ * `lock`: its primary context, retained by the first open for the
+ * engine's life; the PTX of chain.cu for it, compiled by the first open
+ * that wants it, and the module loaded from it into that context. */
 struct cufft_gpu {
 	struct cu_gpu gpu;
 	pthread_mutex_t lock;
+	int retained;                 /* context is retained (released by release) */
+	cu_context context;
 	int ptx_tried;
 	char *ptx;
+	int module_tried;
+	cu_module module;             /* NULL: the chain on the host */
+	cu_function load, reduce;
 	char why[200];                /* why the chain is not on the device */
 };
 
@@ -197,9 +206,16 @@ static int cufft_probe(struct accel_probe *p)
 	return added ? 0 : accel_probe_fail(p, "no CUDA device could be added");
 }
 
+/* The engine's module and its hold on the primary context go with it:
+ * every context from open() is closed by now. */
 static void cufft_release(const struct accel_engine *e)
 {
-	free_gpu(e->data);
+	struct cufft_gpu *g = e->data;
+	if (g->module && cu->set_current(g->context) == 0)
+		cu->module_unload(g->module);
+	if (g->retained)
+		cu->primary_release(g->gpu.dev);
+	free_gpu(g);
 }
 
 /* ACCEL_CUFFT_CHAIN=host keeps conversion and reduction on the host. */
@@ -252,11 +268,10 @@ struct cufft_ctx {
 	struct accel_fft lf;          /* host chain: the job, loaded as complex frames */
 	size_t batch;                 /* frames of one transform: a unit's kept frames */
 	int fused;                    /* 1: the whole chain on the device */
-	int retained;
-	cu_context context;
+	int current;                  /* the engine's context was made current: resources to free */
+	cu_context context;           /* the engine's (g->context) */
 	cu_stream stream;
-	cu_module module;
-	cu_function load, reduce;
+	cu_function load, reduce;     /* the engine's module's */
 	cufft_handle plan;
 	int plan_ok;
 	cu_deviceptr d_spec, d_raw, d_idx, d_win, d_rows;
@@ -270,7 +285,7 @@ static void cufft_close(void *ctx)
 	struct cufft_ctx *c = ctx;
 	if (!c)
 		return;
-	if (c->retained) {
+	if (c->current) {
 		cu->set_current(c->context);
 		if (c->plan_ok)
 			cf.destroy(c->plan);
@@ -282,19 +297,30 @@ static void cufft_close(void *ctx)
 		for (size_t i = 0; i < sizeof h / sizeof *h; i++)
 			if (h[i])
 				cu->free_host(h[i]);
-		if (c->module)
-			cu->module_unload(c->module);
 		if (c->stream)
 			cu->stream_destroy(c->stream);
-		cu->primary_release(c->g->gpu.dev);
 	}
 	free(c->half);
 	free(c);
 }
 
-/* The engine's PTX of chain.cu, compiled once: NULL with g->why set when
- * NVRTC failed. */
-static const char *gpu_ptx(struct cufft_gpu *g)
+/* The engine's primary context, retained by the first call: 0, or -1. */
+static int engine_context(struct cufft_gpu *g, cu_context *ctx)
+{
+	pthread_mutex_lock(&g->lock);
+	if (!g->retained && cu->primary_retain(&g->context, g->gpu.dev) == 0)
+		g->retained = 1;
+	*ctx = g->context;
+	int ok = g->retained;
+	pthread_mutex_unlock(&g->lock);
+	return ok ? 0 : -1;
+}
+
+/* chain.cu's kernels for c, from the engine's module: compiled by NVRTC
+ * and loaded into the engine's context (current on this thread) by the
+ * first call, which sets g->why when either failed. 0, or -1 (the host
+ * chain then). */
+static int load_kernels(struct cufft_ctx *c, struct cufft_gpu *g)
 {
 	pthread_mutex_lock(&g->lock);
 	if (!g->ptx_tried) {
@@ -303,29 +329,23 @@ static const char *gpu_ptx(struct cufft_gpu *g)
 		if (cufft_nvrtc_compile(&nv, g->gpu.cc_major, g->gpu.cc_minor, &g->ptx, err, sizeof err) < 0)
 			snprintf(g->why, sizeof g->why, "%s", err);
 	}
-	pthread_mutex_unlock(&g->lock);
-	return g->ptx;
-}
-
-/* Load the kernels into the context: 0, or -1 (the host chain then). */
-static int load_kernels(struct cufft_ctx *c, struct cufft_gpu *g)
-{
-	const char *ptx = gpu_ptx(g);
-	if (!ptx)
-		return -1;
-	cu_result r = cu->module_load(&c->module, ptx);
-	if (!r && !(r = cu->module_function(&c->load, c->module, "chain_load")))
-		r = cu->module_function(&c->reduce, c->module, "chain_reduce");
-	if (r) {
-		pthread_mutex_lock(&g->lock);
-		snprintf(g->why, sizeof g->why, "cuModuleLoadData failed: %s", cu_name(r));
-		pthread_mutex_unlock(&g->lock);
-		if (c->module)
-			cu->module_unload(c->module);
-		c->module = NULL;
-		return -1;
+	if (g->ptx && !g->module_tried) {
+		g->module_tried = 1;
+		cu_result r = cu->module_load(&g->module, g->ptx);
+		if (!r && !(r = cu->module_function(&g->load, g->module, "chain_load")))
+			r = cu->module_function(&g->reduce, g->module, "chain_reduce");
+		if (r) {
+			snprintf(g->why, sizeof g->why, "cuModuleLoadData failed: %s", cu_name(r));
+			if (g->module)
+				cu->module_unload(g->module);
+			g->module = NULL;
+		}
 	}
-	return 0;
+	c->load = g->load;
+	c->reduce = g->reduce;
+	int ok = g->module != NULL;
+	pthread_mutex_unlock(&g->lock);
+	return ok ? 0 : -1;
 }
 
 static int dev_alloc(cu_deviceptr *d, size_t bytes)
@@ -358,11 +378,11 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 	c->lf = *f;
 	c->lf.r2c = 0;
 	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
-	if (cu->primary_retain(&c->context, g->gpu.dev)) {
+	if (engine_context(g, &c->context) < 0) {
 		free(c);
 		return ACCEL_EDEVICE;
 	}
-	c->retained = 1;
+	c->current = 1;
 	size_t spec = c->batch * f->n * 8;
 	int bad = cu->set_current(c->context) || cu->stream_create(&c->stream, CU_STREAM_FLAG_NON_BLOCKING) ||
 		  dev_alloc(&c->d_spec, spec);

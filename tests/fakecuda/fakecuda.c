@@ -11,7 +11,10 @@
  *
  * Environment: FAKECUDA_GPUS (devices, default 1), FAKECUDA_FAIL_EXEC=K
  * (the K-th cufftExecC2C of the process fails with CUFFT_EXEC_FAILED),
- * FAKECUDA_NO_INIT=1 (cuInit fails with CUDA_ERROR_NO_DEVICE).
+ * FAKECUDA_NO_INIT=1 (cuInit fails with CUDA_ERROR_NO_DEVICE),
+ * FAKECUDA_COUNTS=FILE (at exit, the process's calls that start or keep a
+ * device's state appended to FILE: "retain R release L loads M unloads U
+ * held H", H the primary contexts still retained).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +29,20 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int execs;
+static int retains, releases, loads, unloads, held;   /* under lock */
+
+/* FAKECUDA_COUNTS: the counts, appended at exit. */
+__attribute__((destructor)) static void write_counts(void)
+{
+	const char *path = getenv("FAKECUDA_COUNTS");
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+	if (!f)
+		return;
+	pthread_mutex_lock(&lock);
+	fprintf(f, "retain %d release %d loads %d unloads %d held %d\n", retains, releases, loads, unloads, held);
+	pthread_mutex_unlock(&lock);
+	fclose(f);
+}
 static char ctx_token[4], stream_token[64], module_token, fn_load, fn_reduce;
 
 static int gpus(void)
@@ -76,9 +93,20 @@ EXPORT cu_result cuGetErrorName(cu_result r, const char **s)
 EXPORT cu_result cuDevicePrimaryCtxRetain(cu_context *c, cu_device d)
 {
 	*c = (cu_context)(void *)&ctx_token[d & 3];
+	pthread_mutex_lock(&lock);
+	retains++;
+	held++;
+	pthread_mutex_unlock(&lock);
 	return 0;
 }
-EXPORT cu_result cuDevicePrimaryCtxRelease_v2(cu_device d) { return 0; }
+EXPORT cu_result cuDevicePrimaryCtxRelease_v2(cu_device d)
+{
+	pthread_mutex_lock(&lock);
+	releases++;
+	held--;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
 EXPORT cu_result cuCtxSetCurrent(cu_context c) { return c ? 0 : 1; }
 EXPORT cu_result cuStreamCreate(cu_stream *s, unsigned flags)
 {
@@ -112,9 +140,18 @@ EXPORT cu_result cuModuleLoadData(cu_module *m, const void *image)
 	if (!strstr(image, ".entry chain_load(") || !strstr(image, ".entry chain_reduce("))
 		return 200;
 	*m = (cu_module)(void *)&module_token;
+	pthread_mutex_lock(&lock);
+	loads++;
+	pthread_mutex_unlock(&lock);
 	return 0;
 }
-EXPORT cu_result cuModuleUnload(cu_module m) { return 0; }
+EXPORT cu_result cuModuleUnload(cu_module m)
+{
+	pthread_mutex_lock(&lock);
+	unloads++;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
 EXPORT cu_result cuModuleGetFunction(cu_function *f, cu_module m, const char *name)
 {
 	if (!strcmp(name, "chain_load"))
