@@ -291,11 +291,12 @@ backend_names() {
 	use net.onnx in.npy
 	accel-crypt keygen -o key.txt 2> /dev/null
 	r=$(accel-crypt keygen -y key.txt)
+	# hash -b sodium with -a blake2b512, the algorithm its help names it for
 	declare -A cmd=(
 		[accel-compress]='echo x | accel-compress -b "$1" > /dev/null'
 		[accel-fft]='head -c 8192 /dev/zero | accel-fft -b "$1" > /dev/null'
 		[accel-crypt]='echo x | accel-crypt -b "$1" -r "$r" > /dev/null'
-		[accel-crypt hash]='echo x | accel-crypt hash -b "$1" > /dev/null'
+		[accel-crypt hash]='echo x | accel-crypt hash -b "$1" $([ "$1" != sodium ] || echo -a blake2b512) > /dev/null'
 		[accel-infer]='accel-infer -m net.onnx -b "$1" < in.npy > /dev/null'
 		[accel-detect]='accel-detect -b "$1" --routes fft.c2c > /dev/null'
 	)
