@@ -36,9 +36,10 @@ static double speed_of(const char *path)
 /* Run case c's reference, once per operation and thread count (the cases
  * of other engines and sizes share it), into c->ref_cmd and c->ref_mbps:
  * 0, or -1 when openssl is not on $PATH, the case ran on another engine
- * than openssl's, or openssl gave no figure (no reference, then). One second: openssl speed's rate settles within it. age's
- * ChaCha20-Poly1305 runs on the thread count of ours (-multi), a hash on
- * one thread, as ours hashes one file. */
+ * than openssl's, or openssl gave no figure (no reference, then). One
+ * second: openssl speed's rate settles within it. age's ChaCha20-Poly1305
+ * runs on the thread count of ours (-multi), a hash on one thread, as ours
+ * hashes one file. */
 int reference(struct bench *b, struct kase *c)
 {
 	const struct opdef *op = c->op;
