@@ -11,14 +11,6 @@
 #include <accel/ops/age.h>
 #include "engine.h"
 
-/* Bytes read at a time from a file being hashed: a buffer that stays in
- * the core's L2, so the kernel's copy and the digest both hit the cache.
- * With 1 MiB reads (and 128 KiB) the copy ran from memory: md5 of 512 MiB
- * on tmpfs spent 0.33 s in the kernel against 0.07 s at 64 KiB (and
- * md5sum's 32 KiB), 1.16 s wall against 0.89 s; sha256 0.62 s against
- * 0.42 s (2-core EPYC VM, 512 KiB L2 per core). */
-#define HASH_READ (1u << 16)
-
 static const struct {
 	const char *op, *md;
 	double mbps;     /* static prior: one core of a recent x86 */
@@ -75,7 +67,7 @@ struct engine_ctx {
 	EVP_CIPHER_CTX *cipher;    /* age: keyed once, a nonce per chunk */
 	EVP_MD_CTX *md;            /* hashes */
 	EVP_MD *digest;
-	uint8_t *buf;              /* HASH_READ bytes */
+	uint8_t *buf;              /* ACCEL_HASH_READ bytes */
 };
 
 static void openssl_close(void *ctx)
@@ -105,7 +97,7 @@ static int openssl_open(const struct accel_engine *e, const struct accel_op *op,
 		     EVP_CipherInit_ex(c->cipher, EVP_chacha20_poly1305(), NULL, k->key, NULL, !c->decrypt) == 1;
 	} else if ((d = digest_index(op->name)) >= 0) {
 		ok = (c->md = EVP_MD_CTX_new()) && (c->digest = EVP_MD_fetch(NULL, digests[d].md, NULL)) &&
-		     (c->buf = malloc(HASH_READ));
+		     (c->buf = malloc(ACCEL_HASH_READ));
 	} else {
 		ok = 0;
 	}
@@ -167,7 +159,7 @@ static int openssl_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	struct engine_ctx *c = ctx;
 	if (c->cipher)
 		return accel_age_run_unit(c->op, u, c->decrypt, chunk, c->cipher, err, len);
-	return accel_hash_run_unit(c->op, u, c->buf, HASH_READ, &evp_digest, c);
+	return accel_hash_run_unit(c->op, u, c->buf, ACCEL_HASH_READ, &evp_digest, c);
 }
 
 const struct openssl_api openssl_api_crypto = {

@@ -18,9 +18,6 @@
 #include <accel/backend.h>
 #include <accel/ops/age.h>
 
-/* Bytes read at a time: a buffer that stays in the core's L2 (see the
- * openssl engine's HASH_READ). */
-#define HASH_READ (1u << 16)
 #define DIGEST crypto_generichash_BYTES_MAX   /* 64: BLAKE2b-512 */
 
 static const char *const sodium_ops[] = { "blake2b512", NULL };
@@ -134,7 +131,7 @@ static int sodium_open(const struct accel_engine *e, const struct accel_op *op, 
 	c->op = op;
 	size_t sb = (na.crypto_generichash_statebytes() + 63) & ~(size_t)63;
 	c->st = aligned_alloc(64, sb);
-	c->buf = malloc(HASH_READ);
+	c->buf = malloc(ACCEL_HASH_READ);
 	if (!c->st || !c->buf) {
 		sodium_close(c);
 		return ACCEL_ENOMEM;
@@ -172,7 +169,7 @@ static int sodium_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	(void)err;
 	(void)len;
 	struct sodium_ctx *c = ctx;
-	return accel_hash_run_unit(c->op, u, c->buf, HASH_READ, &blake2b, c);
+	return accel_hash_run_unit(c->op, u, c->buf, ACCEL_HASH_READ, &blake2b, c);
 }
 
 /* --version: sodium_version_string of the library the probe loads. */

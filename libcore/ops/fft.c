@@ -1347,11 +1347,11 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 		}
 		sc.write = chan_write;
 	}
-	/* A regular file (of 128 KiB or more) is transformed where it lies:
-	 * units borrow their stretches of its mapping, no read() copy, no unit
-	 * buffer faulted in for the input. Cutting the mapping into units is a few sums, so the
-	 * workers take them themselves, with no reader handing them over (one
-	 * channel: several deinterleave a stretch per unit). */
+	/* A regular file (of 128 KiB or more) is mapped: cutting it into units
+	 * is a few sums, so the workers take them themselves, with no reader
+	 * handing them over (one channel), and each preads its unit's stretch
+	 * from the page cache into the unit (read_frames: u->in_at). Several
+	 * channels borrow a stretch of the mapping and deinterleave it. */
 	core_input_map_large(in);
 	if (f->channels == 1)
 		sc.worker_reads = 1;

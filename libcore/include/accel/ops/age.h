@@ -113,6 +113,13 @@ struct accel_hash_files {
 
 /* The longest digest of the operations above: 64 bytes (SHA-512, BLAKE2b-512). */
 #define ACCEL_HASH_MAX_DIGEST 64
+/* Bytes a hash engine reads at a time (its buffer for accel_hash_run_unit):
+ * a buffer that stays in the core's L2, so the kernel's copy and the digest
+ * both hit the cache. With 1 MiB reads (and 128 KiB) the copy ran from
+ * memory: md5 of 512 MiB on tmpfs spent 0.33 s in the kernel against 0.07 s
+ * at 64 KiB (md5sum reads 32 KiB), 1.16 s wall against 0.89 s; sha256 0.62 s
+ * against 0.42 s (2-core EPYC VM, 512 KiB of L2 a core). */
+#define ACCEL_HASH_READ 65536
 
 /* A hash engine's digest, for accel_hash_run_unit: each returns 0, or
  * nonzero when the library failed (the file's line then says EIO). */
@@ -124,8 +131,8 @@ struct accel_hash_digest {
 
 /*
  * For a hash engine's run(): read the file unit u names (accel_hash_files:
- * "-" is standard input, left open) through buf, cap bytes at a time (64
- * KiB keeps the kernel's copy and the digest in the core's L2), passing
+ * "-" is standard input, left open) through buf, cap bytes at a time
+ * (ACCEL_HASH_READ keeps the kernel's copy and the digest in L2), passing
  * each stretch to d->update(arg, ...) between d->init and d->final, then
  * hand the digest, or the errno that stopped the reading (digest NULL), to
  * op->ext's done(), which fills u->out. Returns done()'s result;
