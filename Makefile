@@ -47,8 +47,16 @@ soname = $(shell readelf -d $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | 
 # hwloc (and libudev through it) is loaded only when topology is asked
 # for (libcore/hwloc_dl.h): its headers, not its library.
 HWLOC_SONAME := $(call soname,hwloc)
+# On a fresh machine libhwloc-dev comes with `make deps`: `make deps check`
+# (and demo, bench, fuzz, check-sanitize) builds in a second make, run
+# after deps, that finds it. Any other goal needs it now.
+DEPS_FIRST_GOALS := deps check check-sanitize demo bench fuzz clean
 ifeq ($(HWLOC_SONAME),)
-$(error accel: cannot find libhwloc.so (libhwloc-dev) or read its soname (readelf, binutils))
+ifeq ($(filter deps,$(MAKECMDGOALS))$(filter-out $(DEPS_FIRST_GOALS),$(MAKECMDGOALS)),deps)
+else ifeq ($(MAKECMDGOALS),clean)
+else
+$(error accel: cannot find libhwloc.so (libhwloc-dev, from make deps) or read its soname (readelf, binutils))
+endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) hwloc 2>/dev/null) -DACCEL_HWLOC_SONAME='"$(HWLOC_SONAME)"'
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
