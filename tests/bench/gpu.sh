@@ -19,6 +19,8 @@
 # Each step's log goes under $OUT (default build/gpu); each step has
 # STEP_S seconds (default 150). A step that fails is reported, the next runs.
 # STEPS picks some: machine detect bats fft-stream codecs fft-bench pipes.
+# On a GPU machine without our Debian packages, pack the build here with
+# tests/bench/gpu-kit.sh DIR and source DIR/setup.sh there first.
 set -u
 B=${ACCEL_BUILD:-build}
 OUT=${OUT:-build/gpu}
