@@ -171,7 +171,9 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
  * out (the end of a job), by the next unlock_wake: woken under the lock, it
  * would only block on it. While the workers read the units (s->pull_job),
  * the calling thread waits for the job's end only, and a worker waiting
- * for a free unit is woken instead. Lock held. */
+ * for a free unit is woken as soon as one is free: a worker asleep is a
+ * core idle, and one woken only when half the units are free may sleep
+ * while the others keep them in use. Lock held. */
 static void release_locked(struct stream *s, struct accel_unit *u)
 {
 	size_t i = (size_t)(u - s->units);
@@ -187,7 +189,7 @@ static void release_locked(struct stream *s, struct accel_unit *u)
 	if (s->pull_job) {
 		if (!s->busy && !s->pulling)
 			s->wake_reader = 1;
-		if (s->pulling && s->idle_workers && (!s->busy || s->limit <= batch || s->busy + batch <= s->limit))
+		if (s->pulling && s->idle_workers)
 			s->wake_worker = 1;
 		return;
 	}
@@ -493,9 +495,22 @@ static struct accel_unit *take_unit_locked(struct stream *s, const struct worker
 }
 
 /* Unit u's input read from in's file where ops->next left it (u->in_at),
- * outside the lock: 0, or ACCEL_EIO with a line in err. */
+ * outside the lock, into u->in grown to u->in.len here first (a fresh
+ * unit's buffer is allocated on the thread that fills it, not under the
+ * lock, where 16 workers' first units waited on each other's mmap): 0,
+ * or ACCEL_EIO or ACCEL_ENOMEM with a line in err. */
 static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
+	if (u->in_at >= 0 && u->in.cap < u->in.len) {
+		/* Nothing in it to keep: len says what is to be read. */
+		size_t want = u->in.len;
+		u->in.len = 0;
+		if (accel_buf_reserve(&u->in, want) < 0) {
+			snprintf(err, len, "out of memory");
+			return ACCEL_ENOMEM;
+		}
+		u->in.len = want;
+	}
 	for (size_t done = 0; u->in_at >= 0 && done < u->in.len;) {
 		ssize_t n = pread(in->fd, u->in.data + done, u->in.len - done, (off_t)(u->in_at + (int64_t)done));
 		if (n < 0 && errno == EINTR)
@@ -590,9 +605,10 @@ static void *worker_main(void *arg)
 		/* A unit the worker read itself: its bytes left in the file
 		 * (u->in_at) are read here, beside the other workers' reads. */
 		char ferr[256];
-		if (in && fill_unit(in, u, ferr, sizeof ferr) < 0) {
+		int frc = in ? fill_unit(in, u, ferr, sizeof ferr) : 0;
+		if (frc < 0) {
 			pthread_mutex_lock(&s->lock);
-			fail_locked(s, ACCEL_EIO, "%s", ferr);
+			fail_locked(s, frc, "%s", ferr);
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
@@ -916,12 +932,13 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		wake_worker = 0;
 		rerr[0] = 0;
 		int r = ops->next(user, in, u, rerr, sizeof rerr);
-		if (r == 1 && fill_unit(in, u, rerr, sizeof rerr) < 0) {
+		int frc = r == 1 ? fill_unit(in, u, rerr, sizeof rerr) : 0;
+		if (frc < 0) {
 			/* Never issued: given back, the run ended with the line. */
 			pthread_mutex_lock(&s->lock);
 			measure_locked(s, u);
 			release_locked(s, u);
-			fail_locked(s, ACCEL_EIO, "%s", rerr);
+			fail_locked(s, frc, "%s", rerr);
 			break;
 		}
 		pthread_mutex_lock(&s->lock);

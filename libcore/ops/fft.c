@@ -947,8 +947,6 @@ static int read_frames(struct fft_run *r, struct accel_input *in, struct accel_u
 				 * pages, the pages let go again after). */
 				if (!dst->cap)
 					dst->data = NULL;
-				if (accel_buf_reserve(dst, span) < 0)
-					return ACCEL_ENOMEM;
 				u->in_at = (int64_t)(p - in->buf);
 			} else {
 				/* The stage of several channels: borrowed,

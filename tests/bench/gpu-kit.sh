@@ -14,7 +14,9 @@
 #             LD_LIBRARY_PATH there only where ldconfig lacks them (the
 #             image's own LD_LIBRARY_PATH, which names the driver, is kept);
 #   tools/    the peers: zstd, lz4, age, age-keygen, igzip, pigz;
-#   debs/     bats and jq, unpacked into / there (apt-get download);
+#   debs/     bats, jq, and the Vulkan and GL loaders that NVIDIA's Vulkan
+#             driver needs (without them vkfft.vulkan finds no device),
+#             unpacked into / there (apt-get download);
 #   setup.sh  the above, NVIDIA's Vulkan ICD file and OpenCL ICD, numpy's
 #             python3 for the bats files, a private XDG_CACHE_HOME.
 set -eu
@@ -39,7 +41,7 @@ done
 for t in zstd lz4 age age-keygen igzip pigz; do
 	p=$(command -v "$t") && cp -L "$p" "$DIR/tools/" || echo "gpu-kit: no $t here" >&2
 done
-(cd "$DIR/debs" && apt-get download bats jq libjq1 libonig5 >/dev/null 2>&1) || echo "gpu-kit: apt-get download failed: no bats there" >&2
+(cd "$DIR/debs" && apt-get download bats jq libjq1 libonig5 libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null 2>&1) || echo "gpu-kit: apt-get download failed: no bats there" >&2
 cat >"$DIR/setup.sh" <<SETUP
 # Sourced from the repository root on the GPU machine (tests/bench/gpu-kit.sh).
 K=\$(cd "$DIR" && pwd)

@@ -46,10 +46,11 @@ struct accel_unit {
 	size_t in_overlap;
 	/* Where in's bytes are still to be read from (-1: in is filled; set
 	 * to -1 before each ops->next call). With a mapped input, ops->next
-	 * may reserve in, set in.len and leave its bytes in the file at this
-	 * byte offset of the input's fd: the stream preads them into in.data
-	 * outside its lock, on the thread that runs the unit, before any
-	 * engine sees it. The page cache is copied straight into the unit and
+	 * may set in.len (in.data NULL or its own buffer, never borrowed) and
+	 * leave its bytes in the file at this byte offset of the input's fd:
+	 * the stream grows in to in.len and preads them into in.data outside
+	 * its lock, on the thread that runs the unit, before any engine sees
+	 * it. The page cache is copied straight into the unit and
 	 * no page of the mapping is touched: for an engine that copies its
 	 * input anyway (FFT batches, uploads to a device), faulting the
 	 * mapping in costs more than the copy. A file that shrank meanwhile
