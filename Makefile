@@ -51,6 +51,11 @@ HWLOC_SONAME := $(call soname,hwloc)
 # (and demo, bench, fuzz, check-sanitize) builds in a second make, run
 # after deps, that finds it. Any other goal needs it now.
 DEPS_FIRST_GOALS := deps check check-sanitize demo bench fuzz clean
+# build_note LINE: say what the build leaves out (a missing package), but
+# not in the make of `make deps ...` that parses before deps installs the
+# packages: its second make says what is still missing then.
+comma := ,
+build_note = $(if $(filter deps,$(MAKECMDGOALS)),,$(info $(1)))
 ifeq ($(HWLOC_SONAME),)
 ifeq ($(filter deps,$(MAKECMDGOALS))$(filter-out $(DEPS_FIRST_GOALS),$(MAKECMDGOALS)),deps)
 else ifeq ($(MAKECMDGOALS),clean)
@@ -107,7 +112,7 @@ $(3)/accel_$(1).so: $$($(1)_SRC) backends/common/plugin.ver | $(LIB)
 		-shared -o $$@ $$($(1)_SRC) $$(LDFLAGS) -L$(B)/lib -laccel \
 		$$(if $$(strip $$($(1)_PKGS)),$$(shell pkg-config --libs $$($(1)_PKGS))) $$($(1)_LIBS)
 else
-$$(info accel: leaving out the $(1) backend: pkg-config cannot find $$($(1)_PKGS))
+$$(call build_note,accel: leaving out the $(1) backend: pkg-config cannot find $$($(1)_PKGS))
 endif
 endef
 $(foreach b,$(OPT_BACKENDS),$(eval $(call backend_rule,$(b),backends,$(B)/plugins,PLUGINS)))

@@ -13,7 +13,7 @@ $(B)/libexec/accel-bench-fftw: cmd/libexec/accel-bench-fftw.c | $(B)/lib/libacce
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags fftw3f) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel \
 		-Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN/../../lib' $(shell pkg-config --libs fftw3f)
 else
-$(info accel: accel-bench --vs has no FFT peer: pkg-config cannot find fftw3f)
+$(call build_note,accel: accel-bench --vs has no FFT peer: pkg-config cannot find fftw3f)
 endif
 
 # infer-direct: ONNX Runtime driven directly through its C API

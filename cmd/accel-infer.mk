@@ -11,7 +11,7 @@ accel-infer_SRC := $(wildcard cmd/infer/*.c)
 ifeq ($(shell pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null && echo yes),yes)
 accel-infer_CFLAGS := -DINFER_IMAGES $(shell pkg-config --cflags libavformat libavcodec libswscale libavutil)
 else
-$(info accel: accel-infer reads no images: pkg-config cannot find libavformat libavcodec libswscale libavutil)
+$(call build_note,accel: accel-infer reads no images: pkg-config cannot find libavformat libavcodec libswscale libavutil)
 endif
 # Leptonica's soname is not in its headers: it is read from the
 # development library (liblept.so names liblept.so.5 on Debian 12).
@@ -21,6 +21,6 @@ endif
 ifneq ($(INFER_LEPT_SO),)
 accel-infer_CFLAGS += -DINFER_DB -DINFER_LEPT_SO='"$(INFER_LEPT_SO)"' $(shell pkg-config --cflags lept)
 else
-$(info accel: accel-infer has no --decode db: pkg-config cannot find lept (libleptonica-dev), or readelf its soname)
+$(call build_note,accel: accel-infer has no --decode db: pkg-config cannot find lept (libleptonica-dev)$(comma) or readelf its soname)
 endif
 accel-infer_LIBS := -lm

@@ -20,7 +20,7 @@ $(ORT_LIBS:%=$(B)/plugins/onnxruntime/%): $(B)/plugins/onnxruntime/%: $(ORT_LOCA
 	ln -sf $< $@
 else
 OPT_BACKENDS := $(filter-out onnxruntime,$(OPT_BACKENDS))
-$(info accel: leaving out the onnxruntime backend: no libonnxruntime (pkg-config) and no build-local copy (make deps))
+$(call build_note,accel: leaving out the onnxruntime backend: no libonnxruntime (pkg-config) and no build-local copy (make deps))
 endif
 onnxruntime_SRC := backends/onnxruntime/onnxruntime.c backends/common/onnx_cache.c backends/common/cuda_driver.c
 onnxruntime_LIBS := -ldl -lpthread

@@ -22,5 +22,5 @@ $(B)/plugins/opencv/dnn.so: backends/opencv/dnn.cpp
 		-lopencv_dnn -lopencv_core $$(pkg-config --libs OpenCL)
 else
 OPT_BACKENDS := $(filter-out opencv,$(OPT_BACKENDS))
-$(info accel: leaving out the opencv backend: no OpenCV DNN headers (libopencv-dnn-dev))
+$(call build_note,accel: leaving out the opencv backend: no OpenCV DNN headers (libopencv-dnn-dev))
 endif
