@@ -157,3 +157,16 @@ usage() {
 	run -0 make -s -C tree help
 	[[ "$output" == targets:* ]]
 }
+
+@test "without libhwloc-dev (a fresh machine) make deps parses, so that deps can install it; a goal that builds now stops with one line naming make deps" {
+	mkdir -p tree/cmd tree/man
+	cp "$ROOT/Makefile" tree/
+	touch tree/cmd/accel-old.c tree/man/accel-old.1.in
+	# CC=false: the compiler names no libhwloc.so, as where it is not installed.
+	run -0 make -n -C tree deps clean CC=false
+	[[ "$output" == *"sh tests/deps.sh"* ]]
+	run -2 make -s -C tree help CC=false
+	[[ "$output" == "Makefile:"*": *** accel: cannot find libhwloc.so (libhwloc-dev, from make deps) or read its soname (readelf, binutils).  Stop." ]]
+	[ "${#lines[@]}" -eq 1 ]
+	run -0 make -s -C tree help
+}
