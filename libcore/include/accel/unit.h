@@ -50,11 +50,11 @@ struct accel_unit {
 	 * leave its bytes in the file at this byte offset of the input's fd:
 	 * the stream grows in to in.len and preads them into in.data outside
 	 * its lock, on the thread that runs the unit, before any engine sees
-	 * it. The page cache is copied straight into the unit and
-	 * no page of the mapping is touched: for an engine that copies its
-	 * input anyway (FFT batches, uploads to a device), faulting the
-	 * mapping in costs more than the copy. A file that shrank meanwhile
-	 * fails the run (ACCEL_EIO). */
+	 * it. The page cache is copied straight into the unit and no page of
+	 * the mapping is touched: for an engine that copies its input anyway
+	 * (FFT batches, uploads to a device), faulting the mapping in costs
+	 * more than the copy. A file that shrank meanwhile fails the run
+	 * (ACCEL_EIO). */
 	int64_t in_at;
 };
 
