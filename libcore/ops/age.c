@@ -134,11 +134,11 @@ static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int d
 		/* A regular file (of 128 KiB or more) is read where it lies:
 		 * each unit borrows its chunks of the mapping (accel_read_chunk),
 		 * no read() copy. The workers cut their units themselves (a few
-		 * sums under the run's lock): no reader thread waking a worker per
-		 * unit (180 context switches for 64 MiB at -T2 became 10-20, 4-8%
-		 * off the wall time). Reading from the mapping beats pread here: the
-		 * cipher reads each byte once, and pread's copy cost as much as
-		 * the faults it saved. */
+		 * sums under the run's lock): no reader thread waking a worker
+		 * per unit (180 context switches for 64 MiB at -T2 became
+		 * 10-20, 4-8% off the wall time). Reading from the mapping beats
+		 * pread here: the cipher reads each byte once, and pread's copy
+		 * cost as much as the faults it saved. */
 		core_input_map_large(in);
 		struct accel_stream_config sc = cfg->stream;
 		sc.worker_reads = 1;
