@@ -120,6 +120,8 @@ $(foreach b,$(TEST_BACKENDS),$(eval $(call backend_rule,$(b),tests/backends,$(B)
 
 TEST_PLUGINS := $(B)/tests/plugins/accel_test.so $(B)/tests/plugins/accel_badabi.so \
 	$(B)/tests/badplugins/accel_norun.so $(B)/tests/badplugins/accel_noname.so
+# Test drivers: programs of the tests, linked to libaccel.so as ours are.
+TEST_DRIVERS := $(B)/tests/fft-inprocess
 # Fuzz targets (tests/fuzz): one per parser of untrusted input. `make
 # check` replays their corpus through a plain driver (no clang needed);
 # `make fuzz` runs each under libFuzzer for FUZZ_TIME seconds.
@@ -274,6 +276,11 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
 		$$(pkg-config --libs cmocka)
 
+$(B)/tests/fft-inprocess: tests/fft_inprocess.c | $(LIB)
+	@mkdir -p $(@D)
+	$(call hdeps,$(CPPFLAGS),$<)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(B)/lib -laccel -Wl,-rpath,'$$ORIGIN/../lib'
+
 $(B)/fuzz/replay-%: tests/fuzz/driver.c $$(FUZZ_SRC_$$*) | $(LIB)
 	@mkdir -p $(@D)
 	$(call hdeps,$(CPPFLAGS) $(FUZZ_DEF_$*),$(FUZZ_SRC_$*) tests/fuzz/driver.c)
@@ -290,7 +297,7 @@ $(B)/fuzz/fuzz-%: tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*)
 
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.
-tests: all $(TEST_PLUGINS) $(TEST_BACKEND_SO) $(UNIT_BIN) $(FUZZ_REPLAY)
+tests: all $(TEST_PLUGINS) $(TEST_DRIVERS) $(TEST_BACKEND_SO) $(UNIT_BIN) $(FUZZ_REPLAY)
 
 check:
 	@$(MAKE) --no-print-directory tests

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "vkfft.h"
 
-int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64)
+void vkfft_chain_sizes(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64)
 {
 	memset(ch, 0, sizeof *ch);
 	ch->type = f->type;
@@ -26,6 +26,11 @@ int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host
 	ch->rot = f->shift ? f->bins - f->bins / 2 : 0;
 	ch->scale = (float)f->scale;
 	ch->scale2 = (float)(f->scale * f->scale);
+}
+
+int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64)
+{
+	vkfft_chain_sizes(ch, f, host_f64);
 	ch->idx = malloc(ch->frames * sizeof *ch->idx);
 	ch->stage = ch->host_f64 ? malloc(ch->in_bytes) : NULL;
 	if (!ch->idx || (ch->host_f64 && !ch->stage)) {
@@ -41,6 +46,41 @@ void vkfft_chain_free(struct vkfft_chain *ch)
 	free(ch->stage);
 	ch->idx = NULL;
 	ch->stage = NULL;
+}
+
+int vkfft_shape_init(struct vkfft_shape *s, const struct accel_fft *f, int host_f64)
+{
+	memset(s, 0, sizeof *s);
+	vkfft_chain_sizes(&s->ch, f, host_f64);
+	s->n = f->n;
+	s->hop = f->hop;
+	s->bins = f->bins;
+	s->average = f->average;
+	s->out = f->out;
+	s->db_offset = f->db_offset;
+	if (!(s->win = malloc(f->n * sizeof *s->win)))
+		return ACCEL_ENOMEM;
+	memcpy(s->win, f->win, f->n * sizeof *s->win);
+	return 0;
+}
+
+int vkfft_shape_equal(const struct vkfft_shape *a, const struct vkfft_shape *b)
+{
+	const struct vkfft_chain *x = &a->ch, *y = &b->ch;
+	/* Floats by their bits: -0 is not 0, a NaN equals itself. */
+	return x->type == y->type && x->sample_bytes == y->sample_bytes && x->host_f64 == y->host_f64 &&
+	       x->f64_be == y->f64_be && x->frames == y->frames && x->batch == y->batch && x->rows == y->rows &&
+	       x->vals == y->vals && x->in_bytes == y->in_bytes && x->rot == y->rot &&
+	       !memcmp(&x->scale, &y->scale, sizeof x->scale) && !memcmp(&x->scale2, &y->scale2, sizeof x->scale2) &&
+	       a->n == b->n && a->hop == b->hop && a->bins == b->bins && a->average == b->average &&
+	       a->out == b->out && !memcmp(&a->db_offset, &b->db_offset, sizeof a->db_offset) &&
+	       !memcmp(a->win, b->win, a->n * sizeof *a->win);
+}
+
+void vkfft_shape_free(struct vkfft_shape *s)
+{
+	free(s->win);
+	s->win = NULL;
 }
 
 size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,

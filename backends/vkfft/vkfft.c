@@ -36,11 +36,26 @@ static const struct {
 static const struct vkfft_api *api[NPARTS];
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A worker context: its companion's table and the companion's context. */
+/* A worker context: its engine, its companion's table and the companion's
+ * context; failed: a run of it failed (the device's state unknown). */
 struct vkfft_ctx {
+	const struct accel_engine *e;
 	const struct vkfft_api *api;
 	void *ctx;
+	int failed;
 };
+
+/* Worker contexts idle since their job ended, newest last, kept for the
+ * next job of the same engine and shape (vkfft_shape): its open takes one
+ * (adopt) instead of making a device, kernels and a VkFFT plan again, as
+ * cufft keeps its device's context. Opening one cost 555-629 ms on Vulkan
+ * and 194-288 ms on OpenCL (an H200), every job of a process running many
+ * (accel-bench's runs, a library's caller). At most POOL_MAX are kept, the
+ * oldest closed first; an engine's go with it (vkfft_release). */
+#define POOL_MAX 4
+static struct vkfft_ctx *pool[POOL_MAX];
+static int npool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Load companion k and its table: the table, or NULL after a note ("opencl:
  * cannot load vkfft/opencl.so: libOpenCL.so.1: cannot open ..."). */
@@ -128,9 +143,22 @@ static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, v
 	const struct vkfft_api *t = part_of(e);
 	if (!op->ext || !t)
 		return ACCEL_ENOTSUP;
+	pthread_mutex_lock(&pool_lock);
+	for (int i = npool; i-- > 0;) {
+		struct vkfft_ctx *k = pool[i];
+		if (k->e == e && k->api->adopt(k->ctx, op->ext)) {
+			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
+			npool--;
+			pthread_mutex_unlock(&pool_lock);
+			*ctx = k;
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
 	struct vkfft_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return ACCEL_ENOMEM;
+	c->e = e;
 	c->api = t;
 	int rc = t->open(e, op->ext, &c->ctx);
 	if (rc < 0) {
@@ -144,21 +172,61 @@ static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, v
 static int vkfft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct vkfft_ctx *c = ctx;
-	return c->api->run(c->ctx, u, err, len);
+	int rc = c->api->run(c->ctx, u, err, len);
+	if (rc < 0)
+		c->failed = 1;
+	return rc;
 }
 
-static void vkfft_close(void *ctx)
+static void close_now(struct vkfft_ctx *c)
 {
-	struct vkfft_ctx *c = ctx;
-	if (!c)
-		return;
 	c->api->close(c->ctx);
 	free(c);
 }
 
+/* A context whose runs all succeeded goes to the pool (the oldest there
+ * closed if it is full); one that failed is closed. */
+static void vkfft_close(void *ctx)
+{
+	struct vkfft_ctx *c = ctx, *old = NULL;
+	if (!c)
+		return;
+	if (c->failed) {
+		close_now(c);
+		return;
+	}
+	pthread_mutex_lock(&pool_lock);
+	if (npool == POOL_MAX) {
+		old = pool[0];
+		memmove(&pool[0], &pool[1], (POOL_MAX - 1) * sizeof *pool);
+		npool--;
+	}
+	pool[npool++] = c;
+	pthread_mutex_unlock(&pool_lock);
+	if (old)
+		close_now(old);
+}
+
+/* The engine's idle contexts closed, then its data freed (Vulkan: the
+ * instance with its last engine, after every device made from it). */
 static void vkfft_release(const struct accel_engine *e)
 {
 	const struct vkfft_api *t = part_of(e);
+	struct vkfft_ctx *mine[POOL_MAX];
+	int n = 0;
+	pthread_mutex_lock(&pool_lock);
+	for (int i = 0; i < npool;) {
+		if (pool[i]->e == e) {
+			mine[n++] = pool[i];
+			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
+			npool--;
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
+	for (int i = 0; i < n; i++)
+		close_now(mine[i]);
 	if (t)
 		t->release(e->data);
 }

@@ -37,12 +37,39 @@ struct vkfft_chain {
 /* Fill ch for job f; host_f64: the device reads no doubles (big-endian
  * ones it never reads). 0 or ACCEL_ENOMEM. */
 int vkfft_chain_init(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64);
+/* Only ch's sizes and constants (idx and stage left NULL). */
+void vkfft_chain_sizes(struct vkfft_chain *ch, const struct accel_fft *f, int host_f64);
 void vkfft_chain_free(struct vkfft_chain *ch);
 /* Unit u: ch->idx gets its kept frame numbers; *raw and *bytes what goes
  * up (the unit's input, or ch->stage), *avail its samples. Returns the
  * kept frames (0: the unit writes no row). */
 size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const struct accel_unit *u,
 			const void **raw, size_t *bytes, size_t *avail);
+
+/*
+ * What a worker context is made of for a job, beyond its engine: the
+ * chain's sizes and constants, the job's values in the kernels' #defines
+ * and arguments (N, hop, bins, averaging, output, dB offset) and the
+ * window's coefficients (the buffer written once at open). VkFFT's plan
+ * is of N and the chain's batch. Two jobs of equal shapes on one engine
+ * get contexts that differ in nothing, so a context kept idle after one
+ * job serves the other as one opened for it would (vkfft.c's pool): what
+ * a context reads of its job at run time it reads from the job it serves
+ * then.
+ */
+struct vkfft_shape {
+	struct vkfft_chain ch;        /* sizes and constants only */
+	size_t n, hop, bins;
+	unsigned average;
+	enum accel_fft_out out;
+	double db_offset;
+	float *win;                   /* a copy of the N coefficients */
+};
+/* s for job f (host_f64 as vkfft_chain_init takes it). 0 or ACCEL_ENOMEM. */
+int vkfft_shape_init(struct vkfft_shape *s, const struct accel_fft *f, int host_f64);
+/* 1 when a and b are equal in every field, the window's bits included. */
+int vkfft_shape_equal(const struct vkfft_shape *a, const struct vkfft_shape *b);
+void vkfft_shape_free(struct vkfft_shape *s);
 
 /*
  * What each file that includes VkFFT's header for one API offers. Each is
@@ -53,7 +80,7 @@ size_t vkfft_chain_unit(struct vkfft_chain *ch, const struct accel_fft *f, const
  * vkfft_api_vulkan. The plugin loads them at probe time: a program that
  * never probes vkfft maps none of those libraries.
  */
-#define VKFFT_API_VERSION 2
+#define VKFFT_API_VERSION 3
 struct vkfft_api {
 	unsigned version;    /* VKFFT_API_VERSION: the plugin and the companion are of one build */
 	/* Find the API's devices, add each (or find it, added by the opencl or
@@ -63,6 +90,11 @@ struct vkfft_api {
 	int (*open)(const struct accel_engine *e, const struct accel_fft *f, void **ctx);
 	int (*run)(void *ctx, struct accel_unit *u, char *err, size_t len);
 	void (*close)(void *ctx);
+	/* Whether ctx, opened for an earlier job on its engine and idle since
+	 * (its last run succeeded), serves job f as a context opened for f
+	 * would: equal shapes (vkfft_shape_equal). 1: ctx now serves f; 0:
+	 * ctx is unchanged. */
+	int (*adopt)(void *ctx, const struct accel_fft *f);
 	/* Free an engine's data (Vulkan: the instance with its last engine). */
 	void (*release)(void *data);
 };

@@ -261,6 +261,8 @@ static const char cl_source[] =
 struct cl_ctx {
 	const struct accel_fft *f;
 	struct vkfft_chain ch;
+	struct vkfft_shape shape;     /* what it was made for (vkfft_cl_adopt) */
+	int host_f64;                 /* vkfft_chain_init's: the device has no doubles */
 	cl_device_id device;
 	cl_context context;
 	cl_command_queue queue;
@@ -295,8 +297,20 @@ static void vkfft_cl_close(void *ctx)
 	if (c->context)
 		clReleaseContext(c->context);
 	vkfft_chain_free(&c->ch);
+	vkfft_shape_free(&c->shape);
 	free(c->out);
 	free(c);
+}
+
+static int vkfft_cl_adopt(void *ctx, const struct accel_fft *f)
+{
+	struct cl_ctx *c = ctx;
+	struct vkfft_shape s;
+	int same = vkfft_shape_init(&s, f, c->host_f64) == 0 && vkfft_shape_equal(&s, &c->shape);
+	vkfft_shape_free(&s);
+	if (same)
+		c->f = f;
+	return same;
 }
 
 /* The buffers, the window uploaded, and the kernels built for job f. */
@@ -350,7 +364,10 @@ static int vkfft_cl_open(const struct accel_engine *e, const struct accel_fft *f
 	cl_device_fp_config fp64 = 0;
 	if (clGetDeviceInfo(c->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
 		fp64 = 0;
-	if (vkfft_chain_init(&c->ch, f, fp64 == 0) < 0) {
+	c->host_f64 = fp64 == 0;
+	if (vkfft_chain_init(&c->ch, f, c->host_f64) < 0 || vkfft_shape_init(&c->shape, f, c->host_f64) < 0) {
+		vkfft_chain_free(&c->ch);
+		vkfft_shape_free(&c->shape);
 		free(c);
 		return ACCEL_ENOMEM;
 	}
@@ -442,5 +459,6 @@ const struct vkfft_api vkfft_api_opencl = {
 	.open = vkfft_cl_open,
 	.run = vkfft_cl_run,
 	.close = vkfft_cl_close,
+	.adopt = vkfft_cl_adopt,
 	.release = vkfft_cl_release,
 };

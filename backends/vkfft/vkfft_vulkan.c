@@ -284,6 +284,7 @@ struct vk_buf {
 struct vk_ctx {
 	const struct accel_fft *f;
 	struct vkfft_chain ch;
+	struct vkfft_shape shape;     /* what it was made for (vkfft_vk_adopt) */
 	VkPhysicalDevice pd;
 	VkDevice dev;
 	VkQueue queue;
@@ -331,7 +332,19 @@ static void vkfft_vk_close(void *ctx)
 		vkDestroyDevice(c->dev, NULL);
 	}
 	vkfft_chain_free(&c->ch);
+	vkfft_shape_free(&c->shape);
 	free(c);
+}
+
+static int vkfft_vk_adopt(void *ctx, const struct accel_fft *f)
+{
+	struct vk_ctx *c = ctx;
+	struct vkfft_shape s;
+	int same = vkfft_shape_init(&s, f, 1) == 0 && vkfft_shape_equal(&s, &c->shape);
+	vkfft_shape_free(&s);
+	if (same)
+		c->f = f;
+	return same;
 }
 
 /* A storage buffer of `size` bytes in memory with the flags `want`, and
@@ -489,7 +502,9 @@ static int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f
 	if (!c)
 		return ACCEL_ENOMEM;
 	c->f = f;
-	if (vkfft_chain_init(&c->ch, f, 1) < 0) {
+	if (vkfft_chain_init(&c->ch, f, 1) < 0 || vkfft_shape_init(&c->shape, f, 1) < 0) {
+		vkfft_chain_free(&c->ch);
+		vkfft_shape_free(&c->shape);
 		free(c);
 		return ACCEL_ENOMEM;
 	}
@@ -615,5 +630,6 @@ const struct vkfft_api vkfft_api_vulkan = {
 	.open = vkfft_vk_open,
 	.run = vkfft_vk_run,
 	.close = vkfft_vk_close,
+	.adopt = vkfft_vk_adopt,
 	.release = vkfft_vk_release,
 };
