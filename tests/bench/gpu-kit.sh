@@ -8,7 +8,8 @@
 # DIR holds:
 #   build/    the programs, libaccel, the plugins but onnxruntime, ffmpeg and
 #             opencv (their libraries are too large to carry), their
-#             manifest made again, accel-bench-fftw; copied to build/ there
+#             manifest made again, accel-bench-fftw, the test drivers of
+#             make tests (tests/fft-inprocess); copied to build/ there
 #             (RUNPATHs are relative);
 #   syslib/   the libraries those link or dlopen, less glibc's, put first on
 #             LD_LIBRARY_PATH there only where ldconfig lacks them (the
@@ -27,6 +28,10 @@ rm -rf "$DIR/build" "$DIR/syslib" "$DIR/tools" "$DIR/debs"
 mkdir -p "$DIR/build/libexec" "$DIR/syslib" "$DIR/tools" "$DIR/debs"
 cp -a "$B"/accel-detect "$B"/accel-fft "$B"/accel-compress "$B"/accel-crypt "$B"/accel-bench "$B/lib" "$DIR/build/"
 cp -a "$B/libexec/accel-bench-fftw" "$DIR/build/libexec/"
+# The test drivers the bats files run (make tests), where built.
+for t in "$B"/tests/fft-inprocess; do
+	[ ! -x "$t" ] || { mkdir -p "$DIR/build/tests" && cp -a "$t" "$DIR/build/tests/"; }
+done
 cp -a "$B/plugins" "$DIR/build/plugins"
 (cd "$DIR/build/plugins" && rm -rf accel_onnxruntime.so onnxruntime accel_ffmpeg.so accel_opencv.so opencv)
 # The manifest names plugins by build-id: made again for the plugins kept,
