@@ -21,6 +21,10 @@
  * buffers, device buffers and a plan, reused for every unit; run() queues
  * upload, kernels, transform and download on its stream and waits for it
  * once. The stream engine keeps queue_depth units in flight per engine.
+ * Worker contexts idle after their job are kept (POOL_MAX a process) for
+ * the next job of the same engine and shape (struct cufft_shape), which
+ * takes one rather than allocating pinned and device memory and planning
+ * again.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -206,17 +210,6 @@ static int cufft_probe(struct accel_probe *p)
 	return added ? 0 : accel_probe_fail(p, "no CUDA device could be added");
 }
 
-/* The engine's module and its hold on the primary context go with it:
- * every context from open() is closed by now. */
-static void cufft_release(const struct accel_engine *e)
-{
-	struct cufft_gpu *g = e->data;
-	if (g->module && cu->set_current(g->context) == 0)
-		cu->module_unload(g->module);
-	if (g->retained)
-		cu->primary_release(g->gpu.dev);
-	free_gpu(g);
-}
 
 /* ACCEL_CUFFT_CHAIN=host keeps conversion and reduction on the host. */
 static int host_chain_asked(void)
@@ -261,8 +254,23 @@ static int cufft_supports(const struct accel_engine *e, const struct accel_op *o
 	return 0;
 }
 
+/* What a worker context is made of for a job beyond its engine: the sizes
+ * of its buffers and plan, whether the chain runs on the device, and the
+ * window's coefficients (uploaded once at open). Two jobs of equal shapes
+ * get contexts that differ in nothing, so a context idle after one job
+ * serves the other as one opened for it would: what the runs read of the
+ * job they read from the job served then. */
+struct cufft_shape {
+	size_t n, batch, unit_frames, raw_cap, rows_bytes, bins;
+	int r2c, fused;               /* fused: the chain asked for on the device */
+	float *win;                   /* a copy of the N coefficients */
+};
+
 /* A worker's context. */
 struct cufft_ctx {
+	const struct accel_engine *e;
+	struct cufft_shape shape;     /* what it was opened for */
+	int failed;                   /* a run failed: the device's state unknown */
 	const struct cufft_gpu *g;
 	const struct accel_fft *f;
 	struct accel_fft lf;          /* host chain: the job, loaded as complex frames */
@@ -280,11 +288,8 @@ struct cufft_ctx {
 	float *half;                  /* host chain, r2c: the half spectra, compacted */
 };
 
-static void cufft_close(void *ctx)
+static void close_now(struct cufft_ctx *c)
 {
-	struct cufft_ctx *c = ctx;
-	if (!c)
-		return;
 	if (c->current) {
 		cu->set_current(c->context);
 		if (c->plan_ok)
@@ -301,7 +306,68 @@ static void cufft_close(void *ctx)
 			cu->stream_destroy(c->stream);
 	}
 	free(c->half);
+	free(c->shape.win);
 	free(c);
+}
+
+/* Worker contexts idle since their job ended, newest last: at most
+ * POOL_MAX (two jobs' of queue_depth each), the oldest closed first; an
+ * engine's are closed at its release. accel-bench's in-process runs and a
+ * library's caller running many jobs otherwise allocated pinned memory and
+ * planned again for every job. */
+#define POOL_MAX 8
+static struct cufft_ctx *pool[POOL_MAX];
+static int npool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A context whose runs all succeeded goes to the pool (the oldest there
+ * closed if it is full); one that failed is closed. */
+static void cufft_close(void *ctx)
+{
+	struct cufft_ctx *c = ctx, *old = NULL;
+	if (!c)
+		return;
+	if (c->failed || !c->plan_ok) {
+		close_now(c);
+		return;
+	}
+	pthread_mutex_lock(&pool_lock);
+	if (npool == POOL_MAX) {
+		old = pool[0];
+		memmove(&pool[0], &pool[1], (POOL_MAX - 1) * sizeof *pool);
+		npool--;
+	}
+	pool[npool++] = c;
+	pthread_mutex_unlock(&pool_lock);
+	if (old)
+		close_now(old);
+}
+
+/* The engine's idle contexts are closed, then its module and its hold on
+ * the primary context go: every other context from open() is closed by
+ * now. */
+static void cufft_release(const struct accel_engine *e)
+{
+	struct cufft_gpu *g = e->data;
+	for (;;) {
+		struct cufft_ctx *c = NULL;
+		pthread_mutex_lock(&pool_lock);
+		for (int i = 0; !c && i < npool; i++)
+			if (pool[i]->e == e) {
+				c = pool[i];
+				memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
+				npool--;
+			}
+		pthread_mutex_unlock(&pool_lock);
+		if (!c)
+			break;
+		close_now(c);
+	}
+	if (g->module && cu->set_current(g->context) == 0)
+		cu->module_unload(g->module);
+	if (g->retained)
+		cu->primary_release(g->gpu.dev);
+	free_gpu(g);
 }
 
 /* The engine's primary context, retained by the first call: 0, or -1. */
@@ -364,14 +430,70 @@ static size_t unit_span(const struct accel_fft *f)
 	return ((f->unit_frames - 1) * f->hop + f->n) * f->sample_bytes;
 }
 
+/* s for job f: 0, or ACCEL_ENOMEM. */
+static int shape_of(struct cufft_shape *s, const struct accel_fft *f)
+{
+	size_t batch = accel_fft_kept_frames(f, 0, f->unit_frames);
+	size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
+	*s = (struct cufft_shape){ .n = f->n, .batch = batch, .unit_frames = f->unit_frames, .raw_cap = unit_span(f),
+				   .rows_bytes = accel_fft_rows(f, batch) * vals * sizeof(float), .bins = f->bins,
+				   .r2c = f->r2c, .fused = have_nvrtc && !host_chain_asked() };
+	if (!(s->win = malloc(f->n * sizeof *s->win)))
+		return ACCEL_ENOMEM;
+	memcpy(s->win, f->win, f->n * sizeof *s->win);
+	return 0;
+}
+
+/* Whether a and b are equal in every field, the window's bits included. */
+static int same_shape(const struct cufft_shape *a, const struct cufft_shape *b)
+{
+	return a->n == b->n && a->batch == b->batch && a->unit_frames == b->unit_frames && a->raw_cap == b->raw_cap &&
+	       a->rows_bytes == b->rows_bytes && a->bins == b->bins && a->r2c == b->r2c && a->fused == b->fused &&
+	       !memcmp(a->win, b->win, a->n * sizeof *a->win);
+}
+
+/* An idle context of engine e opened for a job of f's shape, taken out of
+ * the pool and set to serve f; NULL when there is none. */
+static struct cufft_ctx *take_idle(const struct accel_engine *e, const struct accel_fft *f)
+{
+	struct cufft_shape s;
+	struct cufft_ctx *c = NULL;
+	if (shape_of(&s, f) < 0)
+		return NULL;
+	pthread_mutex_lock(&pool_lock);
+	for (int i = npool; !c && i-- > 0;)
+		if (pool[i]->e == e && same_shape(&pool[i]->shape, &s)) {
+			c = pool[i];
+			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
+			npool--;
+		}
+	pthread_mutex_unlock(&pool_lock);
+	free(s.win);
+	if (c) {
+		c->f = f;
+		c->lf = *f;
+		c->lf.r2c = 0;
+	}
+	return c;
+}
+
 static int cufft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
 {
 	const struct accel_fft *f = op->ext;
 	if (!f)
 		return ACCEL_ENOTSUP;
-	struct cufft_ctx *c = calloc(1, sizeof *c);
-	if (!c)
+	struct cufft_ctx *c = take_idle(e, f);
+	if (c) {
+		*ctx = c;
+		return 0;
+	}
+	if (!(c = calloc(1, sizeof *c)))
 		return ACCEL_ENOMEM;
+	if (shape_of(&c->shape, f) < 0) {
+		free(c);
+		return ACCEL_ENOMEM;
+	}
+	c->e = e;
 	struct cufft_gpu *g = e->data;
 	c->g = g;
 	c->f = f;
@@ -379,7 +501,7 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 	c->lf.r2c = 0;
 	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
 	if (engine_context(g, &c->context) < 0) {
-		free(c);
+		close_now(c);
 		return ACCEL_EDEVICE;
 	}
 	c->current = 1;
@@ -409,7 +531,7 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 		bad = bad || cf.set_stream(c->plan, c->stream);
 	}
 	if (bad) {
-		cufft_close(c);
+		close_now(c);
 		return ACCEL_EDEVICE;
 	}
 	*ctx = c;
@@ -532,9 +654,11 @@ static int cufft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		return ACCEL_EDATA;
 	}
 	cu_result r = cu->set_current(c->context);
-	if (r)
-		return cu_fail(err, len, "cuCtxSetCurrent", r);
-	return c->fused ? run_fused(c, u, frames, err, len) : run_host(c, u, frames, err, len);
+	int rc = r ? cu_fail(err, len, "cuCtxSetCurrent", r) :
+		 c->fused ? run_fused(c, u, frames, err, len) : run_host(c, u, frames, err, len);
+	if (rc < 0)
+		c->failed = 1;
+	return rc;
 }
 
 static const struct accel_api_info cufft_apis[] = {

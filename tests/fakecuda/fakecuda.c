@@ -14,7 +14,8 @@
  * FAKECUDA_NO_INIT=1 (cuInit fails with CUDA_ERROR_NO_DEVICE),
  * FAKECUDA_COUNTS=FILE (at exit, the process's calls that start or keep a
  * device's state appended to FILE: "retain R release L loads M unloads U
- * held H", H the primary contexts still retained).
+ * held H plans P destroyed D", H the primary contexts still retained, P
+ * the cuFFT plans made and D those destroyed).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -29,7 +30,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int execs;
-static int retains, releases, loads, unloads, held;   /* under lock */
+static int retains, releases, loads, unloads, held, made, destroyed;   /* under lock */
 
 /* FAKECUDA_COUNTS: the counts, appended at exit. */
 __attribute__((destructor)) static void write_counts(void)
@@ -39,7 +40,8 @@ __attribute__((destructor)) static void write_counts(void)
 	if (!f)
 		return;
 	pthread_mutex_lock(&lock);
-	fprintf(f, "retain %d release %d loads %d unloads %d held %d\n", retains, releases, loads, unloads, held);
+	fprintf(f, "retain %d release %d loads %d unloads %d held %d plans %d destroyed %d\n", retains, releases, loads,
+		unloads, held, made, destroyed);
 	pthread_mutex_unlock(&lock);
 	fclose(f);
 }
@@ -202,12 +204,19 @@ EXPORT cufft_result cufftPlanMany(cufft_handle *h, int rank, int *n, int *inembe
 	int i = nplans < 64 ? nplans++ : -1;
 	if (i >= 0)
 		plans[i] = (struct plan){ n[0], batch };
+	made++;
 	pthread_mutex_unlock(&lock);
 	*h = i;
 	return i < 0 ? 2 : 0;
 }
 EXPORT cufft_result cufftSetStream(cufft_handle h, cu_stream s) { return s ? 0 : 4; }
-EXPORT cufft_result cufftDestroy(cufft_handle h) { return 0; }
+EXPORT cufft_result cufftDestroy(cufft_handle h)
+{
+	pthread_mutex_lock(&lock);
+	destroyed++;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
 EXPORT cufft_result cufftExecC2C(cufft_handle h, struct cufft_complex *in, struct cufft_complex *out, int dir)
 {
 	const char *v = getenv("FAKECUDA_FAIL_EXEC");
