@@ -233,43 +233,10 @@ sys.exit(1)'
 
 @test "cufft: many jobs in one process, each differing from the one before in one thing, all within 1e-5 of numpy; (test double) a job of an earlier job's shape takes its worker context, plan and buffers" {
 	need_gpu
-	DRV="$ROOT/build/tests/fft-inprocess"
-	[ -x "$DRV" ] || skip "the test driver is not built (make tests)"
+	[ -x "$ROOT/build/tests/fft-inprocess" ] || skip "the test driver is not built (make tests)"
 	export FAKECUDA_COUNTS="$T/counts"
-	# Inputs of one unit each: one worker context a job.
-	$REF gen cf32 30000 11 "$T/x"
-	$REF gen f32 30000 12 "$T/r"
-	$REF gen ci16 30000 13 "$T/c"
-	local i=0
-	while read -r opts; do
-		i=$((i + 1))
-		echo "$opts $T/o$i" >> "$T/list"
-	done <<-LIST
-	-n 1000 -w hann --out db $T/x
-	-n 1000 -w hann --out db $T/x
-	-n 1000 -w blackman --out db $T/x
-	-n 1000 -w kaiser:6 --out db $T/x
-	-n 1000 -w kaiser:7 --out db $T/x
-	-n 1000 -w kaiser:7 --out db --db-offset 10 $T/x
-	-n 1000 -w kaiser:7 --out power $T/x
-	-n 1000 -w kaiser:7 --out power --average 4 $T/x
-	-n 1000 --shift $T/x
-	-n 1000 $T/x
-	-n 1000 -i $T/x
-	-n 1000 -i --norm ortho $T/x
-	-n 1000 --hop 500 $T/x
-	-n 1000 --decimate 3 --out mag $T/x
-	-n 500 $T/x
-	-t f32 -n 1000 $T/r
-	-t f32 -n 1000 --full $T/r
-	-t ci16 -n 1000 --out power $T/c
-	-n 1000 -w hann --out db $T/x
-	LIST
-	ACCEL_BACKEND_PATH="$ROOT/build/plugins" "$DRV" cufft "$T/list"
-	run $REF checks "$T/list"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c 'rel_l2' <<< "$output")" -eq 19 ]
+	inprocess cufft
+	verify
 	[ -n "${FAKE:-}" ] || return 0
 	# Jobs 2, 6, 7, 10, 11 and 12 take the context of the job before (dB
 	# offset, power for dB, shift, direction and scaling are read by each

@@ -144,47 +144,15 @@ setup() {
 }
 
 @test "vkfft.opencl and vkfft.vulkan: many jobs in one process, each differing from the one before in one thing, all within 1e-5 of numpy (a context kept from a job serves only a job of its shape)" {
-	D="$ROOT/build/tests/fft-inprocess"
-	[ -x "$D" ] || skip "the test driver is not built (make tests)"
-	$REF gen cf32 30000 11 "$T/x"
-	$REF gen f32 30000 12 "$T/r"
-	$REF gen ci16 30000 13 "$T/c"
-	local e engines=() i=0
+	[ -x "$ROOT/build/tests/fft-inprocess" ] || skip "the test driver is not built (make tests)"
+	local e engines=()
 	for e in vkfft.opencl vkfft.vulkan; do
 		e=$(engine $e)
 		[ -z "$e" ] || engines+=("$e")
 	done
 	[ ${#engines[@]} -gt 0 ] || skip "no OpenCL or Vulkan device for VkFFT"
 	for e in "${engines[@]}"; do
-		: > "$T/list"
-		while read -r opts; do
-			i=$((i + 1))
-			echo "$opts $T/o$i" >> "$T/list"
-		done <<-LIST
-		-n 1000 -w hann --out db $T/x
-		-n 1000 -w hann --out db $T/x
-		-n 1000 -w blackman --out db $T/x
-		-n 1000 -w kaiser:6 --out db $T/x
-		-n 1000 -w kaiser:7 --out db $T/x
-		-n 1000 -w kaiser:7 --out db --db-offset 10 $T/x
-		-n 1000 -w kaiser:7 --out power $T/x
-		-n 1000 -w kaiser:7 --out power --average 4 $T/x
-		-n 1000 --shift $T/x
-		-n 1000 $T/x
-		-n 1000 -i $T/x
-		-n 1000 -i --norm ortho $T/x
-		-n 1000 --hop 500 $T/x
-		-n 1000 --decimate 3 --out mag $T/x
-		-n 500 $T/x
-		-t f32 -n 1000 $T/r
-		-t f32 -n 1000 --full $T/r
-		-t ci16 -n 1000 --out power $T/c
-		-n 1000 -w hann --out db $T/x
-		LIST
-		ACCEL_BACKEND_PATH="$ROOT/build/plugins" "$D" "$e" "$T/list"
-		run $REF checks "$T/list"
-		echo "$e: $output"
-		[ "$status" -eq 0 ]
-		[ "$(grep -c 'rel_l2' <<< "$output")" -eq 19 ]
+		inprocess "$e"
 	done
+	verify
 }

@@ -11,7 +11,7 @@
 # cufft.h and nvrtc.h (the plugin is not built when they differ).
 CUDA_INC ?= /usr/local/cuda/include
 cufft_PKGS :=
-cufft_SRC := backends/cufft/cufft.c backends/cufft/nvrtc.c backends/common/cuda_driver.c $(B)/cufft/chain_src.c
+cufft_SRC := backends/cufft/cufft.c backends/cufft/nvrtc.c backends/common/cuda_driver.c backends/common/ctx_pool.c $(B)/cufft/chain_src.c
 cufft_CFLAGS := -Ibackends/cufft
 cufft_LIBS := -ldl -lpthread
 

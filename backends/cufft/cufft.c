@@ -21,7 +21,7 @@
  * buffers, device buffers and a plan, reused for every unit; run() queues
  * upload, kernels, transform and download on its stream and waits for it
  * once. The stream engine keeps queue_depth units in flight per engine.
- * Worker contexts idle after their job are kept (POOL_MAX a process) for
+ * Worker contexts idle after their job are kept (eight a process) for
  * the next job of the same engine and shape (struct cufft_shape), which
  * takes one rather than allocating pinned and device memory and planning
  * again.
@@ -33,6 +33,7 @@
 #include <string.h>
 #include <accel/ops/fft.h>
 #include "cufft_chain.h"
+#include "../common/ctx_pool.h"
 
 #define BLOCK 256
 
@@ -310,37 +311,25 @@ static void close_now(struct cufft_ctx *c)
 	free(c);
 }
 
-/* Worker contexts idle since their job ended, newest last: at most
- * POOL_MAX (two jobs' of queue_depth each), the oldest closed first; an
- * engine's are closed at its release. accel-bench's in-process runs and a
- * library's caller running many jobs otherwise allocated pinned memory and
- * planned again for every job. */
-#define POOL_MAX 8
-static struct cufft_ctx *pool[POOL_MAX];
-static int npool;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Worker contexts idle since their job ended (ctx_pool.h): eight, two
+ * jobs' of queue_depth. accel-bench's in-process runs and a library's
+ * caller running many jobs otherwise allocated pinned memory and planned
+ * again for every job. */
+static void close_idle(void *ctx)
+{
+	close_now(ctx);
+}
+static struct ctx_pool pool = CTX_POOL_INIT(8, close_idle);
 
-/* A context whose runs all succeeded goes to the pool (the oldest there
- * closed if it is full); one that failed is closed. */
+/* A context whose runs all succeeded goes to the pool; one that failed is
+ * closed. */
 static void cufft_close(void *ctx)
 {
-	struct cufft_ctx *c = ctx, *old = NULL;
-	if (!c)
-		return;
-	if (c->failed || !c->plan_ok) {
+	struct cufft_ctx *c = ctx;
+	if (c && (c->failed || !c->plan_ok))
 		close_now(c);
-		return;
-	}
-	pthread_mutex_lock(&pool_lock);
-	if (npool == POOL_MAX) {
-		old = pool[0];
-		memmove(&pool[0], &pool[1], (POOL_MAX - 1) * sizeof *pool);
-		npool--;
-	}
-	pool[npool++] = c;
-	pthread_mutex_unlock(&pool_lock);
-	if (old)
-		close_now(old);
+	else if (c)
+		ctx_pool_put(&pool, c->e, c);
 }
 
 /* The engine's idle contexts are closed, then its module and its hold on
@@ -349,20 +338,7 @@ static void cufft_close(void *ctx)
 static void cufft_release(const struct accel_engine *e)
 {
 	struct cufft_gpu *g = e->data;
-	for (;;) {
-		struct cufft_ctx *c = NULL;
-		pthread_mutex_lock(&pool_lock);
-		for (int i = 0; !c && i < npool; i++)
-			if (pool[i]->e == e) {
-				c = pool[i];
-				memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
-				npool--;
-			}
-		pthread_mutex_unlock(&pool_lock);
-		if (!c)
-			break;
-		close_now(c);
-	}
+	ctx_pool_drop(&pool, e);
 	if (g->module && cu->set_current(g->context) == 0)
 		cu->module_unload(g->module);
 	if (g->retained)
@@ -452,22 +428,22 @@ static int same_shape(const struct cufft_shape *a, const struct cufft_shape *b)
 	       !memcmp(a->win, b->win, a->n * sizeof *a->win);
 }
 
-/* An idle context of engine e opened for a job of f's shape, taken out of
+/* ctx_pool_take's test: whether idle context ctx was made for a job of
+ * the shape of `job` (a struct cufft_shape); if so it now serves that
+ * shape's job (set by take_idle). */
+static int fits(void *ctx, const void *job)
+{
+	return same_shape(&((struct cufft_ctx *)ctx)->shape, job);
+}
+
+/* An idle context of engine e made for a job of f's shape, taken out of
  * the pool and set to serve f; NULL when there is none. */
 static struct cufft_ctx *take_idle(const struct accel_engine *e, const struct accel_fft *f)
 {
 	struct cufft_shape s;
-	struct cufft_ctx *c = NULL;
 	if (shape_of(&s, f) < 0)
 		return NULL;
-	pthread_mutex_lock(&pool_lock);
-	for (int i = npool; !c && i-- > 0;)
-		if (pool[i]->e == e && same_shape(&pool[i]->shape, &s)) {
-			c = pool[i];
-			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
-			npool--;
-		}
-	pthread_mutex_unlock(&pool_lock);
+	struct cufft_ctx *c = ctx_pool_take(&pool, e, fits, &s);
 	free(s.win);
 	if (c) {
 		c->f = f;

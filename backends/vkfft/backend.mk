@@ -18,7 +18,7 @@
 # libraries (glslang-dev, spirv-tools). Without glslang-dev only the
 # OpenCL companion is built (the probe notes vkfft/vulkan.so not found).
 vkfft_PKGS := OpenCL
-vkfft_SRC := backends/vkfft/vkfft.c
+vkfft_SRC := backends/vkfft/vkfft.c backends/common/ctx_pool.c
 vkfft_CFLAGS := -Wl,--as-needed
 vkfft_LIBS := -ldl
 VKFFT_CFLAGS := -I$(B)/vkfft -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/ctx_pool.h"
 #include "vkfft.h"
 
 static const char *const vkfft_ops[] = { "fft.c2c", "fft.r2c", NULL };
@@ -45,17 +46,15 @@ struct vkfft_ctx {
 	int failed;
 };
 
-/* Worker contexts idle since their job ended, newest last, kept for the
+static void close_now(void *ctx);
+
+/* Worker contexts idle since their job ended (ctx_pool.h), kept for the
  * next job of the same engine and shape (vkfft_shape): its open takes one
- * (adopt) instead of making a device, kernels and a VkFFT plan again, as
- * cufft keeps its device's context. Opening one cost 555-629 ms on Vulkan
- * and 194-288 ms on OpenCL (an H200), every job of a process running many
- * (accel-bench's runs, a library's caller). At most POOL_MAX are kept, the
- * oldest closed first; an engine's go with it (vkfft_release). */
-#define POOL_MAX 4
-static struct vkfft_ctx *pool[POOL_MAX];
-static int npool;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+ * (the companion's adopt) instead of making a device, kernels and a VkFFT
+ * plan again. Opening one cost 555-629 ms on Vulkan and 194-288 ms on
+ * OpenCL (an H200), every job of a process running many (accel-bench's
+ * runs, a library's caller). Four are kept: two jobs' of queue_depth. */
+static struct ctx_pool pool = CTX_POOL_INIT(4, close_now);
 
 /* Load companion k and its table: the table, or NULL after a note ("opencl:
  * cannot load vkfft/opencl.so: libOpenCL.so.1: cannot open ..."). */
@@ -138,25 +137,24 @@ static int vkfft_supports(const struct accel_engine *e, const struct accel_op *o
 	return 0;
 }
 
+/* ctx_pool_take's test: the companion's adopt. */
+static int adopt(void *ctx, const void *job)
+{
+	struct vkfft_ctx *c = ctx;
+	return c->api->adopt(c->ctx, job);
+}
+
 static int vkfft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
 {
 	const struct vkfft_api *t = part_of(e);
 	if (!op->ext || !t)
 		return ACCEL_ENOTSUP;
-	pthread_mutex_lock(&pool_lock);
-	for (int i = npool; i-- > 0;) {
-		struct vkfft_ctx *k = pool[i];
-		if (k->e == e && k->api->adopt(k->ctx, op->ext)) {
-			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
-			npool--;
-			pthread_mutex_unlock(&pool_lock);
-			*ctx = k;
-			return 0;
-		}
+	struct vkfft_ctx *c = ctx_pool_take(&pool, e, adopt, op->ext);
+	if (c) {
+		*ctx = c;
+		return 0;
 	}
-	pthread_mutex_unlock(&pool_lock);
-	struct vkfft_ctx *c = calloc(1, sizeof *c);
-	if (!c)
+	if (!(c = calloc(1, sizeof *c)))
 		return ACCEL_ENOMEM;
 	c->e = e;
 	c->api = t;
@@ -178,33 +176,22 @@ static int vkfft_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	return rc;
 }
 
-static void close_now(struct vkfft_ctx *c)
+static void close_now(void *ctx)
 {
+	struct vkfft_ctx *c = ctx;
 	c->api->close(c->ctx);
 	free(c);
 }
 
-/* A context whose runs all succeeded goes to the pool (the oldest there
- * closed if it is full); one that failed is closed. */
+/* A context whose runs all succeeded goes to the pool; one that failed is
+ * closed. */
 static void vkfft_close(void *ctx)
 {
-	struct vkfft_ctx *c = ctx, *old = NULL;
-	if (!c)
-		return;
-	if (c->failed) {
+	struct vkfft_ctx *c = ctx;
+	if (c && c->failed)
 		close_now(c);
-		return;
-	}
-	pthread_mutex_lock(&pool_lock);
-	if (npool == POOL_MAX) {
-		old = pool[0];
-		memmove(&pool[0], &pool[1], (POOL_MAX - 1) * sizeof *pool);
-		npool--;
-	}
-	pool[npool++] = c;
-	pthread_mutex_unlock(&pool_lock);
-	if (old)
-		close_now(old);
+	else if (c)
+		ctx_pool_put(&pool, c->e, c);
 }
 
 /* The engine's idle contexts closed, then its data freed (Vulkan: the
@@ -212,21 +199,7 @@ static void vkfft_close(void *ctx)
 static void vkfft_release(const struct accel_engine *e)
 {
 	const struct vkfft_api *t = part_of(e);
-	struct vkfft_ctx *mine[POOL_MAX];
-	int n = 0;
-	pthread_mutex_lock(&pool_lock);
-	for (int i = 0; i < npool;) {
-		if (pool[i]->e == e) {
-			mine[n++] = pool[i];
-			memmove(&pool[i], &pool[i + 1], (size_t)(npool - i - 1) * sizeof *pool);
-			npool--;
-		} else {
-			i++;
-		}
-	}
-	pthread_mutex_unlock(&pool_lock);
-	for (int i = 0; i < n; i++)
-		close_now(mine[i]);
+	ctx_pool_drop(&pool, e);
 	if (t)
 		t->release(e->data);
 }
