@@ -11,6 +11,7 @@
  * buffer and a fence.
  */
 #define VKFFT_BACKEND 0
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
@@ -18,6 +19,15 @@
 #include "vkfft.h"
 
 #define MAX_DEVICES 16
+
+/* glslang's process state (the built-in symbol tables every compile
+ * needs, built by a process's first glslang_initialize_process and freed by
+ * its last glslang_finalize_process) is held from the first open to the
+ * release of the last engine: else each compile, ours and initializeVkFFT's,
+ * built the tables again (two of ours and one of VkFFT's a worker context).
+ * Memory only: glslang starts no thread and opens no file. */
+static pthread_mutex_t glslang_lock = PTHREAD_MUTEX_INITIALIZER;
+static int glslang_held, live_engines;
 
 /* The instance of one probe, kept while an engine on one of its devices
  * is (vkfft_vk_release destroys it with the last). */
@@ -135,10 +145,14 @@ static int vkfft_vk_probe(struct accel_probe *p)
 		}
 		*dev = s->dev[j];
 		dev->inst = inst;
-		if (accel_probe_add_engine_variant(p, i, "vulkan", dev) < 0)
+		if (accel_probe_add_engine_variant(p, i, "vulkan", dev) < 0) {
 			free(dev);
-		else
+		} else {
 			inst->engines++;
+			pthread_mutex_lock(&glslang_lock);
+			live_engines++;
+			pthread_mutex_unlock(&glslang_lock);
+		}
 		accel_probe_note(p, "vulkan: %s", pr->deviceName);
 	}
 	free(s);
@@ -149,9 +163,24 @@ static int vkfft_vk_probe(struct accel_probe *p)
 	return ACCEL_ENOTSUP;
 }
 
+
+static void hold_glslang(void)
+{
+	pthread_mutex_lock(&glslang_lock);
+	if (!glslang_held)
+		glslang_held = glslang_initialize_process() != 0;
+	pthread_mutex_unlock(&glslang_lock);
+}
+
 static void vkfft_vk_release(void *data)
 {
 	struct vkfft_vk_dev *d = data;
+	pthread_mutex_lock(&glslang_lock);
+	if (--live_engines == 0 && glslang_held) {
+		glslang_finalize_process();
+		glslang_held = 0;
+	}
+	pthread_mutex_unlock(&glslang_lock);
 	if (--d->inst->engines == 0) {
 		vkDestroyInstance(d->inst->handle, NULL);
 		free(d->inst);
@@ -515,6 +544,7 @@ static int vkfft_vk_open(const struct accel_engine *e, const struct accel_fft *f
 		vkfft_vk_close(c);
 		return ACCEL_ENOTSUP;
 	}
+	hold_glslang();
 	float prio = 1;
 	VkDeviceQueueCreateInfo qi = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = d->family,
 				       .queueCount = 1, .pQueuePriorities = &prio };
