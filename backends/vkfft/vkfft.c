@@ -7,8 +7,9 @@
  * kernels of ours reduce them to finished rows, the only thing that comes
  * down. Real input runs as a complex transform with a zero imaginary part;
  * the half spectrum is kept. Each worker context owns its queue, buffers,
- * kernels and VkFFT application, made once at open; the stream engine
- * keeps queue_depth units in flight per engine. This file is the plugin:
+ * kernels and VkFFT application, made once at open and kept idle after
+ * its job for a later job of the same shape (vkfft_shape, ctx_pool.h); the
+ * stream engine keeps queue_depth units in flight per engine. This file is the plugin:
  * the code that calls VkFFT lives in its companions (vkfft.h), loaded by
  * the probe, so loading the plugin maps no OpenCL, Vulkan or glslang.
  */
