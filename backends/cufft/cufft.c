@@ -289,8 +289,9 @@ struct cufft_ctx {
 	float *half;                  /* host chain, r2c: the half spectra, compacted */
 };
 
-static void close_now(struct cufft_ctx *c)
+static void close_now(void *ctx)
 {
+	struct cufft_ctx *c = ctx;
 	if (c->current) {
 		cu->set_current(c->context);
 		if (c->plan_ok)
@@ -315,11 +316,7 @@ static void close_now(struct cufft_ctx *c)
  * jobs' of queue_depth. accel-bench's in-process runs and a library's
  * caller running many jobs otherwise allocated pinned memory and planned
  * again for every job. */
-static void close_idle(void *ctx)
-{
-	close_now(ctx);
-}
-static struct ctx_pool pool = CTX_POOL_INIT(8, close_idle);
+static struct ctx_pool pool = CTX_POOL_INIT(8, close_now);
 
 /* A context whose runs all succeeded goes to the pool; one that failed is
  * closed. */
@@ -429,28 +426,10 @@ static int same_shape(const struct cufft_shape *a, const struct cufft_shape *b)
 }
 
 /* ctx_pool_take's test: whether idle context ctx was made for a job of
- * the shape of `job` (a struct cufft_shape); if so it now serves that
- * shape's job (set by take_idle). */
+ * the shape `job` (a struct cufft_shape). */
 static int fits(void *ctx, const void *job)
 {
 	return same_shape(&((struct cufft_ctx *)ctx)->shape, job);
-}
-
-/* An idle context of engine e made for a job of f's shape, taken out of
- * the pool and set to serve f; NULL when there is none. */
-static struct cufft_ctx *take_idle(const struct accel_engine *e, const struct accel_fft *f)
-{
-	struct cufft_shape s;
-	if (shape_of(&s, f) < 0)
-		return NULL;
-	struct cufft_ctx *c = ctx_pool_take(&pool, e, fits, &s);
-	free(s.win);
-	if (c) {
-		c->f = f;
-		c->lf = *f;
-		c->lf.r2c = 0;
-	}
-	return c;
 }
 
 static int cufft_open(const struct accel_engine *e, const struct accel_op *op, void **ctx)
@@ -458,24 +437,31 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 	const struct accel_fft *f = op->ext;
 	if (!f)
 		return ACCEL_ENOTSUP;
-	struct cufft_ctx *c = take_idle(e, f);
+	struct cufft_shape shape;
+	if (shape_of(&shape, f) < 0)
+		return ACCEL_ENOMEM;
+	/* An idle context made for a job of this shape, else a new one. */
+	struct cufft_ctx *c = ctx_pool_take(&pool, e, fits, &shape);
 	if (c) {
+		free(shape.win);
+		c->f = f;
+		c->lf = *f;
+		c->lf.r2c = 0;
 		*ctx = c;
 		return 0;
 	}
-	if (!(c = calloc(1, sizeof *c)))
-		return ACCEL_ENOMEM;
-	if (shape_of(&c->shape, f) < 0) {
-		free(c);
+	if (!(c = calloc(1, sizeof *c))) {
+		free(shape.win);
 		return ACCEL_ENOMEM;
 	}
+	c->shape = shape;
 	c->e = e;
 	struct cufft_gpu *g = e->data;
 	c->g = g;
 	c->f = f;
 	c->lf = *f;
 	c->lf.r2c = 0;
-	c->batch = accel_fft_kept_frames(f, 0, f->unit_frames);
+	c->batch = shape.batch;
 	if (engine_context(g, &c->context) < 0) {
 		close_now(c);
 		return ACCEL_EDEVICE;
@@ -484,11 +470,10 @@ static int cufft_open(const struct accel_engine *e, const struct accel_op *op, v
 	size_t spec = c->batch * f->n * 8;
 	int bad = cu->set_current(c->context) || cu->stream_create(&c->stream, CU_STREAM_FLAG_NON_BLOCKING) ||
 		  dev_alloc(&c->d_spec, spec);
-	c->fused = !bad && have_nvrtc && !host_chain_asked() && load_kernels(c, g) == 0;
+	c->fused = !bad && shape.fused && load_kernels(c, g) == 0;
 	if (!bad && c->fused) {
-		size_t vals = f->out == ACCEL_FFT_COMPLEX ? 2 * f->bins : f->bins;
-		c->raw_cap = unit_span(f);
-		c->rows_bytes = accel_fft_rows(f, c->batch) * vals * sizeof(float);
+		c->raw_cap = shape.raw_cap;
+		c->rows_bytes = shape.rows_bytes;
 		bad = dev_alloc(&c->d_raw, c->raw_cap) || host_alloc(&c->h_raw, c->raw_cap) ||
 		      dev_alloc(&c->d_idx, f->unit_frames * 4) || host_alloc(&c->h_idx, f->unit_frames * 4) ||
 		      dev_alloc(&c->d_rows, c->rows_bytes) || host_alloc(&c->h_rows, c->rows_bytes) ||
