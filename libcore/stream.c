@@ -856,6 +856,16 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx)
  * with its line rerr. Lock held. */
 static void read_failed_locked(struct stream *s, struct accel_input *in, int r, const char *rerr)
 {
+	/* As a serial run does, and as zstd -d and gzip -d do with a file
+	 * cut short: the units read before the bad part are run and written
+	 * whole first, then the run fails. Which of them had been written
+	 * when the reader stopped would otherwise depend on timing. An
+	 * engine's data error in one of them is earlier in the stream: it is
+	 * the one reported. */
+	int e = errno;
+	while (!s->stop && s->written != s->issued)
+		pthread_cond_wait(&s->cond_free, &s->lock);
+	errno = e;
 	if (r == ACCEL_EIO)
 		fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
 	else if (strstr(rerr, "byte offset"))
