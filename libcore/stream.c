@@ -81,7 +81,8 @@ struct stream {
 	int writing;                   /* a thread is writing units (write_ready_locked) */
 	int wake_reader;               /* cond_free to signal once the lock is let go (unlock_wake) */
 	int rc;
-	uint64_t err_unit;             /* seq + 1 of the unit whose data error s->err holds, 0: none */
+	uint64_t bad_unit;             /* the unit whose data error s->err holds */
+	uint64_t cut;                  /* no unit from this one on is written (NO_CUT: none) */
 	char *err;
 	size_t errlen;
 	struct accel_progress *progress;
@@ -103,17 +104,21 @@ struct stream {
 	int wake_worker;               /* cond_work to signal once the lock is let go (unlock_wake) */
 };
 
+#define NO_CUT UINT64_MAX
+
 static const char *prog(const struct stream *s)
 {
 	return s->cfg->prog ? s->cfg->prog : "accel";
 }
 
-/* Record the first error of the run and stop everything. Lock held. */
+/* Record the first error of the run and stop everything. An error while
+ * the units before a bad one are still written (cut_locked) is earlier in
+ * the stream: it is the one reported. Lock held. */
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 {
-	if (!s->rc) {
+	if (!s->rc || (s->cut != NO_CUT && !s->stop)) {
 		s->rc = rc;
 		va_list ap;
 		va_start(ap, fmt);
@@ -121,6 +126,30 @@ static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	s->stop = 1;
+	pthread_cond_broadcast(&s->cond_free);
+	pthread_cond_broadcast(&s->cond_work);
+}
+
+/* Unit u's input is bad (a data error: never run again elsewhere). As a
+ * serial run does, and as zstd -d, gzip -d and age do with a file damaged
+ * in its middle, the units before it are still run and written whole; the
+ * run then fails with its line, and nothing from u on is written but
+ * (keep 1) the good output the engine kept in it (u->out_good). Which
+ * of those units had been written when it failed would otherwise depend
+ * on timing. Of several bad units the first in the stream is reported.
+ * Lock held. */
+static void cut_locked(struct stream *s, const struct accel_unit *u, int keep, const char *err)
+{
+	if ((s->rc && s->cut == NO_CUT) || s->stop || (s->cut != NO_CUT && u->seq >= s->bad_unit))
+		return;
+	s->bad_unit = u->seq;
+	s->cut = u->seq + keep;
+	s->rc = ACCEL_EDATA;
+	snprintf(s->err, s->errlen, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(ACCEL_EDATA),
+		 (unsigned long long)u->offset, (unsigned long long)u->seq);
+	if (s->written >= s->cut)
+		s->stop = 1;
+	/* The reader stops reading; idle workers look again. */
 	pthread_cond_broadcast(&s->cond_free);
 	pthread_cond_broadcast(&s->cond_work);
 }
@@ -345,6 +374,7 @@ static int process(struct worker *w, struct accel_unit *u)
 	pthread_mutex_unlock(&s->lock);
 	for (;;) {
 		err[0] = 0;
+		u->out_good = 0;
 		int rc = run_on(w, i, u, err, sizeof err);
 		if (rc == 0) {
 			if (tried && s->cfg->verbose > 0)
@@ -353,17 +383,20 @@ static int process(struct worker *w, struct accel_unit *u)
 		}
 		pthread_mutex_lock(&s->lock);
 		if (rc == ACCEL_EDATA || rc == ACCEL_ENOMEM) {
-			/* Units fail in any order: the error reported is the
-			 * first one's in the stream, as a serial run reports
-			 * it, when the units before it were still running. */
-			if (rc == ACCEL_EDATA && s->rc == ACCEL_EDATA && s->err_unit > u->seq + 1)
-				s->rc = 0;
-			int first = !s->rc;
-			fail_locked(s, rc, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(rc),
-				    (unsigned long long)u->offset, (unsigned long long)u->seq);
-			if (first)
-				s->err_unit = u->seq + 1;
+			/* The good output before the bad part is written as
+			 * the unit's, in its turn; then the run ends. */
+			int keep = rc == ACCEL_EDATA && u->out_good && u->out_good <= u->out.len;
+			if (rc == ACCEL_EDATA)
+				cut_locked(s, u, keep, err);
+			else
+				fail_locked(s, rc, "%s at byte offset %llu (unit %llu)",
+					    err[0] ? err : accel_strerror(rc), (unsigned long long)u->offset,
+					    (unsigned long long)u->seq);
 			pthread_mutex_unlock(&s->lock);
+			if (keep) {
+				u->out.len = u->out_good;
+				return 0;
+			}
 			return rc;
 		}
 		struct slot *sl = &s->slots[i];
@@ -442,7 +475,12 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 		accel_progress_update(s->progress, u->offset + u->in.len);
 	measure_locked(s, u);
 	release_locked(s, u);
-	s->written++;
+	/* The units before a bad one are all written: the run ends. */
+	if (++s->written >= s->cut) {
+		s->stop = 1;
+		pthread_cond_broadcast(&s->cond_free);
+		pthread_cond_broadcast(&s->cond_work);
+	}
 	return 0;
 }
 
@@ -490,6 +528,7 @@ static struct accel_unit *take_unit_locked(struct stream *s, const struct worker
 	u->out_hint = 0;
 	u->in_overlap = 0;
 	u->in_at = -1;
+	u->out_good = 0;
 	u->in.len = u->out.len = 0;
 	return u;
 }
@@ -580,11 +619,11 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		/* A dropped engine's workers end: others serve its units. */
 		while (!s->stop && !s->slots[w->slot].dropped && !u) {
-			if (s->qlen) {
+			if (s->qlen && s->queue[s->qhead]->seq < s->cut) {
 				u = s->queue[s->qhead];
 				s->qhead = (s->qhead + 1) % s->nunits;
 				s->qlen--;
-			} else if (s->pulling && s->busy < s->limit) {
+			} else if (s->pulling && s->busy < s->limit && s->cut == NO_CUT) {
 				in = s->pull_in;
 				u = pull_locked(s, w);
 			} else if (s->reader_done) {
@@ -933,7 +972,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 			wake_worker = 0;
 			pthread_cond_wait(&s->cond_free, &s->lock);
 		}
-		if (s->stop)
+		if (s->stop || s->cut != NO_CUT)
 			break;
 		struct accel_unit *u = take_unit_locked(s, NULL);
 		pthread_mutex_unlock(&s->lock);
@@ -1067,6 +1106,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	s->op = op;
 	s->err = err;
 	s->errlen = len;
+	s->cut = NO_CUT;
 	err[0] = 0;
 	if (accel_fault_check(ctx, err, len) < 0)
 		return ACCEL_EINVAL;

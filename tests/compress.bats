@@ -271,6 +271,32 @@ flip_middle() {
 	lz4 -q -c a > bad-lz4.lz4; flip_middle bad-lz4.lz4; damaged bad-lz4.lz4
 }
 
+@test "a frame damaged in the middle: the frames before it are written, at any -T, as zstd -d writes them" {
+	gen 2000000 a
+	"$A" -c -F zstd -B 64K a > bad.zst
+	flip_middle bad.zst
+	run ! sh -c 'zstd -q -d -c bad.zst > z.out'
+	for t in 1 2 4; do
+		for i in 1 2 3; do
+			run -3 sh -c '"$0" -d -c -T "$1" bad.zst > o.out' "$A" $t
+			[[ "$output" =~ \(unit\ ([0-9]+)\)$ ]]
+			# Every unit before the bad one, whole: a prefix of the
+			# input, and of what zstd -d writes.
+			[ "$(stat -c %s o.out)" = $(( BASH_REMATCH[1] * 65536 )) ]
+			[ "${BASH_REMATCH[1]}" -gt 0 ]
+			cmp -n "$(stat -c %s o.out)" o.out a
+			cmp -n "$(stat -c %s o.out)" o.out z.out
+		done
+	done
+	# A damaged gzip member in a multi-member file: the members before it.
+	"$A" -c -F gzip -B 64K a > bad.gz
+	flip_middle bad.gz
+	run -3 sh -c '"$0" -d -c bad.gz > g.out' "$A"
+	[[ "$output" =~ \(unit\ ([0-9]+)\)$ ]]
+	[ "$(stat -c %s g.out)" = $(( BASH_REMATCH[1] * 65536 )) ]
+	cmp -n "$(stat -c %s g.out)" g.out a
+}
+
 @test "truncated input (half, or all but the last byte): exit 3, offset, no -o file" {
 	gen 400000 a
 	for fmt in zstd gzip lz4; do
@@ -491,7 +517,7 @@ garbage_as_gzip() {
 	gen 1000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 108, this libaccel has ABI 8"* ]]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 109, this libaccel has ABI 9"* ]]
 	"$A" -c -d out | cmp a -
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -c -b badabi a
 	[ "$status" -eq 1 ]

@@ -230,12 +230,39 @@ EOF
 	done
 }
 
+@test "a chunk damaged in the middle: the chunks before it are written, the bytes age -d writes, at any -T, to a pipe too" {
+	head -c 3000000 /dev/urandom > p
+	"$C" -r "$REC" p > m.age
+	# Chunk 22 of 46, within a unit of several chunks.
+	off=$(( $(payload_offset m.age) + 22 * 65552 + 1000 ))
+	printf '\x55' | dd of=m.age bs=1 seek=$off conv=notrunc status=none
+	run ! sh -c 'age -d -i key.txt m.age > a.out'
+	[ "$(stat -c %s a.out)" = $(( 22 * 65536 )) ]
+	head -c $(( 22 * 65536 )) p | cmp - a.out
+	for t in 1 2 4; do
+		for i in 1 2 3; do
+			run -3 sh -c '"$0" -d -i key.txt -T "$1" m.age > o.out' "$C" $t
+			[ "$output" = "accel-crypt: m.age: cannot decrypt: chunk 22 at byte offset $(( off - 1000 )) failed authentication (damaged, reordered or truncated)" ]
+			cmp o.out a.out
+		done
+	done
+	run -3 bash -c 'set -o pipefail; cat m.age | "$0" -d -i key.txt | cat > o.out' "$C"
+	cmp o.out a.out
+	# -o FILE: nothing is left.
+	run -3 "$C" -d -i key.txt -o out m.age
+	[ ! -e out ]
+}
+
 @test "a full final chunk followed by more data: trailing data after the final chunk" {
 	head -c 65536 /dev/urandom > p
 	"$C" -r "$REC" p > m.age
 	{ cat m.age; head -c 100 /dev/urandom; } > t.age
-	run -3 "$C" -d -i key.txt t.age
+	run -3 sh -c '"$0" -d -i key.txt t.age > t.out' "$C"
 	[ "$output" = "accel-crypt: t.age: cannot decrypt: trailing data after the final chunk 0" ]
+	# The final chunk authenticated: it is written, as age writes it.
+	cmp t.out p
+	run ! sh -c 'age -d -i key.txt t.age > a.out'
+	cmp t.out a.out
 }
 
 @test "an empty final chunk after a full one is refused; an empty file's single empty chunk is not" {
@@ -245,8 +272,12 @@ EOF
 	"$C" -r "$REC" q > two.age
 	off=$(payload_offset two.age)
 	{ head -c $(( off + 65552 )) two.age; head -c 16 /dev/zero; } > e.age
-	run -3 "$C" -d -i key.txt e.age
+	run -3 sh -c '"$0" -d -i key.txt e.age > e.out' "$C"
 	[ "$output" = "accel-crypt: e.age: cannot decrypt: final chunk 1 is empty" ]
+	# The full chunk before it is written, as age writes it.
+	head -c 65536 q | cmp - e.out
+	run ! sh -c 'age -d -i key.txt e.age > a.out'
+	cmp e.out a.out
 	: > empty
 	"$C" -r "$REC" empty > empty.age
 	[ $(( $(stat -c %s empty.age) - $(payload_offset empty.age) )) = 16 ]

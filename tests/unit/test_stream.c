@@ -44,7 +44,8 @@ static int upper_open(const struct accel_engine *e, const struct accel_op *op, v
 	return 0;
 }
 
-/* Upper-cases the unit; '!' in the input is bad data. Engine fa is slow on
+/* Upper-cases the unit; '!' in the input is bad data, and so is '?', but
+ * the bytes before it are good output (out_good). Engine fa is slow on
  * every third unit, so units finish out of order. */
 static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
@@ -54,8 +55,10 @@ static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
 		return ACCEL_ENOMEM;
 	for (size_t i = 0; i < u->in.len; i++) {
-		if (u->in.data[i] == '!') {
+		if (u->in.data[i] == '!' || u->in.data[i] == '?') {
 			snprintf(err, len, "bad byte");
+			if (u->in.data[i] == '?')
+				u->out.len = u->out_good = i;
 			return ACCEL_EDATA;
 		}
 		u->out.data[i] = (uint8_t)toupper(u->in.data[i]);
@@ -347,15 +350,35 @@ static void bad_data_names_the_offset(void **state)
 	setup_run(&f, t, 1);
 	assert_int_equal(run(&f, ACCEL_FALLBACK_NEXT, 0), ACCEL_EDATA);
 	assert_string_equal(f.err, "bad byte at byte offset 50 (unit 5)");
+	/* The units before the bad one are written, whole, whichever engine
+	 * finished first; nothing of the bad one. */
+	assert_string_equal(output(&f), (want[50] = 0, want));
 	teardown_run(&f);
+	for (int i = 0; i < 300; i++)
+		want[i] = (char)toupper(t[i]);
+	/* Two bad units: the first in the stream is reported; the good bytes
+	 * an engine kept of it (out_good) are written after the others. */
+	t[57] = '?';
+	t[254] = '!';
+	setup_run(&f, t, 1);
+	assert_int_equal(run(&f, ACCEL_FALLBACK_NEXT, 0), ACCEL_EDATA);
+	assert_string_equal(f.err, "bad byte at byte offset 50 (unit 5)");
+	assert_string_equal(output(&f), (want[57] = 0, want));
+	teardown_run(&f);
+	for (int i = 0; i < 300; i++)
+		want[i] = (char)toupper(t[i]);
 	/* The reader's own error names where the input stopped. */
 	t[57] = 'x';
+	t[254] = 'x';
 	t[120] = '#';
 	setup_run(&f, t, 0);
 	assert_int_equal(run(&f, ACCEL_FALLBACK_NEXT, 0), ACCEL_EDATA);
 	char msg[128];
 	snprintf(msg, sizeof msg, "%s: bad header at byte offset 120", f.in_path);
 	assert_string_equal(f.err, msg);
+	/* What was read before it is run and written first. */
+	want[57] = 'X';
+	assert_string_equal(output(&f), (want[120] = 0, want));
 	teardown_run(&f);
 	free(t);
 }

@@ -56,6 +56,13 @@ struct accel_unit {
 	 * more than the copy. A file that shrank meanwhile fails the run
 	 * (ACCEL_EIO). */
 	int64_t in_at;
+	/* An engine that fails the unit with ACCEL_EDATA (bad input, never
+	 * run again elsewhere) and knows that the first out_good bytes of
+	 * out are good output of the input before the bad part sets them
+	 * (age: the chunks that authenticated before the one that did not):
+	 * they are written, as the peer tool writes them, before the run
+	 * fails. 0 before each run: nothing of a failed unit is written. */
+	size_t out_good;
 };
 
 #pragma GCC visibility pop

@@ -53,8 +53,10 @@ void accel_age_nonce(uint64_t counter, int last, uint8_t nonce[ACCEL_AGE_NONCE_L
  * ACCEL_E* code. Checks the final-chunk rules while opening. Returns 0;
  * ACCEL_EDATA with one line in err[len] naming the chunk ("chunk 3 failed
  * authentication (...)", "final chunk 2 is empty", "chunk 0 is missing
- * (truncated file)", "trailing data after the final chunk 5"); aead's
- * other codes; ACCEL_ENOMEM.
+ * (truncated file)", "trailing data after the final chunk 5"), and
+ * u->out_good set to the bytes of the chunks that authenticated before it
+ * (with a final chunk followed by more data, that chunk too), as age
+ * writes them before it fails; aead's other codes; ACCEL_ENOMEM.
  */
 int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decrypt,
 		       int (*aead)(void *arg, int decrypt, const uint8_t *nonce, const uint8_t *src, size_t n,
