@@ -111,14 +111,14 @@ static const char *prog(const struct stream *s)
 	return s->cfg->prog ? s->cfg->prog : "accel";
 }
 
-/* Record the first error of the run and stop everything. An error while
- * the units before a bad one are still written (cut_locked) is earlier in
- * the stream: it is the one reported. Lock held. */
+/* Record the first error of the run and stop everything (a data error
+ * that cut_locked recorded stays the one reported: what fails while the
+ * units before it are written may as well be a later unit's). Lock held. */
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 {
-	if (!s->rc || (s->cut != NO_CUT && !s->stop)) {
+	if (!s->rc) {
 		s->rc = rc;
 		va_list ap;
 		va_start(ap, fmt);
