@@ -382,21 +382,21 @@ static int process(struct worker *w, struct accel_unit *u)
 			return 0;
 		}
 		pthread_mutex_lock(&s->lock);
-		if (rc == ACCEL_EDATA || rc == ACCEL_ENOMEM) {
+		if (rc == ACCEL_EDATA) {
 			/* The good output before the bad part is written as
 			 * the unit's, in its turn; then the run ends. */
-			int keep = rc == ACCEL_EDATA && u->out_good && u->out_good <= u->out.len;
-			if (rc == ACCEL_EDATA)
-				cut_locked(s, u, keep, err);
-			else
-				fail_locked(s, rc, "%s at byte offset %llu (unit %llu)",
-					    err[0] ? err : accel_strerror(rc), (unsigned long long)u->offset,
-					    (unsigned long long)u->seq);
+			int keep = u->out_good && u->out_good <= u->out.len;
+			cut_locked(s, u, keep, err);
 			pthread_mutex_unlock(&s->lock);
-			if (keep) {
-				u->out.len = u->out_good;
-				return 0;
-			}
+			if (!keep)
+				return rc;
+			u->out.len = u->out_good;
+			return 0;
+		}
+		if (rc == ACCEL_ENOMEM) {
+			fail_locked(s, rc, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(rc),
+				    (unsigned long long)u->offset, (unsigned long long)u->seq);
+			pthread_mutex_unlock(&s->lock);
 			return rc;
 		}
 		struct slot *sl = &s->slots[i];
@@ -528,7 +528,6 @@ static struct accel_unit *take_unit_locked(struct stream *s, const struct worker
 	u->out_hint = 0;
 	u->in_overlap = 0;
 	u->in_at = -1;
-	u->out_good = 0;
 	u->in.len = u->out.len = 0;
 	return u;
 }
@@ -891,6 +890,13 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx)
 	return ram;
 }
 
+/* Wait until every unit issued is written, or the run stops. Lock held. */
+static void wait_written_locked(struct stream *s)
+{
+	while (!s->stop && s->written != s->issued)
+		pthread_cond_wait(&s->cond_free, &s->lock);
+}
+
 /* Stop the run for ops->next's error r on `in` (errno set for ACCEL_EIO),
  * with its line rerr. Lock held. */
 static void read_failed_locked(struct stream *s, struct accel_input *in, int r, const char *rerr)
@@ -902,8 +908,7 @@ static void read_failed_locked(struct stream *s, struct accel_input *in, int r, 
 	 * engine's data error in one of them is earlier in the stream: it is
 	 * the one reported. */
 	int e = errno;
-	while (!s->stop && s->written != s->issued)
-		pthread_cond_wait(&s->cond_free, &s->lock);
+	wait_written_locked(s);
 	errno = e;
 	if (r == ACCEL_EIO)
 		fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
@@ -919,8 +924,7 @@ static void read_failed_locked(struct stream *s, struct accel_input *in, int r, 
  * Lock held on entry and return; -1 when the run was stopped first. */
 static int serial_region_locked(struct stream *s, struct accel_input *in, void **serial_ctx, int *serial_slot)
 {
-	while (!s->stop && s->written != s->issued)
-		pthread_cond_wait(&s->cond_free, &s->lock);
+	wait_written_locked(s);
 	if (s->stop)
 		return -1;
 	pthread_mutex_unlock(&s->lock);
@@ -1029,8 +1033,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 		pthread_cond_signal(&s->cond_work);
 	/* The job ends when its last unit is written: the next job's units
 	 * start again from sequence number 0, into another output. */
-	while (!s->stop && s->written != s->issued)
-		pthread_cond_wait(&s->cond_free, &s->lock);
+	wait_written_locked(s);
 	s->pull_job = 0;
 }
 

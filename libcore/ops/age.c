@@ -56,13 +56,11 @@ int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decr
 		if (decrypt) {
 			if (n < ACCEL_AGE_TAG) {
 				snprintf(err, len, "chunk %llu is truncated (%zu bytes)", (unsigned long long)idx, n);
-				u->out.len = u->out_good = (size_t)(dst - u->out.data);
-				return ACCEL_EDATA;
+				goto bad;
 			}
 			if (last && n == ACCEL_AGE_TAG && idx > 0) {
 				snprintf(err, len, "final chunk %llu is empty", (unsigned long long)idx);
-				u->out.len = u->out_good = (size_t)(dst - u->out.data);
-				return ACCEL_EDATA;
+				goto bad;
 			}
 		}
 		accel_age_nonce(idx, last, nonce);
@@ -70,30 +68,32 @@ int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decr
 		if (rc == ACCEL_EDATA && !last && n == SEALED) {
 			/* A full chunk sealed as the final one, with more
 			 * after it: the file goes on past its end. Its
-			 * plaintext is good, and written as age writes it. */
+			 * plaintext is good output. */
 			accel_age_nonce(idx, 1, nonce);
 			if (aead(arg, decrypt, nonce, src, n - ACCEL_AGE_TAG, dst) == 0) {
 				snprintf(err, len, "trailing data after the final chunk %llu", (unsigned long long)idx);
-				u->out.len = u->out_good = (size_t)(dst - u->out.data) + n - ACCEL_AGE_TAG;
-				return ACCEL_EDATA;
+				dst += n - ACCEL_AGE_TAG;
+				goto bad;
 			}
 		}
-		if (rc == ACCEL_EDATA)
+		if (rc == ACCEL_EDATA) {
 			snprintf(err, len, "chunk %llu at byte offset %llu failed authentication (damaged, reordered or truncated)",
 				 (unsigned long long)idx, (unsigned long long)(u->offset + i * step));
-		if (rc < 0) {
-			/* The chunks before this one authenticated: age writes
-			 * them before it fails, and so does the stream. */
-			if (rc == ACCEL_EDATA)
-				u->out.len = u->out_good = (size_t)(dst - u->out.data);
-			return rc;
+			goto bad;
 		}
+		if (rc < 0)
+			return rc;
 		src += n;
 		left -= n;
 		dst += decrypt ? n - ACCEL_AGE_TAG : n + ACCEL_AGE_TAG;
 	}
 	u->out.len = (size_t)(dst - u->out.data);
 	return 0;
+bad:
+	/* What authenticated before the bad chunk is good output: age writes
+	 * it before it fails, and so does the stream (out_good). */
+	u->out.len = u->out_good = (size_t)(dst - u->out.data);
+	return ACCEL_EDATA;
 }
 
 /* What the reader callback needs: input bytes per unit, the direction, and
