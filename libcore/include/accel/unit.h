@@ -23,9 +23,10 @@ struct accel_buf {
 	uint8_t *data;
 	size_t len, cap;
 };
-/* Make room for `cap` bytes in total (grows by at least half; from 2 MiB
- * the data is 2 MiB-aligned, marked for huge pages); keeps the content
- * (b->len bytes). Returns 0, or ACCEL_ENOMEM with b unchanged. */
+/* Make room for `cap` bytes in total (grows by at least half; from 64 KiB
+ * the data starts on a 64-byte cache line, from 2 MiB it is 2 MiB-aligned,
+ * marked for huge pages); keeps the content (b->len bytes). Returns 0, or
+ * ACCEL_ENOMEM with b unchanged. */
 int accel_buf_reserve(struct accel_buf *b, size_t cap);
 /* Free the data and leave b empty (reusable). */
 void accel_buf_free(struct accel_buf *b);
