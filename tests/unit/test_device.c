@@ -102,11 +102,49 @@ static void notes_are_kept_up_to_the_limit(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* A cpuinfo flags line: whole words of flag characters, each kept once in
+ * the order first seen, until features[] is full; known flags set bits. */
+static void features_keep_each_flag_once(void **state)
+{
+	(void)state;
+	struct accel_device d;
+	memset(&d, 0, sizeof d);
+	accel_device_set_features(&d, "flags\t\t: avx2 sse4_2 avx2 a-b avx sse4_2 avx5 avx\n");
+	assert_string_equal(d.features, "avx2 sse4_2 avx avx5");
+	assert_true(accel_device_has_flag(&d, "avx2"));
+	assert_true(accel_device_has_flag(&d, "avx"));
+	assert_false(accel_device_has_flag(&d, "avx512f"));
+	assert_false(accel_device_has_flag(&d, "a-b"));
+	assert_int_equal(d.flags, accel_cpu_flags_parse("avx2 sse4_2 avx"));
+
+	/* Words of one letter, each twice: the set holds every word that
+	 * fits, and nothing past the buffer's end. */
+	char line[8192];
+	size_t n = 0;
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 1500; i++)
+			n += (size_t)snprintf(line + n, sizeof line - n, "f%d ", i);
+	accel_device_set_features(&d, line);
+	size_t len = strlen(d.features);
+	assert_true(len < sizeof d.features);
+	assert_true(len > sizeof d.features - 8);
+	assert_memory_equal(d.features, "f0 f1 f2 ", 9);
+	assert_null(strstr(d.features, "f1 f1 "));
+	/* f0 .. fK, each once, in order: K + 1 words, the last one fK. */
+	size_t words = 1;
+	for (const char *c = d.features; *c; c++)
+		words += *c == ' ';
+	char last[16];
+	snprintf(last, sizeof last, "f%zu", words - 1);
+	assert_string_equal(strrchr(d.features, ' ') + 1, last);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(video_engine_merges_into_its_gpu),
 		cmocka_unit_test(notes_are_kept_up_to_the_limit),
+		cmocka_unit_test(features_keep_each_flag_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
