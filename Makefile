@@ -64,7 +64,17 @@ $(error accel: cannot find libhwloc.so (libhwloc-dev, from make deps) or read it
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) hwloc 2>/dev/null) -DACCEL_HWLOC_SONAME='"$(HWLOC_SONAME)"'
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# The compression libraries are loaded when a job needs one
+# (libcore/codec_dl.h): libaccel links cJSON alone. Programs of the tests
+# that call them link them (CODEC_LIBS), and libaccel binds to those.
+CODEC_PKGS := libzstd liblz4 libisal libdeflate minizip zlib
+PKG_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null) -lm
+CODEC_LIBS := $(shell pkg-config --libs $(CODEC_PKGS) 2>/dev/null)
+# Their sonames, read when codec_dl.c is compiled (after make deps).
+CODEC_SONAMES = -DACCEL_ZSTD_SONAME='"$(call soname,zstd)"' -DACCEL_LZ4_SONAME='"$(call soname,lz4)"' \
+	-DACCEL_ISAL_SONAME='"$(call soname,isal)"' -DACCEL_DEFLATE_SONAME='"$(call soname,deflate)"' \
+	-DACCEL_ZLIB_SONAME='"$(call soname,z)"' -DACCEL_MINIZIP_SONAME='"$(call soname,minizip)"'
+$(B)/obj/libcore/codec_dl.o: CPPFLAGS += $(CODEC_SONAMES)
 
 CORE_SRC := $(wildcard libcore/*.c libcore/ops/*.c) $(wildcard backends/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
@@ -273,7 +283,7 @@ $(B)/tests/test_ids: backends/pci/pci.c backends/pci/devnodes.c backends/pci/pci
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(call hdeps,$(CPPFLAGS) $(PKG_CFLAGS),$<)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) -ldl \
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(PKG_LIBS) $(CODEC_LIBS) -ldl \
 		$$(pkg-config --libs cmocka)
 
 $(B)/tests/fft-inprocess: tests/fft_inprocess.c | $(LIB)
@@ -291,9 +301,9 @@ $(B)/fuzz/replay-%: tests/fuzz/driver.c $$(FUZZ_SRC_$$*) | $(LIB)
 # fuzzer sees their coverage; no plugin is loaded (only the cpu backend).
 $(B)/fuzz/fuzz-%: tests/fuzz/fuzz.h $(CORE_SRC) $$(FUZZ_SRC_$$*)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -O1 -g -std=gnu11 -pthread -D_GNU_SOURCE $(FUZZ_DEF_$*) \
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CODEC_SONAMES) -O1 -g -std=gnu11 -pthread -D_GNU_SOURCE $(FUZZ_DEF_$*) \
 		-DACCEL_PLUGIN_DIR='"/nonexistent"' -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $(FUZZ_SRC_$*) $(CORE_SRC) $(PKG_LIBS) $(FUZZ_LIBS_$*) -ldl
+		-o $@ $(FUZZ_SRC_$*) $(CORE_SRC) $(PKG_LIBS) $(CODEC_LIBS) $(FUZZ_LIBS_$*) -ldl
 
 # check, demo and bench build in a sub-make, so that `make deps check` on a
 # fresh machine sees the packages deps has just installed.

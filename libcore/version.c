@@ -11,6 +11,7 @@
 #include <zstd.h>
 #include <accel/backend.h>
 #include <accel/cli.h>
+#include "codec_dl.h"
 #include "core.h"
 #include "hwloc_dl.h"
 
@@ -51,10 +52,20 @@ static void put_lines(struct printed *p, const char *text)
  * them says so). */
 static void core_library(const char *name, char *buf, size_t len)
 {
+	char why[200];
 	if (!strcmp(name, "zstd")) {
-		snprintf(buf, len, "zstd %s", ZSTD_versionString());
+		/* Loaded for it (codec_dl.h), as hwloc is below. */
+		const struct core_zstd *z = core_zstd(why, sizeof why);
+		if (z)
+			snprintf(buf, len, "zstd %s", z->ZSTD_versionString());
+		else
+			snprintf(buf, len, "zstd (%s)", why);
 	} else if (!strcmp(name, "lz4")) {
-		snprintf(buf, len, "lz4 %s", LZ4_versionString());
+		const struct core_lz4 *l = core_lz4(why, sizeof why);
+		if (l)
+			snprintf(buf, len, "lz4 %s", l->LZ4_versionString());
+		else
+			snprintf(buf, len, "lz4 (%s)", why);
 	} else if (!strcmp(name, "isa-l")) {
 		/* ISA-L tells no version at run time. */
 		snprintf(buf, len, "isa-l %d.%d.%d (build)", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION,
@@ -65,7 +76,6 @@ static void core_library(const char *name, char *buf, size_t len)
 	} else if (!strcmp(name, "hwloc")) {
 		/* hwloc tells its API version at run time, not its release;
 		 * it is loaded for it. */
-		char why[200];
 		const struct core_hwloc *h = core_hwloc(why, sizeof why);
 		unsigned api = h ? h->get_api_version() : 0;
 		if (!h)

@@ -59,6 +59,8 @@ static int cpu_supports(const struct accel_engine *e, const struct accel_op *op,
 		snprintf(reason, len, "the CPU backend has no %s", op->name);
 		return ACCEL_ENOTSUP;
 	}
+	if (c->load(op, reason, len) < 0)
+		return ACCEL_ENOTSUP;
 	const char *lib = c->library;
 	double mbps = c->prior_mbps;
 	if (c->describe)
@@ -73,7 +75,8 @@ static int cpu_open(const struct accel_engine *e, const struct accel_op *op, voi
 {
 	(void)e;
 	const struct cpu_codec *c = find_codec(op->name);
-	if (!c)
+	char why[256];
+	if (!c || c->load(op, why, sizeof why) < 0)
 		return ACCEL_ENOTSUP;
 	struct cpu_ctx *x = calloc(1, sizeof *x);
 	if (!x)

@@ -20,6 +20,9 @@ struct cpu_codec {
 	/* NULL, or the library and prior of op at its level, where they
 	 * depend on it (gzip: ISA-L or libdeflate). */
 	void (*describe)(const struct accel_op *op, const char **library, double *prior_mbps);
+	/* Load the libraries op needs (libcore/codec_dl.h): 0, or
+	 * ACCEL_ENOTSUP with why[len] saying which could not be. */
+	int (*load)(const struct accel_op *op, char *why, size_t len);
 };
 
 extern const struct cpu_codec cpu_zstd_compress, cpu_zstd_decompress;

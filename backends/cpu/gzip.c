@@ -9,8 +9,14 @@
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <accel/ops/compress.h>
+#include "codec_dl.h"
 #include "cpu.h"
 #include "ops/gzip_index.h"
+
+/* ISA-L's and libdeflate's functions (codec_dl.h), loaded by gc_load or
+ * gd_load before an open. */
+static const struct core_isal *const isal = &core_isal_fns;
+static const struct core_deflate *const dfl = &core_deflate_fns;
 
 /* Levels up to this one are ISA-L's; those above, libdeflate's. */
 #define GZIP_ISAL_MAX 3
@@ -44,7 +50,7 @@ static int gc_open(const struct accel_op *op, void **ctx)
 	if (g->level <= GZIP_ISAL_MAX)
 		g->level_buf = malloc(level_buf_size[isal_level(g->level)]);
 	else
-		g->ld = libdeflate_alloc_compressor(g->level);
+		g->ld = dfl->libdeflate_alloc_compressor(g->level);
 	if (!g->level_buf && !g->ld) {
 		free(g);
 		return ACCEL_ENOMEM;
@@ -59,7 +65,7 @@ static int64_t isal_compress(struct gc *g, const struct accel_unit *u, uint8_t *
 {
 	struct isal_zstream *z = &g->z;
 	int l = isal_level(g->level);
-	isal_deflate_stateless_init(z);
+	isal->isal_deflate_stateless_init(z);
 	z->level = (uint32_t)l;
 	z->level_buf = g->level_buf;
 	z->level_buf_size = level_buf_size[l];
@@ -70,7 +76,7 @@ static int64_t isal_compress(struct gc *g, const struct accel_unit *u, uint8_t *
 	z->avail_in = (uint32_t)u->in.len;
 	z->next_out = out;
 	z->avail_out = (uint32_t)cap;
-	int rc = isal_deflate_stateless(z);
+	int rc = isal->isal_deflate_stateless(z);
 	if (rc != COMP_OK) {
 		snprintf(err, len, "igzip: deflate failed (error %d)", rc);
 		return -1;
@@ -82,12 +88,12 @@ static int64_t isal_compress(struct gc *g, const struct accel_unit *u, uint8_t *
  * the deflate data. */
 static int64_t ld_compress(struct gc *g, const struct accel_unit *u, uint8_t *out, size_t cap, char *err, size_t len)
 {
-	size_t n = libdeflate_deflate_compress(g->ld, u->in.data, u->in.len, out, cap - 8);
+	size_t n = dfl->libdeflate_deflate_compress(g->ld, u->in.data, u->in.len, out, cap - 8);
 	if (!n) {
 		snprintf(err, len, "libdeflate: %zu bytes do not fit the %zu bytes of their bound", u->in.len, cap);
 		return -1;
 	}
-	uint32_t crc = libdeflate_crc32(0, u->in.data, u->in.len), isize = (uint32_t)u->in.len;
+	uint32_t crc = dfl->libdeflate_crc32(0, u->in.data, u->in.len), isize = (uint32_t)u->in.len;
 	for (int i = 0; i < 4; i++) {
 		out[n + i] = (uint8_t)(crc >> 8 * i);
 		out[n + 4 + i] = (uint8_t)(isize >> 8 * i);
@@ -102,7 +108,7 @@ static int gc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		snprintf(err, len, "gzip: unit of %zu bytes is too large for a member", u->in.len);
 		return ACCEL_EINVAL;
 	}
-	size_t cap = g->ld ? libdeflate_deflate_compress_bound(g->ld, u->in.len) + 8 :
+	size_t cap = g->ld ? dfl->libdeflate_deflate_compress_bound(g->ld, u->in.len) + 8 :
 		     u->in.len + u->in.len / 8 + 1024;
 	if (accel_buf_reserve(&u->out, ACCEL_GZIP_AC_HEADER + cap))
 		return ACCEL_ENOMEM;
@@ -123,7 +129,8 @@ static void gc_close(void *ctx)
 	struct gc *g = ctx;
 	if (g) {
 		free(g->level_buf);
-		libdeflate_free_compressor(g->ld);
+		if (g->ld)  /* libdeflate is loaded only for its levels */
+			dfl->libdeflate_free_compressor(g->ld);
 	}
 	free(g);
 }
@@ -172,7 +179,7 @@ static int more_members(struct gd *g, struct accel_unit *u, size_t pos, char *er
 				 u->in.len - pos);
 			return ACCEL_EDATA;
 		}
-		isal_inflate_init(&g->st);
+		isal->isal_inflate_init(&g->st);
 		g->st.crc_flag = ISAL_GZIP;
 		g->st.next_in = u->in.data + pos;
 		g->st.avail_in = (uint32_t)(u->in.len - pos);
@@ -192,7 +199,7 @@ static int more_members(struct gd *g, struct accel_unit *u, size_t pos, char *er
 				room = UINT32_MAX;
 			g->st.next_out = u->out.data + u->out.len;
 			g->st.avail_out = (uint32_t)room;
-			int rc = isal_inflate(&g->st);
+			int rc = isal->isal_inflate(&g->st);
 			u->out.len += room - g->st.avail_out;
 			if (rc != ISAL_DECOMP_OK) {
 				snprintf(err, len, "gzip member: %s", inflate_error(rc));
@@ -216,13 +223,13 @@ static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	struct gd *g = ctx;
 	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
-	isal_inflate_init(&g->st);
+	isal->isal_inflate_init(&g->st);
 	g->st.crc_flag = ISAL_GZIP;
 	g->st.next_in = u->in.data;
 	g->st.avail_in = (uint32_t)u->in.len;
 	g->st.next_out = u->out.data;
 	g->st.avail_out = (uint32_t)u->out_hint;
-	int rc = isal_inflate_stateless(&g->st);
+	int rc = isal->isal_inflate_stateless(&g->st);
 	if (rc != ISAL_DECOMP_OK) {
 		snprintf(err, len, "gzip member: %s", rc == ISAL_END_INPUT ?
 			 "truncated before the member size in its 'AC' field" : inflate_error(rc));
@@ -260,7 +267,7 @@ static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 			return ACCEL_ENOMEM;
 	}
 	uint64_t start = in->offset;
-	isal_inflate_init(&g->st);
+	isal->isal_inflate_init(&g->st);
 	g->st.crc_flag = ISAL_GZIP;
 	for (;;) {
 		const uint8_t *p;
@@ -277,7 +284,7 @@ static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 		for (;;) {
 			g->st.next_out = g->buf;
 			g->st.avail_out = (uint32_t)g->cap;
-			int rc = isal_inflate(&g->st);
+			int rc = isal->isal_inflate(&g->st);
 			uint32_t stored, computed;
 			if (rc == ISAL_INCORRECT_CHECKSUM && in->offset == start &&
 			    accel_gzip_header_crc(p, (size_t)n, &stored, &computed) && stored != computed) {
@@ -322,9 +329,24 @@ static void gc_describe(const struct accel_op *op, const char **library, double 
 	*prior_mbps = l <= GZIP_ISAL_MAX ? 200 : l <= 6 ? 40 : l <= 9 ? 10 : 3;
 }
 
+/* Compression: ISA-L's levels or libdeflate's, as op's level asks. */
+static int gc_load(const struct accel_op *op, char *why, size_t len)
+{
+	int ok = op->level <= GZIP_ISAL_MAX ? core_isal(why, len) != NULL : core_deflate(why, len) != NULL;
+	return ok ? 0 : ACCEL_ENOTSUP;
+}
+
+/* Decompression: ISA-L, and zlib for the parallel decoder's serial
+ * stretches (ops/gzip_index.c). */
+static int gd_load(const struct accel_op *op, char *why, size_t len)
+{
+	(void)op;
+	return core_isal(why, len) && core_zlib(why, len) ? 0 : ACCEL_ENOTSUP;
+}
+
 const struct cpu_codec cpu_gzip_compress = {
-	"gzip.compress", 200, "ISA-L igzip", gc_open, gc_run, NULL, gc_close, gc_describe,
+	"gzip.compress", 200, "ISA-L igzip", gc_open, gc_run, NULL, gc_close, gc_describe, gc_load,
 };
 const struct cpu_codec cpu_gzip_decompress = {
-	"gzip.decompress", 600, "ISA-L igzip", gd_open, gd_run, gd_stream, gd_close, NULL,
+	"gzip.decompress", 600, "ISA-L igzip", gd_open, gd_run, gd_stream, gd_close, NULL, gd_load,
 };

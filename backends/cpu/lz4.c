@@ -9,7 +9,17 @@
 #include <lz4.h>
 #include <lz4frame.h>
 #include <accel/ops/compress.h>
+#include "codec_dl.h"
 #include "cpu.h"
+
+/* liblz4's functions (codec_dl.h), loaded by lz4_load before an open. */
+static const struct core_lz4 *const lz = &core_lz4_fns;
+
+static int lz4_load(const struct accel_op *op, char *why, size_t len)
+{
+	(void)op;
+	return core_lz4(why, len) ? 0 : ACCEL_ENOTSUP;
+}
 
 /* accel level to lz4's: below 0 the fast compressor's acceleration (-N:
  * --fast=N, as the lz4 command line), 1-2 the fast compressor, 3-12 LZ4HC
@@ -27,7 +37,7 @@ struct lc {
 static int lc_open(const struct accel_op *op, void **ctx)
 {
 	struct lc *l = calloc(1, sizeof *l);
-	if (!l || LZ4F_isError(LZ4F_createCompressionContext(&l->cctx, LZ4F_VERSION))) {
+	if (!l || lz->LZ4F_isError(lz->LZ4F_createCompressionContext(&l->cctx, LZ4F_VERSION))) {
 		free(l);
 		return ACCEL_ENOMEM;
 	}
@@ -44,16 +54,16 @@ static int lc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	struct lc *l = ctx;
 	LZ4F_preferences_t prefs = l->prefs;
 	prefs.frameInfo.contentSize = u->in.len;
-	size_t bound = LZ4F_compressFrameBound(u->in.len, &prefs);
+	size_t bound = lz->LZ4F_compressFrameBound(u->in.len, &prefs);
 	if (accel_buf_reserve(&u->out, bound))
 		return ACCEL_ENOMEM;
 	/* The streaming calls reuse the context's tables across units. */
-	size_t h = LZ4F_compressBegin(l->cctx, u->out.data, bound, &prefs);
-	size_t b = LZ4F_isError(h) ? h : LZ4F_compressUpdate(l->cctx, u->out.data + h, bound - h,
+	size_t h = lz->LZ4F_compressBegin(l->cctx, u->out.data, bound, &prefs);
+	size_t b = lz->LZ4F_isError(h) ? h : lz->LZ4F_compressUpdate(l->cctx, u->out.data + h, bound - h,
 							    u->in.data, u->in.len, NULL);
-	size_t e = LZ4F_isError(b) ? b : LZ4F_compressEnd(l->cctx, u->out.data + h + b, bound - h - b, NULL);
-	if (LZ4F_isError(e)) {
-		snprintf(err, len, "lz4: %s", LZ4F_getErrorName(e));
+	size_t e = lz->LZ4F_isError(b) ? b : lz->LZ4F_compressEnd(l->cctx, u->out.data + h + b, bound - h - b, NULL);
+	if (lz->LZ4F_isError(e)) {
+		snprintf(err, len, "lz4: %s", lz->LZ4F_getErrorName(e));
 		return ACCEL_EDEVICE;
 	}
 	size_t n = h + b + e;
@@ -65,7 +75,7 @@ static void lc_close(void *ctx)
 {
 	struct lc *l = ctx;
 	if (l)
-		LZ4F_freeCompressionContext(l->cctx);
+		lz->LZ4F_freeCompressionContext(l->cctx);
 	free(l);
 }
 
@@ -79,7 +89,7 @@ static int ld_open(const struct accel_op *op, void **ctx)
 {
 	(void)op;
 	struct ld *l = calloc(1, sizeof *l);
-	if (!l || LZ4F_isError(LZ4F_createDecompressionContext(&l->dctx, LZ4F_VERSION))) {
+	if (!l || lz->LZ4F_isError(lz->LZ4F_createDecompressionContext(&l->dctx, LZ4F_VERSION))) {
 		free(l);
 		return ACCEL_ENOMEM;
 	}
@@ -92,11 +102,11 @@ static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	struct ld *l = ctx;
 	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
-	LZ4F_resetDecompressionContext(l->dctx);
+	lz->LZ4F_resetDecompressionContext(l->dctx);
 	size_t src = u->in.len, dst = u->out_hint;
-	size_t rc = LZ4F_decompress(l->dctx, u->out.data, &dst, u->in.data, &src, NULL);
-	if (LZ4F_isError(rc)) {
-		snprintf(err, len, "lz4 frame: %s", LZ4F_getErrorName(rc));
+	size_t rc = lz->LZ4F_decompress(l->dctx, u->out.data, &dst, u->in.data, &src, NULL);
+	if (lz->LZ4F_isError(rc)) {
+		snprintf(err, len, "lz4 frame: %s", lz->LZ4F_getErrorName(rc));
 		return ACCEL_EDATA;
 	}
 	if (rc != 0 || src != u->in.len || dst != u->out_hint) {
@@ -155,7 +165,7 @@ static int ld_legacy(struct ld *l, struct accel_input *in, struct accel_output *
 				 (unsigned long long)at, (unsigned long long)(at + (uint64_t)n));
 			return ACCEL_EDATA;
 		}
-		int got = LZ4_decompress_safe((const char *)p + 4, (char *)l->buf, (int)size,
+		int got = lz->LZ4_decompress_safe((const char *)p + 4, (char *)l->buf, (int)size,
 					      (int)ACCEL_LZ4_LEGACY_BLOCK);
 		if (got < 0) {
 			snprintf(err, len, "lz4 legacy block at byte offset %llu: corrupt", (unsigned long long)at);
@@ -179,7 +189,7 @@ static int ld_stream(void *ctx, struct accel_input *in, struct accel_output *out
 	int rc = ld_buffer(l, 4u << 20);
 	if (rc < 0)
 		return rc;
-	LZ4F_resetDecompressionContext(l->dctx);
+	lz->LZ4F_resetDecompressionContext(l->dctx);
 	uint64_t start = in->offset;
 	size_t hint = 4;
 	for (;;) {
@@ -193,10 +203,10 @@ static int ld_stream(void *ctx, struct accel_input *in, struct accel_output *out
 			return ACCEL_EDATA;
 		}
 		size_t src = (size_t)n, dst = l->cap;
-		hint = LZ4F_decompress(l->dctx, l->buf, &dst, p, &src, NULL);
-		if (LZ4F_isError(hint)) {
+		hint = lz->LZ4F_decompress(l->dctx, l->buf, &dst, p, &src, NULL);
+		if (lz->LZ4F_isError(hint)) {
 			snprintf(err, len, "lz4 frame at byte offset %llu: %s", (unsigned long long)start,
-				 LZ4F_getErrorName(hint));
+				 lz->LZ4F_getErrorName(hint));
 			return ACCEL_EDATA;
 		}
 		accel_input_consume(in, src);
@@ -212,15 +222,15 @@ static void ld_close(void *ctx)
 {
 	struct ld *l = ctx;
 	if (l) {
-		LZ4F_freeDecompressionContext(l->dctx);
+		lz->LZ4F_freeDecompressionContext(l->dctx);
 		free(l->buf);
 	}
 	free(l);
 }
 
 const struct cpu_codec cpu_lz4_compress = {
-	"lz4.compress", 400, "liblz4", lc_open, lc_run, NULL, lc_close, NULL,
+	"lz4.compress", 400, "liblz4", lc_open, lc_run, NULL, lc_close, NULL, lz4_load,
 };
 const struct cpu_codec cpu_lz4_decompress = {
-	"lz4.decompress", 1200, "liblz4", ld_open, ld_run, ld_stream, ld_close, NULL,
+	"lz4.decompress", 1200, "liblz4", ld_open, ld_run, ld_stream, ld_close, NULL, lz4_load,
 };

@@ -7,7 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include "codec_dl.h"
 #include "cpu.h"
+
+/* libzstd's functions (codec_dl.h), loaded by zstd_load before an open. */
+static const struct core_zstd *const zs = &core_zstd_fns;
+
+static int zstd_load(const struct accel_op *op, char *why, size_t len)
+{
+	(void)op;
+	return core_zstd(why, len) ? 0 : ACCEL_ENOTSUP;
+}
 
 struct zc {
 	ZSTD_CCtx *cctx;
@@ -16,14 +26,14 @@ struct zc {
 static int zc_open(const struct accel_op *op, void **ctx)
 {
 	struct zc *z = calloc(1, sizeof *z);
-	if (!z || !(z->cctx = ZSTD_createCCtx())) {
+	if (!z || !(z->cctx = zs->ZSTD_createCCtx())) {
 		free(z);
 		return ACCEL_ENOMEM;
 	}
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, op->level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, op->checksum)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_contentSizeFlag, 1))) {
-		ZSTD_freeCCtx(z->cctx);
+	if (zs->ZSTD_isError(zs->ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, op->level)) ||
+	    zs->ZSTD_isError(zs->ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, op->checksum)) ||
+	    zs->ZSTD_isError(zs->ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		zs->ZSTD_freeCCtx(z->cctx);
 		free(z);
 		return ACCEL_EINVAL;
 	}
@@ -34,12 +44,12 @@ static int zc_open(const struct accel_op *op, void **ctx)
 static int zc_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct zc *z = ctx;
-	size_t bound = ZSTD_compressBound(u->in.len);
+	size_t bound = zs->ZSTD_compressBound(u->in.len);
 	if (accel_buf_reserve(&u->out, bound))
 		return ACCEL_ENOMEM;
-	size_t n = ZSTD_compress2(z->cctx, u->out.data, bound, u->in.data, u->in.len);
-	if (ZSTD_isError(n)) {
-		snprintf(err, len, "zstd: %s", ZSTD_getErrorName(n));
+	size_t n = zs->ZSTD_compress2(z->cctx, u->out.data, bound, u->in.data, u->in.len);
+	if (zs->ZSTD_isError(n)) {
+		snprintf(err, len, "zstd: %s", zs->ZSTD_getErrorName(n));
 		return ACCEL_EDEVICE;
 	}
 	u->out.len = n;
@@ -50,7 +60,7 @@ static void zc_close(void *ctx)
 {
 	struct zc *z = ctx;
 	if (z)
-		ZSTD_freeCCtx(z->cctx);
+		zs->ZSTD_freeCCtx(z->cctx);
 	free(z);
 }
 
@@ -88,11 +98,11 @@ static ZSTD_DCtx *dctx_take(void)
 	if (ndctx_kept)
 		d = dctx_kept[--ndctx_kept];
 	pthread_mutex_unlock(&dctx_lock);
-	if (d && ZSTD_isError(ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters))) {
-		ZSTD_freeDCtx(d);
+	if (d && zs->ZSTD_isError(zs->ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters))) {
+		zs->ZSTD_freeDCtx(d);
 		d = NULL;
 	}
-	return d ? d : ZSTD_createDCtx();
+	return d ? d : zs->ZSTD_createDCtx();
 }
 
 static void dctx_give(ZSTD_DCtx *d)
@@ -100,18 +110,18 @@ static void dctx_give(ZSTD_DCtx *d)
 	if (!d)
 		return;
 	pthread_mutex_lock(&dctx_lock);
-	if (ndctx_kept < DCTX_KEEP && ZSTD_sizeof_DCtx(d) <= DCTX_KEEP_BYTES) {
+	if (ndctx_kept < DCTX_KEEP && zs->ZSTD_sizeof_DCtx(d) <= DCTX_KEEP_BYTES) {
 		dctx_kept[ndctx_kept++] = d;
 		d = NULL;
 	}
 	pthread_mutex_unlock(&dctx_lock);
-	ZSTD_freeDCtx(d);
+	zs->ZSTD_freeDCtx(d);
 }
 
 __attribute__((destructor)) static void dctx_free_kept(void)
 {
 	while (ndctx_kept)
-		ZSTD_freeDCtx(dctx_kept[--ndctx_kept]);
+		zs->ZSTD_freeDCtx(dctx_kept[--ndctx_kept]);
 }
 
 static int zd_open(const struct accel_op *op, void **ctx)
@@ -125,7 +135,7 @@ static int zd_open(const struct accel_op *op, void **ctx)
 	int log = 10;
 	while (log < WINDOW_LOG_MAX && ((uint64_t)1 << log) < z->window_max)
 		log++;
-	ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, log);
+	zs->ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, log);
 	*ctx = z;
 	return 0;
 }
@@ -181,9 +191,9 @@ static int zd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 		return rc;
 	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
-	size_t n = ZSTD_decompressDCtx(z->dctx, u->out.data, u->out_hint, u->in.data, u->in.len);
-	if (ZSTD_isError(n)) {
-		snprintf(err, len, "zstd frame: %s", ZSTD_getErrorName(n));
+	size_t n = zs->ZSTD_decompressDCtx(z->dctx, u->out.data, u->out_hint, u->in.data, u->in.len);
+	if (zs->ZSTD_isError(n)) {
+		snprintf(err, len, "zstd frame: %s", zs->ZSTD_getErrorName(n));
 		return ACCEL_EDATA;
 	}
 	if (n != u->out_hint) {
@@ -200,11 +210,11 @@ static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 {
 	struct zd *z = ctx;
 	if (!z->buf) {
-		z->cap = ZSTD_DStreamOutSize();
+		z->cap = zs->ZSTD_DStreamOutSize();
 		if (!(z->buf = malloc(z->cap)))
 			return ACCEL_ENOMEM;
 	}
-	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	zs->ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
 	uint64_t start = in->offset;
 	const uint8_t *h;
 	ssize_t hn = accel_input_peek(in, FRAME_HEADER_MAX, &h);
@@ -217,7 +227,7 @@ static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 		return crc;
 	for (;;) {
 		const uint8_t *p;
-		ssize_t n = accel_input_peek(in, ZSTD_DStreamInSize(), &p);
+		ssize_t n = accel_input_peek(in, zs->ZSTD_DStreamInSize(), &p);
 		if (n < 0)
 			return (int)n;
 		if (n == 0) {
@@ -229,9 +239,9 @@ static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 		size_t rc;
 		for (;;) {
 			ZSTD_outBuffer ob = { z->buf, z->cap, 0 };
-			rc = ZSTD_decompressStream(z->dctx, &ob, &ib);
-			if (ZSTD_isError(rc)) {
-				snprintf(err, len, "zstd frame: %s at byte offset %llu", ZSTD_getErrorName(rc),
+			rc = zs->ZSTD_decompressStream(z->dctx, &ob, &ib);
+			if (zs->ZSTD_isError(rc)) {
+				snprintf(err, len, "zstd frame: %s at byte offset %llu", zs->ZSTD_getErrorName(rc),
 					 (unsigned long long)(in->offset + ib.pos));
 				return ACCEL_EDATA;
 			}
@@ -258,8 +268,8 @@ static void zd_close(void *ctx)
 }
 
 const struct cpu_codec cpu_zstd_compress = {
-	"zstd.compress", 250, "libzstd", zc_open, zc_run, NULL, zc_close, NULL,
+	"zstd.compress", 250, "libzstd", zc_open, zc_run, NULL, zc_close, NULL, zstd_load,
 };
 const struct cpu_codec cpu_zstd_decompress = {
-	"zstd.decompress", 700, "libzstd", zd_open, zd_run, zd_stream, zd_close, NULL,
+	"zstd.decompress", 700, "libzstd", zd_open, zd_run, zd_stream, zd_close, NULL, zstd_load,
 };

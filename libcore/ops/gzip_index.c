@@ -65,8 +65,14 @@
 #include <zlib.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#include "codec_dl.h"
 #include "core.h"
 #include "ops/gzip_index.h"
+
+/* zlib's and ISA-L's functions (codec_dl.h), loaded by the entry points
+ * below before anything calls through them. */
+static const struct core_zlib *const zl = &core_zlib_fns;
+static const struct core_isal *const isal = &core_isal_fns;
 
 #define WSIZE 32768u          /* deflate's window (RFC 1951, 2.) */
 #define MARK 256u             /* symbols >= MARK: window position + MARK */
@@ -764,8 +770,8 @@ static uint64_t isal_tell(const struct chunk *c)
 static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_t dlen)
 {
 	struct inflate_state *s = c->st;
-	isal_inflate_init(s);
-	if (dlen && isal_inflate_set_dict(s, (uint8_t *)dict, (uint32_t)dlen) != ISAL_DECOMP_OK)
+	isal->isal_inflate_init(s);
+	if (dlen && isal->isal_inflate_set_dict(s, (uint8_t *)dict, (uint32_t)dlen) != ISAL_DECOMP_OK)
 		return R_ERR;
 	s->crc_flag = ISAL_DEFLATE;
 	const uint8_t *at = c->p + from / 8;
@@ -802,9 +808,9 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 			}
 			s->next_out = c->bytes + c->nb;
 			s->avail_out = (uint32_t)piece;
-			int rc = isal_inflate(s);
+			int rc = isal->isal_inflate(s);
 			size_t got = piece - s->avail_out;
-			c->bcrc = crc32_gzip_refl(c->bcrc, c->bytes + c->nb, got);
+			c->bcrc = isal->crc32_gzip_refl(c->bcrc, c->bytes + c->nb, got);
 			c->nb += got;
 			if (rc < 0)
 				return R_ERR;
@@ -961,7 +967,7 @@ static int put(struct member *m, const uint8_t *p, size_t n)
 
 static int emit(struct member *m, const uint8_t *p, size_t n)
 {
-	m->crc = crc32_gzip_refl(m->crc, p, n);
+	m->crc = isal->crc32_gzip_refl(m->crc, p, n);
 	return put(m, p, n);
 }
 
@@ -970,7 +976,7 @@ static int emit_bytes(struct member *m, const struct chunk *c)
 {
 	if (!c->nb)
 		return 0;
-	m->crc = (uint32_t)crc32_combine(m->crc, c->bcrc, (z_off_t)c->nb);
+	m->crc = (uint32_t)zl->crc32_combine(m->crc, c->bcrc, (z_off_t)c->nb);
 	return put(m, c->bytes, c->nb);
 }
 
@@ -1022,11 +1028,11 @@ static int truncated(struct member *m)
 static int serial_to(struct member *m, uint64_t stop)
 {
 	if (!m->z_open) {
-		if (inflateInit2(&m->z, -15) != Z_OK)
+		if (zl->inflateInit2_(&m->z, -15, ZLIB_VERSION, (int)sizeof(z_stream)) != Z_OK)
 			return ACCEL_ENOMEM;
 		m->z_open = 1;
 	}
-	inflateReset(&m->z);
+	zl->inflateReset(&m->z);
 	struct accel_input *in = m->in;
 	const uint8_t *p;
 	ssize_t n;
@@ -1037,11 +1043,11 @@ static int serial_to(struct member *m, uint64_t stop)
 		if (n == 0)
 			return truncated(m);
 		unsigned used = m->pos & 7;
-		inflatePrime(&m->z, (int)(8 - used), p[0] >> used);
+		zl->inflatePrime(&m->z, (int)(8 - used), p[0] >> used);
 		accel_input_consume(in, 1);
 	}
 	if (m->wlen)
-		inflateSetDictionary(&m->z, m->window, (uInt)m->wlen);
+		zl->inflateSetDictionary(&m->z, m->window, (uInt)m->wlen);
 	for (;;) {
 		if ((n = accel_input_peek(in, 1u << 18, &p)) < 0)
 			return (int)n;
@@ -1053,7 +1059,7 @@ static int serial_to(struct member *m, uint64_t stop)
 		do {
 			m->z.next_out = m->buf;
 			m->z.avail_out = 1u << 18;
-			zrc = inflate(&m->z, Z_BLOCK);
+			zrc = zl->inflate(&m->z, Z_BLOCK);
 			if (zrc == Z_DATA_ERROR || zrc == Z_NEED_DICT) {
 				snprintf(m->err, m->len, "gzip member at byte offset %llu: %s",
 					 (unsigned long long)m->start, m->z.msg ? m->z.msg : "invalid deflate data");
@@ -1123,7 +1129,7 @@ static size_t header_size(const uint8_t *p, size_t n)
 size_t accel_gzip_header_crc(const uint8_t *p, size_t n, uint32_t *stored, uint32_t *computed)
 {
 	*stored = *computed = 0;
-	if (n < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || (p[3] & 0xe0))
+	if (n < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || (p[3] & 0xe0) || !core_isal(NULL, 0))
 		return 0;
 	size_t at = 10;
 	if (p[3] & 4) {
@@ -1141,7 +1147,7 @@ size_t accel_gzip_header_crc(const uint8_t *p, size_t n, uint32_t *stored, uint3
 	if (p[3] & 2) {
 		if (at + 2 > n)
 			return 0;
-		*computed = crc32_gzip_refl(0, p, at) & 0xffff;
+		*computed = isal->crc32_gzip_refl(0, p, at) & 0xffff;
 		*stored = p[at] | (uint32_t)p[at + 1] << 8;
 		at += 2;
 	}
@@ -1211,7 +1217,7 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 {
 	int sets;
 	size_t csize = accel_gzip_chunk_size(threads, memory, &sets);
-	if (!csize)
+	if (!csize || !core_isal(NULL, 0) || !core_zlib(NULL, 0))
 		return ACCEL_ENOTSUP;
 	const uint8_t *p;
 	ssize_t n = accel_input_peek(in, ACCEL_GZIP_PARALLEL_MIN, &p);
@@ -1410,7 +1416,7 @@ out:
 		pthread_join(wt, NULL);
 	if (m) {
 		if (m->z_open)
-			inflateEnd(&m->z);
+			zl->inflateEnd(&m->z);
 		free(m->buf);
 	}
 	if (ch)

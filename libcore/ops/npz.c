@@ -12,7 +12,11 @@
 #include <unistd.h>
 #include <zip.h>
 #include <accel/ops/tensor.h>
+#include "codec_dl.h"
 #include "core.h"
+
+/* minizip's functions (codec_dl.h), loaded by npz_write. */
+static const struct core_minizip *const mz = &core_minizip_fns;
 
 /* A run of arrays of one shape, in a group's temporary (.npz). */
 struct npy_run {
@@ -341,9 +345,9 @@ static int member(zipFile z, const char *name, const struct accel_tensor *t, int
 	uLong flags = 0;
 	for (const unsigned char *c = (const unsigned char *)name; *c && !flags; c++)
 		flags = *c >= 0x80 ? 0x800 : 0;
-	if (zipOpenNewFileInZip4_64(z, name, &fi, NULL, 0, NULL, 0, NULL, 0, 0, 0, -MAX_WBITS, DEF_MEM_LEVEL,
+	if (mz->zipOpenNewFileInZip4_64(z, name, &fi, NULL, 0, NULL, 0, NULL, 0, 0, 0, -MAX_WBITS, DEF_MEM_LEVEL,
 				    Z_DEFAULT_STRATEGY, NULL, 0, 0, flags, zip64) != ZIP_OK ||
-	    zipWriteInFileInZip(z, h, (unsigned)hl) != ZIP_OK)
+	    mz->zipWriteInFileInZip(z, h, (unsigned)hl) != ZIP_OK)
 		return ACCEL_EIO;
 	while (bytes) {
 		size_t n = bytes < cap ? (size_t)bytes : cap;
@@ -355,12 +359,12 @@ static int member(zipFile z, const char *name, const struct accel_tensor *t, int
 				errno = EIO;
 			return ACCEL_EIO;
 		}
-		if (zipWriteInFileInZip(z, buf, (unsigned)r) != ZIP_OK)
+		if (mz->zipWriteInFileInZip(z, buf, (unsigned)r) != ZIP_OK)
 			return ACCEL_EIO;
 		at += (uint64_t)r;
 		bytes -= (uint64_t)r;
 	}
-	return zipCloseFileInZip(z) == ZIP_OK ? 0 : ACCEL_EIO;
+	return mz->zipCloseFileInZip(z) == ZIP_OK ? 0 : ACCEL_EIO;
 }
 
 static int npz_group(const struct accel_npy_pack *p, zipFile z, const struct accel_npy_group *g, uint8_t *buf,
@@ -394,16 +398,21 @@ static int npz_group(const struct accel_npy_pack *p, zipFile z, const struct acc
 
 static int npz_write(struct accel_npy_pack *p, char *err, size_t len)
 {
+	char why[200];
+	if (!core_minizip(why, sizeof why)) {
+		snprintf(err, len, "cannot write the .npz: %s", why);
+		return ACCEL_ENOTSUP;
+	}
 	zlib_filefunc64_def io = { zopen, zread, zwrite, ztell, zseek, zclose, zerror, p->out };
 	size_t cap = 1 << 20;
 	uint8_t *buf = malloc(cap);
 	if (!buf)
 		return ACCEL_ENOMEM;
-	zipFile z = zipOpen2_64(p->out, APPEND_STATUS_CREATE, NULL, &io);
+	zipFile z = mz->zipOpen2_64(p->out, APPEND_STATUS_CREATE, NULL, &io);
 	int rc = z ? 0 : ACCEL_EIO;
 	for (int i = 0; !rc && i < p->ngroups; i++)
 		rc = npz_group(p, z, &p->g[i], buf, cap);
-	if (z && zipClose(z, NULL) != ZIP_OK && !rc)
+	if (z && mz->zipClose(z, NULL) != ZIP_OK && !rc)
 		rc = ACCEL_EIO;
 	free(buf);
 	if (rc == ACCEL_EIO && p->out->broken)

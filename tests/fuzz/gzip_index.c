@@ -17,6 +17,7 @@
  * the libFuzzer build (ACCEL_PLUGIN_DIR set) compiles libcore's sources. */
 #ifndef ACCEL_PLUGIN_DIR
 #include "../../libcore/ops/gzip_index.c"
+#include "../../libcore/codec_dl.c"
 #else
 #include "ops/gzip_index.h"
 #endif

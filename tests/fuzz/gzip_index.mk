@@ -5,3 +5,6 @@
 FUZZ_TARGETS += gzip_index
 FUZZ_SRC_gzip_index := tests/fuzz/gzip_index.c
 FUZZ_LIBS_gzip_index := -lz -lisal
+# The replay driver compiles libcore's loader of zlib and ISA-L
+# (codec_dl.c) with the source: it binds the two linked here.
+FUZZ_DEF_gzip_index = $(CODEC_SONAMES)
