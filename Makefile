@@ -40,7 +40,10 @@ CFLAGS += $(OPT) $(WARN) $(SAN) $(PREFIX_MAP) -std=gnu11 -pthread -fPIC -D_GNU_S
 CPPFLAGS += -Ilibcore/include -Ilibcore
 LDFLAGS += $(SAN) -pthread
 
-PKGS := libzstd liblz4 libisal libdeflate libcjson minizip zlib
+# The compression libraries: headers at build time, loaded at run time
+# (CODEC_LIBS below).
+CODEC_PKGS := libzstd liblz4 libisal libdeflate minizip zlib
+PKGS := $(CODEC_PKGS) libcjson
 # soname NAME: the soname of the shared library -lNAME links, for one that
 # is loaded with dlopen instead of linked (its headers are used).
 soname = $(shell readelf -d $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]$$/\1/p')
@@ -67,7 +70,6 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) hwloc 2>/dev/null) -DACCEL_HWL
 # The compression libraries are loaded when a job needs one
 # (libcore/codec_dl.h): libaccel links cJSON alone. Programs of the tests
 # that call them link them (CODEC_LIBS), and libaccel binds to those.
-CODEC_PKGS := libzstd liblz4 libisal libdeflate minizip zlib
 PKG_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null) -lm
 CODEC_LIBS := $(shell pkg-config --libs $(CODEC_PKGS) 2>/dev/null)
 # Their sonames, read when codec_dl.c is compiled (after make deps).

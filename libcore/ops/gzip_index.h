@@ -60,7 +60,8 @@ int accel_gzip_inflate_parallel(struct accel_input *in, struct accel_output *out
 /* Bytes of the gzip member header (RFC 1952, 2.3) that p[0..n) starts
  * with, 0 when it is not whole there or not a deflate member with valid
  * flags; with FHCRC, its stored CRC16 and the one its bytes give in
- * *stored and *computed (else both 0). */
+ * *stored and *computed (else both 0). ISA-L is loaded first (core_isal,
+ * as the gzip engine's load does). */
 size_t accel_gzip_header_crc(const uint8_t *p, size_t n, uint32_t *stored, uint32_t *computed);
 uint64_t accel_gzip_find_block(const uint8_t *p, size_t n, uint64_t from, uint64_t to, unsigned blocks);
 
