@@ -42,6 +42,11 @@ struct worker {
 	int slot;                      /* the engine it serves */
 	void *ctx[ACCEL_ROUTE_MAX + 1];/* per-engine contexts, opened lazily */
 	int opened[ACCEL_ROUTE_MAX + 1];
+	/* The input buffer of the units it reads itself (u->in_at), lent to
+	 * each such unit from its read to the end of its run: the worker's
+	 * preads land in the same lines of its core's cache every time, as a
+	 * program that reads each batch into one buffer has them. */
+	struct accel_buf in;
 };
 
 struct stream {
@@ -180,7 +185,8 @@ static void measure_locked(struct stream *s, struct accel_unit *u)
 	uint64_t out = u->out_hint ? u->out_hint : u->in.len + u->in.len / 8;
 	if (out < u->out.cap)
 		out = u->out.cap;
-	uint64_t bytes = (uint64_t)u->in.cap + out;
+	/* A unit still to be read holds its worker's buffer of in.len. */
+	uint64_t bytes = (u->in_at >= 0 && u->in.len > u->in.cap ? u->in.len : u->in.cap) + out;
 	size_t i = (size_t)(u - s->units);
 	if (!s->held[i] && (u->in.cap || u->out.cap)) {
 		s->held[i] = 1;
@@ -454,7 +460,7 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	 * shoot-down on every core the workers run on). Units are written in
 	 * order, so what lies before the end of this one is done with, but
 	 * for the page it shares with the next. */
-	if (!u->in.cap && u->in.len && s->in) {
+	if (u->in.data && !u->in.cap && u->in.len && s->in) {
 		const uint8_t *end = u->in.data + u->in.len;
 		if (!s->drop_from)
 			s->drop_from = u->in.data;
@@ -643,14 +649,28 @@ static void *worker_main(void *arg)
 		/* A unit the worker read itself: its bytes left in the file
 		 * (u->in_at) are read here, beside the other workers' reads. */
 		char ferr[256];
+		int lent = in && u->in_at >= 0 && !u->in.cap;
+		if (lent) {
+			u->in.data = w->in.data;
+			u->in.cap = w->in.cap;
+		}
 		int frc = in ? fill_unit(in, u, ferr, sizeof ferr) : 0;
+		int prc = frc < 0 ? frc : process(w, u);
+		if (lent) {
+			/* Its input is done with (the writer needs its length
+			 * only): the buffer goes back to the worker. */
+			w->in.data = u->in.data;
+			w->in.cap = u->in.cap;
+			u->in.data = NULL;
+			u->in.cap = 0;
+		}
 		if (frc < 0) {
 			pthread_mutex_lock(&s->lock);
 			fail_locked(s, frc, "%s", ferr);
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
-		if (process(w, u) < 0) {
+		if (prc < 0) {
 			pthread_mutex_lock(&s->lock);
 			if (!s->rc)
 				fail_locked(s, ACCEL_ENOENGINE, "no engine left to run unit %llu",
@@ -670,6 +690,7 @@ static void *worker_main(void *arg)
 	for (int i = 0; i < s->nslots; i++)
 		if (w->opened[i])
 			s->slots[i].engine->backend->close(w->ctx[i]);
+	accel_buf_free(&w->in);
 	return NULL;
 }
 
