@@ -49,9 +49,10 @@ struct accel_unit {
 	 * to -1 before each ops->next call). With a mapped input, ops->next
 	 * may set in.len (in.data NULL or its own buffer, never borrowed) and
 	 * leave its bytes in the file at this byte offset of the input's fd:
-	 * the stream grows in to in.len and preads them into in.data outside
-	 * its lock, on the thread that runs the unit, before any engine sees
-	 * it. The page cache is copied straight into the unit and no page of
+	 * the stream preads them outside its lock, on the thread that runs
+	 * the unit, before any engine sees it, into that worker's own buffer,
+	 * lent to the unit until its run ends (engines keep no pointer into
+	 * in.data past run(); the writer sees in.len only). The page cache is copied straight into the unit and no page of
 	 * the mapping is touched: for an engine that copies its input anyway
 	 * (FFT batches, uploads to a device), faulting the mapping in costs
 	 * more than the copy. A file that shrank meanwhile fails the run
