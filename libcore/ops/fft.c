@@ -407,6 +407,8 @@ static int row_kept(const struct accel_fft *f, uint64_t row)
 
 size_t accel_fft_kept_frames(const struct accel_fft *f, uint64_t seq, size_t frames)
 {
+	if (f->decimate <= 1)
+		return frames;  /* every row kept: no division per row */
 	uint64_t row0 = first_row(f, seq);
 	size_t kept = 0;
 	for (size_t r = 0; r * f->average < frames; r++) {
