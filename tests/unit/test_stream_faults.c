@@ -112,18 +112,21 @@ static int upper_open(const struct accel_engine *e, const struct accel_op *op, v
 	return 0;
 }
 
-/* Per unit (seq below MAX_SEQ): the thread that ran it last, and how long
- * it takes in microseconds (0: 200). */
+/* Per unit (seq below MAX_SEQ): the thread that ran it last, where its
+ * input lay then, and how long it takes in microseconds (0: 200). */
 #define MAX_SEQ 256
 static pthread_t ran_on[MAX_SEQ];
+static const uint8_t *ran_in[MAX_SEQ];
 static unsigned run_usec[MAX_SEQ];
 
 /* Upper-cases the unit, a little slowly so that every engine gets units. */
 static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	usleep(u->seq < MAX_SEQ && run_usec[u->seq] ? run_usec[u->seq] : 200);
-	if (u->seq < MAX_SEQ)
+	if (u->seq < MAX_SEQ) {
 		ran_on[u->seq] = pthread_self();
+		ran_in[u->seq] = u->in.data;
+	}
 	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
 		return ACCEL_ENOMEM;
 	for (size_t i = 0; i < u->in.len; i++)
@@ -164,7 +167,9 @@ struct reader {
 	 * the call (1-based) that fails with ACCEL_EDATA (0: none). */
 	int next_on_caller, next_elsewhere, next_fail_at;
 	/* next_unit on a mapped input: each unit's bytes left in the file
-	 * (u->in_at) for the stream to read, its buffer the unit's own. */
+	 * (u->in_at) for the stream to read, its buffer the unit's own (1)
+	 * or, as the FFT reader leaves it, none (2: the stream reads into
+	 * the buffer of the worker that runs it). */
 	int defer;
 };
 
@@ -192,7 +197,7 @@ static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, c
 			return (int)got;
 		if (!u->in.cap)
 			u->in.data = NULL;
-		if (accel_buf_reserve(&u->in, (size_t)got) < 0)
+		if (r->defer == 1 && accel_buf_reserve(&u->in, (size_t)got) < 0)
 			return ACCEL_ENOMEM;
 		u->in.len = (size_t)got;
 		u->in_at = (int64_t)(p - in->buf);
@@ -246,6 +251,7 @@ static void setup_run(struct fixture *f, const char *text, const char *backends,
 {
 	memset(f, 0, sizeof *f);
 	memset(run_usec, 0, sizeof run_usec);
+	memset(ran_in, 0, sizeof ran_in);
 	memset(ran_on, 0, sizeof ran_on);
 	fail_create(0);
 	assert_int_equal(core_fault_status(), 0);
@@ -1060,12 +1066,14 @@ static void deferred_reads_fill_units_from_the_file(void **state)
 {
 	char want[1001];
 	char *t = text(1000, want);
-	for (int mode = 0; mode < 4; mode++) {
+	for (int i = 0; i < 8; i++) {
 		/* 0, 1: workers reading on 1 and 2 threads; 2: the calling
-		 * thread reading; 3: inline on the calling thread. */
+		 * thread reading; 3: inline on the calling thread; 4-7: the
+		 * same, the units without a buffer of their own. */
 		struct fixture f;
+		int mode = i % 4, defer = i < 4 ? 1 : 2;
 		setup_reads(&f, t, "fk", mode == 1 ? 2 : 1, 1);
-		f.reader.defer = 1;
+		f.reader.defer = defer;
 		if (mode >= 2)
 			f.cfg.worker_reads = 0;
 		f.cfg.inline_units = mode == 3;
@@ -1076,10 +1084,21 @@ static void deferred_reads_fill_units_from_the_file(void **state)
 		assert_int_equal(f.reader.next_on_caller, mode >= 2 ? 100 : 0);
 		assert_int_equal(f.stats.units, 100);
 		assert_int_equal(f.stats.bytes_in, 1000);
+		if (defer == 2 && mode < 2) {
+			/* Each worker read its units into its one buffer. */
+			const uint8_t *bufs[2] = { ran_in[0], NULL };
+			for (int k = 0; k < 100; k++) {
+				assert_non_null(ran_in[k]);
+				if (ran_in[k] != bufs[0] && !bufs[1])
+					bufs[1] = ran_in[k];
+				assert_true(ran_in[k] == bufs[0] || ran_in[k] == bufs[1]);
+			}
+			assert_true(mode == 1 || !bufs[1]);
+		}
 		teardown_run(&f);
 
 		setup_reads(&f, t, "fk", mode == 1 ? 2 : 1, 1);
-		f.reader.defer = 1;
+		f.reader.defer = defer;
 		if (mode >= 2)
 			f.cfg.worker_reads = 0;
 		f.cfg.inline_units = mode == 3;
