@@ -88,6 +88,8 @@ struct stream {
 	int rc;
 	uint64_t bad_unit;             /* the unit whose data error s->err holds */
 	uint64_t cut;                  /* no unit from this one on is written (NO_CUT: none) */
+	int end_cut;                   /* the cut is where the data ended (accel_unit.in_end), no error */
+	uint64_t data_end;             /* 1 + the input offset where it ended (stats' data_end) */
 	char *err;
 	size_t errlen;
 	struct accel_progress *progress;
@@ -123,7 +125,10 @@ static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fail_locked(struct stream *s, int rc, const char *fmt, ...)
 {
-	if (!s->rc) {
+	/* A cut where the data ended is no error: this one is. */
+	if (!s->rc || s->end_cut) {
+		s->end_cut = 0;
+		s->data_end = 0;
 		s->rc = rc;
 		va_list ap;
 		va_start(ap, fmt);
@@ -150,6 +155,8 @@ static void cut_locked(struct stream *s, const struct accel_unit *u, int keep, c
 	s->bad_unit = u->seq;
 	s->cut = u->seq + keep;
 	s->rc = ACCEL_EDATA;
+	s->end_cut = keep && u->in_end;
+	s->data_end = s->end_cut ? u->offset + u->in_end + 1 : 0;
 	snprintf(s->err, s->errlen, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(ACCEL_EDATA),
 		 (unsigned long long)u->offset, (unsigned long long)u->seq);
 	if (s->written >= s->cut)
@@ -381,6 +388,7 @@ static int process(struct worker *w, struct accel_unit *u)
 	for (;;) {
 		err[0] = 0;
 		u->out_good = 0;
+		u->in_end = 0;
 		int rc = run_on(w, i, u, err, sizeof err);
 		if (rc == 0) {
 			if (tried && s->cfg->verbose > 0)
@@ -391,13 +399,21 @@ static int process(struct worker *w, struct accel_unit *u)
 		if (rc == ACCEL_EDATA) {
 			/* The good output before the bad part is written as
 			 * the unit's, in its turn; then the run ends. */
-			int keep = u->out_good && u->out_good <= u->out.len;
+			int keep = (u->out_good && u->out_good <= u->out.len) || (u->in_end && u->in_end <= u->in.len);
+			if (u->out_good > u->out.len)
+				u->out_good = 0;
 			cut_locked(s, u, keep, err);
 			pthread_mutex_unlock(&s->lock);
 			if (!keep)
 				return rc;
 			u->out.len = u->out_good;
 			return 0;
+		}
+		/* A unit after a cut is not written: its failure fails
+		 * nothing (a cut where the data ended stays no error). */
+		if (u->seq >= s->cut) {
+			pthread_mutex_unlock(&s->lock);
+			return rc;
 		}
 		if (rc == ACCEL_ENOMEM) {
 			fail_locked(s, rc, "%s at byte offset %llu (unit %llu)", err[0] ? err : accel_strerror(rc),
@@ -1085,6 +1101,7 @@ static void job_stats(const struct stream *s, const struct accel_engine_stats *b
 	stats->unit_bytes = s->unit_bytes;
 	stats->units_in_flight = s->busy_max;
 	stats->retried = s->retried;
+	stats->data_end = s->data_end;
 }
 
 /* The one job of accel_stream_run. */
@@ -1233,6 +1250,14 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		if (rc < 0)
 			fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
 		read_job(s, ops, user, in, &serial_ctx, &serial_slot);
+		/* Where the data ended, a run of one job ends: every unit
+		 * before the cut is written. With more jobs the workers have
+		 * stopped, and it stays the data error it is to them. */
+		if (s->rc == ACCEL_EDATA && s->end_cut && jobs->n == 1) {
+			s->rc = 0;
+			s->end_cut = 0;
+			s->err[0] = 0;
+		}
 		if (!s->rc && ops->end) {
 			pthread_mutex_unlock(&s->lock);
 			rc = ops->end(user, out);

@@ -47,6 +47,14 @@ no_output_file() {
 #   short    the member size ends before the first member's trailer
 #   content  the content size is one more than the member holds
 #   huge     the content size is 4 GiB - 1
+# and with bytes that are not a member put after a member, inside the
+# member size (its last 4 bytes the field's content size, as after a
+# member; the field's content size made so where it must be):
+#   garbage  8 bytes of text after the last member
+#   mid      the same after the first member, the others after them
+#   zeros    8 zero bytes after the last member (content size field 0)
+#   member   zeros, then another tool's member after the member size
+#   lone     one byte after the last member
 gzip_ac() {
 	python3 - "$@" <<'EOF'
 import struct, sys
@@ -69,6 +77,20 @@ elif mode == 'content':
     struct.pack_into('<I', m, 20, struct.unpack_from('<I', m, 20)[0] + 1)
 elif mode == 'huge':
     struct.pack_into('<I', m, 20, 0xffffffff)
+elif mode in ('garbage', 'mid', 'zeros', 'member', 'lone'):
+    m = ms[0] if mode == 'mid' else ms[-1]
+    if mode in ('garbage', 'mid'):
+        extra = b'junk' + bytes(m[20:24])
+    elif mode in ('zeros', 'member'):
+        extra = bytes(8)
+        struct.pack_into('<I', m, 20, 0)
+    else:
+        extra = b'\x01'
+        m[20:24] = m[-3:] + extra
+    struct.pack_into('<I', m, 16, len(m) + len(extra))
+    m += extra
+    if mode == 'member':
+        ms.append(bytearray(open(sys.argv[4], 'rb').read()))
 open(dst, 'wb').write(b''.join(ms))
 EOF
 }
@@ -158,6 +180,44 @@ EOF
 	run --separate-stderr "$A" -d cut.gz -o out2
 	[ "$status" -eq 3 ]
 	[ ! -e out2 ]
+}
+
+@test "bytes that are not a member inside a gzip 'AC' size end the data as gzip -d ends it" {
+	gen 300000 a
+	"$A" -c -F gzip -B 64K a > a.gz
+	printf 'another member\n' | gzip -c > b.gz
+	for mode in garbage mid zeros member lone; do
+		gzip_ac "$mode" a.gz "$mode.gz" b.gz
+		run --separate-stderr gzip -d -c "$mode.gz"
+		ref_status=$status
+		printf '%s' "$output" > ref
+		gzip -d -c "$mode.gz" > ref 2>/dev/null || :
+		for t in 1 2 4; do
+			run --separate-stderr "$A" -d -T "$t" "$mode.gz" -o out
+			echo "$mode -T $t: $status $stderr (gzip: $ref_status)"
+			case $mode in
+			garbage | mid | member)
+				[ "$status" -eq 2 ] && [ "$ref_status" -eq 2 ]
+				[[ "$stderr" == *"decompression OK, trailing garbage ignored"* ]]
+				cmp out ref ;;
+			zeros)
+				[ "$status" -eq 0 ] && [ "$ref_status" -eq 0 ] && [ -z "$stderr" ]
+				cmp out a ;;
+			lone)
+				[ "$status" -ne 0 ] && [ "$ref_status" -eq 1 ]
+				[[ "$stderr" == *"unexpected end of input"* ]]
+				no_output_file ;;
+			esac
+			rm -f out
+			# from a pipe the bytes after the member size cannot be
+			# read again: the same output, and a warning at most
+			run --separate-stderr sh -c "cat '$mode.gz' | '$A' -d -T $t -c > piped"
+			[ "$mode" = lone ] || cmp piped ref
+		done
+	done
+	# mid: only the first member's content, as gzip -d gives
+	gzip_ac mid a.gz mid.gz
+	[ "$(gzip -d -c mid.gz 2>/dev/null | wc -c)" -eq 65536 ]
 }
 
 @test "a lying gzip content size reserves no gigabytes" {

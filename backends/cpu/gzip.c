@@ -168,15 +168,23 @@ static int gd_open(const struct accel_op *op, void **ctx)
 	return 0;
 }
 
-/* Members that follow the first one inside a unit whose 'AC' member size
- * spans more than one member: each is inflated whole, appended to u->out,
- * up to ACCEL_DECOMPRESS_PARALLEL_MAX bytes of output in all. */
+/* The members from byte pos of a unit on, inside its 'AC' member size:
+ * those after the first where the size spans more than one member, or
+ * all of them where the field's content size was short of the first's.
+ * Each is inflated whole, appended to u->out,
+ * up to ACCEL_DECOMPRESS_PARALLEL_MAX bytes of output in all. Bytes there
+ * that are not a member end the data, as gzip -d ends it at any such
+ * bytes after a member: what was inflated is kept (u->out_good), and the
+ * operation judges the rest of the input (padding, garbage, a lone byte)
+ * from u->in_end. */
 static int more_members(struct gd *g, struct accel_unit *u, size_t pos, char *err, size_t len)
 {
 	while (pos < u->in.len) {
 		if (u->in.len - pos < 2 || u->in.data[pos] != 0x1f || u->in.data[pos + 1] != 0x8b) {
 			snprintf(err, len, "gzip member: %zu bytes that are not a member before the member size in its 'AC' field",
 				 u->in.len - pos);
+			u->out_good = u->out.len;
+			u->in_end = pos;
 			return ACCEL_EDATA;
 		}
 		isal->isal_inflate_init(&g->st);
@@ -230,6 +238,13 @@ static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	g->st.next_out = u->out.data;
 	g->st.avail_out = (uint32_t)u->out_hint;
 	int rc = isal->isal_inflate_stateless(&g->st);
+	if (rc == ISAL_OUT_OVERFLOW) {
+		/* The field's content size is short of the member's: a hint
+		 * that lied, as gzip -d never reads it. Inflated again into
+		 * a buffer that grows. */
+		u->out.len = 0;
+		return more_members(g, u, 0, err, len);
+	}
 	if (rc != ISAL_DECOMP_OK) {
 		snprintf(err, len, "gzip member: %s", rc == ISAL_END_INPUT ?
 			 "truncated before the member size in its 'AC' field" : inflate_error(rc));

@@ -104,6 +104,43 @@ static int gzip_trailer(struct dec *d, struct accel_input *in, char *err, size_t
 	return n < 0 ? (int)n : 0;
 }
 
+/* The rest of the input from byte offset `at`, where a member's 'AC' size
+ * held bytes that are not a member after it (the gzip engine's in_end:
+ * the run stopped there), judged as gzip_trailer judges what follows the
+ * last member: zeros to the end quietly, a lone other byte as a member cut
+ * short, anything else as trailing garbage (d->garbage). Read again from
+ * a file; a pipe's rest is gone, so it counts as garbage. */
+static int gzip_rest(struct dec *d, struct accel_input *in, uint64_t at, char *err, size_t len)
+{
+	uint8_t buf[1u << 16];
+	uint64_t off = at;
+	for (;;) {
+		ssize_t n = accel_input_pread(in, off, buf, sizeof buf);
+		if (n == ACCEL_ENOTSUP) {
+			d->garbage = 1;
+			return 0;
+		}
+		if (n < 0) {
+			snprintf(err, len, "cannot read: %s", strerror(errno));
+			return (int)n;
+		}
+		if (n == 0)
+			return 0;  /* zeros to the end, or nothing */
+		for (ssize_t i = 0; i < n; i++) {
+			if (!buf[i])
+				continue;
+			uint8_t more;
+			if (off + (uint64_t)i == at && accel_input_pread(in, at + 1, &more, 1) == 0) {
+				snprintf(err, len, "unexpected end of input at byte offset %llu", (unsigned long long)at + 1);
+				return ACCEL_EDATA;
+			}
+			d->garbage = 1;
+			return 0;
+		}
+		off += (uint64_t)n;
+	}
+}
+
 /* Next frame of the input: a unit when its end is known and it fits the
  * parallel limit, else a region for the sequential decoder (nothing of it
  * consumed). Skippable frames are passed over. */
@@ -388,7 +425,12 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	struct accel_stream_config sc = cfg->stream;
 	sc.worker_reads = 1;
+	struct accel_stream_stats own;
+	if (!stats)
+		stats = &own;
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, d, in, out, stats, err, len);
+	if (rc == 0 && stats->data_end)
+		rc = gzip_rest(d, in, stats->data_end - 1, err, len);
 	if (rc == 0 && d->garbage) {
 		snprintf(err, len, "decompression OK, trailing garbage ignored");
 		return ACCEL_DECOMPRESS_GARBAGE;

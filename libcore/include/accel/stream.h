@@ -53,6 +53,11 @@ struct accel_stream_stats {
 	uint64_t unit_bytes;         /* largest bytes of one unit (input + output) */
 	uint64_t units_in_flight;    /* most units held at once */
 	uint64_t retried;            /* units that failed on an engine and ran again */
+	/* 0, or 1 + the byte offset of the input (as accel_input_seek counts
+	 * it) where an engine found its format's data ended, the bytes from
+	 * there on no data of it (accel_unit.in_end): the run stopped there,
+	 * all before it written. */
+	uint64_t data_end;
 };
 
 struct accel_stream_config {

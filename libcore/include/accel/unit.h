@@ -65,6 +65,15 @@ struct accel_unit {
 	 * they are written, as the peer tool writes them, before the run
 	 * fails. 0 before each run: nothing of a failed unit is written. */
 	size_t out_good;
+	/* With ACCEL_EDATA: the unit's data of its format ended in_end bytes
+	 * into in, and what follows is no data of the format rather than
+	 * damaged data (gzip: bytes after a member that are not a member,
+	 * which gzip -d calls trailing garbage and stops at). Then the run is
+	 * not failed: out's first out_good bytes are written as the unit's,
+	 * no later unit is, and a run of one job (accel_stream_run) ends with
+	 * 0, its stats' data_end set, for the operation to judge the rest of
+	 * the input as its peer does. 0 before each run: none. */
+	size_t in_end;
 };
 
 #pragma GCC visibility pop
