@@ -947,6 +947,10 @@ static void read_failed_locked(struct stream *s, struct accel_input *in, int r, 
 	int e = errno;
 	wait_written_locked(s);
 	errno = e;
+	/* A unit read before this failed or ended the data: what could not
+	 * be read lies past it (a cut where the data ended stays no error). */
+	if (s->cut != NO_CUT)
+		return;
 	if (r == ACCEL_EIO)
 		fail_locked(s, r, "cannot read %s: %s", in->name, strerror(errno));
 	else if (strstr(rerr, "byte offset"))
@@ -1291,8 +1295,9 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		pthread_join(s->workers[k].thread, NULL);
 		pthread_mutex_lock(&s->lock);
 	}
-	/* Workers may all have quit (every engine dropped) with units queued. */
-	if (!s->rc && s->qlen)
+	/* Workers may all have quit (every engine dropped) with units queued
+	 * (those past a cut are not to be run). */
+	if (!s->rc && s->qlen && s->cut == NO_CUT)
 		fail_locked(s, ACCEL_ENOENGINE, "no engine left to run the remaining units");
 	pthread_mutex_unlock(&s->lock);
 	if (failed_job != SIZE_MAX) {
