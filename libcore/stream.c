@@ -680,15 +680,18 @@ static void *worker_main(void *arg)
 			u->in.data = NULL;
 			u->in.cap = 0;
 		}
+		/* A unit past a cut is never written: its failure fails
+		 * nothing (nor a run that ended where its data did). */
 		if (frc < 0) {
 			pthread_mutex_lock(&s->lock);
-			fail_locked(s, frc, "%s", ferr);
+			if (u->seq < s->cut)
+				fail_locked(s, frc, "%s", ferr);
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
 		if (prc < 0) {
 			pthread_mutex_lock(&s->lock);
-			if (!s->rc)
+			if (!s->rc && u->seq < s->cut)
 				fail_locked(s, ACCEL_ENOENGINE, "no engine left to run unit %llu",
 					    (unsigned long long)u->seq);
 			pthread_mutex_unlock(&s->lock);
