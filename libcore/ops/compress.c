@@ -106,39 +106,20 @@ static int gzip_trailer(struct dec *d, struct accel_input *in, char *err, size_t
 
 /* The rest of the input from byte offset `at`, where a member's 'AC' size
  * held bytes that are not a member after it (the gzip engine's in_end:
- * the run stopped there), judged as gzip_trailer judges what follows the
- * last member: zeros to the end quietly, a lone other byte as a member cut
- * short, anything else as trailing garbage (d->garbage). Read again from
- * a file; a pipe's rest is gone, so it counts as garbage. */
+ * the run stopped there), judged by gzip_trailer from there. A pipe's rest
+ * is gone: it counts as garbage. */
 static int gzip_rest(struct dec *d, struct accel_input *in, uint64_t at, char *err, size_t len)
 {
-	uint8_t buf[1u << 16];
-	uint64_t off = at;
-	for (;;) {
-		ssize_t n = accel_input_pread(in, off, buf, sizeof buf);
-		if (n == ACCEL_ENOTSUP) {
-			d->garbage = 1;
-			return 0;
-		}
-		if (n < 0) {
-			snprintf(err, len, "cannot read: %s", strerror(errno));
-			return (int)n;
-		}
-		if (n == 0)
-			return 0;  /* zeros to the end, or nothing */
-		for (ssize_t i = 0; i < n; i++) {
-			if (!buf[i])
-				continue;
-			uint8_t more;
-			if (off + (uint64_t)i == at && accel_input_pread(in, at + 1, &more, 1) == 0) {
-				snprintf(err, len, "unexpected end of input at byte offset %llu", (unsigned long long)at + 1);
-				return ACCEL_EDATA;
-			}
-			d->garbage = 1;
-			return 0;
-		}
-		off += (uint64_t)n;
+	int rc = accel_input_seek(in, at);
+	if (rc == ACCEL_ENOTSUP) {
+		d->garbage = 1;
+		return 0;
 	}
+	if (rc < 0) {
+		snprintf(err, len, "cannot read: %s", rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
+		return rc;
+	}
+	return gzip_trailer(d, in, err, len);
 }
 
 /* Next frame of the input: a unit when its end is known and it fits the
