@@ -52,8 +52,9 @@ struct accel_unit {
 	 * the stream preads them outside its lock, on the thread that runs
 	 * the unit, before any engine sees it, into that worker's own buffer,
 	 * lent to the unit until its run ends (engines keep no pointer into
-	 * in.data past run(); the writer sees in.len only). The page cache is copied straight into the unit and no page of
-	 * the mapping is touched: for an engine that copies its input anyway
+	 * in.data past run(); the writer sees in.len only). The page cache
+	 * is copied straight into the unit and no page of the mapping is
+	 * touched: for an engine that copies its input anyway
 	 * (FFT batches, uploads to a device), faulting the mapping in costs
 	 * more than the copy. A file that shrank meanwhile fails the run
 	 * (ACCEL_EIO). */
@@ -72,7 +73,8 @@ struct accel_unit {
 	 * not failed: out's first out_good bytes are written as the unit's,
 	 * no later unit is, and a run of one job (accel_stream_run) ends with
 	 * 0, its stats' data_end set, for the operation to judge the rest of
-	 * the input as its peer does. 0 before each run: none. */
+	 * the input as its peer does. 0 before each run: none (data ends
+	 * one byte in at the earliest). */
 	size_t in_end;
 };
 
