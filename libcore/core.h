@@ -6,6 +6,7 @@
 #define ACCEL_CORE_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <accel/context.h>
 
@@ -135,6 +136,14 @@ void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len);
  * TLB flush on every core the process runs on, cost more than copying
  * it). Returns what accel_input_map returns, 0 for a small file. */
 int core_input_map_large(struct accel_input *in);
+
+/* While this thread reads the mapping [at, at + len) of a file that may
+ * shrink under it (accel_hash_run_unit), a SIGBUS there jumps to jb
+ * (siglongjmp, the signal mask restored: take it with sigsetjmp(jb, 1))
+ * rather than ending the process; jb NULL ends the guard. Returns 1, or 0
+ * where SIGBUS has a handler that is not ours (the program's, a
+ * sanitizer's): the file must then be read, not mapped. io.c. */
+int core_bus_guard(sigjmp_buf *jb, const void *at, size_t len);
 
 /* Built-in backends (backends/<name>/): accel_backend_cpu, in accel.h. */
 

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,15 @@ static void bus_note(void *at, size_t len)
 		}
 	pthread_mutex_unlock(&bus_lock);
 }
+
+/* A mapping this thread reads that a file may cut short (core_bus_guard):
+ * a SIGBUS inside it jumps back to the reader. Initial-exec: the handler
+ * must not be the first to touch it on a thread (that may allocate). */
+static __thread struct {
+	sigjmp_buf *jb;
+	const uint8_t *at;
+	size_t len;
+} bus_guard __attribute__((tls_model("initial-exec")));
 
 static void bus_forget(void *at)
 {
@@ -599,6 +609,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	uint8_t *a = si->si_addr;
+	sigjmp_buf *jb = bus_guard.jb;
+	if (jb && a >= bus_guard.at && a < bus_guard.at + bus_guard.len) {
+		bus_guard.jb = NULL;
+		siglongjmp(*jb, 1);
+	}
 	for (int i = 0; i < BUS_MAPS; i++) {
 		uint8_t *m = bus_maps[i].at;
 		if (m && a >= m && a < m + bus_maps[i].len) {
@@ -630,6 +645,22 @@ static void catch_sigbus(void)
 	sa.sa_flags = SA_SIGINFO;
 	sigfillset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+}
+
+int core_bus_guard(sigjmp_buf *jb, const void *at, size_t len)
+{
+	if (!jb) {
+		bus_guard.jb = NULL;
+		return 1;
+	}
+	catch_sigbus();
+	struct sigaction cur;
+	if (sigaction(SIGBUS, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigbus)
+		return 0;
+	bus_guard.at = at;
+	bus_guard.len = len;
+	bus_guard.jb = jb;
+	return 1;
 }
 
 /* Catch sig only while its disposition is the default: a signal the parent

@@ -6,10 +6,47 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <accel/ops/age.h>
 #include "core.h"
+
+/* A regular file of at least HASH_MAP bytes is hashed from a mapping of
+ * it, not read through the engine's buffer: the kernel's copy into the
+ * buffer was a fifth of the CPU time. sha256 of 64 MiB in tmpfs, medians
+ * of 11 runs: 68.3 ms read 64 KiB at a time, 60.0 ms mapped (16-core Xeon
+ * host of an H200: sys 8.2 ms against 4.1); 2-core EPYC VM: 68.5 against
+ * 64.2. Under 1 MiB the mmap and munmap (a TLB flush on every core the
+ * process runs on) cost more than the copy saves. */
+#define HASH_MAP ((off_t)1 << 20)
+
+/* The first `size` bytes of the file fd, mapped, given to d->update. 0;
+ * -1 when the file could not be mapped (the caller reads it instead); an
+ * errno when the file shrank while being hashed (a SIGBUS in the mapping,
+ * which core_bus_guard turns into a jump back here): EIO, the digest
+ * state then spoilt. */
+static int hash_mapped(int fd, size_t size, const struct accel_hash_digest *d, void *arg)
+{
+	uint8_t *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	madvise(map, size, MADV_SEQUENTIAL);
+	sigjmp_buf jb;
+	volatile int rc = 0;
+	if (!core_bus_guard(&jb, map, size))
+		rc = -1;
+	else if (sigsetjmp(jb, 1))
+		rc = EIO;
+	else if (d->update(arg, map, size))
+		rc = EIO;
+	core_bus_guard(NULL, NULL, 0);
+	munmap(map, size);
+	return rc;
+}
 
 int accel_hash_run_unit(const struct accel_op *op, struct accel_unit *u, uint8_t *buf, size_t cap,
 			const struct accel_hash_digest *d, void *arg)
@@ -29,6 +66,17 @@ int accel_hash_run_unit(const struct accel_op *op, struct accel_unit *u, uint8_t
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		if (d->init(arg))
 			errnum = EIO;
+		/* The rest, read: what the file grew by since, all of it when
+		 * it could not be mapped. */
+		struct stat st;
+		if (!errnum && own && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= HASH_MAP &&
+		    (uint64_t)st.st_size <= SIZE_MAX) {
+			int m = hash_mapped(fd, (size_t)st.st_size, d, arg);
+			if (m > 0)
+				errnum = m;
+			else if (m == 0 && lseek(fd, st.st_size, SEEK_SET) < 0)
+				errnum = errno;
+		}
 		for (ssize_t r; !errnum;) {
 			r = read(fd, buf, cap);
 			if (r < 0 && errno == EINTR)
