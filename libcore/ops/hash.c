@@ -81,8 +81,8 @@ int accel_hash_run_unit(const struct accel_op *op, struct accel_unit *u, uint8_t
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		if (d->init(arg))
 			errnum = EIO;
-		/* The rest, read: what the file grew by since, all of it when
-		 * it could not be mapped. */
+		/* A large regular file is hashed mapped, then what it grew
+		 * by since is read below; any other file is read whole. */
 		struct stat st;
 		if (!errnum && own && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= HASH_MAP &&
 		    (uint64_t)st.st_size <= SIZE_MAX) {
