@@ -989,7 +989,7 @@ static void read_job(struct stream *s, const struct accel_stream_ops *ops, void 
 	/* A unit was queued: a worker waiting for one is woken once the lock
 	 * is let go (woken under it, it would only block on it). */
 	int wake_worker = 0;
-	s->pull_job = s->cfg->worker_reads && in->map_len && !s->inline_worker;
+	s->pull_job = (s->cfg->worker_reads == 2 || (s->cfg->worker_reads && in->map_len)) && !s->inline_worker;
 	while (!s->stop && s->pull_job) {
 		/* The workers read the units until the reading ends, then the
 		 * end, a sequential region or an error is dealt with here. */

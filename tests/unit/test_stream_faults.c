@@ -942,7 +942,7 @@ static void setup_reads(struct fixture *f, const char *text, const char *backend
 /* A mapped input: the workers read the units themselves (next never runs
  * on the calling thread); units that finish out of order (a slow one) are
  * written whole and in order, each once. Not mapped, the calling thread
- * reads, as without worker_reads. */
+ * reads, as without worker_reads; with worker_reads 2 the workers do. */
 static void worker_reads_units_of_a_mapped_input(void **state)
 {
 	char want[1001];
@@ -971,6 +971,20 @@ static void worker_reads_units_of_a_mapped_input(void **state)
 	assert_output(&f, want);
 	assert_int_equal(f.reader.next_on_caller, 100);
 	assert_int_equal(f.reader.next_elsewhere, 0);
+	teardown_run(&f);
+
+	/* worker_reads 2: the workers read, mapped or not (accel-crypt
+	 * hash: each takes the next file name itself). */
+	setup_reads(&f, t, "fk", 2, 0);
+	f.cfg.worker_reads = 2;
+	run_usec[7] = 30000;
+	assert_int_equal(run(&f, &upper_op), 0);
+	assert_string_equal(f.err, "");
+	assert_output(&f, want);
+	assert_int_equal(f.reader.next_on_caller, 0);
+	assert_int_equal(f.reader.next_elsewhere, 100);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(f.reader.order[i], i);
 	teardown_run(&f);
 	free(t);
 }

@@ -93,7 +93,10 @@ struct accel_stream_config {
 	 * handing units over, no wake-up per unit. For a next that only cuts
 	 * the mapping into units (no blocking read, no long copy), on the
 	 * job's state alone (it runs on a worker thread); begin and end stay
-	 * on the calling thread. Not with inline_units in effect. */
+	 * on the calling thread. 2: always, the input mapped or not, for a
+	 * next that makes units of the program's own (accel-crypt hash: a
+	 * file name each) and reads nothing from `in`. Not with inline_units
+	 * in effect. */
 	int worker_reads;
 };
 
@@ -135,7 +138,8 @@ uint64_t accel_memory_available(const struct accel_ctx *ctx);
  * NULL. With cfg->verbose >= 0, engine failures are warned about on stderr.
  *
  * Threads: ops run on the calling thread (the reader; with
- * cfg->worker_reads and a mapped input, next runs on the workers); engine
+ * cfg->worker_reads and a mapped input, or worker_reads 2, next runs on
+ * the workers); engine
  * contexts are opened, run and closed on worker threads, which also write
  * `out` (one at a time, in order; cfg->write runs there) and draw the
  * progress meter (with cfg->inline_units, where it applies, all of that on
