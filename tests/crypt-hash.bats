@@ -128,6 +128,28 @@ line' > sums
 	[[ "$stderr" == *"1. openssl:cpu0"* ]]
 }
 
+@test "stdout and stderr in one file: missing files' messages between the lines, as sha256sum's; stdout full or closed" {
+	for i in $(seq 1 300); do echo "$i" > "s$i"; done
+	args=()
+	for i in $(seq 1 300); do args+=("s$i"); [ $((i % 97)) != 0 ] || args+=("gone$i"); done
+	for t in 1 2 4; do
+		set +e
+		sha256sum "${args[@]}" > ref 2>&1
+		ref=$?
+		"$C" hash -T "$t" "${args[@]}" > ours 2>&1
+		ours=$?
+		set -e
+		sed -i 's/^sha256sum:/accel-crypt:/' ref
+		diff ref ours
+		[ "$ref" = 1 ] && [ "$ours" = 1 ]
+	done
+	# a full stdout: one line, exit 1; a reader gone: quiet, exit 0
+	run -1 --separate-stderr bash -c '"$1" hash s* big > /dev/full' _ "$C"
+	[ "$stderr" = "accel-crypt: cannot write stdout: No space left on device" ]
+	run -0 --separate-stderr bash -c '"$1" hash -T 2 s* big | head -n 1 | wc -l' _ "$C"
+	[ "$output" = 1 ] && [ -z "$stderr" ]
+}
+
 @test "usage: unknown algorithm, --tag with -c, --status without -c" {
 	run -2 "$C" hash -a sha7 abc
 	[ "${lines[0]}" = "accel-crypt: -a: 'sha7' is not one of sha256, sha512, sha3-256, blake2b512, sha1, md5" ]

@@ -10,9 +10,11 @@
  * several at once, and the lines come out in the order of the files.
  *
  * A unit's output is a sequence of records (channel byte 'o' stdout or 'e'
- * stderr, 2-byte length, text) that a relay thread writes to stdout and
- * stderr in order, so messages about a file stay between the lines of the
- * files around it.
+ * stderr, 2-byte length, text) that the thread writing units, in order,
+ * puts on stdout and stderr (put_records), so messages about a file stay
+ * between the lines of the files around it. Stdout is buffered as stdio
+ * buffers it (by line on a terminal, else in blocks) and flushed before
+ * each message on stderr, as sha256sum's error() does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +59,12 @@ struct hash_run {
 	struct accel_progress *meter;
 	size_t files_done;
 	uint64_t bytes_done;
+	/* stdout's lines not written yet (put_records, on the thread
+	 * writing units; flush_lines) */
+	struct accel_output *out;
+	char *lines;
+	size_t nlines;
+	int line_buffered;            /* stdout is a terminal */
 	struct accel_ctx *ctx;        /* one for every run, as the report's devices are its */
 	struct accel_report *report;  /* --json: one run entry per file, on stderr at the end */
 	struct accel_common common;   /* -b, -T, --json, -v ... */
@@ -350,24 +358,66 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 	return file_result(arg, u, digest, dlen, errnum, out);
 }
 
-/* --json: write unit u's records to the relay, and note the engine that
- * hashed its file and the bytes its lines take on stdout (the thread writing units). */
-static int write_file(void *user, struct accel_output *out, const struct accel_unit *u)
+/* Bytes of stdout's lines held before they are written: sha256sum's
+ * stdio writes 4 KiB at a time; 2000 one-line files took 2000 writes, a
+ * pipe hop and a thread hop each before (a thread relayed the lines):
+ * 3950 context switches against sha256sum's 3. */
+#define LINES_BUF ((size_t)64 << 10)
+
+/* Write the lines held: 0, or the write's error (ACCEL_EPIPE when the
+ * reader went away). */
+static int flush_lines(struct hash_run *r)
 {
+	int rc = r->nlines ? accel_output_write(r->out, r->lines, r->nlines) : 0;
+	r->nlines = 0;
+	return rc;
+}
+
+/* The stream's writer of a unit: its records to stdout (held in
+ * r->lines) and stderr, in order; with --json, the engine that hashed the
+ * file and the bytes its lines take. On the thread writing units, one at a
+ * time. 0, or a write's error, which ends the run. */
+static int put_records(void *user, struct accel_output *out, const struct accel_unit *u)
+{
+	(void)out;
 	struct hash_run *r = user;
-	const char *name = (const char *)u->in.data;
-	size_t k;
-	memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
 	int64_t n = 0;
 	for (size_t i = 0; i + 3 <= u->out.len;) {
+		char ch = (char)u->out.data[i];
 		size_t l = (size_t)u->out.data[i + 1] << 8 | u->out.data[i + 2];
-		if (u->out.data[i] == 'o')
-			n += (int64_t)l;
+		const uint8_t *text = u->out.data + i + 3;
 		i += 3 + l;
+		if (ch == 'e') {
+			int rc = flush_lines(r);
+			if (rc < 0)
+				return rc;
+			fflush(stderr);
+			fwrite(text, 1, l, stderr);
+			continue;
+		}
+		n += (int64_t)l;
+		if (r->nlines + l > LINES_BUF) {
+			int rc = flush_lines(r);
+			if (rc < 0)
+				return rc;
+		}
+		if (l > LINES_BUF) {
+			int rc = accel_output_write(r->out, text, l);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		memcpy(r->lines + r->nlines, text, l);
+		r->nlines += l;
 	}
-	r->e[k].bytes_out = n;
-	r->e[k].engine = u->engine ? u->engine->name : NULL;
-	return accel_output_write(out, u->out.data, u->out.len);
+	if (r->report) {
+		const char *name = (const char *)u->in.data;
+		size_t k;
+		memcpy(&k, u->in.data + strlen(name) + 1, sizeof k);
+		r->e[k].bytes_out = n;
+		r->e[k].engine = u->engine ? u->engine->name : NULL;
+	}
+	return r->line_buffered ? flush_lines(r) : 0;
 }
 
 /* --json: the runs of entries e[from..to). 0 or ACCEL_ENOMEM. */
@@ -403,48 +453,6 @@ static int next_file(void *user, struct accel_input *in, struct accel_unit *u, c
 	u->last = r->next == r->end;
 	u->out_hint = 256;
 	return 1;
-}
-
-/* The relay: records from the pipe to stdout and stderr, in order. */
-struct relay {
-	pthread_t thread;
-	int rfd;
-	struct accel_output *out;
-	int rc;
-};
-
-static int read_full(int fd, void *p, size_t n)
-{
-	uint8_t *c = p;
-	while (n) {
-		ssize_t r = read(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static void *relay_main(void *arg)
-{
-	struct relay *rl = arg;
-	uint8_t h[3];
-	char text[0x10000];
-	while (read_full(rl->rfd, h, 3) == 0) {
-		size_t n = (size_t)h[1] << 8 | h[2];
-		if (read_full(rl->rfd, text, n) < 0)
-			break;
-		if (h[0] == 'e') {
-			fflush(stderr);
-			fwrite(text, 1, n, stderr);
-		} else if (!rl->rc) {
-			rl->rc = accel_output_write(rl->out, text, n);
-		}
-	}
-	return NULL;
 }
 
 /* Read the list `path` into r's entries; counts improper lines. 0 or -1
@@ -544,28 +552,22 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 	struct accel_stream_config cfg = {
 		.threads = stdin_uses > 1 || one_unit ? 1 : common->threads,
 		.inline_units = one_unit,
+		/* Each worker takes the next file itself: no hand-off, no
+		 * wake-up per file. */
+		.worker_reads = 2,
 		.fallback = common->fallback,
 		.progress = 0,
 		.total_size = -1,
 		.prog = PROG,
 		.verbose = common->quiet ? -1 : common->verbose,
-		.write = r->report ? write_file : NULL,
+		.write = put_records,
 	};
-	struct accel_output pipe_out;
-	struct relay rl = { 0 };
-	int fds[2];
 	int status = 0;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		accel_msg_error("cannot make a pipe: %s", strerror(errno));
-		return ACCEL_EXIT_FAILURE;
-	}
-	rl.rfd = fds[0];
-	rl.out = out;
-	accel_output_fd(&pipe_out, fds[1]);
-	if (pthread_create(&rl.thread, NULL, relay_main, &rl)) {
-		accel_msg_error("cannot start a thread");
-		close(fds[0]);
-		close(fds[1]);
+	r->out = out;
+	r->nlines = 0;
+	r->line_buffered = isatty(out->fd) == 1;
+	if (!r->lines && !(r->lines = malloc(LINES_BUF))) {
+		accel_msg_error("out of memory");
 		return ACCEL_EXIT_FAILURE;
 	}
 	struct accel_input none;
@@ -580,10 +582,9 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 		r->meter = accel_progress_new_unit(op.name, "files", 1, (double)r->n);
 		accel_progress_bytes(r->meter, 0);
 	}
-	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, r, &none, &pipe_out, &stats, err, sizeof err);
-	close(fds[1]);
-	pthread_join(rl.thread, NULL);
-	close(fds[0]);
+	rc = accel_stream_run(ctx, &cfg, &route, &op, &ops, r, &none, out, &stats, err, sizeof err);
+	/* The lines of the files written before an error are good ones. */
+	int wrc = out->broken ? 0 : flush_lines(r);
 	accel_progress_end(r->meter);
 	r->meter = NULL;
 	accel_input_close(&none);
@@ -598,7 +599,7 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 		accel_msg_error("%s", err[0] ? err : accel_strerror(rc));
 		status = rc == ACCEL_EINVAL ? ACCEL_EXIT_USAGE : ACCEL_EXIT_FAILURE;
 	}
-	if (rl.rc == ACCEL_EIO) {
+	if (wrc == ACCEL_EIO) {
 		accel_msg_error("cannot write stdout: %s", strerror(out->error));
 		status = ACCEL_EXIT_FAILURE;
 	}
@@ -679,6 +680,7 @@ int cmd_hash(int argc, char **argv)
 	/* After the error lines: the routes and the files' runs say why. */
 	status = accel_report_run_end(r.report, r.ctx, status);
 	accel_ctx_free(r.ctx);
+	free(r.lines);
 	return status;
 }
 
