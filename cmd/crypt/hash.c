@@ -359,9 +359,10 @@ static int file_done(void *arg, const struct accel_unit *u, const uint8_t *diges
 }
 
 /* Bytes of stdout's lines held before they are written: sha256sum's
- * stdio writes 4 KiB at a time; 2000 one-line files took 2000 writes, a
- * pipe hop and a thread hop each before (a thread relayed the lines):
- * 3950 context switches against sha256sum's 3. */
+ * stdio writes 4 KiB at a time. 2000 one-line files took 2000 writes, a
+ * pipe hop and a thread hop each when a thread relayed the lines: 1460
+ * context switches on 2 cores against sha256sum's 3 (392 now, with the
+ * workers taking the files themselves), 43.8 ms against 17.9 now. */
 #define LINES_BUF ((size_t)64 << 10)
 
 /* Write the lines held: 0, or the write's error (ACCEL_EPIPE when the
