@@ -128,11 +128,11 @@ line' > sums
 	[[ "$stderr" == *"1. openssl:cpu0"* ]]
 }
 
-@test "stdout and stderr in one file: missing files' messages between the lines, as sha256sum's; stdout full or closed" {
+@test "stdout and stderr in one file: missing files' messages between the lines, as sha256sum's (-T 1 to 8); stdout full or closed" {
 	for i in $(seq 1 300); do echo "$i" > "s$i"; done
 	args=()
 	for i in $(seq 1 300); do args+=("s$i"); [ $((i % 97)) != 0 ] || args+=("gone$i"); done
-	for t in 1 2 4; do
+	for t in 1 2 4 8; do
 		set +e
 		sha256sum "${args[@]}" > ref 2>&1
 		ref=$?

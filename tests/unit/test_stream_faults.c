@@ -118,11 +118,13 @@ static int upper_open(const struct accel_engine *e, const struct accel_op *op, v
 static pthread_t ran_on[MAX_SEQ];
 static const uint8_t *ran_in[MAX_SEQ];
 static unsigned run_usec[MAX_SEQ];
+static int run_fast;   /* 1: no unit sleeps */
 
 /* Upper-cases the unit, a little slowly so that every engine gets units. */
 static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
-	usleep(u->seq < MAX_SEQ && run_usec[u->seq] ? run_usec[u->seq] : 200);
+	if (!run_fast)
+		usleep(u->seq < MAX_SEQ && run_usec[u->seq] ? run_usec[u->seq] : 200);
 	if (u->seq < MAX_SEQ) {
 		ran_on[u->seq] = pthread_self();
 		ran_in[u->seq] = u->in.data;
@@ -251,6 +253,7 @@ static void setup_run(struct fixture *f, const char *text, const char *backends,
 {
 	memset(f, 0, sizeof *f);
 	memset(run_usec, 0, sizeof run_usec);
+	run_fast = 0;
 	memset(ran_in, 0, sizeof ran_in);
 	memset(ran_on, 0, sizeof ran_on);
 	fail_create(0);
@@ -989,6 +992,44 @@ static void worker_reads_units_of_a_mapped_input(void **state)
 	free(t);
 }
 
+/* worker_reads 2: a job's units start on two of its workers, and the
+ * others join once a unit has run long (2 ms each here): more than two
+ * threads run units, every unit written once and in order. Units that
+ * run at once end the same way, the workers never needed ending with the
+ * run. */
+static void worker_reads_workers_join_as_units_ask(void **state)
+{
+	char want[1001];
+	char *t = text(1000, want);
+	struct fixture f;
+	for (int fast = 0; fast < 2; fast++) {
+		setup_reads(&f, t, "fk", 8, 0);
+		f.cfg.worker_reads = 2;
+		run_fast = fast;
+		for (int i = 0; i < 100; i++)
+			run_usec[i] = 2000;
+		assert_int_equal(run(&f, &upper_op), 0);
+		assert_string_equal(f.err, "");
+		assert_output(&f, want);
+		assert_int_equal(f.reader.next_on_caller, 0);
+		assert_int_equal(f.reader.writes, 100);
+		for (int i = 0; i < 100; i++)
+			assert_int_equal(f.reader.order[i], i);
+		int threads = 0;
+		for (int i = 0; i < 100; i++) {
+			int seen = 0;
+			for (int j = 0; j < i; j++)
+				seen |= pthread_equal(ran_on[j], ran_on[i]);
+			threads += !seen;
+		}
+		if (!fast)
+			assert_true(threads > 2);
+		assert_int_equal(stats_of(&f, "fk:cpu9")->workers, 8);
+		teardown_run(&f);
+	}
+	free(t);
+}
+
 /* The output of a run stopped at unit `stop`: whole units (CHUNK bytes)
  * of `want`, none from `stop` on; with one worker all of those before it
  * (the units in flight on others are not written once the run stops). */
@@ -1145,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(worker_write_error_ends_the_run),
 		cmocka_unit_test(failed_next_unit_falls_back_before_it_is_written),
 		cmocka_unit_test(worker_reads_units_of_a_mapped_input),
+		cmocka_unit_test(worker_reads_workers_join_as_units_ask),
 		cmocka_unit_test(worker_reads_fall_back),
 		cmocka_unit_test(worker_reads_error_ends_the_run),
 		cmocka_unit_test(deferred_reads_fill_units_from_the_file),

@@ -95,8 +95,11 @@ struct accel_stream_config {
 	 * job's state alone (it runs on a worker thread); begin and end stay
 	 * on the calling thread. 2: always, the input mapped or not, for a
 	 * next that makes units of the program's own (accel-crypt hash: a
-	 * file name each) and reads nothing from `in`. Not with inline_units
-	 * in effect. */
+	 * file name each) and reads nothing from `in`; a job's units then
+	 * start on two workers, the others joining once a unit's run has
+	 * taken 50 µs (units of a few microseconds, one-line files' hashes,
+	 * gain nothing from more workers but the lock's traffic). Not with
+	 * inline_units in effect. */
 	int worker_reads;
 };
 
