@@ -6,8 +6,8 @@
 # from the repository root:
 #   . DIR/setup.sh && bash tests/bench/gpu.sh
 # DIR holds:
-#   build/    the programs, libaccel, the plugins but onnxruntime, ffmpeg and
-#             opencv (their libraries are too large to carry), their
+#   build/    the programs, libaccel, the plugins but onnxruntime (unless
+#             ORT=1), ffmpeg and opencv (their libraries are large), their
 #             manifest made again, accel-bench-fftw, the test drivers of
 #             make tests (tests/fft-inprocess); copied to build/ there
 #             (RUNPATHs are relative);
@@ -24,7 +24,7 @@ set -eu
 DIR=${1:-.dev}
 B=${ACCEL_BUILD:-build}
 [ -x "$B/accel-fft" ] || { echo "gpu-kit: no $B/accel-fft: run make first" >&2; exit 1; }
-rm -rf "$DIR/build" "$DIR/syslib" "$DIR/tools" "$DIR/debs"
+rm -rf "$DIR/build" "$DIR/syslib" "$DIR/tools" "$DIR/debs" "$DIR/models"
 mkdir -p "$DIR/build/libexec" "$DIR/syslib" "$DIR/tools" "$DIR/debs"
 cp -a "$B"/accel-detect "$B"/accel-fft "$B"/accel-compress "$B"/accel-crypt "$B"/accel-bench "$B/lib" "$DIR/build/"
 cp -a "$B/libexec/accel-bench-fftw" "$DIR/build/libexec/"
@@ -34,6 +34,18 @@ for t in "$B"/tests/fft-inprocess; do
 done
 cp -a "$B/plugins" "$DIR/build/plugins"
 (cd "$DIR/build/plugins" && rm -rf accel_onnxruntime.so onnxruntime accel_ffmpeg.so accel_opencv.so opencv)
+# ORT=1: ONNX Runtime too (28 MB: gzip the folder to carry it), with
+# accel-infer, the peer infer-direct (its RUNPATH names
+# deps/onnxruntime/lib) and onnx.run's model (ACCEL_BENCH_MODELS=DIR/models).
+if [ "${ORT:-0}" = 1 ]; then
+	cp -a "$B/plugins/accel_onnxruntime.so" "$DIR/build/plugins/"
+	mkdir -p "$DIR/build/plugins/onnxruntime" "$DIR/build/deps/onnxruntime" "$DIR/models/ocr"
+	cp -L "$B"/plugins/onnxruntime/* "$DIR/build/plugins/onnxruntime/"
+	ln -sfn ../../plugins/onnxruntime "$DIR/build/deps/onnxruntime/lib"
+	cp -a "$B/accel-infer" "$DIR/build/"
+	cp -a "$B/libexec/infer-direct" "$DIR/build/libexec/"
+	cp "$B/deps/models/ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" "$DIR/models/ocr/"
+fi
 # The manifest names plugins by build-id: made again for the plugins kept,
 # else every start there would load all of them.
 LD_LIBRARY_PATH="$B/lib" "$B/tools/plugin-manifest" "$DIR/build/plugins" >"$DIR/build/plugins/plugins.manifest"
