@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <time.h>
 #include <accel/context.h>
 
 /* The registry grows as plugins are found, up to CORE_MAX_BACKENDS (the
@@ -136,6 +137,12 @@ void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len);
  * TLB flush on every core the process runs on, cost more than copying
  * it). Returns what accel_input_map returns, 0 for a small file. */
 int core_input_map_large(struct accel_input *in);
+
+/* A condition variable whose timed waits count on CLOCK_MONOTONIC, and
+ * the deadline `seconds` from now on that clock, for pthread_cond_timedwait
+ * on it. util.c. */
+void core_cond_init_monotonic(pthread_cond_t *c);
+void core_deadline(struct timespec *ts, double seconds);
 
 /* While this thread reads the mapping [at, at + len) of a file that may
  * shrink under it (accel_hash_run_unit), a SIGBUS there jumps to jb

@@ -687,20 +687,18 @@ static void wait_to_join_locked(struct stream *s, struct worker *w)
 	}
 	s->scout = w;
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	long ns = ts.tv_nsec + (long)(JOIN_LOOK * 1e9);
-	ts.tv_sec += ns / 1000000000L;
-	ts.tv_nsec = ns % 1000000000L;
+	core_deadline(&ts, JOIN_LOOK);
 	pthread_cond_timedwait(&s->cond_join, &s->lock, &ts);
 	s->scout = NULL;
 	double now = accel_now();
-	for (int i = 0; i < s->nworkers && s->want != INT_MAX; i++) {
+	for (int i = 0; i < s->nworkers; i++) {
 		const struct worker *o = &s->workers[i];
 		double since;
 		__atomic_load(&o->run_since, &since, __ATOMIC_RELAXED);
 		if (o->joined && since > 0 && now - since >= JOIN_AFTER) {
 			s->want = INT_MAX;
 			pthread_cond_broadcast(&s->cond_join);
+			break;
 		}
 	}
 }
@@ -1288,11 +1286,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond_free, NULL);
 	pthread_cond_init(&s->cond_work, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond_join, &ca);
-	pthread_condattr_destroy(&ca);
+	core_cond_init_monotonic(&s->cond_join);
 	s->want = INT_MAX;
 	pthread_mutex_lock(&s->lock);
 

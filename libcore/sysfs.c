@@ -184,11 +184,7 @@ int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double s
 	if (!b)
 		return ACCEL_ENOMEM;
 	pthread_mutex_init(&b->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&b->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	core_cond_init_monotonic(&b->cond);
 	b->fn = fn;
 	b->refs = 1;
 	pthread_attr_t ta;
@@ -214,10 +210,7 @@ int accel_call_bounded_all(int (*fn)(void *), void *const *args, int n, double s
 	}
 	pthread_attr_destroy(&ta);
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + seconds;
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	core_deadline(&ts, seconds);
 	while (b->pending > 0)
 		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) != 0)
 			break;  /* ETIMEDOUT; anything else would only repeat */

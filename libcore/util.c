@@ -335,3 +335,24 @@ void accel_exit(int status)
 	close(STDERR_FILENO);
 	_exit(status);
 }
+
+void core_cond_init_monotonic(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+void core_deadline(struct timespec *ts, double seconds)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	double end = (double)ts->tv_sec + ts->tv_nsec / 1e9 + seconds;
+	ts->tv_sec = (time_t)end;
+	ts->tv_nsec = (long)((end - (double)ts->tv_sec) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}

@@ -17,7 +17,6 @@
  * each message on stderr, as sha256sum's error() does.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -396,17 +395,12 @@ static int put_records(void *user, struct accel_output *out, const struct accel_
 			fwrite(text, 1, l, stderr);
 			continue;
 		}
+		/* A record is at most 0xffff bytes (record()): it fits. */
 		n += (int64_t)l;
 		if (r->nlines + l > LINES_BUF) {
 			int rc = flush_lines(r);
 			if (rc < 0)
 				return rc;
-		}
-		if (l > LINES_BUF) {
-			int rc = accel_output_write(r->out, text, l);
-			if (rc < 0)
-				return rc;
-			continue;
 		}
 		memcpy(r->lines + r->nlines, text, l);
 		r->nlines += l;
