@@ -18,6 +18,7 @@
 struct job {
 	const char *model, *labels_path, *crops_path;
 	int info, batch, topk;
+	int parallel;            /* runs at once on a CPU engine, 0: auto */
 	int max_wait_ms;         /* -1: wait for a full batch */
 	const char *decode;      /* "ctc", "db" or NULL */
 	struct db_opts db;
@@ -171,6 +172,7 @@ static const struct accel_option options[] = {
 	{ 0, "dim", "NAME=N", "set the model's symbolic dimension NAME to N (repeatable)", ACCEL_CALL(dim_option) },
 	{ 0, "output", "NAME", "write only the model output NAME (repeatable; default all)", ACCEL_CALL(output_option) },
 	{ 0, "batch", "N", "run up to N consecutive inputs at once (1-1024), where the model keeps them apart along axis 0", ACCEL_INT(JOB(batch), 1, 1024, "a count from 1 to 1024") },
+	{ 0, "parallel", "N", "run up to N batches at once on a CPU engine, each on -T/N threads (0, the default: one per core for a stream of inputs, 1 for a lone input)", ACCEL_INT(JOB(parallel), 0, 4096, "a count from 0 to 4096") },
 	{ 0, "max-wait", "MS", "send a partial batch when no input came for MS milliseconds (0: at once, with the inputs already there)", ACCEL_INT(JOB(max_wait_ms), 0, 3600000, "a number of milliseconds") },
 	{ 0, "topk", "K", "print the K best classes of each input as JSON lines (1-256)", ACCEL_INT(JOB(topk), 1, 256, "a count from 1 to 256") },
 	{ 0, "labels", "FILE", "class names, one a line, for --topk and --decode", "file", ACCEL_STRING(JOB(labels_path)) },
@@ -182,7 +184,7 @@ static const struct accel_option options[] = {
 	ACCEL_FORCE_OPTION,
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1"),
 	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
-	{ 'T', "threads", "N", "the engine's threads within one run (intra-op; 0 = its default, all cores)", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 'T', "threads", "N", "the threads of the runs together (intra-op; 0: all cores); --parallel N gives each run T/N", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
 	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, why --batch runs items one by one, each input's engine statistics"),
@@ -513,6 +515,42 @@ static void job_finish(void *arg, size_t k, int rc, const struct accel_stream_st
 	r->open = 0;
 }
 
+/* Whether the job is one run of the model, as far as can be told before it
+ * starts: one FILE (or standard input), a regular file holding one input:
+ * an image (no .npy magic) or a .npy array that ends where the file does.
+ * Pipes, several FILEs, --crops and raw tensors count as streams. */
+static int lone_input(const struct job *job)
+{
+	if (job->crops_path || job->common.noperands > 1 || job->shape || job->dtype)
+		return 0;
+	const char *path = job->common.noperands ? job->common.operands[0] : "-";
+	struct stat sb;
+	/* Only a regular file is opened here: opening a FIFO would wait for
+	 * its writer, and closing it could leave the writer without a reader. */
+	if (strcmp(path, "-") && (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode)))
+		return 0;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : 0;
+	uint8_t head[4096];
+	ssize_t n = -1;
+	off_t at = 0;
+	if (fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode) && (at = lseek(fd, 0, SEEK_CUR)) >= 0)
+		n = pread(fd, head, sizeof head, at);
+	if (fd > 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	if (n < 6 || memcmp(head, "\x93NUMPY", 6))
+		return 1;
+	struct accel_tensor t;
+	size_t hl = 0;
+	uint64_t bytes = 0;
+	char err[256];
+	if (accel_npy_header_parse(head, (size_t)n, 0, &t, &hl, err, sizeof err) != 0 ||
+	    accel_tensor_size(&t, 0, NULL, &bytes) < 0)
+		return 0;
+	return (uint64_t)(sb.st_size - at) <= hl + bytes;
+}
+
 /* Run the parsed job on ctx: the exit status, after the message. */
 static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 {
@@ -522,9 +560,16 @@ static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 		accel_msg_error("%s: cannot read: %s", job.model, strerror(errno));
 		return ACCEL_EXIT_FAILURE;
 	}
+	/* Runs at once on a CPU engine (the stream's workers, sharing the
+	 * engine's session) and the threads of each: a small model gains
+	 * little from threads within a run, and a stream of inputs keeps
+	 * every core busy with runs of one thread each. */
+	int cpus = job.common.threads > 0 ? job.common.threads : accel_cpu_count();
+	int runs = job.parallel ? job.parallel : lone_input(&job) ? 1 : cpus;
+	int intra = runs == 1 ? job.common.threads : cpus / runs > 1 ? cpus / runs : 1;
 	struct accel_onnx_params params = {
 		.model = job.model,
-		.intra_threads = job.common.threads,
+		.intra_threads = intra,
 		.ndims = job.ndims,
 		.dim_names = job.dim_names,
 		.dim_values = job.dim_values,
@@ -771,6 +816,10 @@ static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 	struct accel_stream_ops ops = { reader_next, NULL, NULL };
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &run, job_start, job_finish };
 	struct accel_stream_config cfg = stream_config(&job);
+	cfg.threads = runs;
+	if (job.common.verbose > 0 && !job.report)
+		fprintf(stderr, "%s: up to %d run%s at once on a CPU engine, %d thread%s each\n", cli.prog, runs,
+			runs == 1 ? "" : "s", intra ? intra : cpus, (intra ? intra : cpus) == 1 ? "" : "s");
 	err[0] = 0;
 	/* Counted as the reader takes each input in (at most a few batches
 	 * ahead of the engine); on a terminal it would mix with stdout. */

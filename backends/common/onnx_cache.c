@@ -208,7 +208,10 @@ int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, str
 	int rc = !m ? ACCEL_ENOMEM : m->reason[0] ? ACCEL_ENOTSUP : 0;
 	if (!rc) {
 		*session = m->idle;
-		m->idle = NULL;
+		if (c->loader->shared && m->idle)
+			m->users++;
+		else
+			m->idle = NULL;
 	}
 	pthread_mutex_unlock(&c->lock);
 	/* Another session, loaded while other contexts open theirs. */
@@ -226,7 +229,10 @@ void onnx_cache_give(struct onnx_cache *c, struct onnx_model *m, void *session)
 	if (!session)
 		return;
 	pthread_mutex_lock(&c->lock);
-	if (!m->idle) {
+	if (c->loader->shared && session == m->idle) {
+		m->users--;
+		session = NULL;
+	} else if (!m->idle) {
 		m->idle = session;
 		session = NULL;
 	}

@@ -29,6 +29,11 @@ struct onnx_loader {
 		    size_t len);
 	void (*free_session)(void *session);
 	void (*free_info)(void *info);
+	/* 1: one session serves every context at once, the library's run
+	 * being thread-safe on a session (ONNX Runtime's Run): a model is
+	 * loaded once however many workers run it; 0: a session per context
+	 * (OpenCV's Net, whose forward() is not). */
+	int shared;
 };
 
 /* A model asked of an engine. */
@@ -36,7 +41,10 @@ struct onnx_model {
 	char *key;                 /* path, threads and --dim values */
 	char reason[240];          /* why it cannot be loaded, "" when it can */
 	void *info;                /* from load, NULL when it cannot be loaded */
-	void *idle;                /* a session no context holds, or NULL */
+	void *idle;                /* a session no context holds, or NULL;
+	                            * with a shared loader the one session, held
+	                            * by `users` contexts */
+	int users;
 	struct onnx_model *next;
 };
 
@@ -70,14 +78,15 @@ int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, ch
 int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_params *p, const char *who,
 			      char *reason, size_t len);
 
-/* For open(): p's model and a session of it, the idle one or else a new
- * one from load. Returns 0 with *m and *session set; ACCEL_ENOTSUP when
+/* For open(): p's model and a session of it: with a shared loader the
+ * model's one session; else the idle one or a new one from load. Returns 0 with *m and *session set; ACCEL_ENOTSUP when
  * the model cannot be loaded; ACCEL_ENOMEM; or load's code. Thread-safe. */
 int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, struct onnx_model **m,
 		    void **session);
 
-/* For close(): session (NULL: none) back to model m, kept as its idle one
- * when it has none, else freed. Thread-safe. */
+/* For close(): session (NULL: none) back to model m: with a shared loader
+ * one user less; else kept as its idle one when it has none, or freed.
+ * Thread-safe. */
 void onnx_cache_give(struct onnx_cache *c, struct onnx_model *m, void *session);
 
 #endif

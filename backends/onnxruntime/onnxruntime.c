@@ -338,7 +338,7 @@ static int load_model(void *owner, const struct accel_onnx_params *p, void **ses
 	return 0;
 }
 
-static const struct onnx_loader ort_loader = { load_model, free_session, free_io };
+static const struct onnx_loader ort_loader = { load_model, free_session, free_io, 1 };
 
 /* A new engine of `provider` on device `device_id`; NULL: out of memory. */
 static struct ort_engine *new_engine(const char *provider, int device_id)

@@ -188,7 +188,7 @@ static int load_model(void *owner, const struct accel_onnx_params *p, void **ses
 	return 0;
 }
 
-static const struct onnx_loader ocv_loader = { load_model, free_net, free };
+static const struct onnx_loader ocv_loader = { load_model, free_net, free, 0 };
 
 /* A new engine, on the CPU path (cl NULL) or the OpenCL target of cl;
  * NULL: out of memory. */

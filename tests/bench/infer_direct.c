@@ -3,8 +3,8 @@
  * yardstick of tests/bench/infer.sh: load MODEL with T intra-op threads
  * (time apart), then run its one float input of shape DIMS (batch first)
  * N times at batch 1 and at batch 8 with fixed pseudo-random data, and
- * print, per batch size, latency percentiles (ms per run) and throughput
- * (inputs per second).
+ * print, per batch size, latency percentiles (ms per run), throughput
+ * (inputs per second) and the process's CPU time per input.
  *
  *   infer_direct MODEL THREADS N D1,D2,...   (D1 is the batch dim, set per run)
  *
@@ -115,8 +115,11 @@ int main(int argc, char **argv)
 		check(api->SetIntraOpNumThreads(so, threads));
 	check(api->SetInterOpNumThreads(so, 1));
 	check(api->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL));
-	/* As the onnxruntime backend sets it. */
-	check(api->AddSessionConfigEntry(so, "session.intra_op.allow_spinning", "0"));
+	/* As the onnxruntime backend sets it; INFER_DIRECT_SPIN=1 keeps ONNX
+	 * Runtime's default (threads spin between parallel sections). */
+	const char *spin = getenv("INFER_DIRECT_SPIN");
+	if (!spin || strcmp(spin, "1"))
+		check(api->AddSessionConfigEntry(so, "session.intra_op.allow_spinning", "0"));
 	double t0 = now();
 	OrtSession *s;
 	check(api->CreateSession(env, argv[1], so, &s));
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
 		check(api->Run(s, NULL, (const char *const *)&in_name, (const OrtValue *const *)&in, 1,
 			       (const char *const *)&out_name, 1, &out));
 		api->ReleaseValue(out);
-		double t1 = now();
+		double t1 = now(), c1 = cpu_now();
 		for (int k = 0; k < runs; k++) {
 			double a = now();
 			out = NULL;
@@ -198,10 +201,11 @@ int main(int argc, char **argv)
 			api->ReleaseValue(out);
 			lat[k] = (now() - a) * 1000;
 		}
-		double total = now() - t1;
+		double total = now() - t1, cpu = cpu_now() - c1;
 		qsort(lat, (size_t)runs, sizeof *lat, cmp);
-		printf("direct batch %d: p50 %.2f ms p90 %.2f ms p99 %.2f ms, %.1f inputs/s\n", batch,
-		       lat[runs / 2], lat[runs * 9 / 10], lat[(runs * 99) / 100], runs * batch / total);
+		printf("direct batch %d: p50 %.2f ms p90 %.2f ms p99 %.2f ms, %.1f inputs/s, %.3f ms CPU/input\n", batch,
+		       lat[runs / 2], lat[runs * 9 / 10], lat[(runs * 99) / 100], runs * batch / total,
+		       cpu * 1000 / (runs * batch));
 		api->ReleaseValue(in);
 		free(lat);
 		free(x);
