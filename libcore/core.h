@@ -57,6 +57,10 @@ struct accel_ctx {
 	int inventory;
 	unsigned char partial[CORE_MAX_BACKENDS + 1];
 	int reprobing;                     /* backend index being probed again, or -1 */
+	int named_probe;                   /* backend index a route naming it probes, or -1 */
+	/* 1: backend i left out devices that could only be software here
+	 * (accel_probe_software_devices); a route naming it probes it again. */
+	unsigned char soft_skipped[CORE_MAX_BACKENDS + 1];
 	/* 1: backend i was registered from a manifest and is not loaded yet:
 	 * its table is the manifest's (no functions) until probe_index loads it. */
 	unsigned char lazy[CORE_MAX_BACKENDS + 1];
@@ -110,6 +114,17 @@ void core_backend_load(struct accel_ctx *ctx, int i);
  * devices of `classes` (ACCEL_CLASS_ALL: any). Takes the context's lock.
  * discover.c. */
 void core_ctx_inventory(struct accel_ctx *ctx, unsigned classes);
+/* Probe backend i for a route that names it (--backend): its probe looks
+ * for devices that could only be software here too, probed again when an
+ * earlier probe left them out. Returns the probe's code. */
+int core_probe_named(struct accel_ctx *ctx, int i);
+/* Whether this machine may hold a GPU or NPU: a PCI function of those
+ * classes, or a device node a driver makes for one without PCI (an SoC's
+ * GPU under /dev/dri, /dev/kfd, /dev/accel, WSL's /dev/dxg). Without one,
+ * Vulkan and OpenCL find only software devices (lavapipe, PoCL), which an
+ * auto route never prefers: their drivers cost ~0.3 s and ~90 MB (PoCL
+ * loads LLVM). */
+int core_may_have_devices(struct accel_ctx *ctx);
 
 /* Start-up of every program (accel_common_init): fds 0, 1 and 2 held open
  * (on /dev/null where closed) and the handlers that remove a pending

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <accel/cli.h>
 #include "core.h"
@@ -206,6 +207,7 @@ struct accel_ctx *accel_ctx_new(void)
 		return NULL;
 	pthread_mutex_init(&ctx->lock, NULL);
 	ctx->reprobing = -1;
+	ctx->named_probe = -1;
 	const char *root = getenv("ACCEL_SYSROOT");
 	ctx->sysroot = root ? root : "";
 	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
@@ -368,28 +370,46 @@ void accel_discover_classes(struct accel_ctx *ctx, unsigned classes)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Backend i, probed for a route only, again: what it found is found again
+ * and merged (its devices, its engines kept), its notes and reason are
+ * this probe's. The caller holds the context's lock. */
+static int reprobe_locked(struct accel_ctx *ctx, int i)
+{
+	struct accel_backend_status *s = &ctx->backends[i];
+	double before = s->probe_seconds;
+	s->probed = 0;
+	s->nnotes = 0;
+	s->reason[0] = 0;
+	ctx->soft_skipped[i] = 0;
+	ctx->reprobing = i;
+	int rc = probe_index(ctx, i);
+	ctx->reprobing = -1;
+	s->probe_seconds += before;
+	return rc;
+}
+
 void core_ctx_inventory(struct accel_ctx *ctx, unsigned classes)
 {
 	pthread_mutex_lock(&ctx->lock);
 	ctx->inventory = 1;
-	/* A backend probed for a route only, again: what it found is found
-	 * again and merged (its devices, its engines kept), its notes and
-	 * reason are this probe's. */
 	for (int i = 0; i < ctx->nbackends && i <= CORE_MAX_BACKENDS; i++) {
 		struct accel_backend_status *s = &ctx->backends[i];
 		if (!ctx->partial[i] || !s->backend ||
 		    !((s->backend->classes & classes) || (classes & ACCEL_CLASS_ALL) == ACCEL_CLASS_ALL))
 			continue;
-		double before = s->probe_seconds;
-		s->probed = 0;
-		s->nnotes = 0;
-		s->reason[0] = 0;
-		ctx->reprobing = i;
-		probe_index(ctx, i);
-		ctx->reprobing = -1;
-		s->probe_seconds += before;
+		reprobe_locked(ctx, i);
 	}
 	pthread_mutex_unlock(&ctx->lock);
+}
+
+int core_probe_named(struct accel_ctx *ctx, int i)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->named_probe = i;
+	int rc = ctx->backends[i].probed && ctx->soft_skipped[i] ? reprobe_locked(ctx, i) : probe_index(ctx, i);
+	ctx->named_probe = -1;
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
 }
 
 int accel_probe_list_devices(struct accel_probe *p)
@@ -397,6 +417,47 @@ int accel_probe_list_devices(struct accel_probe *p)
 	if (p->ctx->inventory)
 		return 1;
 	p->ctx->partial[p->backend] = 1;
+	return 0;
+}
+
+int accel_probe_software_devices(struct accel_probe *p)
+{
+	struct accel_ctx *ctx = p->ctx;
+	if (ctx->inventory || ctx->named_probe == p->backend || core_may_have_devices(ctx))
+		return 1;
+	ctx->partial[p->backend] = 1;
+	ctx->soft_skipped[p->backend] = 1;
+	return 0;
+}
+
+int core_may_have_devices(struct accel_ctx *ctx)
+{
+	static const char *const nodes[] = { "/dev/dri", "/dev/kfd", "/dev/accel", "/dev/dxg", "/dev/nvidiactl" };
+	if (!ctx->pci_scanned) {
+		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
+		ctx->pci_scanned = 1;
+	}
+	for (int i = 0; i < ctx->npci; i++)
+		if (core_class_reserves(ctx->pci[i].cls))
+			return 1;
+	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof path, "%s%s", ctx->sysroot, nodes[i]);
+		if (stat(path, &st) < 0)
+			continue;
+		if (!S_ISDIR(st.st_mode))
+			return 1;
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int any = 0;
+		while (d && !any && (de = readdir(d)))
+			any = de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		if (any)
+			return 1;
+	}
 	return 0;
 }
 

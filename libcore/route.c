@@ -3,11 +3,8 @@
  * for each rank and for every engine left out.
  */
 #include <ctype.h>
-#include <dirent.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <accel/report.h>
 #include "core.h"
 
@@ -93,7 +90,9 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 				     sizeof x->reason);
 		return;
 	}
-	accel_probe_backend(ctx, name);
+	/* Named: its devices that could only be software are looked for too
+	 * (accel_probe_software_devices). */
+	core_probe_named(ctx, bi);
 	if (s->rc < 0) {
 		if ((x = add_entry(r, NULL, tok)))
 			core_strlcpy(x->reason, s->reason, sizeof x->reason);
@@ -206,7 +205,6 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 		     int all);
 static int device_only(const struct accel_backend *b);
 static int software_capable(const struct accel_backend *b);
-static int may_have_devices(struct accel_ctx *ctx);
 
 /* Backend b's prior_bounds for op: its MB/s, or 0 when it gives none. */
 static double prior_bound(const struct accel_backend *b, const char *op)
@@ -262,7 +260,7 @@ static int devices_cannot_lead(struct accel_ctx *ctx, const struct accel_route_r
 	int nprof = -1, lead = 0;   /* lead: one of them could lead */
 	for (int b = 0; b < ctx->nbackends && !lead; b++) {
 		const struct accel_backend_status *s = &ctx->backends[b];
-		if (!device_backend_unprobed(s, op) || (software_capable(s->backend) && !may_have_devices(ctx)))
+		if (!device_backend_unprobed(s, op) || (software_capable(s->backend) && !core_may_have_devices(ctx)))
 			continue;
 		double bound = prior_bound(s->backend, op);
 		if (bound > 0 && bound <= top->mbps && nprof < 0) {
@@ -292,7 +290,7 @@ static void not_probed_reason(struct accel_ctx *ctx, const char *op, struct acce
 		const struct accel_backend_status *s = b < 0 ? NULL : &ctx->backends[b];
 		if (!s || !device_backend_unprobed(s, op))
 			continue;
-		if (software_capable(s->backend) && !may_have_devices(ctx))
+		if (software_capable(s->backend) && !core_may_have_devices(ctx))
 			snprintf(x->reason, sizeof x->reason,
 				 "not probed: no GPU or NPU on this machine, only software devices could be found (name it with --backend to use it)");
 		else if (size_cut)
@@ -395,44 +393,6 @@ static int software_capable(const struct accel_backend *b)
 	return 0;
 }
 
-/*
- * Whether this machine may hold a GPU or NPU: a PCI function of those
- * classes, or a device node a driver makes for one without PCI (an SoC's
- * GPU under /dev/dri, /dev/kfd, /dev/accel, WSL's /dev/dxg). Without one,
- * a software_capable() backend can find nothing but software devices,
- * which the auto route never prefers, so it is not started: its drivers
- * cost ~0.3 s and ~90 MB (PoCL loads LLVM).
- */
-static int may_have_devices(struct accel_ctx *ctx)
-{
-	static const char *const nodes[] = { "/dev/dri", "/dev/kfd", "/dev/accel", "/dev/dxg", "/dev/nvidiactl" };
-	if (!ctx->pci_scanned) {
-		ctx->npci = core_pci_scan(ctx->sysroot, ctx->pci, CORE_MAX_DEVICES);
-		ctx->pci_scanned = 1;
-	}
-	for (int i = 0; i < ctx->npci; i++)
-		if (core_class_reserves(ctx->pci[i].cls))
-			return 1;
-	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-		snprintf(path, sizeof path, "%s%s", ctx->sysroot, nodes[i]);
-		if (stat(path, &st) < 0)
-			continue;
-		if (!S_ISDIR(st.st_mode))
-			return 1;
-		DIR *d = opendir(path);
-		struct dirent *de;
-		int any = 0;
-		while (d && !any && (de = readdir(d)))
-			any = de->d_name[0] != '.';
-		if (d)
-			closedir(d);
-		if (any)
-			return 1;
-	}
-	return 0;
-}
 
 /* One ranking pass of an auto route into r (reset first): small leaves
  * the backends that only find GPUs and NPUs unprobed; all starts too
@@ -450,7 +410,7 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 		if (!be || !core_backend_offers(be, op->name) || (small && device_only(be)))
 			continue;
 		if (software_capable(be) && devices < 0)
-			devices = may_have_devices(ctx);
+			devices = core_may_have_devices(ctx);
 		if (!software_capable(be) || devices)
 			accel_probe_backend(ctx, ctx->backends[b].name);
 	}

@@ -89,6 +89,31 @@ MEDIA='/(libavformat|libavcodec|libavutil|libswscale|liblept|libleptonica|libdav
 	grep -q '/libavcodec\.so' opened.txt
 }
 
+@test "accel-infer under auto starts no OpenCL or Vulkan driver where only software devices can be; named, OpenCV's OpenCL is scanned" {
+	[ -f "$B/plugins/accel_onnxruntime.so" ] && [ -f "$B/plugins/accel_opencv.so" ] || skip "no onnxruntime or opencv plugin"
+	/usr/bin/python3 -c 'import onnx, numpy' 2> /dev/null || skip "no python3-onnx, python3-numpy"
+	# The rule the FFT's GPU backends follow too: this machine holds no GPU or NPU.
+	head -c 64 /dev/zero | "$B/accel-fft" -n 8 -v 2> fft.log > /dev/null
+	grep -q 'not probed: no GPU or NPU on this machine' fft.log || skip "this machine may hold a GPU or NPU"
+	/usr/bin/python3 "$ROOT/tests/infer/models.py" . >&2
+	/usr/bin/python3 -c 'import numpy as np; np.save("in.npy", np.ones((1, 4), "f4"))'
+	opened "$B/accel-infer" -m lin.onnx -v in.npy 2> log > out.npy
+	[ -s out.npy ]
+	# OpenCV's CPU engine is on the route (the fallback), its OpenCL not
+	# started: no PoCL, no LLVM, no GPU discovery through Vulkan (OpenCV
+	# links the OpenCL ICD loader, which loads no driver by itself).
+	grep -q '^  2\. opencv:cpu0 ' log
+	grep -q '/libopencv_dnn\.so' opened.txt
+	run -1 grep -E '/lib(vulkan|pocl|LLVM)[^/]*$' opened.txt
+	# accel-detect, and a route that names opencv, scan OpenCL: PoCL's
+	# device, a software device, is listed there.
+	if "$B/accel-detect" --routes onnx.run | grep -q 'opencv\.opencl:'; then
+		opened "$B/accel-infer" -m lin.onnx -b opencv -v in.npy 2> log > out.npy || :
+		grep -q '/libpocl\.so' opened.txt
+		grep -q 'opencv\.opencl:[a-z0-9]* *left out: software device' log
+	fi
+}
+
 @test "libaccel links no hwloc: accel-compress on one byte opens none; an inventory and --version load it" {
 	command -v readelf >/dev/null || skip "no readelf (binutils)"
 	run -1 grep -q 'libhwloc' <(readelf -d "$B/lib/libaccel.so" | grep NEEDED)

@@ -250,6 +250,10 @@ static void add_cl_engines(struct accel_probe *p)
 		accel_probe_note(p, "opencv: no OpenCL engines: ACCEL_SYSROOT is set");
 		return;
 	}
+	if (!accel_probe_software_devices(p)) {
+		accel_probe_note(p, "opencv: OpenCL not scanned: no GPU or NPU on this machine, only software devices could be found (name opencv.opencl with --backend to use them)");
+		return;
+	}
 	struct cl_scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return;

@@ -57,13 +57,13 @@ direct() {
 			END { print r, c }'
 }
 
-printf '%-28s %5s %10s %10s %8s\n' case batch 'inputs/s' 'CPU ms/in' 'ours/ORT'
+printf '%-32s %5s %10s %10s %8s\n' case batch 'inputs/s' 'CPU ms/in' 'ours/ORT'
 for batch in 1 8; do
 	ref=$(direct "$batch")
 	spin=$(INFER_DIRECT_SPIN=1 direct "$batch")
-	echo "$ref" | awk -v b="$batch" -v t="$t" '{ printf "%-28s %5d %10.0f %10.3f %8s\n", "ORT direct -T " t, b, $1, $2, "1.00" }'
+	echo "$ref" | awk -v b="$batch" -v t="$t" '{ printf "%-32s %5d %10.0f %10.3f %8s\n", "ORT direct -T " t, b, $1, $2, "1.00" }'
 	echo "$spin" | awk -v b="$batch" -v r="$ref" '{ split(r, p, " ");
-		printf "%-28s %5d %10.0f %10.3f %8.2f\n", "ORT direct, spinning", b, $1, $2, $1 / p[1] }'
+		printf "%-32s %5d %10.0f %10.3f %8.2f\n", "ORT direct, spinning", b, $1, $2, $1 / p[1] }'
 	for par in 1 0; do
 		for src in file pipe; do
 			if [ "$src" = file ]; then
@@ -74,7 +74,7 @@ for batch in 1 8; do
 			name="accel-infer --parallel $par, $src"
 			[ "$par" -ne 0 ] || name="accel-infer, $src"
 			best "$cmd" | awk -v n="$name" -v b="$batch" -v k="$ITEMS" -v r="$ref" '{ split(r, p, " ");
-				printf "%-28s %5d %10.0f %10.3f %8.2f\n", n, b, k / $1, $2 * 1000 / k, k / $1 / p[1] }'
+				printf "%-32s %5d %10.0f %10.3f %8.2f\n", n, b, k / $1, $2 * 1000 / k, k / $1 / p[1] }'
 		done
 	done
 done

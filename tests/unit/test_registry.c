@@ -3,7 +3,8 @@
  * classes they find, their probe priority, their APIs' kinds), engines with
  * variants named BACKEND.VARIANT:DEVICE, device ids that do not depend on
  * the order of probing, the CPU device for plugins and --fallback cpu on a
- * plugin's CPU engine, the limits of the registry with their reasons, and
+ * plugin's CPU engine, software devices looked for only where they could
+ * lead or are named, the limits of the registry with their reasons, and
  * engine data given back to its backend when the context is freed.
  */
 #include <stdarg.h>
@@ -141,6 +142,25 @@ static int lister_probe(struct accel_probe *p)
 	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
 }
 
+/* As the opencv backend: an engine on the CPU device, and on a software
+ * GPU (PoCL's) only where the probe is to look for such devices. */
+static int softs;   /* probes that looked for software devices */
+static int softcl_probe(struct accel_probe *p)
+{
+	mark(p, "softcl");
+	int cpu = accel_probe_cpu_device(p);
+	assert_true(cpu >= 0);
+	if (accel_probe_software_devices(p)) {
+		struct accel_device d = gpu("", "The pocl project", "pthread");
+		d.software = 1;
+		int dev = accel_probe_add_device(p, &d);
+		assert_true(dev >= 0);
+		assert_true(accel_probe_add_engine_variant(p, dev, "cl", NULL) >= 0);
+		softs++;
+	}
+	return accel_probe_add_engine(p, cpu, NULL) < 0 ? ACCEL_ENOMEM : 0;
+}
+
 /* More devices than the context holds. */
 static int many_probe(struct accel_probe *p)
 {
@@ -240,6 +260,10 @@ static const struct accel_backend cpuplug_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "cpuplug", .ops = upper_ops, .probe = cpuplug_probe,
 	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
 	.classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 60,
+};
+static const struct accel_backend softcl_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "softcl", .ops = upper_ops, .probe = softcl_probe,
+	.supports = upper_supports, .open = upper_open, .run = upper_run, .close = upper_close,
 };
 static const struct accel_backend lister_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "lister", .ops = upper_ops, .probe = lister_probe,
@@ -575,6 +599,83 @@ static void a_route_lists_devices_only_for_an_inventory(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* A context on machine `root` (a folder: its /dev and /sys), for softcl. */
+static struct accel_ctx *softcl_ctx(const char *root)
+{
+	const struct accel_backend *const b[] = { &softcl_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	ctx->sysroot = root;
+	softs = 0;
+	return ctx;
+}
+
+/* Software devices (PoCL, lavapipe) are looked for by a backend that also
+ * runs on the CPU only where a GPU or NPU may be, when a route names the
+ * backend, or for an inventory; an auto route elsewhere probes it for its
+ * CPU engine alone. */
+static void software_devices_only_where_they_could_lead(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/accel-registry-root-XXXXXX", path[128];
+	assert_non_null(mkdtemp(root));
+	struct accel_route r;
+	struct accel_route_req req = { &upper_op, NULL, -1, "/nonexistent" };
+
+	/* No PCI GPU, no /dev/dri: the auto route takes the CPU engine. */
+	struct accel_ctx *ctx = softcl_ctx(root);
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_string_equal(r.entries[0].name, "softcl:cpu0");
+	assert_int_equal(softs, 0);
+	assert_false(has_engine(ctx, "softcl.cl:gpu0"));
+	/* Named, it is probed again and the software device found. */
+	req.backend = "softcl.cl:gpu0";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(softs, 1);
+	assert_string_equal(r.entries[0].name, "softcl.cl:gpu0");
+	assert_string_equal(probed, "softcl softcl ");
+	assert_int_equal(accel_engine_count(ctx), 3);   /* cpu, softcl:cpu0 kept, softcl.cl:gpu0 */
+	accel_ctx_free(ctx);
+
+	/* Named first: found at once. */
+	ctx = softcl_ctx(root);
+	req.backend = "softcl";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(softs, 1);
+	assert_string_equal(probed, "softcl ");
+	accel_ctx_free(ctx);
+
+	/* An inventory after an auto route probes it again, in full. */
+	ctx = softcl_ctx(root);
+	req.backend = NULL;
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(softs, 0);
+	accel_discover_classes(ctx, ACCEL_CLASS_ALL);
+	assert_int_equal(softs, 1);
+	assert_true(has_engine(ctx, "softcl.cl:gpu0"));
+	accel_ctx_free(ctx);
+
+	/* A machine with a DRM device node: looked for under auto too. */
+	snprintf(path, sizeof path, "%s/dev", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/dev/dri", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/dev/dri/card0", root);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	ctx = softcl_ctx(root);
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(softs, 1);
+	assert_true(has_engine(ctx, "softcl.cl:gpu0"));
+	accel_ctx_free(ctx);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/dev/dri", root);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/dev", root);
+	rmdir(path);
+	rmdir(root);
+}
+
 static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	return accel_read_chunk(in, u, 4);
@@ -699,6 +800,7 @@ int main(void)
 		cmocka_unit_test(variants_are_engines_of_their_own),
 		cmocka_unit_test(cpu_device_exists_for_a_plugin),
 		cmocka_unit_test(a_route_lists_devices_only_for_an_inventory),
+		cmocka_unit_test(software_devices_only_where_they_could_lead),
 		cmocka_unit_test(fallback_cpu_takes_a_plugin_cpu_engine),
 		cmocka_unit_test(a_full_registry_says_why),
 		cmocka_unit_test(the_registry_grows_to_its_limit),

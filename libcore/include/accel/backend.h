@@ -272,6 +272,16 @@ int accel_probe_cpu_device(struct accel_probe *p);
  * again with 1, its engines (accel_probe_add_engine returns the index of
  * the one added before) and devices (merged) kept. */
 int accel_probe_list_devices(struct accel_probe *p);
+/* Called by a probe that can find devices through an API with software
+ * implementations (OpenCL's PoCL, Vulkan's lavapipe) beside engines of
+ * its own on the CPU: whether to look for them. 1 in an inventory, when
+ * the route names the backend (--backend), or when the machine may hold a
+ * GPU or NPU (a PCI function of those classes, /dev/dri, /dev/kfd ...);
+ * 0 otherwise: all it could find is software devices, which an auto route
+ * never prefers, and starting their drivers costs more than the job
+ * (PoCL: ~0.1 s, LLVM loaded). On 0 the backend is marked as probed for a
+ * route only, as accel_probe_list_devices does. */
+int accel_probe_software_devices(struct accel_probe *p);
 /* Called by a probe: record why the backend is unavailable (printf format,
  * cut at 255 bytes); returns ACCEL_ENOTSUP so a probe can `return
  * accel_probe_fail(...)`. */
