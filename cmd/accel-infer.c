@@ -548,7 +548,10 @@ static int lone_input(const struct job *job)
 	if (accel_npy_header_parse(head, (size_t)n, 0, &t, &hl, err, sizeof err) != 0 ||
 	    accel_tensor_size(&t, 0, NULL, &bytes) < 0)
 		return 0;
-	return (uint64_t)(sb.st_size - at) <= hl + bytes;
+	/* The first array reaches the end (a header's sizes may lie: no sum
+	 * that could wrap). */
+	uint64_t left = (uint64_t)(sb.st_size - at);
+	return hl >= left || bytes >= left - hl;
 }
 
 /* Run the parsed job on ctx: the exit status, after the message. */

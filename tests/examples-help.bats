@@ -38,6 +38,7 @@ declare -gA SKIP=(
 	["build/accel-bench --vs --time 1                 # 64M inputs; OURS/PEER: accel-compress ... over zstd ... as programs"]="measures for minutes"
 	["build/accel-bench --vs --level 1,19 'zstd.*'"]="measures for minutes"
 	["build/accel-bench --vs --size 1,8 onnx.run      # a real model at batch 1 and 8, beside ONNX Runtime called directly"]="measures for minutes"
+	["sh tests/bench/infer-stream.sh   # inputs/s and CPU per input, file and pipe, beside ONNX Runtime called directly"]="measures for a minute"
 	["build/accel-bench --vs --size 1280x720 'h264.*' # accel-transcode beside ffmpeg on a 720p clip"]="measures for minutes"
 	["build/accel-bench --size 256,4096,65536 --json 'fft.*' | jq '.cases[] | [.engine, .size, .gflops.median]'"]="measures for minutes"
 	["build/accel-bench --save --time 1              # the profile: auto routes by these figures now"]="measures for minutes, and writes the user's profile"
