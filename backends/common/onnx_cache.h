@@ -4,8 +4,9 @@
  * of session options (path, threads, --dim values), loaded once by
  * supports() and kept with the reason it cannot be loaded or what the
  * backend read of it; and the pool of its sessions: the one a model was
- * loaded with waits idle for open(), close() gives it back, and the
- * engine's release frees them all. The backend loads and frees sessions
+ * loaded with waits idle for open() (or serves every open() at once, for
+ * a library whose runs on one session may overlap), close() gives it
+ * back, and the engine's release frees them all. The backend loads and frees sessions
  * (struct onnx_loader); the cache only keeps them.
  */
 #ifndef ACCEL_BACKEND_ONNX_CACHE_H
@@ -79,8 +80,9 @@ int onnx_cache_check_isolated(struct onnx_cache *c, const struct accel_onnx_para
 			      char *reason, size_t len);
 
 /* For open(): p's model and a session of it: with a shared loader the
- * model's one session; else the idle one or a new one from load. Returns 0 with *m and *session set; ACCEL_ENOTSUP when
- * the model cannot be loaded; ACCEL_ENOMEM; or load's code. Thread-safe. */
+ * model's one session; else the idle one or a new one from load. Returns
+ * 0 with *m and *session set; ACCEL_ENOTSUP when the model cannot be
+ * loaded; ACCEL_ENOMEM; or load's code. Thread-safe. */
 int onnx_cache_take(struct onnx_cache *c, const struct accel_onnx_params *p, struct onnx_model **m,
 		    void **session);
 
