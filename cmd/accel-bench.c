@@ -34,7 +34,7 @@ static int opt_save(void *arg, const char *file)
 }
 
 static const struct accel_option options[] = {
-	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
+	{ 0, "size", "LIST", "sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run and onnx.stream (default 1), WxH for the video stages (default 640x360)", ACCEL_STRING(JOB(sizes)) },
 	{ 0, "level", "LIST", "compression levels of the codecs' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format's default level)", ACCEL_STRING(JOB(levels)) },
 	{ 0, "time", "S", "seconds of measured runs per case, at least 3 runs (default 1)", ACCEL_DOUBLE(JOB(time), 0.001, 86400, "a number of seconds from 0.001 to 86400") },
 	{ 0, "repeat", "N", "exactly N measured runs per case (instead of --time)", ACCEL_INT(JOB(repeat), 1, MAX_SAMPLES, NULL) },
@@ -69,7 +69,7 @@ const struct accel_cli cli = {
 	/* The operations of cmd/bench/ops.c (tests/bench.bats keeps the two
 	 * lists the same). */
 	"zstd.compress zstd.decompress gzip.compress gzip.decompress lz4.compress lz4.decompress age.encrypt "
-	"age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run h264.decode "
+	"age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run onnx.stream h264.decode "
 	"hevc.decode h264.encode hevc.encode av1.encode vp9.encode",
 };
 
@@ -235,7 +235,7 @@ static int bench(int argc, char **argv)
 		}
 		char items[16][80];
 		int ne = IS_VIDEO(op->fam) ? video_engines(&b, job.common.backend, items, 16) :
-			 engines_for(b.ctx, job.common.backend, op->name, op_ext(&b, op), items, 16);
+			 engines_for(b.ctx, job.common.backend, op_lib(op), op_ext(&b, op), items, 16);
 		if (job.list) {
 			printf("%-16s ", op->name);
 			for (int e = 0; e < ne; e++)

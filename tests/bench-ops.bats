@@ -74,6 +74,29 @@ assert abs(p["ratio"] - c["mbps"]["median"] / p["mbps"]["median"]) <= 1e-9 * p["
 	[ -n "${f[30]}" ] && [ -z "${f[31]}" ] && [ -z "${f[32]}" ]
 }
 
+@test "onnx.stream --vs: 32 batches run as accel-infer runs a stream, beside ONNX Runtime running the batch 32 times in a row" {
+	have_model || skip "no ONNX Runtime or models: run make deps and make"
+	[ -x "$ROOT/build/libexec/infer-direct" ] || skip "infer-direct is not built"
+	run -0 "$A" --vs --json --repeat 2 --warmup 0 -T 2 --size 2 onnx.stream
+	python3 -c '
+import json, statistics, sys
+c = json.load(sys.stdin)["cases"][0]
+assert c["operation"] == "onnx.stream" and c["size"] == 2 and c["size_unit"] == "batch", c
+# 32 arrays of 2 items of 3x48x192 float32 in, a softmax of 2 classes per item out
+assert c["bytes"] == 32 * 2 * 3 * 48 * 192 * 4 and c["input_bytes"] > c["bytes"], c
+assert c["output_bytes"] > 32 * 2 * 2 * 4, c
+i = c["inferences_per_second"]["median"]
+assert abs(i - 64 / statistics.median(c["seconds"])) <= 1e-6 * i, (i, c["seconds"])
+p = c["peer"]
+assert p["command"] == "infer-direct --serve -T 2" and len(p["seconds"]) == 2 and p["ratio"] > 0, p
+assert abs(p["inferences_per_second"]["median"] - 64 / statistics.median(p["seconds"])) <= 1e-6 * i, p' <<< "$output"
+	# Two runs at once, on one thread each: the stream has two workers.
+	"$A" -v --repeat 1 --warmup 0 -T 2 --size 2 onnx.stream 2>&1 >/dev/null | grep -q "^  onnxruntime.cpu:cpu0 workers 2, units 32,"
+	# Its figure is no single run's: --save keeps onnx.run's, not its.
+	ACCEL_PROFILE="$BATS_TEST_TMPDIR/p.json" run -0 "$A" --save --repeat 1 --warmup 0 -T 2 onnx.run onnx.stream
+	jq -e '[.entries[].operation] | index("onnx.run") != null and index("onnx.stream") == null' "$BATS_TEST_TMPDIR/p.json"
+}
+
 @test "onnx.run without its model: no engine here, left out of the run" {
 	export ACCEL_BENCH_MODELS="$BATS_TEST_TMPDIR/none"
 	run -0 "$A" --list onnx.run sha256

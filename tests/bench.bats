@@ -106,9 +106,11 @@ EOF
 	[[ "${lines[0]}" =~ ^zstd\.compress\ +cpu$ ]]
 	grep -Eq '^age\.encrypt +openssl:cpu0' <<< "$output"
 	# every operation accel-detect routes is listed, the video stages
-	# (accel-transcode's), and no other
+	# (accel-transcode's), onnx.stream (onnx.run on a stream, where
+	# onnx.run is), and no other
 	[ "$(cut -d' ' -f1 <<< "$output" | sort)" = "$({ "$ROOT/build/accel-detect" --routes | sed -n 's/^route for \([^ ]*\) .*/\1/p'
-		printf '%s\n' h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode; } | sort)" ]
+		printf '%s\n' h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode
+		! grep -q '^onnx\.run ' <<< "$output" || echo onnx.stream; } | sort)" ]
 	if grep -q '^onnx.info ' <<< "$output"; then
 		grep -Eq '^onnx\.info +not measured yet$' <<< "$output"
 	fi

@@ -12,6 +12,7 @@
 #define BENCH_H
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include "accel.h"
@@ -33,6 +34,9 @@ extern const struct accel_cli cli;
 /* onnx.run: the batch, 1 to MAX_BATCH (accel-infer --batch's limit). */
 #define DEFAULT_BATCH 1
 #define MAX_BATCH 1024
+/* onnx.stream: the batches of one run, a stream of them as accel-infer
+ * runs it (several at once on one session). */
+#define STREAM_BATCHES 32
 /* Video: --size WxH, kept as 1 << 63 | W << 32 | H (no count of bytes). */
 #define VIDEO_SIZE(w, h) ((uint64_t)1 << 63 | (uint64_t)(w) << 32 | (uint64_t)(h))
 #define IS_VIDEO_SIZE(s) ((int)((s) >> 63))
@@ -82,6 +86,19 @@ struct opdef {
 	int fft;                 /* enum fft_kind */
 	const char *peer[MAX_PEERS][8];  /* in order of preference */
 };
+
+/* Whether op is onnx.stream: onnx.run on a stream of batches, as
+ * accel-infer runs one (several at once on the engine's session). */
+static inline int op_stream(const struct opdef *op)
+{
+	return !strcmp(op->name, "onnx.stream");
+}
+
+/* The library's operation that op measures. */
+static inline const char *op_lib(const struct opdef *op)
+{
+	return op_stream(op) ? "onnx.run" : op->name;
+}
 
 extern const struct opdef ops[];
 extern const size_t nops;

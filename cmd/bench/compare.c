@@ -252,7 +252,7 @@ static int runs_here(struct bench *b, const struct opdef *op, const char *engine
 		char items[16][80];
 		return video_engines(b, engine, items, 16) == 1 && !strcmp(items[0], engine);
 	}
-	struct accel_op o = { .name = op->name, .checksum = 1, .ext = op_ext(b, op) };
+	struct accel_op o = { .name = op_lib(op), .checksum = 1, .ext = op_ext(b, op) };
 	struct accel_route_req req = { &o, engine, -1, NULL };
 	struct accel_route r;
 	return accel_route(b->ctx, &req, &r) == 0 && r.nranked > 0;

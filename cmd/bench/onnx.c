@@ -39,6 +39,9 @@ static struct {
 	int sink;                        /* /dev/null for our runs' outputs, 0: not open yet */
 	pid_t pid;                       /* the peer, 0: none running */
 	FILE *peer;                      /* its socket, both ways */
+	uint64_t array_bytes;            /* onnx.stream: one batch's .npy array */
+	uint64_t stream_bytes;           /* onnx.stream: its input, STREAM_BATCHES of them */
+	int runs;                        /* onnx.stream: runs at once (the stream's workers) */
 } onnx;
 
 static const char *model_path(void)
@@ -63,7 +66,9 @@ void *op_ext(struct bench *b, const struct opdef *op)
 	if (!op || op->fam != FAM_ONNX || !model_path())
 		return NULL;
 	onnx.params.model = onnx.model;
-	onnx.params.intra_threads = b->threads;
+	/* onnx.stream: a run a thread, as accel-infer runs a stream. */
+	onnx.runs = b->threads > 0 ? b->threads : accel_cpu_count();
+	onnx.params.intra_threads = op_stream(op) && onnx.runs > 1 ? 1 : b->threads;
 	return &onnx.params;
 }
 
@@ -99,6 +104,8 @@ static int make_batch(const char *path, uint64_t batch)
 	return 0;
 }
 
+static int concat(const char *from, int count, const char *to);
+
 /* Case c's inputs (a batch of its size, and one item for the set-up run)
  * and a context of its own. 0, or -1 after the message. */
 int onnx_prepare(struct bench *b, struct kase *c)
@@ -122,7 +129,52 @@ int onnx_prepare(struct bench *b, struct kase *c)
 	c->in_bytes = (uint64_t)file_size(in);
 	c->bytes = c->size * sizeof(float) * (uint64_t)(item_dims[0] * item_dims[1] * item_dims[2]);
 	c->units = (double)c->size;
+	if (op_stream(c->op)) {
+		/* onnx.stream: STREAM_BATCHES of the batch's array, one after
+		 * another, as numpy.save writes them to one file. */
+		char *stream = temp_path(b, "onnx-stream-%llu.npy", (unsigned long long)c->size);
+		if (!stream) {
+			accel_msg_error("out of memory");
+			return -1;
+		}
+		onnx.array_bytes = c->in_bytes;
+		onnx.stream_bytes = c->in_bytes * STREAM_BATCHES;
+		if (file_size(stream) != (int64_t)onnx.stream_bytes && concat(in, STREAM_BATCHES, stream) < 0)
+			return -1;
+		c->input = stream;
+		c->in_bytes = onnx.stream_bytes;
+		c->bytes *= STREAM_BATCHES;
+		c->units *= STREAM_BATCHES;
+	}
 	return 0;
+}
+
+/* Write `count` copies of file `from` to `to`. 0, or -1 after the message. */
+static int concat(const char *from, int count, const char *to)
+{
+	FILE *f = fopen(from, "re"), *t = fopen(to, "we");
+	char buf[65536];
+	int ok = f && t;
+	for (int i = 0; ok && i < count; i++) {
+		rewind(f);
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			ok &= fwrite(buf, 1, n, t) == n;
+		ok &= !ferror(f);
+	}
+	if (f)
+		fclose(f);
+	if (t && fclose(t) != 0)
+		ok = 0;
+	if (!ok)
+		accel_msg_error("cannot write %s: %s", to, strerror(errno));
+	return ok ? 0 : -1;
+}
+
+/* onnx.stream's units: one batch's array each. */
+static int next_array(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	return accel_read_chunk(in, u, (size_t)onnx.array_bytes);
 }
 
 /* The stream's one unit: the whole input, the batch as one .npy array,
@@ -161,7 +213,7 @@ static int whole_input(void *user, struct accel_input *in, struct accel_unit *u,
 int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, struct accel_output *out,
 	     struct accel_stream_stats *st, char *err, size_t len)
 {
-	struct accel_op op = { .name = c->op->name, .ext = op_ext(b, c->op) };
+	struct accel_op op = { .name = op_lib(c->op), .ext = op_ext(b, c->op) };
 	struct accel_route *r = &onnx.route;
 	if (!onnx.routed) {
 		struct accel_route_req req = { &op, c->engine, -1, NULL };
@@ -187,6 +239,12 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 		.inline_units = 1,
 	};
 	struct accel_stream_ops sops = { whole_input, NULL, NULL };
+	if (op_stream(c->op) && in->size == (int64_t)onnx.stream_bytes) {
+		/* onnx.stream: an array a unit, several at once. */
+		cfg.threads = onnx.runs;
+		cfg.inline_units = 0;
+		sops.next = next_array;
+	}
 	int sent = 0;
 	return accel_stream_run(onnx.ctx, &cfg, r, &op, &sops, &sent, in, out, st, err, len);
 }
@@ -218,8 +276,12 @@ int onnx_peer_command(struct bench *b, struct kase *c)
 	for (size_t i = 0; i < ITEM_DIMS && used < sizeof dims; i++)
 		used += (size_t)snprintf(dims + used, sizeof dims - used, ",%lld", (long long)item_dims[i]);
 	/* It reads the batch's file on every run and writes its output to
-	 * /dev/null, as our side does. */
-	const char *argv[] = { prog, "--serve", onnx.model, threads, dims, c->input };
+	 * /dev/null, as our side does (onnx.stream: STREAM_BATCHES runs one
+	 * after another, onnx_peer_run). */
+	const char *batch = op_stream(c->op) ? temp_path(b, "onnx-%llu.npy", (unsigned long long)c->size) : c->input;
+	if (!batch)
+		return -1;
+	const char *argv[] = { prog, "--serve", onnx.model, threads, dims, batch };
 	for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++)
 		if (!(c->peer_argv[i] = strdup(argv[i])))
 			return -1;
@@ -263,9 +325,15 @@ int onnx_peer_start(struct kase *c)
 int onnx_peer_run(struct kase *c, double *dt, double *cpu)
 {
 	char line[128];
-	if (!onnx.peer || send(fileno(onnx.peer), "run\n", 4, MSG_NOSIGNAL) != 4 ||
-	    !fgets(line, sizeof line, onnx.peer) || sscanf(line, "%lf %lf", dt, cpu) != 2)
-		return -1;
+	*dt = *cpu = 0;
+	for (int i = 0; i < (op_stream(c->op) ? STREAM_BATCHES : 1); i++) {
+		double t, u;
+		if (!onnx.peer || send(fileno(onnx.peer), "run\n", 4, MSG_NOSIGNAL) != 4 ||
+		    !fgets(line, sizeof line, onnx.peer) || sscanf(line, "%lf %lf", &t, &u) != 2)
+			return -1;
+		*dt += t;
+		*cpu += u;
+	}
 	return 0;
 }
 

@@ -28,6 +28,7 @@ const struct opdef ops[] = {
 	{ "fft.c2r", FAM_FFT, NULL, FFT_C2R, { { "accel-bench-fftw", "-T", "%T", "c2r", "%N" } } },
 	/* Their peers are programs of their own: onnx.c, video.c. */
 	{ "onnx.run", FAM_ONNX, NULL, 0, { { NULL } } },
+	{ "onnx.stream", FAM_ONNX, NULL, 0, { { NULL } } },
 	{ "h264.decode", FAM_DECODE, "h264", 0, { { NULL } } },
 	{ "hevc.decode", FAM_DECODE, "hevc", 0, { { NULL } } },
 	{ "h264.encode", FAM_ENCODE, "h264", 0, { { NULL } } },

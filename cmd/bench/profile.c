@@ -22,7 +22,7 @@ int profile_target(struct bench *b)
  * failed. */
 static const struct accel_engine *one_engine(struct bench *b, const struct kase *c)
 {
-	struct accel_op op = { .name = c->op->name, .ext = op_ext(b, c->op) };
+	struct accel_op op = { .name = op_lib(c->op), .ext = op_ext(b, c->op) };
 	struct accel_route_req req = { &op, c->engine, -1, NULL };
 	struct accel_route r;
 	if (c->failed || !c->ours.n || accel_route(b->ctx, &req, &r) < 0 || r.nranked != 1 ||
@@ -60,7 +60,8 @@ int save_profile(struct bench *b, const struct kase *cs, int ncases)
 	for (int i = 0; i < ncases; i++) {
 		const struct kase *c = &cs[i];
 		const struct accel_engine *e = one_engine(b, c);
-		if (!e)
+		/* A stream's runs side by side are no figure of one run. */
+		if (!e || op_stream(c->op))
 			continue;
 		double mbps = rate(&c->ours, (double)c->in_bytes / 1e6).median;
 		int put = accel_profile_put(b->ctx, &fresh, &nfresh, c->op->name, e,

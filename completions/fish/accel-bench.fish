@@ -3,7 +3,7 @@ function __accel_bench_backends -d 'what -b of accel-bench completes to: its reg
 	set -l w (commandline -opc)
 	$w[1] --completion=backends 2>/dev/null
 end
-complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run (default 1), WxH for the video stages (default 640x360)'
+complete -c accel-bench -l size -x -d 'sizes, joined by commas: bytes of input with K, M, G suffixes (default 16M, with --vs 64M), N, the samples per transform, for FFTs (default 1024), the batch for onnx.run and onnx.stream (default 1), WxH for the video stages (default 640x360)'
 complete -c accel-bench -l level -x -d 'compression levels of the codecs\' cases, joined by commas, each a case (zstd 1-19, gzip 1-9, lz4 1-12; default: the format\'s default level)'
 complete -c accel-bench -l time -x -d 'seconds of measured runs per case, at least 3 runs (default 1)'
 complete -c accel-bench -l repeat -x -d 'exactly N measured runs per case (instead of --time)'
@@ -27,4 +27,4 @@ complete -c accel-bench -s v -l verbose -d 'say more on stderr: what ran on whic
 complete -c accel-bench -s q -l quiet -d 'print nothing but errors, no progress meter either'
 complete -c accel-bench -s h -l help -d 'show this help and exit'
 complete -c accel-bench -s V -l version -d 'show the version, then the libraries in use with theirs (one line each), and exit'
-complete -c accel-bench -f -a 'zstd.compress zstd.decompress gzip.compress gzip.decompress lz4.compress lz4.decompress age.encrypt age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode'
+complete -c accel-bench -f -a 'zstd.compress zstd.decompress gzip.compress gzip.decompress lz4.compress lz4.decompress age.encrypt age.decrypt sha256 sha512 sha3-256 blake2b512 sha1 md5 fft.c2c fft.r2c fft.c2r onnx.run onnx.stream h264.decode hevc.decode h264.encode hevc.encode av1.encode vp9.encode'
