@@ -184,7 +184,7 @@ static const struct accel_option options[] = {
 	ACCEL_FORCE_OPTION,
 	ACCEL_BACKEND_OPTION_TEXT("engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1"),
 	{ 0, "fallback", "POLICY", "when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)", "cpu next none", ACCEL_COMMON(ACCEL_OPT_FALLBACK) },
-	{ 'T', "threads", "N", "the threads of the runs together (intra-op; 0: all cores); --parallel N gives each run T/N", ACCEL_COMMON(ACCEL_OPT_THREADS) },
+	{ 'T', "threads", "N", "the threads of the runs together (intra-op; 0: all cores, or the engine's default for one run at a time); --parallel N gives each run T/N", ACCEL_COMMON(ACCEL_OPT_THREADS) },
 	{ 0, "progress", NULL, "show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)", ACCEL_COMMON(ACCEL_OPT_PROGRESS) },
 	{ 0, "no-progress", NULL, "never show a progress meter", ACCEL_COMMON(ACCEL_OPT_NO_PROGRESS) },
 	ACCEL_VERBOSE_OPTION_TEXT("say more on stderr: the route, why --batch runs items one by one, each input's engine statistics"),

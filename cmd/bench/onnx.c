@@ -39,8 +39,8 @@ static struct {
 	int sink;                        /* /dev/null for our runs' outputs, 0: not open yet */
 	pid_t pid;                       /* the peer, 0: none running */
 	FILE *peer;                      /* its socket, both ways */
-	uint64_t array_bytes;            /* onnx.stream: one batch's .npy array */
-	uint64_t stream_bytes;           /* onnx.stream: its input, STREAM_BATCHES of them */
+	uint64_t array_bytes;            /* onnx.stream: one batch's .npy array (its input holds
+	                                  * STREAM_BATCHES of them) */
 	int runs;                        /* onnx.stream: runs at once (the stream's workers) */
 } onnx;
 
@@ -73,9 +73,10 @@ void *op_ext(struct bench *b, const struct opdef *op)
 }
 
 /* The items of a batch: the peer's pseudo-random values (infer_direct.c),
- * `batch` items of item_dims as a float32 .npy array in path. 0, or -1
- * after the message. */
-static int make_batch(const char *path, uint64_t batch)
+ * `batch` items of item_dims as a float32 .npy array, `copies` times one
+ * after another (as numpy.save writes arrays to one file) in path. 0, or
+ * -1 after the message. */
+static int make_batch(const char *path, uint64_t batch, int copies)
 {
 	struct accel_tensor t = { .dtype = ACCEL_DTYPE_FLOAT32, .ndim = 1 + (int)ITEM_DIMS, .dims = { (int64_t)batch } };
 	uint64_t count = batch;
@@ -90,12 +91,14 @@ static int make_batch(const char *path, uint64_t batch)
 			fclose(f);
 		return -1;
 	}
-	fwrite(head, 1, (size_t)h, f);
-	unsigned r = 1;
-	for (uint64_t i = 0; i < count; i++) {
-		r = r * 1103515245u + 12345u;
-		float x = (float)((r >> 8) & 0xffff) / 65536.0f - 0.5f;
-		fwrite(&x, sizeof x, 1, f);
+	for (int k = 0; k < copies; k++) {
+		fwrite(head, 1, (size_t)h, f);
+		unsigned r = 1;
+		for (uint64_t i = 0; i < count; i++) {
+			r = r * 1103515245u + 12345u;
+			float x = (float)((r >> 8) & 0xffff) / 65536.0f - 0.5f;
+			fwrite(&x, sizeof x, 1, f);
+		}
 	}
 	if (ferror(f) | (fclose(f) != 0)) {
 		accel_msg_error("cannot write %s: %s", path, strerror(errno));
@@ -103,8 +106,6 @@ static int make_batch(const char *path, uint64_t batch)
 	}
 	return 0;
 }
-
-static int concat(const char *from, int count, const char *to);
 
 /* Case c's inputs (a batch of its size, and one item for the set-up run)
  * and a context of its own. 0, or -1 after the message. */
@@ -115,7 +116,7 @@ int onnx_prepare(struct bench *b, struct kase *c)
 		accel_msg_error("out of memory");
 		return -1;
 	}
-	if ((file_size(in) < 0 && make_batch(in, c->size) < 0) || (file_size(one) < 0 && make_batch(one, 1) < 0))
+	if ((file_size(in) < 0 && make_batch(in, c->size, 1) < 0) || (file_size(one) < 0 && make_batch(one, 1, 1) < 0))
 		return -1;
 	accel_ctx_free(onnx.ctx);
 	if (!(onnx.ctx = accel_ctx_new())) {
@@ -138,37 +139,14 @@ int onnx_prepare(struct bench *b, struct kase *c)
 			return -1;
 		}
 		onnx.array_bytes = c->in_bytes;
-		onnx.stream_bytes = c->in_bytes * STREAM_BATCHES;
-		if (file_size(stream) != (int64_t)onnx.stream_bytes && concat(in, STREAM_BATCHES, stream) < 0)
+		if (file_size(stream) < 0 && make_batch(stream, c->size, STREAM_BATCHES) < 0)
 			return -1;
 		c->input = stream;
-		c->in_bytes = onnx.stream_bytes;
+		c->in_bytes *= STREAM_BATCHES;
 		c->bytes *= STREAM_BATCHES;
 		c->units *= STREAM_BATCHES;
 	}
 	return 0;
-}
-
-/* Write `count` copies of file `from` to `to`. 0, or -1 after the message. */
-static int concat(const char *from, int count, const char *to)
-{
-	FILE *f = fopen(from, "re"), *t = fopen(to, "we");
-	char buf[65536];
-	int ok = f && t;
-	for (int i = 0; ok && i < count; i++) {
-		rewind(f);
-		size_t n;
-		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-			ok &= fwrite(buf, 1, n, t) == n;
-		ok &= !ferror(f);
-	}
-	if (f)
-		fclose(f);
-	if (t && fclose(t) != 0)
-		ok = 0;
-	if (!ok)
-		accel_msg_error("cannot write %s: %s", to, strerror(errno));
-	return ok ? 0 : -1;
 }
 
 /* onnx.stream's units: one batch's array each. */
@@ -239,7 +217,7 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 		.inline_units = 1,
 	};
 	struct accel_stream_ops sops = { whole_input, NULL, NULL };
-	if (op_stream(c->op) && in->size == (int64_t)onnx.stream_bytes) {
+	if (op_stream(c->op) && (uint64_t)in->size == onnx.array_bytes * STREAM_BATCHES) {
 		/* onnx.stream: an array a unit, several at once. */
 		cfg.threads = onnx.runs;
 		cfg.inline_units = 0;

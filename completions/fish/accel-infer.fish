@@ -32,7 +32,7 @@ complete -c accel-infer -s o -l output-file -r -F -d 'write to FILE (complete or
 complete -c accel-infer -s f -l force -d 'overwrite FILE; read or write a terminal'
 complete -c accel-infer -s b -l backend -x -a '(__accel_infer_backends)' -d 'engines to use, in order, joined by ,: auto (the default), onnxruntime (or its variants onnxruntime.cpu, onnxruntime.cuda, onnxruntime.tensorrt), opencv (the CPU), opencv.opencl (OpenCL GPUs); an engine on a software device by its full name, as accel-detect --routes onnx.run shows it: opencv.opencl:gpu1'
 complete -c accel-infer -l fallback -x -a 'cpu next none' -d 'when an engine fails on a batch: retry on cpu, on the next engine, or none (fail)'
-complete -c accel-infer -s T -l threads -x -d 'the threads of the runs together (intra-op; 0: all cores); --parallel N gives each run T/N'
+complete -c accel-infer -s T -l threads -x -d 'the threads of the runs together (intra-op; 0: all cores, or the engine\'s default for one run at a time); --parallel N gives each run T/N'
 complete -c accel-infer -l progress -d 'show the inputs run and inferences per second on stderr (default when stderr is a terminal and stdout is not)'
 complete -c accel-infer -l no-progress -d 'never show a progress meter'
 complete -c accel-infer -s v -l verbose -d 'say more on stderr: the route, why --batch runs items one by one, each input\'s engine statistics'
