@@ -39,6 +39,27 @@ static int cmp_entry(const void *a, const void *b)
 	return (y->mbps > x->mbps) - (y->mbps < x->mbps);
 }
 
+/* Run verify() for entries [0, upto) of r that wait for it (check): one
+ * that fails is left out with the reason. Returns how many failed. */
+static int verify_entries(const struct accel_op *op, struct accel_route *r, int upto)
+{
+	int failed = 0;
+	for (int i = 0; i < upto && i < r->n; i++) {
+		struct accel_route_entry *x = &r->entries[i];
+		if (!x->usable || !x->check)
+			continue;
+		char why[sizeof x->reason] = "";
+		x->check = 0;
+		if (x->engine->backend->verify(x->engine, op, why, sizeof why) < 0) {
+			x->usable = 0;
+			x->mbps = 0;
+			core_strlcpy(x->reason, why[0] ? why : "cannot run this operation", sizeof x->reason);
+			failed++;
+		}
+	}
+	return failed;
+}
+
 /* Rank one forced token "name[.variant][:selector]": without a variant,
  * every variant of the backend; "cpu" for an operation the built-in
  * backend does not offer, the CPU device's engine for it. An engine on a
@@ -80,6 +101,7 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 		char why[128] = "";
 		e->backend->supports(e, op, &prior, why, sizeof why);
 		x->usable = 1;
+		x->check = e->backend->verify != NULL;
 		x->mbps = prior;
 		snprintf(x->reason, sizeof x->reason, "named by --backend (cpu: the CPU device's engine for %s)", op->name);
 		return;
@@ -133,6 +155,7 @@ static void route_forced(struct accel_ctx *ctx, const struct accel_op *op, const
 			continue;
 		}
 		x->usable = 1;
+		x->check = e->backend->verify != NULL;
 		x->mbps = prior;
 		snprintf(x->reason, sizeof x->reason, "named by --backend%s", e->software ? " (software device)" : "");
 	}
@@ -185,6 +208,7 @@ static void share_decision(struct accel_ctx *ctx, struct accel_route *r,
 {
 	double best, m;
 	r->nserving = r->nranked ? 1 : 0;
+	r->shared = 0;
 	if (r->nranked < 2 || !measured_here(ctx, r, 0, prof, nprof, cls, &best))
 		return;
 	int k = 1;
@@ -332,6 +356,9 @@ int accel_route(struct accel_ctx *ctx, const struct accel_route_req *req, struct
 				break;
 			t += n + 1;
 		}
+		/* Every engine named is checked now (verify): the user asked
+		 * for it, and its reason is the error when none is left. */
+		verify_entries(op, r, r->n);
 		/* Keep the user's order among usable engines; left-out ones last. */
 		struct accel_route_entry tmp[ACCEL_ROUTE_MAX];
 		int k = 0;
@@ -488,15 +515,40 @@ static int rank_auto(struct accel_ctx *ctx, const struct accel_route_req *req, s
 				}
 			}
 			x->usable = 1;
+			x->check = e->backend->verify != NULL;
 			/* Demoted engines rank after the CPU but stay on the route. */
 			if (x->mbps == 0)
 				x->mbps = -1;
 		}
 	}
-	qsort(r->entries, (size_t)r->n, sizeof r->entries[0], cmp_entry);
-	for (int i = 0; i < r->n; i++)
-		r->nranked += r->entries[i].usable;
-	share_decision(ctx, r, prof, nprof, cls);
+	/* The engines that serve first are checked now (verify), ranked
+	 * again while one fails; the fallbacks behind them when the stream
+	 * first opens them, if it ever does. */
+	struct accel_route_entry added[ACCEL_ROUTE_MAX];
+	memcpy(added, r->entries, sizeof r->entries[0] * (size_t)r->n);
+	for (;;) {
+		qsort(r->entries, (size_t)r->n, sizeof r->entries[0], cmp_entry);
+		r->nranked = 0;
+		for (int i = 0; i < r->n; i++)
+			r->nranked += r->entries[i].usable;
+		share_decision(ctx, r, prof, nprof, cls);
+		if (!verify_entries(op, r, r->nserving > 1 ? r->nserving : 1))
+			break;
+		/* Ranked again in the order the entries were added, as if
+		 * supports() had said what the check did: an engine left out
+		 * takes its place among the others left out. */
+		for (int i = 0; i < r->n; i++)
+			for (int j = 0; j < r->n; j++)
+				if (added[j].engine && added[j].engine == r->entries[i].engine)
+					added[j] = r->entries[i];
+		memcpy(r->entries, added, sizeof r->entries[0] * (size_t)r->n);
+	}
+	for (int i = 0; i < r->nranked; i++) {
+		struct accel_route_entry *x = &r->entries[i];
+		size_t n = strlen(x->reason);
+		if (x->check && n < sizeof x->reason)
+			snprintf(x->reason + n, sizeof x->reason - n, "; checked when first used");
+	}
 	free(prof);
 	return r->nranked ? 0 : ACCEL_ENOENGINE;
 }

@@ -51,6 +51,11 @@ struct slot {                  /* one engine the run may use */
 	int ranked;                /* on the route (else only a --fallback cpu target) */
 	int failures;
 	int dropped;
+	/* Its backend's verify() (a check the route left to the first use):
+	 * 1 to run before the engine is first opened, 0 passed or none, -1
+	 * failed (check_why). Written under check_lock and lock both. */
+	int check;
+	char check_why[160];
 	struct accel_engine_stats st;
 };
 
@@ -82,6 +87,7 @@ struct stream {
 	int cpus;                      /* workers of the CPU engine */
 
 	pthread_mutex_t lock;
+	pthread_mutex_t check_lock;    /* one slot's check at a time (check_slot); taken before lock */
 	pthread_cond_t cond_free, cond_work;
 	struct worker *workers;        /* [0, nworkers) started */
 	int nworkers, maxworkers;
@@ -335,7 +341,31 @@ static int serve_locked(struct stream *s, int i)
 	return 0;
 }
 
-/* Run u on slot i once: fault injection, lazy open, the backend's run. */
+/* Slot i's check deferred by the route (verify), run once for the whole
+ * stream: a worker that needs it while another runs it waits for that
+ * answer. 0, or ACCEL_ENOTSUP with the reason in err. */
+static int check_slot(struct stream *s, int i, char *err, size_t len)
+{
+	struct slot *sl = &s->slots[i];
+	pthread_mutex_lock(&s->check_lock);
+	if (sl->check > 0) {
+		char why[sizeof sl->check_why] = "";
+		int rc = sl->engine->backend->verify(sl->engine, s->op, why, sizeof why);
+		pthread_mutex_lock(&s->lock);
+		if (rc < 0)
+			core_strlcpy(sl->check_why, why[0] ? why : "cannot run this operation", sizeof sl->check_why);
+		sl->check = rc < 0 ? -1 : 0;
+		pthread_mutex_unlock(&s->lock);
+	}
+	int rc = sl->check < 0 ? ACCEL_ENOTSUP : 0;
+	if (rc)
+		snprintf(err, len, "%s", sl->check_why);
+	pthread_mutex_unlock(&s->check_lock);
+	return rc;
+}
+
+/* Run u on slot i once: fault injection, lazy open (after the slot's
+ * check), the backend's run. */
 static int run_on(struct worker *w, int i, struct accel_unit *u, char *err, size_t len)
 {
 	struct stream *s = w->s;
@@ -346,7 +376,10 @@ static int run_on(struct worker *w, int i, struct accel_unit *u, char *err, size
 		return ACCEL_EDEVICE;
 	}
 	if (!w->opened[i]) {
-		int rc = b->open(sl->engine, s->op, &w->ctx[i]);
+		int rc = b->verify ? check_slot(s, i, err, len) : 0;
+		if (rc < 0)
+			return rc;
+		rc = b->open(sl->engine, s->op, &w->ctx[i]);
 		if (rc < 0) {
 			snprintf(err, len, "cannot open engine: %s", accel_strerror(rc));
 			return rc == ACCEL_EDATA ? ACCEL_EDEVICE : rc;
@@ -464,7 +497,9 @@ static int process(struct worker *w, struct accel_unit *u)
 		tried |= (uint64_t)1 << i;
 		sl->st.failures++;
 		int max = s->cfg->max_failures > 0 ? s->cfg->max_failures : 3;
-		int dropped_now = ++sl->failures >= max && !sl->dropped;
+		/* An engine that failed its check fails every unit: dropped
+		 * at once. */
+		int dropped_now = (++sl->failures >= max || sl->check < 0) && !sl->dropped;
 		if (dropped_now) {
 			sl->dropped = sl->st.dropped = 1;
 			wake_workers(s);
@@ -838,6 +873,7 @@ static int setup_slots(struct stream *s, const struct accel_route *route)
 		struct slot *sl = &s->slots[s->nslots++];
 		sl->engine = route->entries[i].engine;
 		sl->ranked = 1;
+		sl->check = route->entries[i].check;
 		const struct accel_device *d = accel_device_at(s->ctx, sl->engine->device);
 		if (s->cpu_slot < 0 && d && d->cls == ACCEL_CLASS_CPU && !sl->engine->software)
 			s->cpu_slot = s->nslots - 1;
@@ -846,6 +882,7 @@ static int setup_slots(struct stream *s, const struct accel_route *route)
 		const struct accel_engine *cpu = accel_cpu_engine_for(s->ctx, s->op);
 		if (cpu) {
 			s->slots[s->nslots].engine = cpu;
+			s->slots[s->nslots].check = cpu->backend->verify != NULL;
 			s->cpu_slot = s->nslots++;
 		}
 	}
@@ -873,7 +910,15 @@ static int run_serial(struct stream *s, struct accel_input *in, void **ctx, int 
 		if (*ctx_slot >= 0)
 			s->slots[*ctx_slot].engine->backend->close(*ctx);
 		*ctx_slot = -1;
-		int rc = b->open(s->slots[i].engine, s->op, ctx);
+		char why[256];
+		int rc = b->verify ? check_slot(s, i, why, sizeof why) : 0;
+		if (rc < 0) {
+			pthread_mutex_lock(&s->lock);
+			fail_locked(s, rc, "%s: %s", s->slots[i].engine->name, why);
+			pthread_mutex_unlock(&s->lock);
+			return rc;
+		}
+		rc = b->open(s->slots[i].engine, s->op, ctx);
 		if (rc < 0) {
 			pthread_mutex_lock(&s->lock);
 			fail_locked(s, rc, "%s: cannot open engine: %s", s->slots[i].engine->name, accel_strerror(rc));
@@ -1284,6 +1329,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	for (size_t i = s->nunits; i-- > 0;)
 		s->free_list[s->nfree++] = &s->units[i];
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->check_lock, NULL);
 	pthread_cond_init(&s->cond_free, NULL);
 	pthread_cond_init(&s->cond_work, NULL);
 	core_cond_init_monotonic(&s->cond_join);
@@ -1422,6 +1468,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	free(s->workers);
 	core_reorder_free(&s->reorder);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->check_lock);
 	pthread_cond_destroy(&s->cond_free);
 	pthread_cond_destroy(&s->cond_work);
 	pthread_cond_destroy(&s->cond_join);

@@ -2,10 +2,11 @@
 # accel-infer on the OpenCV DNN engine (backends/opencv): small models made
 # here with python3-onnx (tests/infer/opencv.py, tests/infer/models.py) give
 # numpy's outputs within rtol 1e-4 / atol 1e-5 on opencv:cpu0 and on
-# opencv.opencl:ID (PoCL: a software device, named in full); a model OpenCV cannot load falls to ONNX Runtime
-# under auto, the reason shown by -v; without ONNX Runtime auto runs
-# OpenCV; a batch failing on ONNX Runtime (ACCEL_FAULT) runs again on
-# OpenCV with the same bytes OpenCV gives alone.
+# opencv.opencl:ID (PoCL: a software device, named in full); a model OpenCV cannot load runs on ONNX Runtime
+# under auto, OpenCV's check of it (its importer in a child) left to the
+# fallback's first use, whose error then gives OpenCV's reason; without
+# ONNX Runtime auto runs OpenCV; a batch failing on ONNX Runtime
+# (ACCEL_FAULT) runs again on OpenCV with the same bytes OpenCV gives alone.
 
 bats_require_minimum_version 1.5.0
 
@@ -93,13 +94,20 @@ outputs:
 	[ "$(cat a)" = '[[{"name":"x","dtype":"float32","shape":[2,4]}],[{"name":"y","dtype":"float32","shape":[2,3]},{"name":"z","dtype":"float32","shape":[2,4]}]]' ]
 }
 
-@test "a model OpenCV cannot load runs on ONNX Runtime under auto; -v shows OpenCV's reason" {
+@test "a model OpenCV cannot load runs on ONNX Runtime under auto; the fallback's first use checks it and gives OpenCV's reason" {
 	have_ort || skip "no ONNX Runtime"
 	arrays in.npy '[np.array([[1.5, -2.0, 0.8, 3.0]], "f4")]'
 	"$A" -m "$M/fmod.onnx" -v < in.npy > out.npy 2> log
 	run -0 $PY "$REF" check fmod in.npy out.npy
 	grep -qx '  1. onnxruntime.cpu:cpu0 prior 100 MB/s (ONNX Runtime [0-9.]* CPUExecutionProvider)' log
-	grep -qF '  -  opencv:cpu0      left out: OpenCV 4.6.0 cannot load the model: Node [Mod@ai.onnx]: Can'"'"'t create layer "onnx_node_output_0!y" of type "Mod"' log
+	grep -qx '  2. opencv:cpu0      prior 40 MB/s (OpenCV 4.6.0 DNN CPU target); checked when first used' log
+	# ONNX Runtime failing, the fallback's check fails: OpenCV's reason,
+	# nothing written, and no retry on OpenCV's other units.
+	ACCEL_FAULT='onnxruntime:*' run -1 "$A" -m "$M/fmod.onnx" --fallback next -o out2.npy < in.npy
+	[ "${lines[0]}" = "accel-infer: warning: onnxruntime.cpu:cpu0: unit 0 failed: injected fault (ACCEL_FAULT); retrying on opencv:cpu0" ]
+	[[ "${lines[1]}" = "accel-infer: $M/fmod.onnx: opencv:cpu0: unit 0 (byte offset 0) failed: OpenCV 4.6.0 cannot load the model: Node [Mod@ai.onnx]: Can't create layer"*"; no engine left to retry on" ]]
+	[ "${#lines[@]}" = 2 ]
+	[ ! -e out2.npy ]
 	# Named alone, OpenCV's reason is the error.
 	run -1 "$A" -m "$M/fmod.onnx" -b opencv:cpu0 < in.npy
 	[[ "$output" = "accel-infer: $M/fmod.onnx: no engine can run the model: opencv:cpu0: OpenCV 4.6.0 cannot load the model: Node [Mod@ai.onnx]:"* ]]
@@ -110,14 +118,32 @@ outputs:
 	[ "${lines[1]}" = "engine: onnxruntime.cpu:cpu0" ]
 }
 
+@test "under auto, with ONNX Runtime running every batch, OpenCV never reads the model: no child process, one open of the file" {
+	have_ort || skip "no ONNX Runtime"
+	command -v strace > /dev/null || skip "no strace (make deps installs it)"
+	inputs
+	strace -f -qq -e trace=openat,clone,clone3,fork,vfork -o trace.log "$A" -m "$M/lin.onnx" < lin.npy > out.npy
+	run -0 $PY "$ROOT/tests/infer/npy.py" check lin lin.npy out.npy
+	[ "$(grep -c '/lin\.onnx"' trace.log)" = 1 ]
+	# Threads only: no process (accel_call_isolated's fork) was made.
+	grep -qE 'clone3?\(' trace.log
+	run -1 grep -vE 'CLONE_THREAD|^[0-9]+ +(openat|\+\+\+|---)|resumed>' trace.log
+	# Named, the check runs before the first batch, as before.
+	strace -f -qq -e trace=openat -o trace2.log "$A" -m "$M/lin.onnx" -b opencv < lin.npy > out2.npy
+	run -0 $PY "$ROOT/tests/infer/npy.py" check lin lin.npy out2.npy
+	[ "$(grep -c '/lin\.onnx"' trace2.log)" -ge 2 ]
+}
+
 @test "a model on which OpenCV's importer crashes (a Gather along axis -1) is read by OpenCV in a child only: auto runs ONNX Runtime, --info too" {
 	have_ort || skip "no ONNX Runtime"
 	arrays in.npy '[np.array([[1.5, -2.0, 0.8], [3.0, 4.0, 5.0]], "f4")]'
 	run -0 "$A" -m "$M/gatherlast.onnx" --info
 	"$A" -m "$M/gatherlast.onnx" -v < in.npy > out.npy 2> log
 	run -0 $PY "$REF" check gatherlast in.npy out.npy
+	# The fallback's check: the child's crash is the engine's failure.
 	# heap corruption: malloc aborts (SIGABRT), or a signal of the fault
-	grep -qE '^  -  opencv:cpu0      left out: OpenCV (aborted|was killed by) .* reading the model$' log
+	ACCEL_FAULT='onnxruntime:*' run -1 "$A" -m "$M/gatherlast.onnx" --fallback next < in.npy
+	[[ "${lines[1]}" =~ ^"accel-infer: $M/gatherlast.onnx: opencv:cpu0: unit 0 (byte offset 0) failed: OpenCV "(aborted|was\ killed\ by).*" reading the model; no engine left to retry on"$ ]]
 	run -1 "$A" -m "$M/gatherlast.onnx" -b opencv:cpu0 < in.npy
 	[[ "$output" == "accel-infer: $M/gatherlast.onnx: no engine can run the model: opencv:cpu0: OpenCV "*" reading the model" ]]
 }

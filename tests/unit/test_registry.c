@@ -4,8 +4,11 @@
  * variants named BACKEND.VARIANT:DEVICE, device ids that do not depend on
  * the order of probing, the CPU device for plugins and --fallback cpu on a
  * plugin's CPU engine, software devices looked for only where they could
- * lead or are named, the limits of the registry with their reasons, and
- * engine data given back to its backend when the context is freed.
+ * lead or are named, the limits of the registry with their reasons,
+ * engine data given back to its backend when the context is freed, and a
+ * backend's verify() run where its engine is used: for the engines an auto
+ * route serves first, for those named, else by the stream before it first
+ * opens the engine (a fallback), once, its failure the engine's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -287,6 +290,32 @@ static const struct accel_backend fftvk_backend = {
 };
 static const struct accel_backend many_backend = {
 	.abi = ACCEL_BACKEND_ABI, .name = "many", .probe = many_probe, .classes = GPU_CLASSES,
+};
+
+/* An engine on the CPU device whose check (verify) costs too much for
+ * supports(), as OpenCV reading a model: its prior, whether the check
+ * passes, and the checks made. */
+static double checked_prior;
+static int checked_fails, checks;
+static int checked_supports(const struct accel_engine *e, const struct accel_op *op, double *prior, char *reason,
+			    size_t len)
+{
+	*prior = checked_prior;
+	snprintf(reason, len, "fake, checked");
+	return 0;
+}
+static int checked_verify(const struct accel_engine *e, const struct accel_op *op, char *reason, size_t len)
+{
+	__atomic_add_fetch(&checks, 1, __ATOMIC_RELAXED);
+	if (!checked_fails)
+		return 0;
+	snprintf(reason, len, "the fake check failed");
+	return ACCEL_ENOTSUP;
+}
+static const struct accel_backend checked_backend = {
+	.abi = ACCEL_BACKEND_ABI, .name = "checked", .ops = upper_ops, .probe = cpuplug_probe,
+	.supports = checked_supports, .verify = checked_verify, .open = upper_open, .run = upper_run,
+	.close = upper_close, .classes = ACCEL_CLASS_BIT(ACCEL_CLASS_CPU), .priority = 60,
 };
 
 /* A backend whose engines hold data: two with a number each (malloc'd), one
@@ -736,6 +765,122 @@ static void fallback_cpu_takes_a_plugin_cpu_engine(void **state)
 	accel_ctx_free(ctx);
 }
 
+/* Stream "abcdefghijklmnopqrst" in units of 4 through route r on `threads`
+ * workers, --fallback next: accel_stream_run's code, the error in err,
+ * the output in got and the units engine `name` ran in *units. */
+static int upper_stream(struct accel_ctx *ctx, const struct accel_route *r, int threads, char *err, size_t len,
+			char *got, size_t glen, const char *name, int *units)
+{
+	char in_path[] = "/tmp/accel-registry-in-XXXXXX", out_path[] = "/tmp/accel-registry-out-XXXXXX";
+	const char *text = "abcdefghijklmnopqrst";
+	int fd = mkstemp(in_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct accel_input in;
+	assert_int_equal(accel_input_open(&in, in_path), 0);
+	struct accel_output out;
+	memset(&out, 0, sizeof out);
+	out.fd = mkstemp(out_path);
+	assert_true(out.fd >= 0);
+	struct accel_stream_config cfg = { .threads = threads, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
+					   .prog = "test_registry", .verbose = -1 };
+	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	struct accel_stream_stats st;
+	err[0] = 0;
+	alarm(60);
+	int rc = accel_stream_run(ctx, &cfg, r, &upper_op, &ops, NULL, &in, &out, &st, err, len);
+	alarm(0);
+	memset(got, 0, glen);
+	assert_true(pread(out.fd, got, glen - 1, 0) >= 0);
+	*units = -1;
+	for (int i = 0; i < st.nengines; i++)
+		if (!strcmp(st.engines[i].name, name))
+			*units = (int)st.engines[i].units;
+	accel_input_close(&in);
+	close(out.fd);
+	unlink(in_path);
+	unlink(out_path);
+	return rc;
+}
+
+static void checks_run_where_the_engine_is_used(void **state)
+{
+	(void)state;
+	const struct accel_backend *const b[] = { &variants_backend, &checked_backend, NULL };
+	struct accel_ctx *ctx = new_ctx(b);
+	struct accel_route r;
+	char names[256], err[256], got[64];
+	int units;
+	struct accel_route_req req = { &upper_op, NULL, -1, "/nonexistent" };
+	/* A fallback behind the GPU's engines: not checked, and says so. */
+	checked_prior = 50, checked_fails = 0, checks = 0;
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "onnx.cuda:gpu0 onnx.tensorrt:gpu0 checked:cpu0");
+	assert_int_equal(checks, 0);
+	assert_int_equal(r.entries[2].check, 1);
+	assert_string_equal(r.entries[2].reason, "prior 50 MB/s (fake, checked); checked when first used");
+	assert_int_equal(r.entries[0].check, 0);
+	/* Never used, never checked. */
+	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units), 0);
+	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
+	assert_int_equal(checks, 0);
+	/* Used (both GPU engines fail every unit): checked once for the
+	 * stream, on whichever worker came first, then runs them all. */
+	assert_int_equal(core_fault_status(), 0);
+	assert_int_equal(core_fault_parse("onnx:*"), 0);
+	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
+	assert_int_equal(units, 5);
+	assert_int_equal(checks, 1);
+	/* A check that fails there fails the engine: dropped, the run ends
+	 * with its reason, nothing written. */
+	checked_fails = 1, checks = 0;
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(checks, 0);
+	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units),
+			 ACCEL_EDEVICE);
+	assert_non_null(strstr(err, ": the fake check failed; no engine left to retry on"));
+	assert_string_equal(got, "");
+	assert_int_equal(units, 0);
+	assert_int_equal(checks, 1);
+	assert_int_equal(core_fault_parse(""), 0);
+	/* Ranked first: checked by the route; failing, it is left out with
+	 * its reason and the next engine leads. */
+	checked_prior = 500, checks = 0;
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "onnx.cuda:gpu0 onnx.tensorrt:gpu0");
+	assert_int_equal(checks, 1);
+	int k = 0;
+	while (k < r.n && strcmp(r.entries[k].name, "checked:cpu0"))
+		k++;
+	assert_true(k < r.n);
+	assert_int_equal(r.entries[k].usable, 0);
+	assert_string_equal(r.entries[k].reason, "the fake check failed");
+	checked_fails = 0, checks = 0;
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	names_of(&r, names, sizeof names);
+	assert_string_equal(names, "checked:cpu0 onnx.cuda:gpu0 onnx.tensorrt:gpu0");
+	assert_int_equal(checks, 1);
+	assert_int_equal(r.entries[0].check, 0);
+	assert_string_equal(r.entries[0].reason, "prior 500 MB/s (fake, checked)");
+	/* Named, it is checked by the route wherever it stands. */
+	checked_prior = 50, checks = 0;
+	req.backend = "onnx.cuda,checked";
+	assert_int_equal(accel_route(ctx, &req, &r), 0);
+	assert_int_equal(checks, 1);
+	assert_int_equal(r.entries[1].check, 0);
+	checked_fails = 1, checks = 0;
+	req.backend = "checked";
+	assert_int_equal(accel_route(ctx, &req, &r), ACCEL_ENOENGINE);
+	assert_int_equal(checks, 1);
+	assert_string_equal(r.entries[0].reason, "the fake check failed");
+	accel_ctx_free(ctx);
+}
+
 static void a_full_registry_says_why(void **state)
 {
 	(void)state;
@@ -802,6 +947,7 @@ int main(void)
 		cmocka_unit_test(a_route_lists_devices_only_for_an_inventory),
 		cmocka_unit_test(software_devices_only_where_they_could_lead),
 		cmocka_unit_test(fallback_cpu_takes_a_plugin_cpu_engine),
+		cmocka_unit_test(checks_run_where_the_engine_is_used),
 		cmocka_unit_test(a_full_registry_says_why),
 		cmocka_unit_test(the_registry_grows_to_its_limit),
 		cmocka_unit_test(freeing_the_context_releases_engine_data),

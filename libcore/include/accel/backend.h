@@ -29,7 +29,7 @@ struct accel_output;
  * change to any of their layouts raises it (libcore/abi.c stops a build
  * that forgets); a plugin built against another value is refused at load
  * with a reason, never called. */
-#define ACCEL_BACKEND_ABI 10
+#define ACCEL_BACKEND_ABI 11
 
 /* Plugins are built with -fvisibility=hidden and export one symbol, their
  * table: ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_NAME. */
@@ -204,6 +204,22 @@ struct accel_backend {
 	 * profile has no measured figure, is left unprobed. NULL, or an
 	 * operation not listed: no bound (probed as before). */
 	const struct accel_prior_bound *prior_bounds;
+
+	/* ---- Checks where the engine is used (ABI 11) ----
+	 * Optional: a check of engine e for op that costs too much for
+	 * supports() (OpenCV's importer reading the model in a child process:
+	 * 35 ms for a model of 0.6 MB, 70 ms for 10 MB, and on with the
+	 * model's size). accel_route runs it for the engines an auto route
+	 * serves first and for every engine a --backend list names, an engine
+	 * that fails it being left out with its reason; the others (an auto
+	 * route's fallbacks, --fallback cpu's engine) keep their rank, and the
+	 * stream runs it before it first opens them: a failure there is the
+	 * engine's (dropped at once; its unit goes where --fallback says), with
+	 * the reason as the error. So a process that never falls back never
+	 * pays for it. Returns 0, or ACCEL_ENOTSUP with the reason, one line,
+	 * in reason[len]. Called without a lock from any thread, maybe more
+	 * than once for one op: the backend keeps its answer. */
+	int (*verify)(const struct accel_engine *e, const struct accel_op *op, char *reason, size_t len);
 };
 #define ACCEL_QUEUE_DEPTH_MAX 16
 

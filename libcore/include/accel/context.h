@@ -140,6 +140,10 @@ struct accel_route_entry {
 	int usable;          /* 1: ranked; 0: left out */
 	double mbps;         /* expected throughput used for ranking, MB/s */
 	char reason[160];    /* why this rank, or why left out */
+	/* 1: ranked, but its backend's verify() has not run: the stream runs
+	 * it before it first opens the engine (a fallback's check, paid only
+	 * when the fallback is used). */
+	int check;
 };
 
 /* Ranked engines for one operation: entries[0..nranked) usable, best first;
