@@ -148,8 +148,16 @@ static int engines_for(struct accel_ctx *ctx, const char *list, const char *op, 
 	struct accel_route_req req = { &o, "auto", -1, NULL };
 	if (accel_route(ctx, &req, &r) < 0)
 		return 0;
-	for (int i = 0; i < r.nranked && n < max; i++)
+	for (int i = 0; i < r.nranked && n < max; i++) {
+		/* Each is run: one whose check the route left to its first use
+		 * (a fallback's) is checked now, as naming it does, and left
+		 * out as the route would have left it. */
+		struct accel_route one;
+		struct accel_route_req named = { &o, r.entries[i].name, -1, NULL };
+		if (r.entries[i].check && (accel_route(ctx, &named, &one) < 0 || !one.nranked))
+			continue;
 		snprintf(items[n++], 80, "%s", r.entries[i].name);
+	}
 	return n;
 }
 

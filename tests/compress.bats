@@ -517,7 +517,7 @@ garbage_as_gzip() {
 	gen 1000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 110, this libaccel has ABI 10"* ]]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 111, this libaccel has ABI 11"* ]]
 	"$A" -c -d out | cmp a -
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -c -b badabi a
 	[ "$status" -eq 1 ]

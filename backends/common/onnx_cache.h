@@ -68,7 +68,8 @@ const struct accel_onnx_params *onnx_op_params(const struct accel_op *op, char *
  * first call, kept), else ACCEL_ENOTSUP with the reason in reason[len].
  * Thread-safe. */
 int onnx_cache_check(struct onnx_cache *c, const struct accel_onnx_params *p, char *reason, size_t len);
-/* The same, the model's first load tried in a child process
+/* The same, for verify() (a load of the whole model: too costly for
+ * supports()), the model's first load tried in a child process
  * (accel_call_isolated) and not here, for a library that may crash on a
  * model it cannot read (OpenCV DNN's ONNX importer writes out of bounds on
  * some Gather nodes): a child that dies gives "WHO aborted (SIGABRT)

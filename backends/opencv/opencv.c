@@ -15,8 +15,11 @@
  * the inputs of a run.
  *
  * Operations: onnx.run and onnx.info (struct accel_onnx_params, accel.h).
- * supports() loads the model, so one OpenCV cannot load is a reason and the
- * next engine is tried; the net is kept for open(), close() gives it back
+ * verify() has OpenCV read the model in a child process, where the engine
+ * is used (the route's leader, a named engine, a fallback the stream turns
+ * to), so a model OpenCV cannot load, or on which it crashes, is a reason
+ * and the next engine is tried; open() loads it in the process only after
+ * that, the net kept for the next open(), close() gives it back
  * (backends/common/onnx_cache.h).
  */
 #include <dlfcn.h>
