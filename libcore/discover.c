@@ -772,20 +772,25 @@ const char *accel_probe_sysroot(const struct accel_probe *p)
 	return p->ctx->sysroot;
 }
 
-void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len)
+int accel_probe_companion(struct accel_probe *p, const char *file, char *path, size_t len, char *why,
+			  size_t wlen)
 {
 	const struct accel_backend_status *s = &p->ctx->backends[p->backend];
 	const char *slash = strrchr(s->origin, '/');
-	char path[PATH_MAX], limit[80];
 	if (!slash) {
-		snprintf(why, len, "%s/%s not found: the %s backend is not a plugin", s->name, file, s->name);
-		return NULL;
+		snprintf(why, wlen, "%s/%s not found: the %s backend is not a plugin", s->name, file, s->name);
+		return -1;
 	}
-	snprintf(path, sizeof path, "%.*s/%s/%s", (int)(slash - s->origin), s->origin, s->name, file);
-	if (access(path, F_OK) < 0) {
-		snprintf(why, len, "%s/%s not found", s->name, file);
-		return NULL;
+	int n = snprintf(path, len, "%.*s/%s/%s", (int)(slash - s->origin), s->origin, s->name, file);
+	if (n < 0 || (size_t)n >= len || access(path, F_OK) < 0) {
+		snprintf(why, wlen, "%s/%s not found", s->name, file);
+		return -1;
 	}
+	return 0;
+}
+
+void *accel_companion_dlopen(const char *path, char *why, size_t len)
+{
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
@@ -794,10 +799,24 @@ void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, siz
 		size_t n = strlen(path);
 		if (e && !strncmp(e, path, n) && e[n] == ':')
 			e += n + 1 + (e[n + 1] == ' ');
-		snprintf(why, len, "cannot load %s/%s: %s%s", s->name, file, e ? e : "unknown error",
+		/* NAME/FILE: the path's last two components. */
+		const char *name = path + n;
+		for (int k = 0; name > path && k < 2; k += *name == '/')
+			name--;
+		name += *name == '/';
+		char limit[80];
+		snprintf(why, len, "cannot load %s: %s%s", name, e ? e : "unknown error",
 			 accel_address_limit(limit, sizeof limit));
 	}
 	return h;
+}
+
+void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len)
+{
+	char path[PATH_MAX];
+	if (accel_probe_companion(p, file, path, sizeof path, why, len) < 0)
+		return NULL;
+	return accel_companion_dlopen(path, why, len);
 }
 
 const char *accel_address_limit(char *buf, size_t len)

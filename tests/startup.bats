@@ -89,7 +89,7 @@ MEDIA='/(libavformat|libavcodec|libavutil|libswscale|liblept|libleptonica|libdav
 	grep -q '/libavcodec\.so' opened.txt
 }
 
-@test "accel-infer under auto starts no OpenCL or Vulkan driver where only software devices can be; named, OpenCV's OpenCL is scanned" {
+@test "accel-infer under auto starts no OpenCL or Vulkan driver where only software devices can be, nor OpenCV where ONNX Runtime runs every batch; named, OpenCV loads and its OpenCL is scanned" {
 	[ -f "$B/plugins/accel_onnxruntime.so" ] && [ -f "$B/plugins/accel_opencv.so" ] || skip "no onnxruntime or opencv plugin"
 	/usr/bin/python3 -c 'import onnx, numpy' 2> /dev/null || skip "no python3-onnx, python3-numpy"
 	# The rule the FFT's GPU backends follow too: this machine holds no GPU or NPU.
@@ -100,9 +100,16 @@ MEDIA='/(libavformat|libavcodec|libavutil|libswscale|liblept|libleptonica|libdav
 	opened "$B/accel-infer" -m lin.onnx -v in.npy 2> log > out.npy
 	[ -s out.npy ]
 	# OpenCV's CPU engine is on the route (the fallback), its OpenCL not
-	# started: no PoCL, no LLVM, no GPU discovery through Vulkan (OpenCV
-	# links the OpenCL ICD loader, which loads no driver by itself).
-	grep -q '^  2\. opencv:cpu0 ' log
+	# started: no PoCL, no LLVM, no GPU discovery through Vulkan; nor
+	# OpenCV itself, loaded where its engine is used (with it the OpenCL
+	# ICD loader and X11's libraries).
+	grep -q '^  2\. opencv:cpu0 .*; checked when first used$' log
+	run -1 grep -E '/lib(opencv_[a-z]+|OpenCL|X11|vulkan|pocl|LLVM)[^/]*$' opened.txt
+	# Used, it is loaded: named, or as the fallback of a failing engine.
+	opened "$B/accel-infer" -m lin.onnx -b opencv:cpu0 in.npy > out2.npy
+	cmp out.npy out2.npy || /usr/bin/python3 "$ROOT/tests/infer/npy.py" check lin in.npy out2.npy
+	grep -q '/libopencv_dnn\.so' opened.txt
+	ACCEL_FAULT='onnxruntime:*' opened "$B/accel-infer" -m lin.onnx --fallback next in.npy > out3.npy
 	grep -q '/libopencv_dnn\.so' opened.txt
 	run -1 grep -E '/lib(vulkan|pocl|LLVM)[^/]*$' opened.txt
 	# accel-detect, and a route that names opencv, scan OpenCL: PoCL's

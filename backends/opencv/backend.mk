@@ -10,7 +10,9 @@ OPENCV_ARCH_INC := $(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/nul
 ifneq ($(wildcard $(OPENCV_INC)/opencv2/dnn.hpp),)
 opencv_PKGS := libcjson OpenCL
 opencv_SRC := backends/opencv/opencv.c backends/common/onnx_cache.c
-opencv_CFLAGS := -Wl,--as-needed
+# OpenCV's version macros (opencv2/core/version.hpp, plain C), for the
+# version said before the companion is loaded (dnn.cpp reports the same).
+opencv_CFLAGS := -Wl,--as-needed $(addprefix -isystem ,$(OPENCV_INC))
 opencv_LIBS := -ldl
 opencv_PARTS := dnn
 CXX ?= g++

@@ -31,6 +31,7 @@
 #include <accel/cli.h>
 #include <accel/ops/tensor.h>
 #include <accel/ops/onnx.h>
+#include <opencv2/core/version.hpp>
 #include "../common/onnx_cache.h"
 #include "dnn.h"
 
@@ -58,15 +59,46 @@ struct ocv_ctx {
 	int out_idx[ACCEL_ONNX_MAX_IO];
 };
 
-/* The companion's table (dnn.h), loaded by the first probe (under
- * load_lock); engines exist only after it. */
+/* The companion (dnn.h's table): its path from the first probe, and the
+ * table once loaded, which maps OpenCV, OpenCL's ICD loader and the X11
+ * libraries OpenCV links (4 ms and 10 MB here). A probe that scans OpenCL
+ * loads it; else it is loaded where an engine is used (verify, open), so
+ * a process that runs ONNX Runtime with OpenCV as its fallback maps none
+ * of it. Under load_lock. */
+static char dnn_path[4096];
 static const struct ocv_api *dnn;
+static char dnn_why[200];      /* why it did not load */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void init(void)
 {
 	dnn->init();
+}
+
+/* The companion loaded (once; a failure is kept): 0, or -1 with the
+ * reason in why[len]. */
+static int load_dnn(char *why, size_t len)
+{
+	pthread_mutex_lock(&load_lock);
+	if (!dnn && !dnn_why[0]) {
+		void *h = accel_companion_dlopen(dnn_path, dnn_why, sizeof dnn_why);
+		const struct ocv_api *t = h ? dlsym(h, "ocv_api_dnn") : NULL;
+		if (t && t->version == OCV_API_VERSION)
+			dnn = t;
+		else if (h) {
+			snprintf(dnn_why, sizeof dnn_why, "opencv/dnn.so is of another build of this plugin (%s)",
+				 t ? "its table's version differs" : "no table");
+			dlclose(h);
+		}
+	}
+	int loaded = dnn != NULL;
+	if (!loaded)
+		snprintf(why, len, "%s", dnn_why);
+	pthread_mutex_unlock(&load_lock);
+	if (loaded)
+		pthread_once(&init_once, init);
+	return loaded ? 0 : -1;
 }
 
 /* --dim NAME=N: the symbolic dims named take their value, in the shapes
@@ -181,7 +213,7 @@ static int load_model(void *owner, const struct accel_onnx_params *p, void **ses
 	struct ocv_net *n = dnn->net_load(p->model, eng->opencl ? &eng->cl : NULL, p->intra_threads, why, sizeof why);
 	if (!n) {
 		accel_text_sanitize(why);
-		snprintf(reason, len, "OpenCV %s cannot load the model: %.190s", dnn->version_string(), why);
+		snprintf(reason, len, "OpenCV %s cannot load the model: %.190s", CV_VERSION, why);
 		free(io);
 		return ACCEL_ENOTSUP;
 	}
@@ -301,23 +333,16 @@ static int ocv_probe(struct accel_probe *p)
 {
 	char why[200] = "";
 	pthread_mutex_lock(&load_lock);
-	if (!dnn) {
-		void *h = accel_probe_dlopen(p, "dnn.so", why, sizeof why);
-		const struct ocv_api *t = h ? dlsym(h, "ocv_api_dnn") : NULL;
-		if (t && t->version == OCV_API_VERSION)
-			dnn = t;
-		else if (h) {
-			snprintf(why, sizeof why, "opencv/dnn.so is of another build of this plugin (%s)",
-				 t ? "its table's version differs" : "no table");
-			dlclose(h);
-		}
-	}
-	int loaded = dnn != NULL;
+	int found = dnn_path[0] || accel_probe_companion(p, "dnn.so", dnn_path, sizeof dnn_path, why, sizeof why) == 0;
 	pthread_mutex_unlock(&load_lock);
-	if (!loaded)
+	if (!found)
 		return accel_probe_fail(p, "%s", why);
-	pthread_once(&init_once, init);
-	accel_probe_note(p, "opencv: OpenCV %s DNN", dnn->version_string());
+	/* Loaded now where OpenCL is scanned (a GPU may be here, opencv is
+	 * named, an inventory); else where an engine is used. */
+	int now = accel_probe_software_devices(p);
+	if (now && load_dnn(why, sizeof why) < 0)
+		return accel_probe_fail(p, "%s", why);
+	accel_probe_note(p, "opencv: OpenCV %s DNN%s", CV_VERSION, now ? "" : " (loaded where an engine is used)");
 	int cpu = accel_probe_cpu_device(p);
 	if (cpu < 0)
 		return accel_probe_fail(p, "no CPU device");
@@ -351,7 +376,7 @@ static int ocv_supports(const struct accel_engine *e, const struct accel_op *op,
 	 * where the engine is used. After ONNX Runtime's CPU provider (100):
 	 * it is faster. */
 	*prior_mbps = eng->opencl ? (e->software ? 5 : 300) : 40;
-	snprintf(reason, len, "OpenCV %s DNN %s", dnn->version_string(), eng->opencl ? "OpenCL target" : "CPU target");
+	snprintf(reason, len, "OpenCV %s DNN %s", CV_VERSION, eng->opencl ? "OpenCL target" : "CPU target");
 	return 0;
 }
 
@@ -364,6 +389,8 @@ static int ocv_verify(const struct accel_engine *e, const struct accel_op *op, c
 {
 	const struct accel_onnx_params *p = onnx_op_params(op, reason, len);
 	if (!p)
+		return ACCEL_ENOTSUP;
+	if (load_dnn(reason, len) < 0)
 		return ACCEL_ENOTSUP;
 	struct ocv_engine *eng = e->data;
 	return onnx_cache_check_isolated(&eng->cache, p, "OpenCV", reason, len);
@@ -393,8 +420,10 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 	void *net = NULL;
 	/* Never loaded here before a child read it (the stream checks
 	 * first; a caller that did not is refused the same way). */
-	int rc = onnx_cache_check_isolated(&c->eng->cache, p, "OpenCV", why, sizeof why) ? ACCEL_ENOTSUP :
-		 onnx_cache_take(&c->eng->cache, p, &c->m, &net);
+	char reason[200];
+	int rc = load_dnn(reason, sizeof reason) < 0 ||
+			 onnx_cache_check_isolated(&c->eng->cache, p, "OpenCV", reason, sizeof reason) ?
+		 ACCEL_ENOTSUP : onnx_cache_take(&c->eng->cache, p, &c->m, &net);
 	c->net = net;
 	const struct accel_onnx_io *io = rc ? NULL : c->m->info;
 	c->io = io;

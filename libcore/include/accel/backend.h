@@ -415,6 +415,15 @@ void *accel_dlopen(const char *name, char *why, size_t len);
  * load NAME/FILE: <dlerror>" (which names a library it needs that is
  * missing) and accel_address_limit's words. */
 void *accel_probe_dlopen(struct accel_probe *p, const char *file, char *why, size_t len);
+/* Called by a probe: the path of companion `file`, as accel_probe_dlopen
+ * finds it, into path[len], for a backend that loads it later, where an
+ * engine is used (accel_companion_dlopen). 0, or -1 with why[wlen]:
+ * "NAME/FILE not found". */
+int accel_probe_companion(struct accel_probe *p, const char *file, char *path, size_t len, char *why,
+			  size_t wlen);
+/* dlopen a companion at the path accel_probe_companion gave, from any
+ * thread: NULL with why[len] as accel_probe_dlopen says it. */
+void *accel_companion_dlopen(const char *path, char *why, size_t len);
 /* "; the address space is limited to 390.6 MiB (ulimit -v)" in buf when
  * RLIMIT_AS is set, else "": appended to a driver's out-of-memory or
  * start-up failure, whose true cause it often is (and, non-empty, the
