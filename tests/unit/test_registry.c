@@ -710,6 +710,49 @@ static int next_unit(void *user, struct accel_input *in, struct accel_unit *u, c
 	return accel_read_chunk(in, u, 4);
 }
 
+/* Stream "abcdefghijklmnopqrst" in units of 4 through route r on `threads`
+ * workers under `fallback`: accel_stream_run's code, the error in err, the
+ * output in got, and the units engine `name` ran and ran again after
+ * another failed them in *units and *retried (-1: not in the run). */
+static int upper_stream(struct accel_ctx *ctx, const struct accel_route *r, int threads,
+			enum accel_fallback fallback, char *err, size_t len, char *got, size_t glen, const char *name,
+			int *units, int *retried)
+{
+	char in_path[] = "/tmp/accel-registry-in-XXXXXX", out_path[] = "/tmp/accel-registry-out-XXXXXX";
+	const char *text = "abcdefghijklmnopqrst";
+	int fd = mkstemp(in_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct accel_input in;
+	assert_int_equal(accel_input_open(&in, in_path), 0);
+	struct accel_output out;
+	memset(&out, 0, sizeof out);
+	out.fd = mkstemp(out_path);
+	assert_true(out.fd >= 0);
+	struct accel_stream_config cfg = { .threads = threads, .fallback = fallback, .total_size = -1,
+					   .prog = "test_registry", .verbose = -1 };
+	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	struct accel_stream_stats st;
+	err[0] = 0;
+	alarm(60);
+	int rc = accel_stream_run(ctx, &cfg, r, &upper_op, &ops, NULL, &in, &out, &st, err, len);
+	alarm(0);
+	memset(got, 0, glen);
+	assert_true(pread(out.fd, got, glen - 1, 0) >= 0);
+	*units = *retried = -1;
+	for (int i = 0; i < st.nengines; i++)
+		if (!strcmp(st.engines[i].name, name)) {
+			*units = (int)st.engines[i].units;
+			*retried = (int)st.engines[i].retried;
+		}
+	accel_input_close(&in);
+	close(out.fd);
+	unlink(in_path);
+	unlink(out_path);
+	return rc;
+}
+
 /* --fallback cpu: a unit the GPU engine fails runs on the plugin's CPU
  * engine, the only CPU-device engine for "upper". */
 static void fallback_cpu_takes_a_plugin_cpu_engine(void **state)
@@ -723,85 +766,17 @@ static void fallback_cpu_takes_a_plugin_cpu_engine(void **state)
 	assert_int_equal(r.nranked, 1);
 	assert_int_equal(core_fault_status(), 0);
 	assert_int_equal(core_fault_parse("onnx.cuda:1-2"), 0);
-
-	char in_path[] = "/tmp/accel-registry-in-XXXXXX", out_path[] = "/tmp/accel-registry-out-XXXXXX";
-	const char *text = "abcdefghijklmnopqrst";
-	int fd = mkstemp(in_path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	struct accel_input in;
-	assert_int_equal(accel_input_open(&in, in_path), 0);
-	struct accel_output out;
-	memset(&out, 0, sizeof out);
-	out.fd = mkstemp(out_path);
-	assert_true(out.fd >= 0);
-	struct accel_stream_config cfg = { .threads = 1, .fallback = ACCEL_FALLBACK_CPU, .total_size = -1,
-					   .prog = "test_registry", .verbose = -1 };
-	struct accel_stream_ops ops = { next_unit, NULL, NULL };
-	struct accel_stream_stats st;
-	char err[256] = "";
-	alarm(60);
-	int rc = accel_stream_run(ctx, &cfg, &r, &upper_op, &ops, NULL, &in, &out, &st, err, sizeof err);
-	alarm(0);
+	char err[256], got[64];
+	int units, retried;
+	int rc = upper_stream(ctx, &r, 1, ACCEL_FALLBACK_CPU, err, sizeof err, got, sizeof got, "cpuplug:cpu0", &units,
+			      &retried);
 	assert_int_equal(core_fault_parse(""), 0);
 	assert_string_equal(err, "");
 	assert_int_equal(rc, 0);
-	char got[64] = "";
-	assert_int_equal(pread(out.fd, got, sizeof got - 1, 0), (ssize_t)strlen(text));
 	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
-	int found = 0;
-	for (int i = 0; i < st.nengines; i++)
-		if (!strcmp(st.engines[i].name, "cpuplug:cpu0")) {
-			found = 1;
-			assert_int_equal(st.engines[i].units, 2);
-			assert_int_equal(st.engines[i].retried, 2);
-		}
-	assert_true(found);
-	accel_input_close(&in);
-	close(out.fd);
-	unlink(in_path);
-	unlink(out_path);
+	assert_int_equal(units, 2);
+	assert_int_equal(retried, 2);
 	accel_ctx_free(ctx);
-}
-
-/* Stream "abcdefghijklmnopqrst" in units of 4 through route r on `threads`
- * workers, --fallback next: accel_stream_run's code, the error in err,
- * the output in got and the units engine `name` ran in *units. */
-static int upper_stream(struct accel_ctx *ctx, const struct accel_route *r, int threads, char *err, size_t len,
-			char *got, size_t glen, const char *name, int *units)
-{
-	char in_path[] = "/tmp/accel-registry-in-XXXXXX", out_path[] = "/tmp/accel-registry-out-XXXXXX";
-	const char *text = "abcdefghijklmnopqrst";
-	int fd = mkstemp(in_path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	struct accel_input in;
-	assert_int_equal(accel_input_open(&in, in_path), 0);
-	struct accel_output out;
-	memset(&out, 0, sizeof out);
-	out.fd = mkstemp(out_path);
-	assert_true(out.fd >= 0);
-	struct accel_stream_config cfg = { .threads = threads, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
-					   .prog = "test_registry", .verbose = -1 };
-	struct accel_stream_ops ops = { next_unit, NULL, NULL };
-	struct accel_stream_stats st;
-	err[0] = 0;
-	alarm(60);
-	int rc = accel_stream_run(ctx, &cfg, r, &upper_op, &ops, NULL, &in, &out, &st, err, len);
-	alarm(0);
-	memset(got, 0, glen);
-	assert_true(pread(out.fd, got, glen - 1, 0) >= 0);
-	*units = -1;
-	for (int i = 0; i < st.nengines; i++)
-		if (!strcmp(st.engines[i].name, name))
-			*units = (int)st.engines[i].units;
-	accel_input_close(&in);
-	close(out.fd);
-	unlink(in_path);
-	unlink(out_path);
-	return rc;
 }
 
 static void checks_run_where_the_engine_is_used(void **state)
@@ -811,7 +786,7 @@ static void checks_run_where_the_engine_is_used(void **state)
 	struct accel_ctx *ctx = new_ctx(b);
 	struct accel_route r;
 	char names[256], err[256], got[64];
-	int units;
+	int units, retried;
 	struct accel_route_req req = { &upper_op, NULL, -1, "/nonexistent" };
 	/* A fallback behind the GPU's engines: not checked, and says so. */
 	checked_prior = 50, checked_fails = 0, checks = 0;
@@ -823,14 +798,17 @@ static void checks_run_where_the_engine_is_used(void **state)
 	assert_string_equal(r.entries[2].reason, "prior 50 MB/s (fake, checked); checked when first used");
 	assert_int_equal(r.entries[0].check, 0);
 	/* Never used, never checked. */
-	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units), 0);
+	const char *e = "checked:cpu0";
+	int rc = upper_stream(ctx, &r, 2, ACCEL_FALLBACK_NEXT, err, sizeof err, got, sizeof got, e, &units, &retried);
+	assert_int_equal(rc, 0);
 	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
 	assert_int_equal(checks, 0);
 	/* Used (both GPU engines fail every unit): checked once for the
 	 * stream, on whichever worker came first, then runs them all. */
 	assert_int_equal(core_fault_status(), 0);
 	assert_int_equal(core_fault_parse("onnx:*"), 0);
-	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units), 0);
+	rc = upper_stream(ctx, &r, 2, ACCEL_FALLBACK_NEXT, err, sizeof err, got, sizeof got, e, &units, &retried);
+	assert_int_equal(rc, 0);
 	assert_string_equal(err, "");
 	assert_string_equal(got, "ABCDEFGHIJKLMNOPQRST");
 	assert_int_equal(units, 5);
@@ -840,8 +818,8 @@ static void checks_run_where_the_engine_is_used(void **state)
 	checked_fails = 1, checks = 0;
 	assert_int_equal(accel_route(ctx, &req, &r), 0);
 	assert_int_equal(checks, 0);
-	assert_int_equal(upper_stream(ctx, &r, 2, err, sizeof err, got, sizeof got, "checked:cpu0", &units),
-			 ACCEL_EDEVICE);
+	rc = upper_stream(ctx, &r, 2, ACCEL_FALLBACK_NEXT, err, sizeof err, got, sizeof got, e, &units, &retried);
+	assert_int_equal(rc, ACCEL_EDEVICE);
 	assert_non_null(strstr(err, ": the fake check failed; no engine left to retry on"));
 	assert_string_equal(got, "");
 	assert_int_equal(units, 0);
