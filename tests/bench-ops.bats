@@ -151,6 +151,26 @@ EOF
 	python3 -c 'import sys; assert all(float(x) > 0 for x in sys.argv[1:])' "${f[19]}" "${f[31]}"
 }
 
+@test "av1.encode --vs as root: the peer's SVT-AV1 gets no real-time threads (CAP_SYS_NICE dropped), as accel-transcode's does not" {
+	command -v ffmpeg > /dev/null || skip "ffmpeg is not installed"
+	ffmpeg -hide_banner -encoders 2> /dev/null | grep -q libsvtav1 || skip "ffmpeg has no libsvtav1"
+	[ "$(id -u)" = 0 ] || skip "not root: SVT-AV1 asks for no real-time threads"
+	command -v setpriv > /dev/null || skip "no setpriv (util-linux)"
+	# An ffmpeg first on PATH that writes its bounding set, then runs the
+	# real one.
+	mkdir bin
+	printf '#!/bin/sh\ngrep CapBnd /proc/self/status >> "%s/capbnd"\nexec %s "$@"\n' "$PWD" "$(command -v ffmpeg)" > bin/ffmpeg
+	chmod +x bin/ffmpeg
+	PATH="$PWD/bin:$PATH" run -0 "$A" --vs --csv --repeat 1 --warmup 0 --size 64x64 -T 1 av1.encode
+	IFS=, read -r -a f <<< "${lines[1]}"
+	[ "${f[0]},${f[15]}" = "av1.encode,ffmpeg -c:v libsvtav1 -threads 1 (no RT)" ]
+	# CAP_SYS_NICE is bit 23: off in every run of the peer.
+	[ -s capbnd ]
+	while read -r _ mask; do
+		(( (16#$mask >> 23 & 1) == 0 ))
+	done < capbnd
+}
+
 @test "--list: onnx.run and the video stages with their engines" {
 	run -0 "$A" --list 'h264.*' '*.encode'
 	[ "$(cut -d' ' -f1 <<< "$output" | tr '\n' ' ')" = "h264.decode h264.encode hevc.encode av1.encode vp9.encode " ]

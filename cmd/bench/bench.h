@@ -138,7 +138,7 @@ struct kase {
 	struct series ours, peer;
 	struct series prog;      /* our program's runs (--vs), as the peer's */
 	char peer_cmd[160];      /* "" without a peer */
-	char *peer_argv[24];
+	char *peer_argv[28];
 	int peer_in;             /* the index of the input in peer_argv */
 	char ref_cmd[160];       /* openssl speed's command, "" without a reference */
 	double ref_mbps;         /* its MB/s (10^6 bytes a second) */
