@@ -134,6 +134,21 @@ outputs:
 	[ "$(grep -c '/lin\.onnx"' trace2.log)" -ge 2 ]
 }
 
+@test "OpenCV's companion that does not load: auto runs ONNX Runtime, its fallback fails with the reason; named, the probe's reason" {
+	have_ort || skip "no ONNX Runtime"
+	inputs
+	cp -a "$ROOT/build/plugins" plg
+	: > plg/opencv/dnn.so
+	export ACCEL_BACKEND_PATH="$PWD/plg"
+	"$A" -m "$M/lin.onnx" -v < lin.npy > out.npy 2> log
+	run -0 $PY "$ROOT/tests/infer/npy.py" check lin lin.npy out.npy
+	grep -qx '  2. opencv:cpu0      prior 40 MB/s (OpenCV 4.6.0 DNN CPU target); checked when first used' log
+	ACCEL_FAULT='onnxruntime:*' run -1 "$A" -m "$M/lin.onnx" --fallback next < lin.npy
+	[ "${lines[1]}" = "accel-infer: $M/lin.onnx: opencv:cpu0: unit 0 (byte offset 0) failed: cannot load opencv/dnn.so: file too short; no engine left to retry on" ]
+	run -1 "$A" -m "$M/lin.onnx" -b opencv < lin.npy
+	[ "$output" = "accel-infer: $M/lin.onnx: no engine can run the model: opencv: cannot load opencv/dnn.so: file too short" ]
+}
+
 @test "a model on which OpenCV's importer crashes (a Gather along axis -1) is read by OpenCV in a child only: auto runs ONNX Runtime, --info too" {
 	have_ort || skip "no ONNX Runtime"
 	arrays in.npy '[np.array([[1.5, -2.0, 0.8], [3.0, 4.0, 5.0]], "f4")]'
