@@ -418,12 +418,12 @@ static int ocv_open(const struct accel_engine *e, const struct accel_op *op, voi
 	c->eng = e->data;
 	c->info = !strcmp(op->name, "onnx.info");
 	void *net = NULL;
-	/* Never loaded here before a child read it (the stream checks
-	 * first; a caller that did not is refused the same way). */
+	/* Never loaded here before a child read it: the stream checks first
+	 * (kept per model, so this costs a lookup); a caller that did not is
+	 * refused the same way. */
 	char reason[200];
-	int rc = load_dnn(reason, sizeof reason) < 0 ||
-			 onnx_cache_check_isolated(&c->eng->cache, p, "OpenCV", reason, sizeof reason) ?
-		 ACCEL_ENOTSUP : onnx_cache_take(&c->eng->cache, p, &c->m, &net);
+	int rc = ocv_verify(e, op, reason, sizeof reason) < 0 ? ACCEL_ENOTSUP :
+		 onnx_cache_take(&c->eng->cache, p, &c->m, &net);
 	c->net = net;
 	const struct accel_onnx_io *io = rc ? NULL : c->m->info;
 	c->io = io;
