@@ -42,7 +42,7 @@ LDFLAGS += $(SAN) -pthread
 
 # The compression libraries: headers at build time, loaded at run time
 # (CODEC_LIBS below).
-CODEC_PKGS := libzstd liblz4 libisal libdeflate minizip zlib
+CODEC_PKGS := libzstd liblz4 libisal libdeflate minizip zlib libxxhash
 PKGS := $(CODEC_PKGS) libcjson
 # soname NAME: the soname of the shared library -lNAME links, for one that
 # is loaded with dlopen instead of linked (its headers are used).
@@ -75,7 +75,8 @@ CODEC_LIBS := $(shell pkg-config --libs $(CODEC_PKGS) 2>/dev/null)
 # Their sonames, read when codec_dl.c is compiled (after make deps).
 CODEC_SONAMES = -DACCEL_ZSTD_SONAME='"$(call soname,zstd)"' -DACCEL_LZ4_SONAME='"$(call soname,lz4)"' \
 	-DACCEL_ISAL_SONAME='"$(call soname,isal)"' -DACCEL_DEFLATE_SONAME='"$(call soname,deflate)"' \
-	-DACCEL_ZLIB_SONAME='"$(call soname,z)"' -DACCEL_MINIZIP_SONAME='"$(call soname,minizip)"'
+	-DACCEL_ZLIB_SONAME='"$(call soname,z)"' -DACCEL_MINIZIP_SONAME='"$(call soname,minizip)"' \
+	-DACCEL_XXHASH_SONAME='"$(call soname,xxhash)"'
 $(B)/obj/libcore/codec_dl.o: CPPFLAGS += $(CODEC_SONAMES)
 
 CORE_SRC := $(wildcard libcore/*.c libcore/ops/*.c) $(wildcard backends/cpu/*.c)

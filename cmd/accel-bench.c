@@ -403,6 +403,6 @@ static int bench(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* It runs every operation: the codecs' libraries and every plugin's. */
-	accel_cli_libraries("zstd lz4 isa-l libdeflate hwloc cjson @all", NULL);
+	accel_cli_libraries("zstd lz4 xxhash isa-l libdeflate hwloc cjson @all", NULL);
 	accel_exit(bench(argc, argv));
 }

@@ -1150,6 +1150,6 @@ static int compress(int argc, char **argv)
  * then ends the process without running exit handlers. */
 int main(int argc, char **argv)
 {
-	accel_cli_libraries("zstd lz4 isa-l libdeflate hwloc cjson", NULL);
+	accel_cli_libraries("zstd lz4 xxhash isa-l libdeflate hwloc cjson", NULL);
 	accel_exit(compress(argc, argv));
 }

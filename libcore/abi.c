@@ -21,7 +21,7 @@
 	_Static_assert(sizeof(struct name) == (size), \
 		"struct " #name " changed: raise ACCEL_BACKEND_ABI and record its size in libcore/abi.c")
 
-_Static_assert(ACCEL_BACKEND_ABI == 11, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
+_Static_assert(ACCEL_BACKEND_ABI == 12, "ACCEL_BACKEND_ABI changed: record the sizes of its layouts in libcore/abi.c");
 ABI_SIZE(accel_backend, 144);
 ABI_SIZE(accel_prior_bound, 16);
 ABI_SIZE(accel_op, 40);
@@ -32,7 +32,7 @@ ABI_SIZE(accel_device, 11952);
 ABI_SIZE(accel_prop, 180);
 ABI_SIZE(accel_api, 148);
 ABI_SIZE(accel_buf, 24);
-ABI_SIZE(accel_unit, 120);
+ABI_SIZE(accel_unit, 128);
 ABI_SIZE(accel_fft, 224);
 ABI_SIZE(accel_age_key, 32);
 ABI_SIZE(accel_hash_files, 16);

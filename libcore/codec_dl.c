@@ -12,7 +12,8 @@
 #include "accel/backend.h"
 
 #if !defined(ACCEL_ZSTD_SONAME) || !defined(ACCEL_LZ4_SONAME) || !defined(ACCEL_ISAL_SONAME) || \
-	!defined(ACCEL_DEFLATE_SONAME) || !defined(ACCEL_ZLIB_SONAME) || !defined(ACCEL_MINIZIP_SONAME)
+	!defined(ACCEL_DEFLATE_SONAME) || !defined(ACCEL_ZLIB_SONAME) || !defined(ACCEL_MINIZIP_SONAME) || \
+	!defined(ACCEL_XXHASH_SONAME)
 #error "ACCEL_*_SONAME: the Makefile names the compression libraries' shared objects"
 #endif
 
@@ -90,3 +91,4 @@ CODEC_LIB(isal, CORE_ISAL_FNS, ACCEL_ISAL_SONAME)
 CODEC_LIB(deflate, CORE_DEFLATE_FNS, ACCEL_DEFLATE_SONAME)
 CODEC_LIB(zlib, CORE_ZLIB_FNS, ACCEL_ZLIB_SONAME)
 CODEC_LIB(minizip, CORE_MINIZIP_FNS, ACCEL_MINIZIP_SONAME)
+CODEC_LIB(xxhash, CORE_XXHASH_FNS, ACCEL_XXHASH_SONAME)

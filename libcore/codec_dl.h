@@ -1,6 +1,6 @@
 /*
  * codec_dl.h - the compression libraries (libzstd, liblz4, ISA-L,
- * libdeflate, zlib, minizip), loaded with dlopen the first time a job, a
+ * libdeflate, zlib, minizip) and libxxhash (lz4's checksums), loaded with dlopen the first time a job, a
  * reader or --version needs one, so that a program that compresses nothing
  * (accel-fft, accel-crypt, accel-infer, accel-detect) maps none of them:
  * linked, the six cost every start about 0.4 ms and 0.8 MB.
@@ -20,6 +20,7 @@
 #include <lz4frame.h>
 #include <minizip/zip.h>
 #include <zlib.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #define CORE_CODEC_FN(f) __typeof__(f) *f;
@@ -42,6 +43,10 @@
 	X(libdeflate_deflate_compress) X(libdeflate_deflate_compress_bound) X(libdeflate_crc32)
 #define CORE_ZLIB_FNS(X) X(zlibVersion) X(inflateInit2_) X(inflate) X(inflateEnd) X(inflateReset) \
 	X(inflatePrime) X(inflateSetDictionary) X(crc32_combine)
+/* XXH32 (the checksums of lz4 frames decoded in parts, libcore/ops/compress.c):
+ * liblz4 keeps its own copy to itself. */
+#define CORE_XXHASH_FNS(X) X(XXH_versionNumber) X(XXH32) X(XXH32_createState) X(XXH32_freeState) \
+	X(XXH32_reset) X(XXH32_update) X(XXH32_digest)
 #define CORE_MINIZIP_FNS(X) X(zipOpen2_64) X(zipOpenNewFileInZip4_64) X(zipWriteInFileInZip) \
 	X(zipCloseFileInZip) X(zipClose)
 
@@ -51,6 +56,7 @@ struct core_isal { CORE_ISAL_FNS(CORE_CODEC_FN) };
 struct core_deflate { CORE_DEFLATE_FNS(CORE_CODEC_FN) };
 struct core_zlib { CORE_ZLIB_FNS(CORE_CODEC_FN) };
 struct core_minizip { CORE_MINIZIP_FNS(CORE_CODEC_FN) };
+struct core_xxhash { CORE_XXHASH_FNS(CORE_CODEC_FN) };
 
 /* The tables, filled by the loaders below: a function that calls through
  * one runs after its loader returned it (on its thread, or on one that
@@ -61,6 +67,7 @@ extern struct core_isal core_isal_fns;
 extern struct core_deflate core_deflate_fns;
 extern struct core_zlib core_zlib_fns;
 extern struct core_minizip core_minizip_fns;
+extern struct core_xxhash core_xxhash_fns;
 
 /* Each library's functions, loaded on the first call (thread-safe): its
  * table, or NULL when it cannot be loaded, why[len] (len 0: nothing
@@ -72,5 +79,6 @@ const struct core_isal *core_isal(char *why, size_t len);
 const struct core_deflate *core_deflate(char *why, size_t len);
 const struct core_zlib *core_zlib(char *why, size_t len);
 const struct core_minizip *core_minizip(char *why, size_t len);
+const struct core_xxhash *core_xxhash(char *why, size_t len);
 
 #endif

@@ -542,7 +542,9 @@ static int process(struct worker *w, struct accel_unit *u)
 static int write_unit_locked(struct stream *s, struct accel_unit *u)
 {
 	unlock_wake(s);
-	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u) : accel_output_write(s->out, u->out.data, u->out.len);
+	char why[512] = "";
+	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u, why, sizeof why) :
+				 accel_output_write(s->out, u->out.data, u->out.len);
 	/* A unit that borrowed a mapped input is done with it: its pages
 	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
 	 * shoot-down on every core the workers run on). Units are written in
@@ -558,6 +560,10 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 		}
 	}
 	pthread_mutex_lock(&s->lock);
+	if (rc < 0 && why[0]) {
+		fail_locked(s, rc, "%s", why);
+		return rc;
+	}
 	if (rc < 0) {
 		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
 			    rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
@@ -622,6 +628,7 @@ static struct accel_unit *take_unit_locked(struct stream *s, const struct worker
 	u->out_hint = 0;
 	u->in_overlap = 0;
 	u->in_at = -1;
+	u->part = 0;
 	u->in.len = u->out.len = 0;
 	return u;
 }

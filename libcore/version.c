@@ -66,6 +66,13 @@ static void core_library(const char *name, char *buf, size_t len)
 			snprintf(buf, len, "lz4 %s", l->LZ4_versionString());
 		else
 			snprintf(buf, len, "lz4 (%s)", why);
+	} else if (!strcmp(name, "xxhash")) {
+		const struct core_xxhash *x = core_xxhash(why, sizeof why);
+		unsigned v = x ? x->XXH_versionNumber() : 0;
+		if (x)
+			snprintf(buf, len, "xxhash %u.%u.%u", v / 10000, v / 100 % 100, v % 100);
+		else
+			snprintf(buf, len, "xxhash (%s)", why);
 	} else if (!strcmp(name, "isa-l")) {
 		/* ISA-L tells no version at run time. */
 		snprintf(buf, len, "isa-l %d.%d.%d (build)", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION,

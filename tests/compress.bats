@@ -225,6 +225,78 @@ PY
 	[ "$stderr" = "accel-compress: csm1.lz4: lz4 frame: more data than the header's content size, 199999 bytes at byte offset 0 (unit 0)" ]
 }
 
+@test "lz4 program's frames (independent blocks, no size) decode in parts on every worker: lz4 -d's bytes" {
+	gen 10000000 a
+	lz4 -q -c a > a7.lz4                      # 4 MiB blocks, content checksum
+	lz4 -q -B4 -c a > a4.lz4                  # 64 KiB blocks, 64 to a part
+	lz4 -q -B5 -BX --no-frame-crc -c a > a5.lz4
+	: | lz4 -q -c > e.lz4
+	printf '\x50\x2a\x4d\x18\x01\x00\x00\x00!' > skip
+	cat a7.lz4 e.lz4 skip a4.lz4 > cat.lz4
+	lz4 -q -d -c cat.lz4 | cmp - <(cat a a)
+	for f in a7 a4 a5; do
+		for t in 1 2 4; do
+			"$A" -d -c -T "$t" "$f.lz4" | cmp a -
+			"$A" -d -T "$t" < "$f.lz4" | cmp a -
+		done
+		run --separate-stderr "$A" -v -d -c "$f.lz4"
+		[[ "$stderr" == *": 3 units, "* ]]
+	done
+	"$A" -d -c -T 2 cat.lz4 | cmp - <(cat a a)
+	"$A" -d -T 2 < cat.lz4 | cmp - <(cat a a)
+	"$A" -d -c e.lz4 | cmp - /dev/null
+}
+
+@test "lz4 frames decoded in parts: a damaged block, block checksum, content checksum, size or end is exit 3" {
+	gen 10000000 a
+	lz4 -q -c a > a.lz4
+	lz4 -q -BX -c a > x.lz4
+	n=$(stat -c %s a.lz4)
+	# the content checksum: the parts before the last are written
+	cp a.lz4 ck.lz4
+	printf '\x00\x00\x00\x00' | dd of=ck.lz4 bs=1 seek=$((n - 4)) conv=notrunc status=none
+	run ! lz4 -q -d -c ck.lz4
+	run -3 --separate-stderr sh -c '"$0" -d -c -T 2 ck.lz4 > o.out' "$A"
+	[[ "$stderr" == "accel-compress: ck.lz4: lz4 frame at byte offset 0: content checksum mismatch (XXH32 "*", the frame says 00000000)" ]]
+	[ "$(stat -c %s o.out)" -eq 8388608 ]
+	cmp -n 8388608 o.out a
+	damaged ck.lz4
+	# a byte of the second block changed: its checksum, or the content's
+	flip_middle x.lz4
+	run -3 --separate-stderr "$A" -d -c x.lz4
+	[[ "$stderr" == "accel-compress: x.lz4: lz4 frame: the block at byte offset "*" fails its checksum, in the unit at byte offset "*" (unit 1)" ]]
+	damaged x.lz4
+	cp a.lz4 m.lz4; flip_middle m.lz4
+	run ! lz4 -q -d -c m.lz4
+	damaged m.lz4
+	# cut inside a block, and before the end mark
+	head -c $((n / 2)) a.lz4 > h.lz4
+	run -3 --separate-stderr "$A" -d -c h.lz4
+	[ "$stderr" = "accel-compress: h.lz4: lz4 frame at byte offset 0 is truncated at byte offset $((n / 2))" ]
+	damaged h.lz4
+	head -c $((n - 8)) a.lz4 > t.lz4
+	damaged t.lz4
+	cat a.lz4 | head -c $((n - 2)) | "$A" -d > p.out && false
+	[ "$(stat -c %s p.out)" -eq 8388608 ]
+	# a stated content size over the parallel limit (64 MiB) that lies
+	head -c 70000000 /dev/zero > z
+	lz4 -q --content-size -c z > z.lz4
+	rm z
+	"$A" -d -c -T 2 z.lz4 | cmp - <(head -c 70000000 /dev/zero)
+	/usr/bin/python3 - z.lz4 <<'PY'
+import struct, sys, xxhash
+d = bytearray(open(sys.argv[1], 'rb').read())
+assert d[4] & 0x08
+struct.pack_into('<Q', d, 6, 70000001)
+d[14] = xxhash.xxh32(bytes(d[4:14])).intdigest() >> 8 & 0xff
+open('zlie.lz4', 'wb').write(d)
+PY
+	run ! lz4 -q -d -c zlie.lz4
+	run -3 --separate-stderr "$A" -d -c zlie.lz4
+	[ "$stderr" = "accel-compress: zlie.lz4: lz4 frame at byte offset 0: 70000000 bytes decoded, header says 70000001" ]
+	damaged zlie.lz4
+}
+
 @test "interop: checksums are written by default and --no-check drops them" {
 	gen 100000 a
 	"$A" -c a | zstd -l -v - 2>&1 | grep -q 'Check: XXH64' ||
@@ -517,7 +589,7 @@ garbage_as_gzip() {
 	gen 1000 a
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -v -b badabi,cpu a -o out
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 111, this libaccel has ABI 11"* ]]
+	[[ "$stderr" == *"badabi           left out: plugin built for backend ABI 112, this libaccel has ABI 12"* ]]
 	"$A" -c -d out | cmp a -
 	run --separate-stderr env ACCEL_BACKEND_PATH="$PLUGINS" "$A" -c -b badabi a
 	[ "$status" -eq 1 ]

@@ -9,7 +9,7 @@
 # something is missing; works as root and through sudo.
 set -eu
 PKGS="build-essential pkg-config libzstd-dev liblz4-dev libisal-dev libhwloc-dev libcjson-dev libminizip-dev zlib1g-dev
-libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
+libxxhash-dev libcmocka-dev bats jq zstd lz4 pigz gzip isal hwloc
 libvulkan-dev mesa-vulkan-drivers vulkan-tools ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libpcap-dev libssl-dev libavutil-dev libavcodec-dev
 libpci-dev pci.ids python3-xxhash $*

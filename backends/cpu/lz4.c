@@ -1,8 +1,9 @@
 /*
  * lz4.c - LZ4 frames (the LZ4 Frame Format Description, v1.6.x) with liblz4:
  * one frame per unit with content size and content checksum, independent
- * 4 MiB blocks; decompression one frame per unit or sequentially, and of
- * the legacy frame of lz4 -l (its "Legacy frame" section) sequentially.
+ * 4 MiB blocks; decompression one frame per unit, a part of a frame of
+ * independent blocks per unit (ACCEL_LZ4_PART) or sequentially, and of the
+ * legacy frame of lz4 -l (its "Legacy frame" section) sequentially.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +105,68 @@ static int ld_open(const struct accel_op *op, void **ctx)
 	return 0;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A part of a frame (ACCEL_LZ4_PART): its blocks decoded one by one where
+ * they lie, each into out at most the frame's block size, stored ones
+ * copied; block checksums checked first. */
+static int ld_part(struct accel_unit *u, char *err, size_t len)
+{
+	unsigned flg = (unsigned)(u->part & 0xff), bd = (unsigned)(u->part >> 8 & 0xff);
+	size_t block_max = (size_t)1 << (8 + 2 * (bd >> 4 & 7));
+	int ck = !!(flg & 0x10);
+	const struct core_xxhash *x = ck ? core_xxhash(err, len) : NULL;
+	if (ck && !x)
+		return ACCEL_EDEVICE;
+	if (!u->in.len)
+		return 0;  /* an empty frame's part, or the end mark alone */
+	const uint8_t *p = u->in.data, *end = p + u->in.len;
+	/* The stream adds the unit's offset to a message: "..., in the unit
+	 * at byte offset N (unit K)". */
+	while (p < end) {
+		unsigned long long at = u->offset + (unsigned long long)(p - u->in.data);
+		uint32_t bs = end - p >= 4 ? le32(p) : 0;
+		size_t size = bs & 0x7fffffffu;
+		int stored = (int)(bs >> 31);
+		if (end - p < 4 || size > block_max || (size_t)(end - p) - 4 < size + (ck ? 4 : 0)) {
+			snprintf(err, len, "lz4 frame: the block at byte offset %llu is not whole, in the unit", at);
+			return ACCEL_EDATA;
+		}
+		const uint8_t *data = p + 4;
+		p = data + size + (ck ? 4 : 0);
+		if (ck && x->XXH32(data, size, 0) != le32(data + size)) {
+			snprintf(err, len, "lz4 frame: the block at byte offset %llu fails its checksum, in the unit", at);
+			return ACCEL_EDATA;
+		}
+		size_t room = stored ? size : block_max;
+		if (accel_buf_reserve(&u->out, u->out.len + room))
+			return ACCEL_ENOMEM;
+		if (stored) {
+			memcpy(u->out.data + u->out.len, data, size);
+			u->out.len += size;
+			continue;
+		}
+		int got = lz->LZ4_decompress_safe((const char *)data, (char *)u->out.data + u->out.len, (int)size,
+						  (int)block_max);
+		if (got < 0) {
+			snprintf(err, len, "lz4 frame: the block at byte offset %llu is corrupt, in the unit", at);
+			return ACCEL_EDATA;
+		}
+		u->out.len += (size_t)got;
+	}
+	return 0;
+}
+
 static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct ld *l = ctx;
 	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
+	if (u->part & ACCEL_LZ4_PART)
+		return ld_part(u, err, len);
 	lz->LZ4F_resetDecompressionContext(l->dctx);
 	size_t src = u->in.len, dst = u->out_hint;
 	size_t rc = lz->LZ4F_decompress(l->dctx, u->out.data, &dst, u->in.data, &src, NULL);
@@ -125,11 +183,6 @@ static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	}
 	u->out.len = dst;
 	return 0;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The output buffer of a sequential decode: at least `cap` bytes. */

@@ -377,8 +377,11 @@ static int flush_lines(struct hash_run *r)
  * r->lines) and stderr, in order; with --json, the engine that hashed the
  * file and the bytes its lines take. On the thread writing units, one at a
  * time. 0, or a write's error, which ends the run. */
-static int put_records(void *user, struct accel_output *out, const struct accel_unit *u)
+static int put_records(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	(void)out;
 	struct hash_run *r = user;
 	int64_t n = 0;

@@ -13,6 +13,7 @@
 #include <accel/ops/compress.h>
 #include "core.h"
 #include "ops/gzip_index.h"
+#include "ops/lz4_parts.h"
 
 /* zstd's default limit on the window of a frame it decodes (windowLog 27). */
 #define WINDOW_LOG_DEFAULT 27
@@ -30,7 +31,36 @@ struct dec {
 	struct accel_output *out;
 	const struct accel_seek_table *table;
 	uint64_t frame, first, skipped;
+	/* lz4 frames of independent blocks decoded in parts (not with
+	 * --range): made when the first such frame comes; no_parts once that
+	 * failed (no libxxhash), such frames then decoded sequentially. */
+	struct lz4_parts *parts;
+	int no_parts;
 };
+
+/* An lz4 frame the walker left to the sequential decoder, at in's
+ * position: cut into parts when it can be (1, its first part in u), else
+ * 0; <0 an error. */
+static int lz4_first_part(struct dec *d, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	if (d->range || d->no_parts)
+		return 0;
+	if (!d->parts && !(d->parts = lz4_parts_new())) {
+		d->no_parts = 1;
+		return 0;
+	}
+	int rc = lz4_parts_begin(d->parts, in);
+	return rc <= 0 ? rc : lz4_parts_next(d->parts, in, u, err, len);
+}
+
+/* The write hook of lz4 data: parts checked in order (lz4_parts_write). */
+static int write_parts(void *user, struct accel_output *out, const struct accel_unit *u, char *err, size_t len)
+{
+	struct dec *d = user;
+	if (!(u->part & ACCEL_LZ4_PART))
+		return accel_output_write(out, u->out.data, u->out.len);
+	return lz4_parts_write(d->parts, out, u, err, len);
+}
 
 /* --range: the zstd frame at the input's position, when its header states
  * its content size and it ends before the range, is consumed undecoded
@@ -128,6 +158,8 @@ static int gzip_rest(struct dec *d, struct accel_input *in, uint64_t at, char *e
 static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
 	struct dec *d = user;
+	if (d->parts && lz4_parts_active(d->parts))
+		return lz4_parts_next(d->parts, in, u, err, len);
 	for (;;) {
 		struct accel_frame f;
 		const uint8_t *p;
@@ -192,6 +224,9 @@ static int next_frame(void *user, struct accel_input *in, struct accel_unit *u, 
 			d->dpos += content < 0 ? 0 : (uint64_t)content;
 			return ACCEL_STREAM_SERIAL;
 		}
+		int part = rc == ACCEL_ENOTSUP && fmt == ACCEL_FORMAT_LZ4 ? lz4_first_part(d, in, u, err, len) : 0;
+		if (part)
+			return part;
 		if (rc == ACCEL_ENOTSUP)
 			return ACCEL_STREAM_SERIAL;
 		if (rc < 0)
@@ -406,10 +441,14 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	struct accel_stream_config sc = cfg->stream;
 	sc.worker_reads = 1;
+	if (format == ACCEL_FORMAT_LZ4 && !d->range)
+		sc.write = write_parts;
 	struct accel_stream_stats own;
 	if (!stats)
 		stats = &own;
 	rc = accel_stream_run(ctx, &sc, &route, &op, &ops, d, in, out, stats, err, len);
+	lz4_parts_free(d->parts);
+	d->parts = NULL;
 	if (rc == 0 && stats->data_end)
 		rc = gzip_rest(d, in, stats->data_end - 1, err, len);
 	if (rc == 0 && d->garbage) {
@@ -464,8 +503,11 @@ static int next_chunk(void *user, struct accel_input *in, struct accel_unit *u, 
 
 /* The writer's hook with a seek table: each frame's sizes (and the content
  * checksum the frame ends with) go into the table as it is written. */
-static int write_recorded(void *user, struct accel_output *out, const struct accel_unit *u)
+static int write_recorded(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	struct chunking *c = user;
 	const uint8_t *e = u->out.data + u->out.len - 4;
 	uint32_t check = c->checksum && u->out.len >= 4 ?

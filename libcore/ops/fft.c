@@ -1138,8 +1138,11 @@ static int next_frames(void *user, struct accel_input *in, struct accel_unit *u,
 /* The writer's side of a run of several outputs (accel_stream_config.write):
  * the rows of a stretch's units held until its last channel's, then row t
  * of every channel in turn (binary), or on one CSV line. */
-static int chan_write(void *user, struct accel_output *out, const struct accel_unit *u)
+static int chan_write(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
 	unsigned c = (unsigned)(u->seq % f->outputs), last = f->outputs - 1;
@@ -1208,8 +1211,11 @@ static int split_flush(struct fft_run *r, struct accel_output *out)
 /* The writer's side of a split run (accel_stream_config.write): a unit's
  * row is the mean of its frames (scaled; power for dB): summed, weighted
  * by its frames, until the row's f->average frames are in. */
-static int split_write(void *user, struct accel_output *out, const struct accel_unit *u)
+static int split_write(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	struct fft_run *r = user;
 	const struct accel_fft *f = r->f;
 	size_t frames = accel_fft_unit_frames(f, u->in.len);

@@ -36,6 +36,10 @@ gzip -c -N "$tmp/text" > "$out/gzip/fname.gz"
 cat "$out/zstd/small.zst" "$out/zstd/rand.zst" "$out/zstd/text-pipe.zst" > "$out/zstd/multi.zst"
 cat "$out/gzip/small.gz" "$out/gzip/text-accel.gz" "$out/gzip/empty.gz" > "$out/gzip/multi.gz"
 cat "$out/lz4/small.lz4" "$out/lz4/rand-size.lz4" > "$out/lz4/multi.lz4"
+# lz4 frames of several independent 64 KiB blocks, decoded in parts
+python3 -c 'import sys; sys.stdout.write("".join("line %d of the long seed\n" % (i % 50) for i in range(3000)))' > "$tmp/long"
+lz4 -q -c -B4 "$tmp/long" > "$out/lz4/blocks.lz4"
+lz4 -q -c -B4 -BX --content-size "$tmp/long" > "$out/lz4/blocks-bx-size.lz4"
 
 # Debian's python3, for its python3-xxhash
 /usr/bin/python3 - "$out" "$tmp" <<'PY'

@@ -114,8 +114,11 @@ static char shrink_path[PATH_MAX];
 
 /* Writer hook: with the first unit written, the input is cut to nothing,
  * so the units not yet run fault (SIGBUS) when their engine reads them. */
-static int cut_input(void *user, struct accel_output *out, const struct accel_unit *u)
+static int cut_input(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	(void)user;
 	if (u->seq == 0 && truncate(shrink_path, 0) < 0)
 		_exit(3);

@@ -685,7 +685,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_non_null(test->backend);
 	assert_string_equal(test->origin, "build/tests/plugins/accel_test.so");
 	assert_null(bad->backend);
-	assert_string_equal(bad->reason, "plugin built for backend ABI 111, this libaccel has ABI 11");
+	assert_string_equal(bad->reason, "plugin built for backend ABI 112, this libaccel has ABI 12");
 
 	struct accel_route r;
 	assert_int_equal(route(ctx, "auto", -1, NULL, &r), 0);
@@ -697,7 +697,7 @@ static void plugins_load_with_reasons(void **state)
 	assert_int_equal(route(ctx, "badabi,test:other0", -1, NULL, &r), 0);
 	assert_ranked(&r, 1, "test:other0");
 	assert_string_equal(entry(&r, "badabi")->reason,
-			    "plugin built for backend ABI 111, this libaccel has ABI 11");
+			    "plugin built for backend ABI 112, this libaccel has ABI 12");
 	accel_ctx_free(ctx);
 }
 

@@ -247,8 +247,11 @@ static void header_trailer_and_empty_input(void **state)
  * the job's user pointer (accel-fft's split rows). */
 static void *hook_user;
 
-static int bracket_write(void *user, struct accel_output *out, const struct accel_unit *u)
+static int bracket_write(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	if (user != hook_user)
 		return ACCEL_EINVAL;
 	char head[32];

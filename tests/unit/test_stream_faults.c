@@ -601,8 +601,11 @@ static void default_memory_cap(void **state)
 
 /* cfg->write: writes the unit as it is, noting the thread it runs on; the
  * fail_at-th write returns fail_rc without writing. */
-static int write_hook(void *user, struct accel_output *out, const struct accel_unit *u)
+static int write_hook(void *user, struct accel_output *out, const struct accel_unit *u, char *err,
+			  size_t len)
 {
+	(void)err;
+	(void)len;
 	struct reader *r = user;
 	if (pthread_equal(pthread_self(), r->caller))
 		r->on_caller++;

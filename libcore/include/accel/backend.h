@@ -29,7 +29,7 @@ struct accel_output;
  * change to any of their layouts raises it (libcore/abi.c stops a build
  * that forgets); a plugin built against another value is refused at load
  * with a reason, never called. */
-#define ACCEL_BACKEND_ABI 11
+#define ACCEL_BACKEND_ABI 12
 
 /* Plugins are built with -fvisibility=hidden and export one symbol, their
  * table: ACCEL_PLUGIN_EXPORT const struct accel_backend accel_backend_NAME. */

@@ -256,7 +256,7 @@ void accel_cli_help(const struct accel_cli *cli, FILE *f);
 /* The libraries --version lists after its line "PROG VERSION", one line
  * "NAME VERSION" each, for the program and its subcommands; call it first
  * in main(). `libraries`: libaccel's, by these names, in order: "zstd",
- * "lz4", "isa-l", "hwloc", "cjson", "minizip"; "@OP" for those the plugins
+ * "lz4", "xxhash", "isa-l", "libdeflate", "hwloc", "cjson", "minizip"; "@OP" for those the plugins
  * that offer operation OP load ("@all": every plugin's); NULL: none.
  * `versions` (NULL: none): the lines of the libraries the program links
  * itself (OpenSSL, FFmpeg), listed first, as struct accel_backend.versions

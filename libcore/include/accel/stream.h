@@ -78,8 +78,10 @@ struct accel_stream_config {
 	/* Optional: write unit u's output to out in place of u->out as it is
 	 * (units in input order, one at a time, on the worker thread that
 	 * writes them; `user` the job's, as ops have it). 0 or a negative
-	 * ACCEL_E* code, which ends the run. */
-	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u);
+	 * ACCEL_E* code, which ends the run with the line the hook wrote in
+	 * err[len] (left empty: "cannot write OUTPUT: ..." for the code);
+	 * u's output is then not counted as written. */
+	int (*write)(void *user, struct accel_output *out, const struct accel_unit *u, char *err, size_t len);
 	/* 1: when the run would start one worker, on an engine of the CPU
 	 * device (threads 1), run each unit on the calling thread as soon as
 	 * it is read, and write it there: no worker thread, no

@@ -76,6 +76,12 @@ struct accel_unit {
 	 * the input as its peer does. 0 before each run: none (data ends
 	 * one byte in at the earliest). */
 	size_t in_end;
+	/* Set by ops->next (0 before each call) when `in` holds a part of a
+	 * frame rather than whole frames: what the engine decodes the part
+	 * with, as the operation defines it (lz4.decompress: whole blocks of
+	 * one frame, ACCEL_LZ4_PART_* in accel/ops/compress.h). 0: the
+	 * operation's usual unit. */
+	uint64_t part;
 };
 
 #pragma GCC visibility pop

@@ -108,6 +108,24 @@ int accel_frame_read(struct accel_input *in, uint64_t max, struct accel_buf *dst
  * frame's (magic, reserved bit). Pure. */
 int accel_zstd_frame_header(const uint8_t *p, size_t n, int64_t *content, int *checksum);
 
+/* accel_unit.part of an lz4.decompress unit that is part of one lz4 frame
+ * rather than whole frames (LZ4 Frame Format Description 1.6.x): a frame
+ * of independent blocks (FLG's B.Indep. set) and no dictionary ID, which
+ * accel_decompress cuts at block boundaries so that its blocks decode in
+ * parallel, as lz4 -d decodes them one after another. `in` holds whole
+ * blocks, each its 4-byte little-endian size (the high bit set: the data
+ * is stored uncompressed), its data, and when FLG's B.Checksum is set its
+ * XXH32 (seed 0) of the data as stored; no end mark. Bits 0-7 are the
+ * frame's FLG byte and 8-15 its BD byte (a block decodes to at most BD's
+ * Block Maximum Size); ACCEL_LZ4_PART is set in every part, _FIRST in the
+ * frame's first and _LAST in its last (the end mark followed it). An
+ * engine decodes the blocks in order into `out` (out_hint: the sum of their
+ * most) and checks each block's checksum; the content size and checksum
+ * of the frame are checked as its parts are written, in order. */
+#define ACCEL_LZ4_PART ((uint64_t)1 << 16)
+#define ACCEL_LZ4_PART_FIRST ((uint64_t)1 << 17)
+#define ACCEL_LZ4_PART_LAST ((uint64_t)1 << 18)
+
 /* ------------------------------------------------------ seekable format */
 
 /* zstd's seekable format ("Zstandard Seekable Format" 0.1.0, zstd's
@@ -166,7 +184,9 @@ void accel_seek_table_free(struct accel_seek_table *t);
 
 /* Frames (and their stated content) up to this many bytes are decoded in
  * parallel, one unit each; larger ones, and frames whose end or content
- * size is not stated, are decoded sequentially in bounded memory. */
+ * size is not stated, are decoded sequentially in bounded memory, but
+ * for lz4 frames of independent blocks, decoded in parallel in parts of
+ * about 4 MiB of content (ACCEL_LZ4_PART). */
 #define ACCEL_DECOMPRESS_PARALLEL_MAX ((uint64_t)64 << 20)
 
 /* How accel_decompress runs. */

@@ -1,0 +1,298 @@
+/*
+ * lz4_parts.c - an lz4 frame of independent blocks (the lz4 program's
+ * default) cut at block boundaries into parts that decode in parallel
+ * (ACCEL_LZ4_PART, accel/ops/compress.h). Layout: "LZ4 Frame Format
+ * Description" 1.6.x: the header (magic, FLG, BD, an optional 8-byte
+ * content size, an optional dictionary ID, HC: the second byte of XXH32 of
+ * the descriptor), blocks of a 4-byte size (high bit: stored), data and
+ * an optional block checksum, an end mark of 4 zero bytes, an optional
+ * content checksum (XXH32 of the content, seed 0). The content checksum
+ * runs through the content in order, so it is taken as the parts are
+ * written (lz4_parts_write); each part's blocks are checked by the engine
+ * that decodes them.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <accel/ops/compress.h>
+#include "codec_dl.h"
+#include "ops/lz4_parts.h"
+
+#define LZ4_MAGIC 0x184D2204u
+#define FLG_INDEPENDENT 0x20
+#define FLG_BLOCK_CHECKSUM 0x10
+#define FLG_CONTENT_SIZE 0x08
+#define FLG_CONTENT_CHECKSUM 0x04
+#define FLG_DICT_ID 0x01
+
+/* A frame whose last part is cut, for the writer. */
+struct frame_rec {
+	uint64_t offset;       /* the frame's byte offset in the input */
+	int64_t content_size;  /* stated by its header; -1: not */
+	uint32_t checksum;     /* its content checksum, when FLG has one */
+};
+
+struct lz4_parts {
+	const struct core_xxhash *x;
+	/* The cutter's (one lz4_parts_next at a time): the frame being cut. */
+	int active, first, block_ck;
+	uint64_t flags;        /* FLG | BD << 8 of that frame */
+	size_t block_max;
+	struct frame_rec cur;
+	/* Frames cut to their end and not yet checked by the writer, oldest
+	 * first (recs[head .. n)); the cutter runs ahead of the writer on
+	 * another thread. */
+	pthread_mutex_t lock;
+	struct frame_rec *recs;
+	size_t head, n, cap;
+	/* The writer's: the frame being written. */
+	XXH32_state_t *state;
+	uint64_t written;
+};
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+struct lz4_parts *lz4_parts_new(void)
+{
+	const struct core_xxhash *x = core_xxhash(NULL, 0);
+	struct lz4_parts *p = x ? calloc(1, sizeof *p) : NULL;
+	if (!p)
+		return NULL;
+	p->x = x;
+	if (!(p->state = x->XXH32_createState())) {
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	return p;
+}
+
+void lz4_parts_free(struct lz4_parts *p)
+{
+	if (!p)
+		return;
+	p->x->XXH32_freeState(p->state);
+	pthread_mutex_destroy(&p->lock);
+	free(p->recs);
+	free(p);
+}
+
+int lz4_parts_active(const struct lz4_parts *p)
+{
+	return p->active;
+}
+
+int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in)
+{
+	const uint8_t *h;
+	ssize_t n = accel_input_peek(in, 15, &h);
+	if (n < 0)
+		return (int)n;
+	if (n < 7 || le32(h) != LZ4_MAGIC)
+		return 0;
+	unsigned flg = h[4], bd = h[5], id = bd >> 4 & 7;
+	/* What lz4 -d refuses is its to say; linked blocks and blocks that
+	 * may refer to a dictionary decode one after another. */
+	if ((flg >> 6) != 1 || (flg & 0x02) || (bd & 0x8f) || id < 4 || !(flg & FLG_INDEPENDENT) ||
+	    (flg & FLG_DICT_ID))
+		return 0;
+	size_t hlen = flg & FLG_CONTENT_SIZE ? 15 : 7;
+	if ((size_t)n < hlen || (p->x->XXH32(h + 4, hlen - 5, 0) >> 8 & 0xff) != h[hlen - 1])
+		return 0;
+	uint64_t size = 0;
+	for (size_t i = 0; hlen == 15 && i < 8; i++)
+		size |= (uint64_t)h[6 + i] << (8 * i);
+	/* A stated size of 0 is unknown, as lz4 reads it (lz4frame.h). */
+	p->cur = (struct frame_rec){ in->offset, size ? (int64_t)size : -1, 0 };
+	p->flags = flg | bd << 8;
+	p->block_max = (size_t)1 << (8 + 2 * id);
+	p->block_ck = !!(flg & FLG_BLOCK_CHECKSUM);
+	p->active = p->first = 1;
+	accel_input_consume(in, hlen);
+	return 1;
+}
+
+static int truncated(const struct lz4_parts *p, uint64_t at, char *err, size_t len)
+{
+	snprintf(err, len, "lz4 frame at byte offset %llu is truncated at byte offset %llu",
+		 (unsigned long long)p->cur.offset, (unsigned long long)at);
+	return ACCEL_EDATA;
+}
+
+/* The block whose size word is bs, at byte offset `at`: its bytes in the
+ * part (size word, data, checksum), or ACCEL_EDATA. *most grows by what
+ * it decodes to at most. */
+static int64_t block_bytes(const struct lz4_parts *p, uint32_t bs, uint64_t at, size_t *most, char *err,
+			   size_t len)
+{
+	size_t size = bs & 0x7fffffffu;
+	if (size > p->block_max) {
+		snprintf(err, len, "lz4 frame at byte offset %llu: block at byte offset %llu is larger than the "
+			 "frame's maximum block size, %zu bytes", (unsigned long long)p->cur.offset,
+			 (unsigned long long)at, p->block_max);
+		return ACCEL_EDATA;
+	}
+	*most += bs >> 31 ? size : p->block_max;
+	return (int64_t)(4 + size + (p->block_ck ? 4 : 0));
+}
+
+/* The end mark at in's position, and the content checksum after it: 1
+ * consumed (the checksum in p->cur), 0 none there. */
+static int end_mark(struct lz4_parts *p, struct accel_input *in, char *err, size_t len)
+{
+	const uint8_t *b;
+	size_t want = p->flags & FLG_CONTENT_CHECKSUM ? 8 : 4;
+	ssize_t n = accel_input_peek(in, want, &b);
+	if (n < 0)
+		return (int)n;
+	if (n < 4 || le32(b))
+		return 0;
+	if ((size_t)n < want)
+		return truncated(p, in->offset + (uint64_t)n, err, len);
+	p->cur.checksum = want == 8 ? le32(b + 4) : 0;
+	accel_input_consume(in, want);
+	return 1;
+}
+
+/* Blocks from a mapped input, borrowed where they lie: *bytes of them,
+ * *last set when the end mark follows. */
+static int cut_mapped(struct lz4_parts *p, struct accel_input *in, size_t *bytes, size_t *most, char *err,
+		      size_t len)
+{
+	size_t group = ACCEL_LZ4_PART_CONTENT / p->block_max, pos = 0;
+	for (size_t k = 0; k < (group ? group : 1); k++) {
+		const uint8_t *b;
+		ssize_t n = accel_input_peek(in, pos + 4, &b);
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n < pos + 4)
+			return truncated(p, in->offset + (uint64_t)n, err, len);
+		uint32_t bs = le32(b + pos);
+		if (!bs)
+			break;
+		int64_t need = block_bytes(p, bs, in->offset + pos, most, err, len);
+		if (need < 0)
+			return (int)need;
+		if ((n = accel_input_peek(in, pos + (size_t)need, &b)) < 0)
+			return (int)n;
+		if ((size_t)n < pos + (size_t)need)
+			return truncated(p, in->offset + (uint64_t)n, err, len);
+		pos += (size_t)need;
+	}
+	*bytes = pos;
+	return 0;
+}
+
+/* Blocks read from a pipe (or a small file) into dst. */
+static int cut_read(struct lz4_parts *p, struct accel_input *in, struct accel_buf *dst, size_t *most, char *err,
+		    size_t len)
+{
+	size_t group = ACCEL_LZ4_PART_CONTENT / p->block_max;
+	for (size_t k = 0; k < (group ? group : 1); k++) {
+		const uint8_t *b;
+		ssize_t n = accel_input_peek(in, 4, &b);
+		if (n < 0)
+			return (int)n;
+		if (n < 4)
+			return truncated(p, in->offset + (uint64_t)n, err, len);
+		uint32_t bs = le32(b);
+		if (!bs)
+			return 0;
+		int64_t need = block_bytes(p, bs, in->offset, most, err, len);
+		if (need < 0)
+			return (int)need;
+		if (accel_buf_reserve(dst, dst->len + (size_t)need))
+			return ACCEL_ENOMEM;
+		uint64_t at = in->offset;
+		if ((n = accel_input_read(in, dst->data + dst->len, (size_t)need)) < 0)
+			return (int)n;
+		if (n < need)
+			return truncated(p, at + (uint64_t)n, err, len);
+		dst->len += (size_t)need;
+	}
+	return 0;
+}
+
+int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
+{
+	size_t most = 0;
+	int rc;
+	u->offset = in->offset;
+	if (in->map_len) {
+		size_t bytes = 0;
+		if ((rc = cut_mapped(p, in, &bytes, &most, err, len)) < 0)
+			return rc;
+		if (u->in.cap)
+			accel_buf_free(&u->in);
+		u->in.data = in->buf + in->start;
+		u->in.len = bytes;
+		accel_input_consume(in, bytes);
+	} else {
+		u->in.len = 0;
+		if ((rc = cut_read(p, in, &u->in, &most, err, len)) < 0)
+			return rc;
+	}
+	if ((rc = end_mark(p, in, err, len)) < 0)
+		return rc;
+	u->out_hint = most;
+	u->part = ACCEL_LZ4_PART | p->flags | (p->first ? ACCEL_LZ4_PART_FIRST : 0) |
+		  (rc ? ACCEL_LZ4_PART_LAST : 0);
+	p->first = 0;
+	if (rc) {
+		pthread_mutex_lock(&p->lock);
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? 2 * p->cap : 8;
+			struct frame_rec *r = realloc(p->recs, cap * sizeof *r);
+			if (!r) {
+				pthread_mutex_unlock(&p->lock);
+				return ACCEL_ENOMEM;
+			}
+			p->recs = r;
+			p->cap = cap;
+		}
+		p->recs[p->n++] = p->cur;
+		pthread_mutex_unlock(&p->lock);
+		p->active = 0;
+	}
+	return 1;
+}
+
+int lz4_parts_write(struct lz4_parts *p, struct accel_output *out, const struct accel_unit *u, char *err,
+		    size_t len)
+{
+	if (!(u->part & ACCEL_LZ4_PART))
+		return accel_output_write(out, u->out.data, u->out.len);
+	int check = !!(u->part & FLG_CONTENT_CHECKSUM);
+	if (u->part & ACCEL_LZ4_PART_FIRST) {
+		p->written = 0;
+		if (check)
+			p->x->XXH32_reset(p->state, 0);
+	}
+	if (check)
+		p->x->XXH32_update(p->state, u->out.data, u->out.len);
+	p->written += u->out.len;
+	if (u->part & ACCEL_LZ4_PART_LAST) {
+		pthread_mutex_lock(&p->lock);
+		struct frame_rec r = p->recs[p->head++];
+		if (p->head == p->n)
+			p->head = p->n = 0;
+		pthread_mutex_unlock(&p->lock);
+		if (r.content_size >= 0 && p->written != (uint64_t)r.content_size) {
+			snprintf(err, len, "lz4 frame at byte offset %llu: %llu bytes decoded, header says %llu",
+				 (unsigned long long)r.offset, (unsigned long long)p->written,
+				 (unsigned long long)r.content_size);
+			return ACCEL_EDATA;
+		}
+		uint32_t sum = check ? p->x->XXH32_digest(p->state) : 0;
+		if (sum != r.checksum) {
+			snprintf(err, len, "lz4 frame at byte offset %llu: content checksum mismatch (XXH32 %08x, the "
+				 "frame says %08x)", (unsigned long long)r.offset, sum, r.checksum);
+			return ACCEL_EDATA;
+		}
+	}
+	return accel_output_write(out, u->out.data, u->out.len);
+}
