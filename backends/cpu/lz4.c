@@ -112,7 +112,8 @@ static uint32_t le32(const uint8_t *p)
 
 /* A part of a frame (ACCEL_LZ4_PART): its blocks decoded one by one where
  * they lie, each into out at most the frame's block size, stored ones
- * copied; block checksums checked first. */
+ * copied; block checksums checked first. The header before the first
+ * block and what follows the end mark are the reader's and the writer's. */
 static int ld_part(struct accel_unit *u, char *err, size_t len)
 {
 	unsigned flg = (unsigned)(u->part & 0xff), bd = (unsigned)(u->part >> 8 & 0xff);
@@ -122,8 +123,10 @@ static int ld_part(struct accel_unit *u, char *err, size_t len)
 	if (ck && !x)
 		return ACCEL_EDEVICE;
 	if (!u->in.len)
-		return 0;  /* an empty frame's part, or the end mark alone */
+		return 0;
 	const uint8_t *p = u->in.data, *end = p + u->in.len;
+	if (u->part & ACCEL_LZ4_PART_FIRST)
+		p += flg & 0x08 ? 15 : 7;  /* the frame's header, its content size with C.Size */
 	/* The stream adds the unit's offset to a message: "..., in the unit
 	 * at byte offset N (unit K)". */
 	while (p < end) {
@@ -131,6 +134,8 @@ static int ld_part(struct accel_unit *u, char *err, size_t len)
 		uint32_t bs = end - p >= 4 ? le32(p) : 0;
 		size_t size = bs & 0x7fffffffu;
 		int stored = (int)(bs >> 31);
+		if (end - p >= 4 && !bs && (u->part & ACCEL_LZ4_PART_LAST))
+			break;  /* the end mark; the content checksum is the writer's */
 		if (end - p < 4 || size > block_max || (size_t)(end - p) - 4 < size + (ck ? 4 : 0)) {
 			snprintf(err, len, "lz4 frame: the block at byte offset %llu is not whole, in the unit", at);
 			return ACCEL_EDATA;

@@ -38,7 +38,7 @@ struct lz4_parts {
 	/* The cutter's (one lz4_parts_next at a time): the frame being cut. */
 	int active, first, block_ck;
 	uint64_t flags;        /* FLG | BD << 8 of that frame */
-	size_t block_max;
+	size_t block_max, hlen;
 	struct frame_rec cur;
 	/* Frames cut to their end and not yet checked by the writer, oldest
 	 * first (recs[head .. n)); the cutter runs ahead of the writer on
@@ -111,8 +111,8 @@ int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in)
 	p->flags = flg | bd << 8;
 	p->block_max = (size_t)1 << (8 + 2 * id);
 	p->block_ck = !!(flg & FLG_BLOCK_CHECKSUM);
+	p->hlen = hlen;
 	p->active = p->first = 1;
-	accel_input_consume(in, hlen);
 	return 1;
 }
 
@@ -123,126 +123,116 @@ static int truncated(const struct lz4_parts *p, uint64_t at, char *err, size_t l
 	return ACCEL_EDATA;
 }
 
-/* The block whose size word is bs, at byte offset `at`: its bytes in the
- * part (size word, data, checksum), or ACCEL_EDATA. *most grows by what
- * it decodes to at most. */
-static int64_t block_bytes(const struct lz4_parts *p, uint32_t bs, uint64_t at, size_t *most, char *err,
-			   size_t len)
+/* A part being cut: from a mapped input its bytes stay where they lie
+ * (pos of them walked, borrowed at the end), from any other they are read
+ * into dst as they are walked. */
+struct cut {
+	struct lz4_parts *p;
+	struct accel_input *in;
+	struct accel_buf *dst;
+	size_t pos;
+};
+
+/* n bytes at the cut's end visible at *b: 0, or ACCEL_EDATA (the input
+ * ends first), ACCEL_EIO, ACCEL_ENOMEM. */
+static int look(struct cut *c, size_t n, const uint8_t **b, char *err, size_t len)
 {
+	int mapped = c->in->map_len != 0;
+	ssize_t got = accel_input_peek(c->in, (mapped ? c->pos : 0) + n, b);
+	if (got < 0)
+		return (int)got;
+	if (mapped)
+		got -= (ssize_t)c->pos;
+	if ((size_t)got < n)
+		return truncated(c->p, c->in->offset + (mapped ? c->pos : 0) + (uint64_t)got, err, len);
+	if (mapped)
+		*b += c->pos;
+	return 0;
+}
+
+/* Add the n bytes at the cut's end to the part. */
+static int take(struct cut *c, size_t n, char *err, size_t len)
+{
+	if (c->in->map_len) {
+		const uint8_t *b;
+		int rc = look(c, n, &b, err, len);
+		if (rc == 0)
+			c->pos += n;
+		return rc;
+	}
+	if (accel_buf_reserve(c->dst, c->dst->len + n))
+		return ACCEL_ENOMEM;
+	uint64_t at = c->in->offset;
+	ssize_t got = accel_input_read(c->in, c->dst->data + c->dst->len, n);
+	if (got < 0)
+		return (int)got;
+	c->dst->len += (size_t)got;
+	return (size_t)got < n ? truncated(c->p, at + (uint64_t)got, err, len) : 0;
+}
+
+/* The next block, or the end mark with the content checksum, into the
+ * part: 1 a block, 0 the end; *most grows by what the block decodes to at
+ * most. */
+static int take_block(struct cut *c, size_t *most, char *err, size_t len)
+{
+	struct lz4_parts *p = c->p;
+	const uint8_t *b;
+	int rc = look(c, 4, &b, err, len);
+	if (rc < 0)
+		return rc;
+	uint32_t bs = le32(b);
+	if (!bs) {
+		size_t n = p->flags & FLG_CONTENT_CHECKSUM ? 8 : 4;
+		if ((rc = look(c, n, &b, err, len)) < 0)
+			return rc;
+		p->cur.checksum = n == 8 ? le32(b + 4) : 0;
+		return take(c, n, err, len);
+	}
 	size_t size = bs & 0x7fffffffu;
 	if (size > p->block_max) {
 		snprintf(err, len, "lz4 frame at byte offset %llu: block at byte offset %llu is larger than the "
 			 "frame's maximum block size, %zu bytes", (unsigned long long)p->cur.offset,
-			 (unsigned long long)at, p->block_max);
+			 (unsigned long long)(c->in->offset + (c->in->map_len ? c->pos : 0)), p->block_max);
 		return ACCEL_EDATA;
 	}
 	*most += bs >> 31 ? size : p->block_max;
-	return (int64_t)(4 + size + (p->block_ck ? 4 : 0));
-}
-
-/* The end mark at in's position, and the content checksum after it: 1
- * consumed (the checksum in p->cur), 0 none there. */
-static int end_mark(struct lz4_parts *p, struct accel_input *in, char *err, size_t len)
-{
-	const uint8_t *b;
-	size_t want = p->flags & FLG_CONTENT_CHECKSUM ? 8 : 4;
-	ssize_t n = accel_input_peek(in, want, &b);
-	if (n < 0)
-		return (int)n;
-	if (n < 4 || le32(b))
-		return 0;
-	if ((size_t)n < want)
-		return truncated(p, in->offset + (uint64_t)n, err, len);
-	p->cur.checksum = want == 8 ? le32(b + 4) : 0;
-	accel_input_consume(in, want);
-	return 1;
-}
-
-/* Blocks from a mapped input, borrowed where they lie: *bytes of them,
- * *last set when the end mark follows. */
-static int cut_mapped(struct lz4_parts *p, struct accel_input *in, size_t *bytes, size_t *most, char *err,
-		      size_t len)
-{
-	size_t group = ACCEL_LZ4_PART_CONTENT / p->block_max, pos = 0;
-	for (size_t k = 0; k < (group ? group : 1); k++) {
-		const uint8_t *b;
-		ssize_t n = accel_input_peek(in, pos + 4, &b);
-		if (n < 0)
-			return (int)n;
-		if ((size_t)n < pos + 4)
-			return truncated(p, in->offset + (uint64_t)n, err, len);
-		uint32_t bs = le32(b + pos);
-		if (!bs)
-			break;
-		int64_t need = block_bytes(p, bs, in->offset + pos, most, err, len);
-		if (need < 0)
-			return (int)need;
-		if ((n = accel_input_peek(in, pos + (size_t)need, &b)) < 0)
-			return (int)n;
-		if ((size_t)n < pos + (size_t)need)
-			return truncated(p, in->offset + (uint64_t)n, err, len);
-		pos += (size_t)need;
-	}
-	*bytes = pos;
-	return 0;
-}
-
-/* Blocks read from a pipe (or a small file) into dst. */
-static int cut_read(struct lz4_parts *p, struct accel_input *in, struct accel_buf *dst, size_t *most, char *err,
-		    size_t len)
-{
-	size_t group = ACCEL_LZ4_PART_CONTENT / p->block_max;
-	for (size_t k = 0; k < (group ? group : 1); k++) {
-		const uint8_t *b;
-		ssize_t n = accel_input_peek(in, 4, &b);
-		if (n < 0)
-			return (int)n;
-		if (n < 4)
-			return truncated(p, in->offset + (uint64_t)n, err, len);
-		uint32_t bs = le32(b);
-		if (!bs)
-			return 0;
-		int64_t need = block_bytes(p, bs, in->offset, most, err, len);
-		if (need < 0)
-			return (int)need;
-		if (accel_buf_reserve(dst, dst->len + (size_t)need))
-			return ACCEL_ENOMEM;
-		uint64_t at = in->offset;
-		if ((n = accel_input_read(in, dst->data + dst->len, (size_t)need)) < 0)
-			return (int)n;
-		if (n < need)
-			return truncated(p, at + (uint64_t)n, err, len);
-		dst->len += (size_t)need;
-	}
-	return 0;
+	rc = take(c, 4 + size + (p->block_ck ? 4 : 0), err, len);
+	return rc < 0 ? rc : 1;
 }
 
 int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_unit *u, char *err, size_t len)
 {
-	size_t most = 0;
-	int rc;
+	struct cut c = { p, in, &u->in, 0 };
+	size_t most = 0, group = ACCEL_LZ4_PART_CONTENT / p->block_max;
+	int rc = 0;
 	u->offset = in->offset;
-	if (in->map_len) {
-		size_t bytes = 0;
-		if ((rc = cut_mapped(p, in, &bytes, &most, err, len)) < 0)
-			return rc;
-		if (u->in.cap)
-			accel_buf_free(&u->in);
-		u->in.data = in->buf + in->start;
-		u->in.len = bytes;
-		accel_input_consume(in, bytes);
-	} else {
-		u->in.len = 0;
-		if ((rc = cut_read(p, in, &u->in, &most, err, len)) < 0)
+	if (in->map_len && u->in.cap)
+		accel_buf_free(&u->in);
+	u->in.len = 0;
+	if (p->first && (rc = take(&c, p->hlen, err, len)) < 0)
+		return rc;
+	/* A group of blocks, and the end mark when it comes next. */
+	for (size_t k = 0; k < (group ? group : 1) && (rc = take_block(&c, &most, err, len)) == 1; k++)
+		;
+	if (rc == 1) {
+		const uint8_t *b;
+		int end = look(&c, 4, &b, err, len) == 0 && !le32(b);
+		err[0] = 0;
+		if (end && (rc = take_block(&c, &most, err, len)) < 0)
 			return rc;
 	}
-	if ((rc = end_mark(p, in, err, len)) < 0)
+	if (rc < 0)
 		return rc;
+	if (in->map_len) {
+		u->in.data = in->buf + in->start;
+		u->in.len = c.pos;
+		accel_input_consume(in, c.pos);
+	}
 	u->out_hint = most;
 	u->part = ACCEL_LZ4_PART | p->flags | (p->first ? ACCEL_LZ4_PART_FIRST : 0) |
-		  (rc ? ACCEL_LZ4_PART_LAST : 0);
+		  (rc == 0 ? ACCEL_LZ4_PART_LAST : 0);
 	p->first = 0;
-	if (rc) {
+	if (rc == 0) {
 		pthread_mutex_lock(&p->lock);
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? 2 * p->cap : 8;

@@ -115,7 +115,10 @@ int accel_zstd_frame_header(const uint8_t *p, size_t n, int64_t *content, int *c
  * parallel, as lz4 -d decodes them one after another. `in` holds whole
  * blocks, each its 4-byte little-endian size (the high bit set: the data
  * is stored uncompressed), its data, and when FLG's B.Checksum is set its
- * XXH32 (seed 0) of the data as stored; no end mark. Bits 0-7 are the
+ * XXH32 (seed 0) of the data as stored; the first part starts with the
+ * frame's header (7 bytes, 15 with FLG's C.Size), the last ends with the
+ * end mark (a size of 0) and the content checksum (with FLG's C.Checksum),
+ * so that the parts hold every byte of the frame. Bits 0-7 are the
  * frame's FLG byte and 8-15 its BD byte (a block decodes to at most BD's
  * Block Maximum Size); ACCEL_LZ4_PART is set in every part, _FIRST in the
  * frame's first and _LAST in its last (the end mark followed it). An
