@@ -29,7 +29,8 @@
 /* A frame whose last part is cut, for the writer. */
 struct frame_rec {
 	uint64_t offset;       /* the frame's byte offset in the input */
-	int64_t content_size;  /* stated by its header; -1: not */
+	uint64_t content_size; /* stated by its header (sized 1) */
+	int sized;
 	uint32_t checksum;     /* its content checksum, when FLG has one */
 };
 
@@ -107,7 +108,7 @@ int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in)
 	for (size_t i = 0; hlen == 15 && i < 8; i++)
 		size |= (uint64_t)h[6 + i] << (8 * i);
 	/* A stated size of 0 is unknown, as lz4 reads it (lz4frame.h). */
-	p->cur = (struct frame_rec){ in->offset, size ? (int64_t)size : -1, 0 };
+	p->cur = (struct frame_rec){ in->offset, size, size != 0, 0 };
 	p->flags = flg | bd << 8;
 	p->block_max = (size_t)1 << (8 + 2 * id);
 	p->block_ck = !!(flg & FLG_BLOCK_CHECKSUM);
@@ -209,6 +210,10 @@ int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_uni
 	if (in->map_len && u->in.cap)
 		accel_buf_free(&u->in);
 	u->in.len = 0;
+	/* Read: room for the group at once (what is not written takes no
+	 * memory), not grown and copied block by block. */
+	if (!in->map_len && accel_buf_reserve(&u->in, (group ? group : 1) * (p->block_max + 8) + p->hlen + 8))
+		return ACCEL_ENOMEM;
 	if (p->first && (rc = take(&c, p->hlen, err, len)) < 0)
 		return rc;
 	/* A group of blocks, and the end mark when it comes next. */
@@ -271,7 +276,7 @@ int lz4_parts_write(struct lz4_parts *p, struct accel_output *out, const struct 
 		if (p->head == p->n)
 			p->head = p->n = 0;
 		pthread_mutex_unlock(&p->lock);
-		if (r.content_size >= 0 && p->written != (uint64_t)r.content_size) {
+		if (r.sized && p->written != r.content_size) {
 			snprintf(err, len, "lz4 frame at byte offset %llu: %llu bytes decoded, header says %llu",
 				 (unsigned long long)r.offset, (unsigned long long)p->written,
 				 (unsigned long long)r.content_size);
