@@ -41,7 +41,9 @@ version() {
 }
 
 @test "--version: accel-compress lists its codecs' libraries, zstd and lz4 as their own tools say" {
-	[ "$(names "$B/accel-compress" | tr '\n' ' ')" = "zstd lz4 isa-l libdeflate hwloc cjson " ]
+	[ "$(names "$B/accel-compress" | tr '\n' ' ')" = "zstd lz4 xxhash isa-l libdeflate hwloc cjson " ]
+	run version "$B/accel-compress" xxhash
+	[ "$output" = "$(dpkg-query -W -f '${Version}' libxxhash0 | cut -d- -f1)" ]
 	run version "$B/accel-compress" zstd
 	[ "$output" = "$(zstd --version | sed -n 's/.* v\([0-9.]*\),.*/\1/p')" ]
 	run version "$B/accel-compress" lz4
@@ -75,7 +77,7 @@ version() {
 
 @test "--version: accel-bench lists the codecs' libraries and every plugin's" {
 	names "$B/accel-bench" > "$BATS_TEST_TMPDIR/bench"
-	for lib in zstd lz4 isa-l libdeflate hwloc cjson; do
+	for lib in zstd lz4 xxhash isa-l libdeflate hwloc cjson; do
 		grep -qx "$lib" "$BATS_TEST_TMPDIR/bench"
 	done
 	[ ! -e "$B/plugins/accel_fftw.so" ] || grep -qx fftw "$BATS_TEST_TMPDIR/bench"

@@ -441,8 +441,12 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	struct accel_stream_ops ops = { next_frame, NULL, NULL };
 	struct accel_stream_config sc = cfg->stream;
 	sc.worker_reads = 1;
-	if (format == ACCEL_FORMAT_LZ4 && !d->range)
+	/* Parts need the hook to check their frame's content; a caller's own
+	 * hook leaves lz4 frames to the sequential decoder. */
+	if (format == ACCEL_FORMAT_LZ4 && !d->range && !sc.write)
 		sc.write = write_parts;
+	else
+		d->no_parts = 1;
 	struct accel_stream_stats own;
 	if (!stats)
 		stats = &own;
