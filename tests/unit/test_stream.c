@@ -278,6 +278,37 @@ static void write_hook_sees_units_in_order(void **state)
 	teardown_run(&f);
 }
 
+/* A hook that refuses unit 1 (as lz4's parts whose checksum fails): the
+ * run ends with its line, unit 0 written, unit 1 and 2 not. */
+static int refuse_second(void *user, struct accel_output *out, const struct accel_unit *u, char *err, size_t len)
+{
+	(void)user;
+	if (u->seq == 1) {
+		snprintf(err, len, "unit %llu refused by the hook", (unsigned long long)u->seq);
+		return ACCEL_EDATA;
+	}
+	return accel_output_write(out, u->out.data, u->out.len);
+}
+
+static void write_hook_error_is_its_line(void **state)
+{
+	(void)state;
+	for (int threads = 1; threads <= 2; threads++) {
+		struct fixture f;
+		setup_run(&f, "abcdefghijklmnopqrstuvwxyz", 1);
+		struct accel_stream_config cfg = { .threads = threads, .fallback = ACCEL_FALLBACK_NEXT,
+						   .total_size = -1, .prog = "test_stream", .verbose = -1,
+						   .write = refuse_second };
+		struct accel_stream_ops ops = { next_unit, NULL, NULL };
+		assert_int_equal(accel_stream_run(f.ctx, &cfg, &f.route, &upper_op, &ops, &f.reader, &f.in, &f.out,
+						  &f.stats, f.err, sizeof f.err),
+				 ACCEL_EDATA);
+		assert_string_equal(f.err, "unit 1 refused by the hook");
+		assert_string_equal(output(&f), "ABCDEFGHIJ");
+		teardown_run(&f);
+	}
+}
+
 static void fallback_next_retries_one_unit(void **state)
 {
 	struct fixture f;
@@ -401,6 +432,7 @@ int main(void)
 		cmocka_unit_test(output_in_input_order),
 		cmocka_unit_test(header_trailer_and_empty_input),
 		cmocka_unit_test(write_hook_sees_units_in_order),
+		cmocka_unit_test(write_hook_error_is_its_line),
 		cmocka_unit_test(fallback_next_retries_one_unit),
 		cmocka_unit_test(failing_engine_is_dropped),
 		cmocka_unit_test(fallback_none_fails_the_run),
