@@ -480,6 +480,15 @@ garbage_as_gzip() {
 		"$A" -d < "$f.lz4" | cmp - "$f"
 		lz4 -q -d -c "$f.lz4" | cmp - "$f"
 	done
+	# blocks of 8 MiB decode in parallel, a part each; one damaged is exit 3
+	run --separate-stderr "$A" -v -d -c big.lz4
+	[[ "$stderr" == *": 2 units, $(stat -c %s big.lz4) bytes in, $(stat -c %s big) bytes out"* ]]
+	n=$(stat -c %s big.lz4)
+	head -c $((n - 100)) big.lz4 > cut.lz4
+	run ! lz4 -q -d -c cut.lz4
+	run -3 --separate-stderr "$A" -d -c cut.lz4
+	[ "$stderr" = "accel-compress: cut.lz4: lz4 legacy block at byte offset $((8 + $(od -An -tu4 -j4 -N4 big.lz4))) is truncated at byte offset $((n - 100))" ]
+	damaged cut.lz4
 	# legacy frames among frames and skippable frames, in one stream
 	lz4 -q -c a > a.frame.lz4
 	printf '\x50\x2a\x4d\x18\x02\0\0\0hi' > skip

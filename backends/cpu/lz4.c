@@ -3,7 +3,8 @@
  * one frame per unit with content size and content checksum, independent
  * 4 MiB blocks; decompression one frame per unit, a part of a frame of
  * independent blocks per unit (ACCEL_LZ4_PART) or sequentially, and of the
- * legacy frame of lz4 -l (its "Legacy frame" section) sequentially.
+ * legacy frame of lz4 -l (its "Legacy frame" section) a part per unit or
+ * sequentially.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,36 @@ static uint32_t le32(const uint8_t *p)
  * they lie, each into out at most the frame's block size, stored ones
  * copied; block checksums checked first. The header before the first
  * block and what follows the end mark are the reader's and the writer's. */
+static int ld_part_legacy(struct accel_unit *u, char *err, size_t len)
+{
+	const uint8_t *p = u->in.data, *end = p + u->in.len;
+	if (u->part & ACCEL_LZ4_PART_FIRST)
+		p += 4;  /* the magic */
+	while (p < end) {
+		unsigned long long at = u->offset + (unsigned long long)(p - u->in.data);
+		size_t size = end - p >= 4 ? le32(p) : SIZE_MAX;
+		if (size > ACCEL_LZ4_LEGACY_BOUND || (size_t)(end - p) - 4 < size) {
+			snprintf(err, len, "lz4 legacy frame: the block at byte offset %llu is not whole, in the unit", at);
+			return ACCEL_EDATA;
+		}
+		if (accel_buf_reserve(&u->out, u->out.len + ACCEL_LZ4_LEGACY_BLOCK))
+			return ACCEL_ENOMEM;
+		int got = lz->LZ4_decompress_safe((const char *)p + 4, (char *)u->out.data + u->out.len, (int)size,
+						  (int)ACCEL_LZ4_LEGACY_BLOCK);
+		if (got < 0) {
+			snprintf(err, len, "lz4 legacy frame: the block at byte offset %llu is corrupt, in the unit", at);
+			return ACCEL_EDATA;
+		}
+		u->out.len += (size_t)got;
+		p += 4 + size;
+	}
+	return 0;
+}
+
 static int ld_part(struct accel_unit *u, char *err, size_t len)
 {
+	if (u->part & ACCEL_LZ4_PART_LEGACY)
+		return u->in.len ? ld_part_legacy(u, err, len) : 0;
 	unsigned flg = (unsigned)(u->part & 0xff), bd = (unsigned)(u->part >> 8 & 0xff);
 	size_t block_max = (size_t)1 << (8 + 2 * (bd >> 4 & 7));
 	int ck = !!(flg & 0x10);

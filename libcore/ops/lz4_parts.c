@@ -9,7 +9,10 @@
  * content checksum (XXH32 of the content, seed 0). The content checksum
  * runs through the content in order, so it is taken as the parts are
  * written (lz4_parts_write); each part's blocks are checked by the engine
- * that decodes them.
+ * that decodes them. The legacy frame of lz4 -l (its "Legacy frame"
+ * section: the magic, then blocks of a 4-byte compressed size and data
+ * until the input ends or a size over ACCEL_LZ4_LEGACY_BOUND, the next
+ * frame's magic) is cut the same way, a block a part, nothing to check.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "ops/lz4_parts.h"
 
 #define LZ4_MAGIC 0x184D2204u
+#define LZ4_LEGACY_MAGIC 0x184C2102u
 #define FLG_INDEPENDENT 0x20
 #define FLG_BLOCK_CHECKSUM 0x10
 #define FLG_CONTENT_SIZE 0x08
@@ -40,6 +44,8 @@ struct lz4_parts {
 	int active, first, block_ck;
 	uint64_t flags;        /* FLG | BD << 8 of that frame */
 	size_t block_max, hlen;
+	int legacy;            /* lz4 -l's frame: blocks to the end or a magic */
+	uint64_t block_at;     /* the byte offset of the block being cut */
 	struct frame_rec cur;
 	/* Frames cut to their end and not yet checked by the writer, oldest
 	 * first (recs[head .. n)); the cutter runs ahead of the writer on
@@ -93,6 +99,16 @@ int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in)
 	ssize_t n = accel_input_peek(in, 15, &h);
 	if (n < 0)
 		return (int)n;
+	if (n >= 4 && le32(h) == LZ4_LEGACY_MAGIC) {
+		/* No descriptor, no checksum: 8 MiB blocks after the magic. */
+		p->cur = (struct frame_rec){ in->offset, 0, 0, 0 };
+		p->flags = ACCEL_LZ4_PART_LEGACY;
+		p->block_max = ACCEL_LZ4_LEGACY_BLOCK;
+		p->block_ck = 0;
+		p->hlen = 4;
+		p->legacy = p->active = p->first = 1;
+		return 1;
+	}
 	if (n < 7 || le32(h) != LZ4_MAGIC)
 		return 0;
 	unsigned flg = h[4], bd = h[5], id = bd >> 4 & 7;
@@ -113,14 +129,16 @@ int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in)
 	p->block_max = (size_t)1 << (8 + 2 * id);
 	p->block_ck = !!(flg & FLG_BLOCK_CHECKSUM);
 	p->hlen = hlen;
+	p->legacy = 0;
 	p->active = p->first = 1;
 	return 1;
 }
 
 static int truncated(const struct lz4_parts *p, uint64_t at, char *err, size_t len)
 {
-	snprintf(err, len, "lz4 frame at byte offset %llu is truncated at byte offset %llu",
-		 (unsigned long long)p->cur.offset, (unsigned long long)at);
+	snprintf(err, len, "lz4 %s at byte offset %llu is truncated at byte offset %llu",
+		 p->legacy ? "legacy block" : "frame", (unsigned long long)(p->legacy ? p->block_at : p->cur.offset),
+		 (unsigned long long)at);
 	return ACCEL_EDATA;
 }
 
@@ -134,21 +152,40 @@ struct cut {
 	size_t pos;
 };
 
+/* Up to n bytes at the cut's end made visible at *b: how many (fewer only
+ * where the input ends), or ACCEL_EIO, ACCEL_ENOMEM. */
+static ssize_t visible(struct cut *c, size_t n, const uint8_t **b)
+{
+	size_t at = c->in->map_len ? c->pos : 0;
+	ssize_t got = accel_input_peek(c->in, at + n, b);
+	if (got < 0)
+		return got;
+	*b += at;
+	return got - (ssize_t)at;
+}
+
 /* n bytes at the cut's end visible at *b: 0, or ACCEL_EDATA (the input
  * ends first), ACCEL_EIO, ACCEL_ENOMEM. */
 static int look(struct cut *c, size_t n, const uint8_t **b, char *err, size_t len)
 {
-	int mapped = c->in->map_len != 0;
-	ssize_t got = accel_input_peek(c->in, (mapped ? c->pos : 0) + n, b);
+	ssize_t got = visible(c, n, b);
 	if (got < 0)
 		return (int)got;
-	if (mapped)
-		got -= (ssize_t)c->pos;
 	if ((size_t)got < n)
-		return truncated(c->p, c->in->offset + (mapped ? c->pos : 0) + (uint64_t)got, err, len);
-	if (mapped)
-		*b += c->pos;
+		return truncated(c->p, c->in->offset + (c->in->map_len ? c->pos : 0) + (uint64_t)got, err, len);
 	return 0;
+}
+
+/* Whether the frame ends at the cut's end: the end mark, or for a legacy
+ * frame the end of the input or a size over ACCEL_LZ4_LEGACY_BOUND (the
+ * next frame's magic, as lz4 -d reads it). */
+static int at_end(struct cut *c)
+{
+	const uint8_t *b;
+	ssize_t got = visible(c, 4, &b);
+	if (c->p->legacy)
+		return got == 0 || (got >= 4 && le32(b) > ACCEL_LZ4_LEGACY_BOUND);
+	return got >= 4 && !le32(b);
 }
 
 /* Add the n bytes at the cut's end to the part. */
@@ -178,10 +215,19 @@ static int take_block(struct cut *c, size_t *most, char *err, size_t len)
 {
 	struct lz4_parts *p = c->p;
 	const uint8_t *b;
+	if (p->legacy && at_end(c))
+		return 0;
+	p->block_at = c->in->offset + (c->in->map_len ? c->pos : 0);
 	int rc = look(c, 4, &b, err, len);
 	if (rc < 0)
 		return rc;
 	uint32_t bs = le32(b);
+	if (p->legacy) {
+		/* A compressed size, whole: at most the bound, by at_end. */
+		*most += ACCEL_LZ4_LEGACY_BLOCK;
+		rc = take(c, 4 + (size_t)bs, err, len);
+		return rc < 0 ? rc : 1;
+	}
 	if (!bs) {
 		size_t n = p->flags & FLG_CONTENT_CHECKSUM ? 8 : 4;
 		if ((rc = look(c, n, &b, err, len)) < 0)
@@ -219,13 +265,8 @@ int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_uni
 	/* A group of blocks, and the end mark when it comes next. */
 	for (size_t k = 0; k < (group ? group : 1) && (rc = take_block(&c, &most, err, len)) == 1; k++)
 		;
-	if (rc == 1) {
-		const uint8_t *b;
-		int end = look(&c, 4, &b, err, len) == 0 && !le32(b);
-		err[0] = 0;
-		if (end && (rc = take_block(&c, &most, err, len)) < 0)
-			return rc;
-	}
+	if (rc == 1 && at_end(&c) && (rc = take_block(&c, &most, err, len)) < 0)
+		return rc;
 	if (rc < 0)
 		return rc;
 	if (in->map_len) {
@@ -237,7 +278,9 @@ int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_uni
 	u->part = ACCEL_LZ4_PART | p->flags | (p->first ? ACCEL_LZ4_PART_FIRST : 0) |
 		  (rc == 0 ? ACCEL_LZ4_PART_LAST : 0);
 	p->first = 0;
-	if (rc == 0) {
+	if (rc == 0 && p->legacy)
+		p->active = 0;
+	if (rc == 0 && !p->legacy) {
 		pthread_mutex_lock(&p->lock);
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? 2 * p->cap : 8;
@@ -259,7 +302,7 @@ int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_uni
 int lz4_parts_write(struct lz4_parts *p, struct accel_output *out, const struct accel_unit *u, char *err,
 		    size_t len)
 {
-	if (!(u->part & ACCEL_LZ4_PART))
+	if (!(u->part & ACCEL_LZ4_PART) || (u->part & ACCEL_LZ4_PART_LEGACY))
 		return accel_output_write(out, u->out.data, u->out.len);
 	int check = !!(u->part & FLG_CONTENT_CHECKSUM);
 	if (u->part & ACCEL_LZ4_PART_FIRST) {

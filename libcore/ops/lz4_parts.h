@@ -23,11 +23,11 @@ struct lz4_parts;
 struct lz4_parts *lz4_parts_new(void);
 void lz4_parts_free(struct lz4_parts *p);
 
-/* At the lz4 frame that starts at in's position (nothing consumed): 1
- * when it is cut into parts (lz4_parts_next to follow until its last
- * part), 0 when it is one for the sequential decoder (a legacy frame,
- * linked blocks, a dictionary ID, a header lz4 -d refuses), or ACCEL_EIO
- * / ACCEL_ENOMEM. */
+/* At the lz4 frame (or legacy frame) that starts at in's position
+ * (nothing consumed): 1 when it is cut into parts (lz4_parts_next to
+ * follow until its last part), 0 when it is one for the sequential
+ * decoder (linked blocks, a dictionary ID, a header lz4 -d refuses), or
+ * ACCEL_EIO / ACCEL_ENOMEM. */
 int lz4_parts_begin(struct lz4_parts *p, struct accel_input *in);
 /* 1 while a frame is being cut (lz4_parts_begin said 1, its last part not
  * cut yet). */

@@ -128,6 +128,11 @@ int accel_zstd_frame_header(const uint8_t *p, size_t n, int64_t *content, int *c
 #define ACCEL_LZ4_PART ((uint64_t)1 << 16)
 #define ACCEL_LZ4_PART_FIRST ((uint64_t)1 << 17)
 #define ACCEL_LZ4_PART_LAST ((uint64_t)1 << 18)
+/* Set with ACCEL_LZ4_PART in a part of a legacy frame (lz4 -l), whose
+ * blocks are a 4-byte compressed size and its data, each decoding to at
+ * most ACCEL_LZ4_LEGACY_BLOCK bytes; the first part starts with the magic;
+ * no descriptor (bits 0-15 are 0), no checksums, no end mark. */
+#define ACCEL_LZ4_PART_LEGACY ((uint64_t)1 << 19)
 
 /* ------------------------------------------------------ seekable format */
 
@@ -188,8 +193,9 @@ void accel_seek_table_free(struct accel_seek_table *t);
 /* Frames (and their stated content) up to this many bytes are decoded in
  * parallel, one unit each; larger ones, and frames whose end or content
  * size is not stated, are decoded sequentially in bounded memory, but
- * for lz4 frames of independent blocks, decoded in parallel in parts of
- * about 4 MiB of content (ACCEL_LZ4_PART). */
+ * for lz4 frames of independent blocks and legacy frames, decoded in
+ * parallel in parts of about 4 MiB of content, or a legacy block each
+ * (ACCEL_LZ4_PART). */
 #define ACCEL_DECOMPRESS_PARALLEL_MAX ((uint64_t)64 << 20)
 
 /* How accel_decompress runs. */
