@@ -1,11 +1,12 @@
 #!/bin/sh
 # Benchmark (not a test): decompression of files the lz4 program wrote (one
-# frame of independent blocks, no content size: libcore/ops/lz4_parts.c)
+# frame of independent blocks, no content size, or a legacy frame:
+# libcore/ops/lz4_parts.c)
 # beside lz4 -d, from the file and from a pipe. The corpus is the file $1,
 # or tests/bench/corpus.sh's tar (ACCEL_CORPUS_MB, 256); it is compressed
-# by lz4 -1 (4 MiB blocks), lz4 -9, lz4 -1 -B4 (64 KiB blocks) and
-# lz4 -1 -BX (block checksums), kept under DIR (build/corpus/lz4-any) and
-# made again for another corpus or a changed one. Each file is decoded to
+# by lz4 -1 (4 MiB blocks), lz4 -9, lz4 -1 -B4 (64 KiB blocks), lz4 -1
+# -BX (block checksums) and lz4 -l (the legacy frame: 8 MiB blocks, no
+# checksum), kept under DIR (build/corpus/lz4-any) and made again for another corpus or a changed one. Each file is decoded to
 # /dev/null by lz4 -d -c and accel-compress -d -c -T$T (T 2), from the file
 # and through cat, the tools interleaved, REPS (5) rounds; it prints the
 # median wall and CPU (user + system) seconds of each and lz4 / ours of
@@ -24,13 +25,14 @@ if [ "$(cat "$DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$DIR/stamp"
 fi
 files=
-for f in l1 l9 l1-B4 l1-BX; do
+for f in l1 l9 l1-B4 l1-BX legacy; do
 	out="$DIR/$f.lz4"
 	case $f in
 	l1) opts=-1 ;;
 	l9) opts=-9 ;;
 	l1-B4) opts="-1 -B4" ;;
 	l1-BX) opts="-1 -BX" ;;
+	legacy) opts=-l ;;
 	esac
 	if [ ! -s "$out" ]; then
 		# shellcheck disable=SC2086
