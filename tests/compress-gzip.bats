@@ -265,3 +265,56 @@ broken() {
 	"$A" -d -T4 --memory 1M -c a.gz | cmp - "$CORPUS"
 	"$A" -d -T4 --memory 64M -c a.gz | cmp - "$CORPUS"
 }
+
+# bgzf IN OUT [BSIZE_DELTA]: IN as BGZF blocks of 65280 bytes (SAM/BAM
+# Format Specification 4.1: FEXTRA with 'BC', BSIZE the block's size less
+# 1) and the empty EOF block, as bgzip writes them; BSIZE_DELTA added to
+# the second block's BSIZE (a size that lies).
+bgzf() {
+	/usr/bin/python3 - "$1" "$2" "${3:-0}" <<'PY'
+import struct, sys, zlib
+src, out, delta = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'wb'), int(sys.argv[3])
+def block(d, k):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(d) + c.flush()
+    bsize = 18 + len(body) + 8 - 1 + (delta if k == 1 else 0)
+    out.write(struct.pack('<BBBBIBBHBBHH', 31, 139, 8, 4, 0, 0, 255, 6, 66, 67, 2, bsize) + body +
+              struct.pack('<II', zlib.crc32(d), len(d)))
+k = 0
+for i in range(0, len(src), 65280):
+    block(src[i:i + 65280], k)
+    k += 1
+block(b'', k)
+PY
+}
+
+@test "BGZF (bgzip's blocks): one unit a block, gzip -d's bytes; a size that lies is decoded serially; damage is exit 3" {
+	bgzf "$CORPUS" c.bgz
+	gzip -d -c c.bgz | cmp - "$CORPUS"
+	for t in 1 2 4; do
+		"$A" -d -c -T "$t" c.bgz | cmp - "$CORPUS"
+		"$A" -d -T "$t" < c.bgz | cmp - "$CORPUS"
+	done
+	blocks=$(( ($(stat -c %s "$CORPUS") + 65279) / 65280 + 1 ))
+	run --separate-stderr "$A" -v -d -c c.bgz
+	[[ "$stderr" == *": $blocks units, $(stat -c %s c.bgz) bytes in, $(stat -c %s "$CORPUS") bytes out"* ]]
+	[[ "$stderr" != *"processed sequentially"* ]]
+	for d in -1 1 1000; do
+		bgzf "$CORPUS" "lie$d.bgz" "$d"
+		"$A" -d -c -T 2 "lie$d.bgz" | cmp - "$CORPUS"
+	done
+	cp c.bgz bad.bgz
+	printf 'x' | dd of=bad.bgz bs=1 seek=$(( $(stat -c %s c.bgz) / 2 )) conv=notrunc status=none
+	run ! gzip -d -c bad.bgz
+	run -3 --separate-stderr sh -c '"$0" -d -c bad.bgz > /dev/null' "$A"
+	[[ "$stderr" == "accel-compress: bad.bgz: gzip member"*"at byte offset "* ]]
+}
+
+@test "many small members of no size (small files concatenated): gzip -d's bytes, each inflated whole" {
+	split -b 50000 "$CORPUS" part.
+	for f in part.*; do gzip -c -n "$f"; done > cat.gz
+	[ "$(ls part.* | wc -l)" -gt 100 ]
+	"$A" -d -c -T 2 cat.gz | cmp - "$CORPUS"
+	"$A" -d -T 2 < cat.gz | cmp - "$CORPUS"
+	gzip -d -c cat.gz | cmp - "$CORPUS"
+}

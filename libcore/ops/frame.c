@@ -3,7 +3,8 @@
  * them, so decompression can run frames in parallel. Layouts: zstd, RFC 8878
  * section 3.1; lz4, "LZ4 Frame Format Description" 1.6.x, and its "Legacy
  * frame" (lz4 -l); gzip, RFC 1952 with our 'A','C' FEXTRA subfield
- * (backends/cpu/gzip.c).
+ * (backends/cpu/gzip.c) or BGZF's 'B','C' (SAM/BAM Format Specification,
+ * 4.1).
  */
 #include <string.h>
 #include <accel/ops/compress.h>
@@ -332,6 +333,25 @@ static int member_end_plausible(struct cursor *c, const struct accel_frame *f)
 	return (size_t)n == at || ((size_t)n == at + 2 && p[at] == 0x1f && p[at + 1] == 0x8b);
 }
 
+/* A BGZF block's 'BC' subfield in a member's extra field x[0..xlen)
+ * (SAM/BAM Format Specification, 4.1: SI1 66, SI2 67, SLEN 2, BSIZE the
+ * member's size in bytes less 1): 1 with the size in *member, else 0. */
+static int bgzf_find(const uint8_t *x, size_t xlen, uint32_t *member)
+{
+	const uint8_t *end = x + xlen;
+	while (end - x >= 4) {
+		size_t sl = (size_t)(x[2] | x[3] << 8);
+		if ((size_t)(end - x - 4) < sl)
+			return 0;
+		if (x[0] == 'B' && x[1] == 'C' && sl == 2) {
+			*member = (uint32_t)(x[4] | x[5] << 8) + 1;
+			return 1;
+		}
+		x += 4 + sl;
+	}
+	return 0;
+}
+
 static int scan_gzip(struct cursor *c, struct accel_frame *f)
 {
 	const uint8_t *p;
@@ -350,8 +370,11 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 	size_t xlen = (size_t)(p[10] | p[11] << 8);
 	if ((rc = need(c, 12 + xlen, &p)) < 0)
 		return rc;
-	uint32_t member, isize;
-	if (!accel_gzip_ac_find(p + 12, xlen, &member, &isize))
+	uint32_t member, isize = 0;
+	/* BGZF (bgzip, samtools, htslib): the member's size alone, its
+	 * content size in its trailer. */
+	int bgzf = !accel_gzip_ac_find(p + 12, xlen, &member, &isize);
+	if (bgzf && !bgzf_find(p + 12, xlen, &member))
 		return ACCEL_ENOTSUP;
 	f->content_size = isize;
 	/* Another tool's 'AC' field, or a lie: inflating finds the end. */
@@ -368,6 +391,13 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 	 * a truncation, until inflating says so. */
 	if ((rc = skip(c, member)) < 0)
 		return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
+	if (bgzf) {
+		if ((rc = need(c, 0, &p)) < 0)
+			return rc;
+		f->content_size = le32(p - 4);
+		if (!c->consume && (uint64_t)f->content_size > c->max)
+			return ACCEL_ENOTSUP;
+	}
 	if (!c->consume && !member_end_plausible(c, f))
 		return ACCEL_ENOTSUP;
 	return 0;

@@ -2,8 +2,9 @@
 # Benchmark (not a test): decompression of one large gzip member written by
 # other tools (libcore/ops/gzip_index.c) beside igzip -d, pigz -d -p2 and
 # gzip -d. The corpus is the tar file $1, or a tar of /usr/share/doc and
-# /usr/include cut to SIZE (400M); it is compressed by gzip -1, -6, -9 and
-# pigz -6 (kept under DIR, build/corpus/gzip-any, and made again for
+# /usr/include cut to SIZE (400M); it is compressed by gzip -1, -6, -9,
+# pigz -6, as BGZF blocks of 64 KiB (bgzip's layout) and as 64 KiB pieces
+# gzip'd one by one and concatenated (kept under DIR, build/corpus/gzip-any, and made again for
 # another corpus or a changed one). Each file is decoded to /dev/null by igzip -d,
 # pigz -d -p2, gzip -d and accel-compress -d -c -T$T (T 2), the tools
 # interleaved, REPS (3) rounds; it prints the median wall and user CPU
@@ -33,11 +34,37 @@ if [ "$(cat "$DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$DIR/stamp"
 fi
 files=
-for f in gzip1 gzip6 gzip9 pigz6; do
+# bgzf: BGZF blocks of 64 KiB (bgzip's layout, written by Python's zlib);
+# cat64k: 64 KiB pieces gzip -6'd one by one and concatenated.
+bgzf() {
+	python3 - "$1" <<'PY'
+import struct, sys, zlib
+src, out = open(sys.argv[1], 'rb'), sys.stdout.buffer
+def block(d):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(d) + c.flush()
+    out.write(struct.pack('<BBBBIBBHBBHH', 31, 139, 8, 4, 0, 0, 255, 6, 66, 67, 2, 25 + len(body)) + body +
+              struct.pack('<II', zlib.crc32(d), len(d)))
+while True:
+    d = src.read(65280)
+    if not d:
+        break
+    block(d)
+block(b'')
+PY
+}
+cat64k() {
+	split -b 64K "$1" "$DIR/piece."
+	for p in "$DIR"/piece.*; do gzip -6 -n -c "$p"; done
+	rm -f "$DIR"/piece.*
+}
+for f in gzip1 gzip6 gzip9 pigz6 bgzf cat64k; do
 	out="$DIR/$f.gz"
 	case $f in
 	gzip*) make="gzip -${f#gzip} -c" ;;
 	pigz*) have pigz || continue; make="pigz -${f#pigz} -c" ;;
+	bgzf) make=bgzf ;;
+	cat64k) make=cat64k ;;
 	esac
 	if [ ! -s "$out" ]; then
 		$make "$corpus" >"$out.tmp"

@@ -124,6 +124,15 @@ if l[4] & 0x08:
         m[6:14] = struct.pack('<Q', (struct.unpack('<Q', bytes(l[6:14]))[0] + delta) % (1 << 64))
         m[14] = (xxh32(bytes(m[4:14])) >> 8) & 0xff
         wr('lz4/%s.lz4' % name, bytes(m))
+# gzip: BGZF blocks (SAM/BAM Format Specification 4.1: FEXTRA 'BC', BSIZE
+# the block's size less 1) of 30000 bytes, and the empty EOF block.
+def bgzf_block(d):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(d) + c.flush()
+    return (struct.pack('<BBBBIBBHBBHH', 31, 139, 8, 4, 0, 0, 255, 6, 66, 67, 2, 25 + len(body)) + body +
+            struct.pack('<II', zlib.crc32(d), len(d)))
+seed = b''.join(b'line %d of the bgzf seed\n' % (i % 40) for i in range(3000))
+wr('gzip/bgzf.gz', b''.join(bgzf_block(seed[i:i + 30000]) for i in range(0, len(seed), 30000)) + bgzf_block(b''))
 PY
 cp "$out"/zstd/* "$out"/gzip/* "$out"/lz4/* "$out/frame/"
 ls "$out"/* | wc -l
