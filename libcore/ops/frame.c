@@ -389,12 +389,12 @@ static int scan_gzip(struct cursor *c, struct accel_frame *f)
 		return rc;
 	/* A member said to run past the end of the input is one more lie, not
 	 * a truncation, until inflating says so. */
-	if ((rc = skip(c, member)) < 0)
+	if ((rc = skip(c, member - (bgzf ? 4 : 0))) < 0)
 		return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
 	if (bgzf) {
-		if ((rc = need(c, 0, &p)) < 0)
-			return rc;
-		f->content_size = le32(p - 4);
+		/* ISIZE, read before it is walked (and, consuming, gone). */
+		if ((rc = need(c, 4, &p)) < 0 || (f->content_size = le32(p), rc = skip(c, 4)) < 0)
+			return rc == ACCEL_EDATA && !c->consume ? ACCEL_ENOTSUP : rc;
 		if (!c->consume && (uint64_t)f->content_size > c->max)
 			return ACCEL_ENOTSUP;
 	}
