@@ -333,23 +333,31 @@ static int member_end_plausible(struct cursor *c, const struct accel_frame *f)
 	return (size_t)n == at || ((size_t)n == at + 2 && p[at] == 0x1f && p[at + 1] == 0x8b);
 }
 
-/* A BGZF block's 'BC' subfield in a member's extra field x[0..xlen)
- * (SAM/BAM Format Specification, 4.1: SI1 66, SI2 67, SLEN 2, BSIZE the
- * member's size in bytes less 1): 1 with the size in *member, else 0. */
-static int bgzf_find(const uint8_t *x, size_t xlen, uint32_t *member)
+/* The data of the subfield SI1 si1, SI2 si2 of `len` bytes in a member's
+ * extra field x[0..xlen) (RFC 1952, 2.3.1.1), or NULL. */
+static const uint8_t *subfield(const uint8_t *x, size_t xlen, uint8_t si1, uint8_t si2, size_t len)
 {
 	const uint8_t *end = x + xlen;
 	while (end - x >= 4) {
 		size_t sl = (size_t)(x[2] | x[3] << 8);
 		if ((size_t)(end - x - 4) < sl)
-			return 0;
-		if (x[0] == 'B' && x[1] == 'C' && sl == 2) {
-			*member = (uint32_t)(x[4] | x[5] << 8) + 1;
-			return 1;
-		}
+			return NULL;
+		if (x[0] == si1 && x[1] == si2 && sl == len)
+			return x + 4;
 		x += 4 + sl;
 	}
-	return 0;
+	return NULL;
+}
+
+/* A BGZF block's 'BC' subfield (SAM/BAM Format Specification, 4.1: SI1
+ * 66, SI2 67, SLEN 2, BSIZE the member's size in bytes less 1): 1 with
+ * the size in *member, else 0. */
+static int bgzf_find(const uint8_t *x, size_t xlen, uint32_t *member)
+{
+	const uint8_t *d = subfield(x, xlen, 'B', 'C', 2);
+	if (d)
+		*member = (uint32_t)(d[0] | d[1] << 8) + 1;
+	return d != NULL;
 }
 
 static int scan_gzip(struct cursor *c, struct accel_frame *f)
@@ -430,19 +438,12 @@ void accel_gzip_ac_set_size(uint8_t *h, uint32_t member_size)
 
 int accel_gzip_ac_find(const uint8_t *x, size_t xlen, uint32_t *member, uint32_t *isize)
 {
-	const uint8_t *end = x + xlen;
-	while (end - x >= 4) {
-		size_t sl = (size_t)(x[2] | x[3] << 8);
-		if ((size_t)(end - x - 4) < sl)
-			return 0;
-		if (x[0] == 'A' && x[1] == 'C' && sl == 8) {
-			*member = le32(x + 4);
-			*isize = le32(x + 8);
-			return 1;
-		}
-		x += 4 + sl;
+	const uint8_t *d = subfield(x, xlen, 'A', 'C', 8);
+	if (d) {
+		*member = le32(d);
+		*isize = le32(d + 4);
 	}
-	return 0;
+	return d != NULL;
 }
 
 static int scan(struct accel_input *in, uint64_t max, int consume, struct accel_buf *dst,
