@@ -516,7 +516,7 @@ int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 	 * it, straight into the unit, and put it back. Peeking through the
 	 * input's buffer instead would fill the buffer (1 MiB) and copy it
 	 * into the next unit: every byte read once and copied once more. */
-	if (accel_buf_reserve(&u->in, size + 1))
+	if (accel_buf_reserve_fill(&u->in, size + 1))
 		return ACCEL_ENOMEM;
 	u->offset = in->offset;
 	ssize_t r = accel_input_read(in, u->in.data, size + 1);

@@ -644,7 +644,7 @@ static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, si
 		/* Nothing in it to keep: len says what is to be read. */
 		size_t want = u->in.len;
 		u->in.len = 0;
-		if (accel_buf_reserve(&u->in, want) < 0) {
+		if (accel_buf_reserve_fill(&u->in, want) < 0) {
 			snprintf(err, len, "out of memory");
 			return ACCEL_ENOMEM;
 		}

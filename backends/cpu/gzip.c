@@ -237,7 +237,7 @@ static int more_members(struct gd *g, struct accel_unit *u, size_t pos, char *er
 static int gd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct gd *g = ctx;
-	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
+	if (accel_buf_reserve_fill(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
 	isal->isal_inflate_init(&g->st);
 	g->st.crc_flag = ISAL_GZIP;

@@ -197,7 +197,7 @@ static int ld_part(struct accel_unit *u, char *err, size_t len)
 static int ld_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	struct ld *l = ctx;
-	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
+	if (accel_buf_reserve_fill(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
 	if (u->part & ACCEL_LZ4_PART)
 		return ld_part(u, err, len);

@@ -189,7 +189,7 @@ static int zd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	int rc = check_window(z, u->in.data, u->in.len, "zstd frame", err, len);
 	if (rc < 0)
 		return rc;
-	if (accel_buf_reserve(&u->out, u->out_hint ? u->out_hint : 1))
+	if (accel_buf_reserve_fill(&u->out, u->out_hint ? u->out_hint : 1))
 		return ACCEL_ENOMEM;
 	size_t n = zs->ZSTD_decompressDCtx(z->dctx, u->out.data, u->out_hint, u->in.data, u->in.len);
 	if (zs->ZSTD_isError(n)) {

@@ -340,7 +340,7 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	}
 	/* The whole unit's output at once: growing it batch by batch would
 	 * copy it and touch fresh pages again at each step. */
-	if (u->out_hint && accel_buf_reserve(&u->out, u->out.len + u->out_hint) < 0)
+	if (u->out_hint && accel_buf_reserve_fill(&u->out, u->out.len + u->out_hint) < 0)
 		return ACCEL_ENOMEM;
 	size_t kept = accel_fft_kept_frames(f, u->seq, frames), per_in = f->r2c ? f->n : 2 * f->frame;
 	size_t per_out = f->c2r ? f->n : 2 * f->bins;  /* floats of one transformed frame */
@@ -350,7 +350,7 @@ static int fftw_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 	 * retry on another engine needs them): the whole output reserved
 	 * first and written straight into the unit. Else they are copied. */
 	if (din && f->c2r &&
-	    !(dout && u->in.cap && accel_buf_reserve(&u->out, u->out.len + kept * per_out * sizeof(float)) == 0))
+	    !(dout && u->in.cap && accel_buf_reserve_fill(&u->out, u->out.len + kept * per_out * sizeof(float)) == 0))
 		din = 0;
 	for (size_t first = 0; first < kept; first += c->batch) {
 		size_t k = kept - first < c->batch ? kept - first : c->batch;

@@ -43,7 +43,7 @@ int accel_age_run_unit(const struct accel_op *op, struct accel_unit *u, int decr
 		snprintf(err, len, "chunk %llu is missing (truncated file)", (unsigned long long)first);
 		return ACCEL_EDATA;
 	}
-	if (accel_buf_reserve(&u->out, outlen + 1))
+	if (accel_buf_reserve_fill(&u->out, outlen + 1))
 		return ACCEL_ENOMEM;
 	const uint8_t *src = u->in.data;
 	uint8_t *dst = u->out.data;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -107,6 +108,42 @@ static void chunks_borrow_the_mapping(void **state)
 		assert_int_equal(others_removed(dir), 0);
 		free(data);
 	}
+}
+
+/* accel_buf_reserve_fill: the content kept (borrowed bytes copied), and
+ * the pages of what the caller will write present before it writes them
+ * (MADV_POPULATE_WRITE; a kernel before 5.14 has none: nothing to check). */
+static void reserve_fill_makes_pages_present(void **state)
+{
+	(void)state;
+	static const uint8_t text[] = "borrowed bytes";
+	struct accel_buf b = { (uint8_t *)text, sizeof text, 0 };
+	assert_int_equal(accel_buf_reserve_fill(&b, (size_t)1 << 20), 0);
+	assert_true(b.cap >= (size_t)1 << 20);
+	assert_ptr_not_equal(b.data, text);
+	assert_memory_equal(b.data, text, sizeof text);
+	assert_int_equal((uintptr_t)b.data % 64, 0);
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)b.data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	size_t pages = (((uintptr_t)b.data + ((size_t)1 << 20)) & ~((uintptr_t)page - 1)) - a;
+	unsigned char vec[300];
+	pages /= (size_t)page;
+	assert_true(pages > 200 && pages <= sizeof vec);
+	void *probe = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(probe != MAP_FAILED);
+	int populates = madvise(probe, (size_t)page, MADV_POPULATE_WRITE) == 0;
+	munmap(probe, (size_t)page);
+	assert_int_equal(mincore((void *)a, pages * (size_t)page, vec), 0);
+	for (size_t i = 0; populates && i < pages; i++)
+		assert_true(vec[i] & 1);
+	/* Growing keeps what is there. */
+	memset(b.data, 7, (size_t)1 << 20);
+	b.len = (size_t)1 << 20;
+	assert_int_equal(accel_buf_reserve_fill(&b, (size_t)3 << 20), 0);
+	assert_int_equal((uintptr_t)b.data % ((size_t)2 << 20), 0);
+	assert_int_equal(b.data[0], 7);
+	assert_int_equal(b.data[((size_t)1 << 20) - 1], 7);
+	accel_buf_free(&b);
 }
 
 /* The input's path, for the write hook of the child. */
@@ -267,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunks_borrow_the_mapping),
 		cmocka_unit_test(small_files_are_read),
+		cmocka_unit_test(reserve_fill_makes_pages_present),
 		cmocka_unit_test(shrinking_while_compressed_is_exit_1),
 		cmocka_unit_test(shrinking_while_encrypted_is_exit_1),
 	};

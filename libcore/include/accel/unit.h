@@ -28,6 +28,14 @@ struct accel_buf {
  * marked for huge pages); keeps the content (b->len bytes). Returns 0, or
  * ACCEL_ENOMEM with b unchanged. */
 int accel_buf_reserve(struct accel_buf *b, size_t cap);
+/* accel_buf_reserve for a caller about to write all `cap` bytes (a read
+ * into the buffer, a transform's known output): a buffer of 64 KiB or more
+ * that is allocated has its pages made present at once, in one call
+ * (Linux's MADV_POPULATE_WRITE), rather than faulted in one by one as
+ * they are written. Where a page fault is dear (a VM's shadow page
+ * tables: 10.7 us a page on the 2-core VM, 5.5 populated) that is most of
+ * a small run's extra time. Same returns. */
+int accel_buf_reserve_fill(struct accel_buf *b, size_t cap);
 /* Free the data and leave b empty (reusable). */
 void accel_buf_free(struct accel_buf *b);
 
