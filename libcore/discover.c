@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -81,7 +82,10 @@ struct accel_backend_status *core_backend_add(struct accel_ctx *ctx, const char 
 		return NULL;
 	}
 	struct accel_backend_status *s = &ctx->backends[ctx->nbackends++];
-	memset(s, 0, sizeof *s);
+	/* The notes (6 KiB of the 6.6) are read up to nnotes only: left
+	 * untouched, most of the registry's pages are never faulted in (24 of
+	 * accel-fft's 444 page faults were this memset). */
+	memset(s, 0, offsetof(struct accel_backend_status, notes));
 	core_strlcpy(s->name, name, sizeof s->name);
 	core_strlcpy(s->origin, origin, sizeof s->origin);
 	return s;
