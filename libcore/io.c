@@ -531,6 +531,23 @@ int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 	return 1;
 }
 
+int accel_read_chunk_claim(struct accel_input *in, struct accel_unit *u, size_t size)
+{
+	if (!in->map_len || size == 0 || (size_t)(in->end - in->start) <= size)
+		return accel_read_chunk(in, u, size);
+	/* Whole chunks with more after them: u->last stays 0. */
+	if (u->in.cap)
+		u->in.len = 0;
+	else
+		u->in.data = NULL;
+	u->offset = in->offset;
+	u->in_at = (int64_t)in->start;
+	u->in.len = size;
+	u->last = 0;
+	accel_input_consume(in, size);
+	return 1;
+}
+
 int accel_read_chunk_until(struct accel_input *in, struct accel_unit *u, size_t size, double max_wait)
 {
 	if (!(max_wait > 0))

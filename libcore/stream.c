@@ -93,6 +93,7 @@ struct stream {
 	int nworkers, maxworkers;
 	struct accel_unit *units;
 	unsigned char *held;           /* held[i]: units[i] holds buffers */
+	int64_t *mapped_at;            /* units[i]'s bytes in the mapped input it claimed (in_at), or -1 */
 	size_t nunits;
 	struct accel_unit **free_list; /* a stack: the units used last are used again */
 	const struct worker **runner;  /* runner[i]: the worker that ran units[i] last, or NULL */
@@ -550,10 +551,16 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	 * shoot-down on every core the workers run on). Units are written in
 	 * order, so what lies before the end of this one is done with, but
 	 * for the page it shares with the next. */
-	if (u->in.data && !u->in.cap && u->in.len && s->in) {
-		const uint8_t *end = u->in.data + u->in.len;
+	const uint8_t *mapped = u->in.data && !u->in.cap ? u->in.data : NULL;
+	int64_t at = s->mapped_at[u - s->units];
+	/* A unit that claimed its bytes (preads them) touched none of the
+	 * mapping, but whatever walked the frames to cut it did. */
+	if (!mapped && at >= 0 && s->in && s->in->map_len && (uint64_t)at + u->in.len <= s->in->map_len)
+		mapped = s->in->buf + at;
+	if (mapped && u->in.len && s->in) {
+		const uint8_t *end = mapped + u->in.len;
 		if (!s->drop_from)
-			s->drop_from = u->in.data;
+			s->drop_from = mapped;
 		if ((size_t)(end - s->drop_from) >= DROP_BATCH) {
 			core_input_drop(s->in, s->drop_from, (size_t)(end - s->drop_from));
 			s->drop_from = (const uint8_t *)((uintptr_t)end & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1));
@@ -671,6 +678,7 @@ static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, si
 /* Unit u, filled by ops->next, counted as issued. Lock held. */
 static void issue_locked(struct stream *s, struct accel_unit *u)
 {
+	s->mapped_at[u - s->units] = s->in && s->in->map_len ? u->in_at : -1;
 	if (u->in_overlap > u->in.len)
 		u->in_overlap = u->in.len;
 	s->issued++;
@@ -1322,19 +1330,22 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	s->nunits = (size_t)s->maxworkers * 2 + 2;
 	s->units = calloc(s->nunits, sizeof *s->units);
 	s->held = calloc(s->nunits, 1);
+	s->mapped_at = calloc(s->nunits, sizeof *s->mapped_at);
 	s->free_list = calloc(s->nunits, sizeof *s->free_list);
 	s->runner = calloc(s->nunits, sizeof *s->runner);
 	s->queue = calloc(s->nunits, sizeof *s->queue);
 	s->workers = calloc((size_t)s->maxworkers, sizeof *s->workers);
-	if (!s->units || !s->held || !s->free_list || !s->runner || !s->queue || !s->workers ||
+	if (!s->units || !s->held || !s->mapped_at || !s->free_list || !s->runner || !s->queue || !s->workers ||
 	    core_reorder_init(&s->reorder, s->nunits)) {
-		free(s->units); free(s->held); free(s->free_list); free(s->runner); free(s->queue); free(s->workers);
+		free(s->units); free(s->held); free(s->mapped_at); free(s->free_list); free(s->runner); free(s->queue); free(s->workers);
 		snprintf(err, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
 	/* Pushed in reverse, so units[0] is used first. */
-	for (size_t i = s->nunits; i-- > 0;)
+	for (size_t i = s->nunits; i-- > 0;) {
 		s->free_list[s->nfree++] = &s->units[i];
+		s->mapped_at[i] = -1;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->check_lock, NULL);
 	pthread_cond_init(&s->cond_free, NULL);
@@ -1469,6 +1480,7 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	}
 	free(s->units);
 	free(s->held);
+	free(s->mapped_at);
 	free(s->free_list);
 	free(s->runner);
 	free(s->queue);

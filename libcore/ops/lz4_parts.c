@@ -270,7 +270,10 @@ int lz4_parts_next(struct lz4_parts *p, struct accel_input *in, struct accel_uni
 	if (rc < 0)
 		return rc;
 	if (in->map_len) {
-		u->in.data = in->buf + in->start;
+		/* Claimed, not borrowed: the stream preads the part into the
+		 * unit (u->in_at), as it does a whole frame (compress.c). */
+		u->in.data = NULL;
+		u->in_at = (int64_t)in->start;
 		u->in.len = c.pos;
 		accel_input_consume(in, c.pos);
 	}

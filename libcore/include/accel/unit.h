@@ -62,9 +62,12 @@ struct accel_unit {
 	 * lent to the unit until its run ends (engines keep no pointer into
 	 * in.data past run(); the writer sees in.len only). The page cache
 	 * is copied straight into the unit and no page of the mapping is
-	 * touched: for an engine that copies its input anyway
-	 * (FFT batches, uploads to a device), faulting the mapping in costs
-	 * more than the copy. A file that shrank meanwhile fails the run
+	 * touched: faulting the mapping in costs more than the copy for an
+	 * engine that copies its input anyway (FFT batches, uploads to a
+	 * device), and where faults are dear (a VM) for one that reads each
+	 * byte once too (ciphers, codecs: accel_read_chunk_claim). The
+	 * mapping's pages that cutting the unit touched are dropped once it
+	 * is written. A file that shrank meanwhile fails the run
 	 * (ACCEL_EIO). */
 	int64_t in_at;
 	/* An engine that fails the unit with ACCEL_EDATA (bad input, never

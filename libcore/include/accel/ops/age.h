@@ -137,11 +137,9 @@ struct accel_hash_digest {
  * (ACCEL_HASH_READ keeps the kernel's copy and the digest in L2), passing
  * each stretch to d->update(arg, ...) between d->init and d->final, then
  * hand the digest, or the errno that stopped the reading (digest NULL), to
- * op->ext's done(), which fills u->out. A regular file of 1 MiB or more is
- * given to d->update mapped, in one stretch, then what it grew by since
- * through buf; one that shrinks under the mapping is EIO (the SIGBUS
- * caught where SIGBUS has no handler of the program's; where it has one,
- * the file is read through buf instead). Returns done()'s result;
+ * op->ext's done(), which fills u->out. Every file is read, none mapped
+ * (hash.c says why); a file that shrinks meanwhile is hashed as far as it
+ * is read, as sha256sum does. Returns done()'s result;
  * ACCEL_EDATA when u->in holds no NUL-terminated name, ACCEL_EINVAL when
  * op->ext is NULL.
  */
