@@ -197,6 +197,11 @@ int core_fault_parse(const char *spec);
 /* Why the last core_fault_parse failed ("empty unit number in 'cpu:1,,2'"). */
 const char *core_fault_error(void);
 
+/* The whole pages of [from, to) made present and writable in one call
+ * (MADV_POPULATE_WRITE, Linux 5.14; elsewhere nothing is done): for memory
+ * about to be written whole (util.c, accel_buf_reserve_fill). */
+void core_populate(uint8_t *from, uint8_t *to);
+
 /* Reorder buffer: holds finished units until all earlier ones are written. */
 struct core_reorder {
 	struct accel_unit **slot;

@@ -95,7 +95,7 @@ int core_edit_distance(const char *a, const char *b)
 /* The whole pages of [from, to) made present and writable in one call
  * (MADV_POPULATE_WRITE, Linux 5.14; elsewhere nothing is done and the
  * pages fault in as they are first written). */
-static void populate(uint8_t *from, uint8_t *to)
+void core_populate(uint8_t *from, uint8_t *to)
 {
 #ifdef MADV_POPULATE_WRITE
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -154,7 +154,7 @@ static int reserve(struct accel_buf *b, size_t cap, int fill)
 	if (align == HUGE_BUF)
 		madvise(p, c, MADV_HUGEPAGE);
 	if (fill)
-		populate((uint8_t *)p + b->len, (uint8_t *)p + cap);
+		core_populate((uint8_t *)p + b->len, (uint8_t *)p + cap);
 	if (b->len)
 		memcpy(p, b->data, b->len);
 	free(b->data);

@@ -371,6 +371,8 @@ static int syms_room(struct syms *o, size_t need)
 	uint16_t *s = realloc(o->s, cap * sizeof *s);
 	if (!s)
 		return -1;
+	/* Written next (see chunk_decode's buffer). */
+	core_populate((uint8_t *)(s + o->cap), (uint8_t *)(s + cap));
 	o->s = s;
 	o->cap = cap;
 	return 0;
@@ -803,6 +805,12 @@ static int isal_range(struct chunk *c, uint64_t from, const uint8_t *dict, size_
 				uint8_t *nbuf = realloc(c->bytes, cap);
 				if (!nbuf)
 					return R_FULL;
+				/* Filled next: present at once, not faulted
+				 * in page by page (with the symbols' buffer's,
+				 * 27075 faults for 256 MiB of a tar by gzip -1
+				 * became 3740: 645 -> 564 ms on the 2-core VM,
+				 * igzip 471). */
+				core_populate(nbuf + c->bcap, nbuf + cap);
 				c->bytes = nbuf;
 				c->bcap = cap;
 			}
