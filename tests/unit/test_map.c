@@ -1,6 +1,7 @@
 /*
  * test_map.c - the chunked readers on a mapped input (accel_input_map,
- * accel_read_chunk): each unit borrows its slice of the mapping, the last
+ * accel_read_chunk, accel_read_chunk_claim): each unit borrows its slice of
+ * the mapping or claims it (its file offset, for the stream to pread), the last
  * unit is marked as a read() would mark it; and a file that shrinks while
  * being compressed or encrypted ends the process with exit status 1,
  * leaving no output file (the temporary removed).
@@ -107,6 +108,64 @@ static void chunks_borrow_the_mapping(void **state)
 		accel_input_close(&in);
 		assert_int_equal(others_removed(dir), 0);
 		free(data);
+	}
+}
+
+/* accel_read_chunk_claim: whole chunks with more after them are claimed
+ * (in_at, the file offset; in.data NULL, nothing borrowed), the chunk that
+ * ends the file is borrowed as accel_read_chunk has it; pread at in_at
+ * gives each chunk's bytes. A file read through the buffer (not mapped)
+ * reads every chunk. */
+static void chunks_claim_their_bytes(void **state)
+{
+	(void)state;
+	for (size_t n = 2 * CHUNK; n <= 2 * CHUNK + 100; n += 100) {
+		char dir[64], path[PATH_MAX];
+		uint8_t *data = malloc(n), *got = malloc(CHUNK);
+		assert_non_null(data);
+		assert_non_null(got);
+		make_input(dir, path, n, data);
+		struct accel_input in;
+		assert_int_equal(accel_input_open(&in, path), 0);
+		assert_int_equal(accel_input_map(&in), 1);
+		struct accel_unit u = { 0 };
+		size_t at = 0;
+		for (uint64_t seq = 0; at < n; seq++) {
+			u.seq = seq;
+			u.in_at = -1;
+			assert_int_equal(accel_read_chunk_claim(&in, &u, CHUNK), 1);
+			size_t want = n - at < CHUNK ? n - at : CHUNK;
+			assert_int_equal(u.in.len, want);
+			assert_int_equal(u.offset, at);
+			assert_int_equal(u.last, at + want == n);
+			if (at + want < n) {
+				assert_int_equal(u.in_at, (int64_t)at);
+				assert_null(u.in.data);
+				assert_int_equal(pread(in.fd, got, want, (off_t)at), (ssize_t)want);
+				assert_memory_equal(got, data + at, want);
+			} else {
+				assert_int_equal(u.in_at, -1);
+				assert_ptr_equal(u.in.data, in.buf + at);
+			}
+			at += want;
+		}
+		u.seq = 9;
+		u.in_at = -1;
+		assert_int_equal(accel_read_chunk_claim(&in, &u, CHUNK), 0);
+		accel_input_close(&in);
+		/* Not mapped: read into the unit. */
+		assert_int_equal(accel_input_open(&in, path), 0);
+		struct accel_unit r = { 0 };
+		r.in_at = -1;
+		assert_int_equal(accel_read_chunk_claim(&in, &r, CHUNK), 1);
+		assert_int_equal(r.in_at, -1);
+		assert_true(r.in.cap >= CHUNK);
+		assert_memory_equal(r.in.data, data, CHUNK);
+		accel_buf_free(&r.in);
+		accel_input_close(&in);
+		assert_int_equal(others_removed(dir), 0);
+		free(data);
+		free(got);
 	}
 }
 
@@ -312,6 +371,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunks_borrow_the_mapping),
+		cmocka_unit_test(chunks_claim_their_bytes),
 		cmocka_unit_test(small_files_are_read),
 		cmocka_unit_test(reserve_fill_makes_pages_present),
 		cmocka_unit_test(shrinking_while_compressed_is_exit_1),
