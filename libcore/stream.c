@@ -637,6 +637,7 @@ static struct accel_unit *take_unit_locked(struct stream *s, const struct worker
 	u->in_at = -1;
 	u->part = 0;
 	u->in.len = u->out.len = 0;
+	s->mapped_at[u - s->units] = -1;
 	return u;
 }
 
