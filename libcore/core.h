@@ -7,8 +7,11 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <accel/context.h>
 
 /* The registry grows as plugins are found, up to CORE_MAX_BACKENDS (the
@@ -198,9 +201,23 @@ int core_fault_parse(const char *spec);
 const char *core_fault_error(void);
 
 /* The whole pages of [from, to) made present and writable in one call
- * (MADV_POPULATE_WRITE, Linux 5.14; elsewhere nothing is done): for memory
- * about to be written whole (util.c, accel_buf_reserve_fill). */
-void core_populate(uint8_t *from, uint8_t *to);
+ * (MADV_POPULATE_WRITE, Linux 5.14; elsewhere nothing is done and the
+ * pages fault in as they are first written): for memory about to be
+ * written whole (accel_buf_reserve_fill, gzip_index.c). Inline: the fuzz
+ * replay drivers compile libcore's sources against a libaccel.so that
+ * hides core_ symbols. */
+static inline void core_populate(uint8_t *from, uint8_t *to)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), z = (uintptr_t)to & ~(page - 1);
+	if (z > a)
+		madvise((void *)a, z - a, MADV_POPULATE_WRITE);
+#else
+	(void)from;
+	(void)to;
+#endif
+}
 
 /* Reorder buffer: holds finished units until all earlier ones are written. */
 struct core_reorder {

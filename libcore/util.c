@@ -92,22 +92,6 @@ int core_edit_distance(const char *a, const char *b)
  * times the CPU time (N=1024, 64 MiB, one thread, perf samples). */
 #define LINE_BUF ((size_t)64 << 10)
 
-/* The whole pages of [from, to) made present and writable in one call
- * (MADV_POPULATE_WRITE, Linux 5.14; elsewhere nothing is done and the
- * pages fault in as they are first written). */
-void core_populate(uint8_t *from, uint8_t *to)
-{
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), z = (uintptr_t)to & ~(page - 1);
-	if (z > a)
-		madvise((void *)a, z - a, MADV_POPULATE_WRITE);
-#else
-	(void)from;
-	(void)to;
-#endif
-}
-
 static int reserve(struct accel_buf *b, size_t cap, int fill);
 
 int accel_buf_reserve(struct accel_buf *b, size_t cap)
