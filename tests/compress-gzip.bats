@@ -39,7 +39,8 @@ SMALL4="-T4 --memory 72M"
 PIPE2="-T2 --memory 80M"
 PIPE4="-T4 --memory 136M"
 
-# same FILE: -d on 2 and 4 threads (the parallel decoder starts at 2), with
+# same FILE: -d on 2 and 4 threads (the parallel decoder starts at 3: two
+# threads are one ISA-L inflate), with
 # the default chunks and small ones, writes what gzip -d writes, exit 0
 # (one thread is the serial decoder of tests/compress.bats).
 same() {

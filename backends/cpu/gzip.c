@@ -305,15 +305,26 @@ static int gd_head(struct gd *g, struct accel_input *in, struct accel_output *ou
 	return 1;
 }
 
+/* Threads from which a member goes to the parallel decoder. Its
+ * speculative decoding spends about twice ISA-L's CPU (four times where
+ * the window never clears of markers, as in text), which two threads do
+ * not win back: on the 2-core VM every member tried decoded faster on one
+ * ISA-L inflate than on two threads, 64 MiB of a tar by gzip -6 of ratio
+ * 1.23 in 174 ms against 229, 1.5: 114 / 154, 2.7 (libraries): 131 / 176,
+ * 6.1 (headers, Python, Perl): 65 / 222; 256 MiB by gzip -1, 1.85:
+ * 555 / 574 (igzip: 61 to 473 ms on the same files). */
+#define PARALLEL_THREADS 3
+
 /* One gzip member (gzip, pigz, ours): inflated with bounded memory; a
  * large one on several threads (libcore/ops/gzip_index.c) when op->ext
- * gives them. */
+ * gives PARALLEL_THREADS or more. */
 static int gd_member(struct gd *g, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
-	int head = g->par.threads > 1 ? gd_head(g, in, out) : 0;
+	int par = g->par.threads >= PARALLEL_THREADS;
+	int head = par ? gd_head(g, in, out) : 0;
 	if (head)
 		return head < 0 ? head : 0;
-	if (g->par.threads > 1) {
+	if (par) {
 		int rc = accel_gzip_inflate_parallel(in, out, g->par.threads, g->par.memory, err, len);
 		if (rc != ACCEL_ENOTSUP)
 			return rc;
