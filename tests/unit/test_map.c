@@ -71,6 +71,15 @@ static void read_chunk(struct accel_input *in, struct accel_unit *u, uint64_t se
 	assert_int_equal(accel_read_chunk(in, u, CHUNK), want);
 }
 
+/* An input file of n bytes (their copy in data) made in a new folder,
+ * opened and mapped into in. */
+static void open_mapped(struct accel_input *in, char *dir, char *path, size_t n, uint8_t *data)
+{
+	make_input(dir, path, n, data);
+	assert_int_equal(accel_input_open(in, path), 0);
+	assert_int_equal(accel_input_map(in), 1);
+}
+
 /* Units borrow (cap 0) consecutive slices of the mapping; the one that
  * ends the file is last, also when the file is a whole number of chunks. */
 static void chunks_borrow_the_mapping(void **state)
@@ -80,10 +89,8 @@ static void chunks_borrow_the_mapping(void **state)
 		char dir[64], path[PATH_MAX];
 		uint8_t *data = malloc(n);
 		assert_non_null(data);
-		make_input(dir, path, n, data);
 		struct accel_input in;
-		assert_int_equal(accel_input_open(&in, path), 0);
-		assert_int_equal(accel_input_map(&in), 1);
+		open_mapped(&in, dir, path, n, data);
 		struct accel_unit u = { 0 };
 		size_t at = 0;
 		for (uint64_t seq = 0; at < n; seq++) {
@@ -124,10 +131,8 @@ static void chunks_claim_their_bytes(void **state)
 		uint8_t *data = malloc(n), *got = malloc(CHUNK);
 		assert_non_null(data);
 		assert_non_null(got);
-		make_input(dir, path, n, data);
 		struct accel_input in;
-		assert_int_equal(accel_input_open(&in, path), 0);
-		assert_int_equal(accel_input_map(&in), 1);
+		open_mapped(&in, dir, path, n, data);
 		struct accel_unit u = { 0 };
 		size_t at = 0;
 		for (uint64_t seq = 0; at < n; seq++) {
