@@ -498,6 +498,9 @@ ssize_t accel_input_pread(struct accel_input *in, uint64_t offset, void *dst, si
 	return (ssize_t)got;
 }
 
+/* What accel_read_chunk reads first of an input's first chunk. */
+#define FIRST_PIECE ((size_t)64 << 10)
+
 int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 {
 	if (in->map_len) {
@@ -515,13 +518,27 @@ int accel_read_chunk(struct accel_input *in, struct accel_unit *u, size_t size)
 	/* One byte past the chunk says whether the input goes on: read with
 	 * it, straight into the unit, and put it back. Peeking through the
 	 * input's buffer instead would fill the buffer (1 MiB) and copy it
-	 * into the next unit: every byte read once and copied once more. */
-	if (accel_buf_reserve_fill(&u->in, size + 1))
-		return ACCEL_ENOMEM;
+	 * into the next unit: every byte read once and copied once more.
+	 * The input's first chunk is read FIRST_PIECE bytes first: a short
+	 * input (a line, a small file through a pipe) gets a small buffer,
+	 * not a chunk's megabytes made present (lz4's 4 MiB: 0.5 ms to
+	 * populate and 0.8 to unmap, of a 9 ms run on 1000 bytes). */
+	size_t want = in->offset == 0 && size > FIRST_PIECE ? FIRST_PIECE : size;
 	u->offset = in->offset;
-	ssize_t r = accel_input_read(in, u->in.data, size + 1);
-	if (r < 0)
-		return (int)r;
+	u->in.len = 0;
+	for (;;) {
+		if (accel_buf_reserve_fill(&u->in, want + 1))
+			return ACCEL_ENOMEM;
+		ssize_t k = accel_input_read(in, u->in.data + u->in.len, want + 1 - u->in.len);
+		if (k < 0)
+			return (int)k;
+		u->in.len += (size_t)k;
+		/* A full piece is all of this chunk (want + 1 <= size). */
+		if (u->in.len < want + 1 || want == size)
+			break;
+		want = size;
+	}
+	ssize_t r = (ssize_t)u->in.len;
 	u->last = (size_t)r <= size;
 	if (!u->last)
 		unread_byte(in, u->in.data[--r]);

@@ -650,6 +650,81 @@ static void test_timed_flush_emits_a_partial_unit(void **state)
 
 /* ------------------------------------------------ an -o file that seeks */
 
+/* Writes len bytes of a pattern into fd, then closes it. */
+struct pattern_writer {
+	int fd;
+	size_t len;
+};
+
+static uint8_t pattern_byte(size_t i)
+{
+	return (uint8_t)(i * 2654435761u >> 13);
+}
+
+static void *write_pattern(void *arg)
+{
+	struct pattern_writer *w = arg;
+	uint8_t buf[4096];
+	for (size_t done = 0; done < w->len;) {
+		size_t n = w->len - done < sizeof buf ? w->len - done : sizeof buf;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = pattern_byte(done + i);
+		ssize_t k = write(w->fd, buf, n);
+		if (k <= 0)
+			abort();
+		done += (size_t)k;
+	}
+	close(w->fd);
+	return NULL;
+}
+
+/* Chunks of a pipe, around the first piece accel_read_chunk reads of an
+ * input's first chunk (64 KiB): every byte once, in order, whole chunks
+ * but the last, the last one marked; a short input gets a short buffer. */
+static void test_read_chunk_first_piece(void **state)
+{
+	(void)state;
+	const size_t chunk = 256 << 10;
+	const size_t lens[] = { 0, 1, 1000, 65535, 65536, 65537, 65538, 200000, chunk - 1, chunk, chunk + 1,
+				2 * chunk, 600000 };
+	for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+		int pfd[2];
+		assert_int_equal(pipe(pfd), 0);
+		struct pattern_writer w = { pfd[1], lens[t] };
+		pthread_t th;
+		assert_int_equal(pthread_create(&th, NULL, write_pattern, &w), 0);
+		struct accel_input in;
+		open_pipe_input(&in, pfd[0]);
+		struct accel_unit u;
+		memset(&u, 0, sizeof u);
+		size_t got = 0;
+		for (int k = 0;; k++) {
+			u.seq = (uint64_t)k;
+			int rc = accel_read_chunk(&in, &u, chunk);
+			assert_true(rc == 0 || rc == 1);
+			if (rc == 0)
+				break;
+			assert_int_equal(u.offset, got);
+			assert_true(u.in.len <= chunk);
+			if (!u.last)
+				assert_int_equal(u.in.len, chunk);
+			for (size_t i = 0; i < u.in.len; i++)
+				if (u.in.data[i] != pattern_byte(got + i))
+					fail_msg("input of %zu bytes: byte %zu differs", lens[t], got + i);
+			got += u.in.len;
+			if (u.last)
+				break;
+		}
+		assert_int_equal(got, lens[t]);
+		assert_true(u.last || lens[t] % chunk == 0);
+		if (lens[t] <= 1000)
+			assert_true(u.in.cap < chunk / 2);
+		accel_buf_free(&u.in);
+		accel_input_close(&in);
+		pthread_join(th, NULL);
+	}
+}
+
 static void test_output_seek_complete_or_absent(void **state)
 {
 	char dir[] = "/tmp/test_io.XXXXXX", path[64];
@@ -820,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_progress_in_the_operations_unit),
 		cmocka_unit_test(test_peek_until_returns_at_the_deadline),
 		cmocka_unit_test(test_timed_flush_emits_a_partial_unit),
+		cmocka_unit_test(test_read_chunk_first_piece),
 		cmocka_unit_test(test_output_seek_complete_or_absent),
 		cmocka_unit_test(test_output_keeps_mode_and_links),
 		cmocka_unit_test(test_output_attrs),
