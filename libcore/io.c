@@ -219,6 +219,49 @@ void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len)
 	madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+int core_input_view(struct accel_input *in, struct accel_input *view)
+{
+	if (!in->map_len || in->fd < 0 || in->start >= in->end)
+		return 0;
+	memset(view, 0, sizeof *view);
+	view->fd = fcntl(in->fd, F_DUPFD_CLOEXEC, 0);
+	if (view->fd < 0)
+		return 0;
+	/* The duplicate shares the file position, which a mapped input
+	 * never uses (its units are pread at their offsets). */
+	if (lseek(view->fd, (off_t)in->start, SEEK_SET) < 0 || !(view->buf = malloc(INPUT_BUF))) {
+		close(view->fd);
+		return 0;
+	}
+	view->cap = INPUT_BUF;
+	view->name = in->name;
+	view->offset = in->offset;
+	view->size = in->size;
+	return 1;
+}
+
+void core_input_view_end(struct accel_input *in, struct accel_input *view)
+{
+	/* Not past the mapping's end: a file that grew after it was mapped
+	 * ends where the mapping does, as its other readers see it. */
+	uint64_t used = view->offset - in->offset, have = in->end - in->start;
+	accel_input_consume(in, (size_t)(used < have ? used : have));
+	accel_input_close(view);
+}
+
+int core_input_viewed(struct accel_input *in, core_stream_fn fn, void *ctx, struct accel_output *out, char *err,
+		      size_t len)
+{
+	struct accel_input view;
+	if (!core_input_view(in, &view))
+		return fn(ctx, in, out, err, len);
+	int rc = fn(ctx, &view, out, err, len);
+	int e = errno;
+	core_input_view_end(in, &view);
+	errno = e;
+	return rc;
+}
+
 void accel_input_close(struct accel_input *in)
 {
 	if (in->fd > 0)

@@ -10,6 +10,7 @@
 #include <libdeflate.h>
 #include <accel/ops/compress.h>
 #include "codec_dl.h"
+#include "core.h"
 #include "cpu.h"
 #include "ops/gzip_index.h"
 
@@ -315,6 +316,8 @@ static int gd_head(struct gd *g, struct accel_input *in, struct accel_output *ou
  * 555 / 574 (igzip: 61 to 473 ms on the same files). */
 #define PARALLEL_THREADS 3
 
+static int gd_inflate(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len);
+
 /* One gzip member (gzip, pigz, ours): inflated with bounded memory; a
  * large one on several threads (libcore/ops/gzip_index.c) when op->ext
  * gives PARALLEL_THREADS or more. */
@@ -329,6 +332,16 @@ static int gd_member(struct gd *g, struct accel_input *in, struct accel_output *
 		if (rc != ACCEL_ENOTSUP)
 			return rc;
 	}
+	/* One ISA-L inflate, through a read() view of a mapped input
+	 * (core_input_view); the parallel decoder's batches of megabytes
+	 * stay on the mapping. */
+	return core_input_viewed(in, gd_inflate, g, out, err, len);
+}
+
+/* One gzip member inflated by ISA-L with bounded memory, straight to out. */
+static int gd_inflate(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	struct gd *g = ctx;
 	if (!g->buf) {
 		g->cap = 1u << 18;
 		if (!(g->buf = malloc(g->cap)))

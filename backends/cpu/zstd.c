@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 #include "codec_dl.h"
+#include "core.h"
 #include "cpu.h"
 
 /* libzstd's functions (codec_dl.h), loaded by zstd_load before an open. */
@@ -206,7 +207,7 @@ static int zd_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 
 /* One frame whose size is unknown or too large to hold: decoded with
  * bounded memory straight to the output. */
-static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+static int zd_stream_in(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
 	struct zd *z = ctx;
 	if (!z->buf) {
@@ -255,6 +256,12 @@ static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out
 		if (rc == 0)
 			return 0;
 	}
+}
+
+/* Through a read() view of a mapped input (core_input_view). */
+static int zd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	return core_input_viewed(in, zd_stream_in, ctx, out, err, len);
 }
 
 static void zd_close(void *ctx)

@@ -177,6 +177,89 @@ static void chunks_claim_their_bytes(void **state)
 /* accel_buf_reserve_fill: the content kept (borrowed bytes copied), and
  * the pages of what the caller will write present before it writes them
  * (MADV_POPULATE_WRITE; a kernel before 5.14 has none: nothing to check). */
+/* A sequential decoder's stand-in: reads ctx's count of bytes (all that
+ * is left when more) through in, checks them against the file, fails
+ * with ACCEL_EDATA when asked to after its reads. */
+struct view_reader {
+	const uint8_t *data;
+	size_t n, take;
+	int fail;
+	int was_mapped;
+};
+
+static int read_through(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
+{
+	(void)out;
+	struct view_reader *r = ctx;
+	r->was_mapped = in->map_len != 0;
+	uint8_t buf[5000];
+	for (size_t done = 0; done < r->take;) {
+		size_t want = r->take - done < sizeof buf ? r->take - done : sizeof buf;
+		uint64_t at = in->offset;
+		ssize_t k = accel_input_read(in, buf, want);
+		if (k <= 0)
+			break;
+		assert_memory_equal(buf, r->data + at, (size_t)k);
+		done += (size_t)k;
+	}
+	if (r->fail) {
+		snprintf(err, len, "bad at byte offset %llu", (unsigned long long)in->offset);
+		return ACCEL_EDATA;
+	}
+	return 0;
+}
+
+/* core_input_viewed: a mapped input is read by the decoder through a
+ * buffered view (never the mapping), with the input's own offsets, and
+ * the input goes on exactly past what the decoder consumed (not what the
+ * view read ahead), failed or not; past the file's end nothing is lost. */
+static void sequential_reads_go_through_a_view(void **state)
+{
+	(void)state;
+	const size_t n = 3 * (1u << 20) + 77;
+	char dir[64], path[PATH_MAX];
+	uint8_t *data = malloc(n);
+	assert_non_null(data);
+	struct accel_input in;
+	open_mapped(&in, dir, path, n, data);
+	const uint8_t *p;
+	assert_int_equal(accel_input_peek(&in, 10, &p), 10);
+	accel_input_consume(&in, 10);
+	const size_t takes[] = { 0, 1, 4999, 1u << 20, (1u << 20) + 1, 2 * (1u << 20) + 13, n };
+	size_t at = 10;
+	for (size_t t = 0; t < sizeof takes / sizeof takes[0]; t++) {
+		struct view_reader r = { data, n, takes[t], (int)(t & 1), 1 };
+		char err[64] = "";
+		int rc = core_input_viewed(&in, read_through, &r, NULL, err, sizeof err);
+		assert_int_equal(rc, t & 1 ? ACCEL_EDATA : 0);
+		/* At the end there is nothing to view: the input itself. */
+		assert_int_equal(r.was_mapped, at == n);
+		at = at + takes[t] < n ? at + takes[t] : n;
+		assert_int_equal(in.offset, at);
+		assert_int_equal(in.start, at);
+		assert_int_equal(in.map_len, n);
+		if (t & 1) {
+			char want[64];
+			snprintf(want, sizeof want, "bad at byte offset %zu", at);
+			assert_string_equal(err, want);
+		}
+		if (at < n) {
+			assert_true(accel_input_peek(&in, 1, &p) == 1);
+			assert_int_equal(p[0], data[at]);
+		}
+	}
+	/* Not mapped: the decoder reads the input itself. */
+	accel_input_close(&in);
+	assert_int_equal(accel_input_open(&in, path), 0);
+	struct view_reader r = { data, n, 100, 0, 1 };
+	assert_int_equal(core_input_viewed(&in, read_through, &r, NULL, NULL, 0), 0);
+	assert_false(r.was_mapped);
+	assert_int_equal(in.offset, 100);
+	accel_input_close(&in);
+	assert_int_equal(others_removed(dir), 0);
+	free(data);
+}
+
 static void reserve_fill_makes_pages_present(void **state)
 {
 	(void)state;
@@ -378,6 +461,7 @@ int main(void)
 		cmocka_unit_test(chunks_borrow_the_mapping),
 		cmocka_unit_test(chunks_claim_their_bytes),
 		cmocka_unit_test(small_files_are_read),
+		cmocka_unit_test(sequential_reads_go_through_a_view),
 		cmocka_unit_test(reserve_fill_makes_pages_present),
 		cmocka_unit_test(shrinking_while_compressed_is_exit_1),
 		cmocka_unit_test(shrinking_while_encrypted_is_exit_1),
