@@ -219,6 +219,11 @@ void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len)
 	madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/* A view's buffer: what it reads ahead of its decoder's peeks (gzip's
+ * 256 KiB, zstd's 128 KiB grow it to theirs), and all that a region
+ * shorter than it costs beyond its bytes. */
+#define VIEW_BUF ((size_t)128 << 10)
+
 int core_input_view(struct accel_input *in, struct accel_input *view)
 {
 	if (!in->map_len || in->fd < 0 || in->start >= in->end)
@@ -229,11 +234,11 @@ int core_input_view(struct accel_input *in, struct accel_input *view)
 		return 0;
 	/* The duplicate shares the file position, which a mapped input
 	 * never uses (its units are pread at their offsets). */
-	if (lseek(view->fd, (off_t)in->start, SEEK_SET) < 0 || !(view->buf = malloc(INPUT_BUF))) {
+	if (lseek(view->fd, (off_t)in->start, SEEK_SET) < 0 || !(view->buf = malloc(VIEW_BUF))) {
 		close(view->fd);
 		return 0;
 	}
-	view->cap = INPUT_BUF;
+	view->cap = VIEW_BUF;
 	view->name = in->name;
 	view->offset = in->offset;
 	view->size = in->size;
