@@ -156,7 +156,8 @@ void core_input_drop(struct accel_input *in, const uint8_t *data, size_t len);
  * it). Returns what accel_input_map returns, 0 for a small file. */
 int core_input_map_large(struct accel_input *in);
 /* A mapped input read through read() instead, for one decoder that walks
- * a long stretch of it (the stream's sequential regions): view is a
+ * a long stretch of it (the sequential gzip and zstd decoders; lz4's,
+ * faster than the copy, reads in place): view is a
  * buffered input over the same file from where `in` is, its offsets
  * counted as in's. On this VM a decoder loading from the mapping spent
  * 10-20% more CPU than on the same bytes read into a buffer (a TLB miss a

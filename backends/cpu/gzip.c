@@ -404,10 +404,10 @@ static int gd_members(void *ctx, struct accel_input *in, struct accel_output *ou
 	}
 }
 
-/* One ISA-L inflate a member reads a mapped input through a read() view
- * (core_input_view), one view for all the members in a row; the parallel
- * decoder's batches of megabytes stay on the mapping (through a buffer:
- * 255 -> 385 ms at -T4). */
+/* Members inflated on one thread read a mapped input through a read()
+ * view (core_input_view), one view for all the members in a row; the
+ * parallel decoder's batches of megabytes stay on the mapping (through a
+ * buffer: 255 -> 385 ms at -T4). */
 static int gd_stream(void *ctx, struct accel_input *in, struct accel_output *out, char *err, size_t len)
 {
 	struct gd *g = ctx;
