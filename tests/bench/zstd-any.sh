@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark (not a test): decompression of zstd files written by the zstd
-# program beside zstd -d. The corpus is the file $1, or a tar of
-# /usr/share/doc and /usr/include cut to SIZE (256M). It is compressed by
+# program beside zstd -d. The corpus is the file $1, or tests/bench/corpus.sh's
+# tar (ACCEL_CORPUS_MB, 256). It is compressed by
 # zstd -3 of the whole file (one frame with its size: over 64 MiB the
 # sequential decoder takes it, up to 64 MiB one unit), zstd -3 of its first
 # 16 MiB and 64 MiB, zstd -3 from a pipe (one frame without a size), zstd
@@ -17,15 +17,7 @@ REPS=${REPS:-5}
 T=${T:-2}
 DIR=${DIR:-build/corpus/zstd-any}
 mkdir -p "$DIR"
-if [ $# -ge 1 ]; then
-	corpus=$1
-else
-	corpus="$DIR/corpus.tar"
-	if [ ! -s "$corpus" ]; then
-		{ tar cf - /usr/share/doc /usr/include 2>/dev/null || true; } | head -c "$(numfmt --from=iec "${SIZE:-256M}")" >"$corpus.tmp"
-		mv "$corpus.tmp" "$corpus"
-	fi
-fi
+corpus=${1:-$(sh "$(dirname "$0")/corpus.sh")}
 
 # The compressed files, made again for another corpus or a changed one.
 stamp=$(stat -c '%n %s %Y' "$corpus")
@@ -44,8 +36,12 @@ for f in whole first16 first64 pipe t2 pieces; do
 	if [ ! -s "$out" ]; then
 		case $f in
 		whole) zstd -q -3 -c "$corpus" ;;
-		first16) head -c 16M "$corpus" | zstd -q -3 -c --stream-size=16777216 ;;
-		first64) head -c 64M "$corpus" | zstd -q -3 -c --stream-size=67108864 ;;
+		first16 | first64)
+			# A file, so that the frame states its size.
+			head -c "${f#first}M" "$corpus" >"$DIR/head"
+			zstd -q -3 -c "$DIR/head"
+			rm -f "$DIR/head"
+			;;
 		pipe) cat "$corpus" | zstd -q -3 -c ;;
 		t2) zstd -q -3 -T2 -c "$corpus" ;;
 		pieces) pieces ;;
