@@ -5,7 +5,7 @@
  * digest, or the errno that stopped the reading (ENOENT, EIO when the
  * digest failed) and no digest; a unit that
  * names no file is ACCEL_EDATA; standard input ("-") is read and left
- * open.
+ * open. And accel_hash_measure, the timing of a digest a prior comes from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -285,6 +285,36 @@ static void stdin_is_read_and_left_open(void **state)
 	unlink(path);
 }
 
+/* accel_hash_measure: whole digests (init, the n bytes, final) of a
+ * pattern it writes, one untimed and 6 timed; a failing digest or n = 0
+ * measure nothing (0). */
+static void measure_times_whole_digests(void **state)
+{
+	(void)state;
+	uint8_t buf[4096] = { 0 };
+	struct rec r = { 0 };
+	double mbps = accel_hash_measure(&rec_digest, &r, buf, sizeof buf);
+	assert_true(mbps > 0);
+	assert_int_equal(r.inits, 7);
+	assert_int_equal(r.updates, 7);
+	assert_int_equal(r.count, 7 * sizeof buf);
+	assert_int_equal(r.longest, sizeof buf);
+	size_t zero = 0;
+	for (size_t i = 0; i < sizeof buf; i++)
+		zero += !buf[i];
+	assert_true(zero < sizeof buf / 64);   /* the pattern, not the zeroes given */
+
+	struct rec fail = { .fail_at = 3 };
+	assert_true(accel_hash_measure(&rec_digest, &fail, buf, sizeof buf) == 0);
+	assert_int_equal(fail.updates, 3);
+	struct rec fail_final = { .fail_final = 1 };
+	assert_true(accel_hash_measure(&rec_digest, &fail_final, buf, sizeof buf) == 0);
+	assert_int_equal(fail_final.updates, 1);
+	struct rec none = { 0 };
+	assert_true(accel_hash_measure(&rec_digest, &none, buf, 0) == 0);
+	assert_int_equal(none.inits, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +322,7 @@ int main(void)
 		cmocka_unit_test(failures_reach_done),
 		cmocka_unit_test(files_that_change_while_hashed),
 		cmocka_unit_test(stdin_is_read_and_left_open),
+		cmocka_unit_test(measure_times_whole_digests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
