@@ -324,7 +324,7 @@ static int model_info(struct accel_ctx *ctx, const struct job *job, struct accel
 	struct accel_input in;
 	accel_input_mem(&in, "", 0, job->model);
 	int done = 0;
-	struct accel_stream_ops ops = { one_unit, NULL, NULL };
+	struct accel_stream_ops ops = { one_unit, NULL, NULL, NULL };
 	struct accel_stream_config cfg = stream_config(job);
 	char err[512] = "";
 	int rc = accel_stream_run(ctx, &cfg, &r, op, &ops, &done, &in, &out, NULL, err, sizeof err);
@@ -816,7 +816,7 @@ static int infer_run(struct accel_ctx *ctx, const struct job *jp)
 		pthread_create(&post_thread, NULL, post_main, &ps);
 	}
 	struct run run = { .job = &job, .files = files, .reader = &rd, .out = need_post ? &pipe_out : &out };
-	struct accel_stream_ops ops = { reader_next, NULL, NULL };
+	struct accel_stream_ops ops = { reader_next, NULL, NULL, NULL };
 	struct accel_stream_jobs jobs = { (size_t)nfiles, &run, job_start, job_finish };
 	struct accel_stream_config cfg = stream_config(&job);
 	cfg.threads = runs;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <accel/cli.h>
@@ -1101,6 +1102,78 @@ static int write_all(struct accel_output *out, const void *data, size_t len)
 		p += w;
 		len -= (size_t)w;
 		out->written += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Whether fd is /dev/null (the character device 1,3 on Linux). */
+static int dev_null(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+}
+
+int core_output_positioned(struct accel_output *out, uint64_t *base)
+{
+	if (out->window || out->broken || out->error)
+		return 0;
+	if (out->null) {
+		*base = out->pos;
+		return 1;
+	}
+	if (out->fd < 0 || out->borrowed)
+		return 0;
+	if (out->tmp) {
+		off_t at = lseek(out->fd, 0, SEEK_CUR);
+		if (at < 0)
+			return 0;
+		*base = (uint64_t)at;
+		return 1;
+	}
+	if (dev_null(out->fd)) {
+		*base = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int core_output_pwrite(struct accel_output *out, const void *data, size_t len, uint64_t at)
+{
+	if (out->null)
+		return 0;
+	const uint8_t *p = data;
+	while (len) {
+		ssize_t w = pwrite(out->fd, p, len > WRITE_MAX + WRITE_MAX / 4 ? WRITE_MAX : len, (off_t)at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			out->error = errno;
+			return ACCEL_EIO;
+		}
+		p += w;
+		len -= (size_t)w;
+		at += (uint64_t)w;
+	}
+	return 0;
+}
+
+int core_output_place(struct accel_output *out, uint64_t end, uint64_t extent, uint64_t len)
+{
+	if (out->null) {
+		out->written += len;
+		out->pos = end;
+		if (out->pos > out->size)
+			out->size = out->pos;
+		return 0;
+	}
+	out->written += len;
+	if (!out->tmp)
+		return 0;   /* /dev/null */
+	if ((extent > end && ftruncate(out->fd, (off_t)end) < 0) || lseek(out->fd, (off_t)end, SEEK_SET) < 0) {
+		out->error = errno;
+		return ACCEL_EIO;
 	}
 	return 0;
 }

@@ -70,6 +70,15 @@ struct worker {
 	 * preads land in the same lines of its core's cache every time, as a
 	 * program that reads each batch into one buffer has them. */
 	struct accel_buf in;
+	/* The output buffer of the units whose output it writes at their
+	 * place itself (s->direct), lent to each for its run, so the rows
+	 * land in the same lines of its core's cache every time, as the
+	 * input's do. Session 26: c2c FFTs of 64 MiB to /dev/null on the
+	 * 2-core VM took 24.9 ms and 17.9 ms of user time with the output
+	 * in the unit (one of 6, written in order, last written by either
+	 * core), 23.2 and 13.7 with one buffer a worker; FFTW direct 21.6 and
+	 * 14.1. */
+	struct accel_buf out;
 	int joined;                    /* takes part in the pulling job (s->njoined) */
 	double run_since;              /* when its engine began the unit's run, 0: none (atomic) */
 };
@@ -94,6 +103,18 @@ struct stream {
 	struct accel_unit *units;
 	unsigned char *held;           /* held[i]: units[i] holds buffers */
 	int64_t *mapped_at;            /* units[i]'s bytes in the mapped input it claimed (in_at), or -1 */
+	/* The job's output takes writes at a place (core_output_positioned)
+	 * and its ops give each unit's (out_at): out_at[i] is units[i]'s
+	 * from direct_base, -1 none; direct_done[i]: its worker wrote it.
+	 * direct_pos: the bytes of the units counted in order (the output's
+	 * end so far); direct_extent: the furthest byte written; placing:
+	 * workers between deciding to write a unit at its place and having
+	 * written it (the job's places end only when none is). */
+	int direct, placing, placing_wait;
+	uint64_t direct_base, direct_pos, direct_extent;
+	int64_t *out_at;
+	unsigned char *direct_done;
+	const struct accel_stream_ops *job_ops;
 	size_t nunits;
 	struct accel_unit **free_list; /* a stack: the units used last are used again */
 	const struct worker **runner;  /* runner[i]: the worker that ran units[i] last, or NULL */
@@ -542,10 +563,26 @@ static int process(struct worker *w, struct accel_unit *u)
  * thread, the only one). */
 static int write_unit_locked(struct stream *s, struct accel_unit *u)
 {
+	size_t k = (size_t)(u - s->units);
+	int direct = s->direct, done = direct && s->direct_done[k];
+	uint64_t pos = s->direct_pos;
 	unlock_wake(s);
 	char why[512] = "";
-	int rc = s->cfg->write ? s->cfg->write(s->user, s->out, u, why, sizeof why) :
-				 accel_output_write(s->out, u->out.data, u->out.len);
+	int rc;
+	if (done) {
+		/* Its worker wrote it at its place: where the units before
+		 * it ended, or the output would have a gap or an overlap. */
+		rc = (uint64_t)s->out_at[k] == pos ? 0 : ACCEL_EDEVICE;
+		if (rc)
+			snprintf(why, sizeof why,
+				 "internal error: unit %llu's output was placed at byte %lld, the units before it end at %llu",
+				 (unsigned long long)u->seq, (long long)s->out_at[k], (unsigned long long)pos);
+	} else if (direct) {
+		rc = core_output_pwrite(s->out, u->out.data, u->out.len, s->direct_base + pos);
+	} else {
+		rc = s->cfg->write ? s->cfg->write(s->user, s->out, u, why, sizeof why) :
+				     accel_output_write(s->out, u->out.data, u->out.len);
+	}
 	/* A unit that borrowed a mapped input is done with it: its pages
 	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
 	 * shoot-down on every core the workers run on). Units are written in
@@ -578,6 +615,11 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	}
 	s->bytes_in += u->in.len - u->in_overlap;
 	s->bytes_out += u->out.len;
+	if (direct) {
+		s->direct_pos += u->out.len;
+		if (s->direct_pos > s->direct_extent)
+			s->direct_extent = s->direct_pos;
+	}
 	if (s->progress)
 		accel_progress_update(s->progress, u->offset + u->in.len);
 	measure_locked(s, u);
@@ -679,7 +721,10 @@ static int fill_unit(struct accel_input *in, struct accel_unit *u, char *err, si
 /* Unit u, filled by ops->next, counted as issued. Lock held. */
 static void issue_locked(struct stream *s, struct accel_unit *u)
 {
-	s->mapped_at[u - s->units] = s->in && s->in->map_len ? u->in_at : -1;
+	size_t i = (size_t)(u - s->units);
+	s->mapped_at[i] = s->in && s->in->map_len ? u->in_at : -1;
+	s->out_at[i] = s->direct ? s->job_ops->out_at(s->user, u) : -1;
+	s->direct_done[i] = 0;
 	if (u->in_overlap > u->in.len)
 		u->in_overlap = u->in.len;
 	s->issued++;
@@ -800,7 +845,43 @@ static void *worker_main(void *arg)
 			u->in.cap = w->in.cap;
 		}
 		int frc = in ? fill_unit(in, u, ferr, sizeof ferr) : 0;
+		/* A unit whose output has a place: written there by this
+		 * worker, from its own buffer. */
+		size_t k = (size_t)(u - s->units);
+		int lent_out = s->out_at[k] >= 0 && !u->out.cap;
+		if (lent_out) {
+			u->out.data = w->out.data;
+			u->out.cap = w->out.cap;
+		}
 		int prc = frc < 0 ? frc : process(w, u);
+		int wrc = 0;
+		if (lent_out) {
+			pthread_mutex_lock(&s->lock);
+			int place = prc == 0 && u->seq < s->cut && !s->stop;
+			s->placing += place;
+			pthread_mutex_unlock(&s->lock);
+			if (place) {
+				wrc = core_output_pwrite(s->out, u->out.data, u->out.len,
+							 s->direct_base + (uint64_t)s->out_at[k]);
+				pthread_mutex_lock(&s->lock);
+				s->direct_done[k] = !wrc;
+				uint64_t end = (uint64_t)s->out_at[k] + u->out.len;
+				if (!wrc && end > s->direct_extent)
+					s->direct_extent = end;
+				if (!--s->placing && s->placing_wait)
+					pthread_cond_broadcast(&s->cond_free);
+				pthread_mutex_unlock(&s->lock);
+			}
+			/* Written, or never to be (a failed unit, one from a
+			 * cut on, a run stopping): the buffer goes back to
+			 * the worker. */
+			w->out.data = u->out.data;
+			w->out.cap = u->out.cap;
+			u->out.data = NULL;
+			u->out.cap = 0;
+			if (!place)
+				u->out.len = 0;
+		}
 		if (lent) {
 			/* Its input is done with (the writer needs its length
 			 * only): the buffer goes back to the worker. */
@@ -826,6 +907,13 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
+		if (wrc < 0) {
+			pthread_mutex_lock(&s->lock);
+			fail_locked(s, wrc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+				    strerror(s->out->error));
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
 		pthread_mutex_lock(&s->lock);
 		s->runner[u - s->units] = w;
 		if (core_reorder_put(&s->reorder, u) < 0)
@@ -847,6 +935,7 @@ static void *worker_main(void *arg)
 		if (w->opened[i])
 			s->slots[i].engine->backend->close(w->ctx[i]);
 	accel_buf_free(&w->in);
+	accel_buf_free(&w->out);
 	return NULL;
 }
 
@@ -1113,15 +1202,57 @@ static void read_failed_locked(struct stream *s, struct accel_input *in, int r, 
 /* A sequential region of `in` (ops->next said ACCEL_STREAM_SERIAL): once
  * every unit issued is written, run on the calling thread (run_serial).
  * Lock held on entry and return; -1 when the run was stopped first. */
+static int end_direct_locked(struct stream *s);
+
 static int serial_region_locked(struct stream *s, struct accel_input *in, void **serial_ctx, int *serial_slot)
 {
 	wait_written_locked(s);
 	if (s->stop)
 		return -1;
+	/* The region writes in order from the output's position: the
+	 * units' places end here. */
+	if (end_direct_locked(s) < 0)
+		return -1;
 	pthread_mutex_unlock(&s->lock);
 	run_serial(s, in, serial_ctx, serial_slot);
 	pthread_mutex_lock(&s->lock);
 	s->serial_regions++;
+	return 0;
+}
+
+/* The job's units written at their places from here on (s->direct), where
+ * its ops place them and its output takes it. Lock held. */
+static void start_direct_locked(struct stream *s, const struct accel_stream_ops *ops)
+{
+	uint64_t base;
+	s->direct = ops->out_at && !s->cfg->write && !s->inline_worker && core_output_positioned(s->out, &base);
+	if (s->direct) {
+		s->job_ops = ops;
+		s->direct_base = base;
+		s->direct_pos = s->direct_extent = 0;
+	}
+}
+
+/* The end of the places: the output's position after the units counted,
+ * anything written past it (units after a cut) cut off. 0, or -1 with the
+ * run failed. Lock held. */
+static int end_direct_locked(struct stream *s)
+{
+	if (!s->direct)
+		return 0;
+	/* A worker that saw no cut yet may still be writing a unit after
+	 * one: its bytes are cut off once written. */
+	s->placing_wait = 1;
+	while (s->placing)
+		pthread_cond_wait(&s->cond_free, &s->lock);
+	s->placing_wait = 0;
+	s->direct = 0;
+	if (core_output_place(s->out, s->direct_base + s->direct_pos, s->direct_base + s->direct_extent,
+			      s->direct_pos) < 0) {
+		fail_locked(s, ACCEL_EIO, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+			    strerror(s->out->error));
+		return -1;
+	}
 	return 0;
 }
 
@@ -1336,9 +1467,12 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	s->runner = calloc(s->nunits, sizeof *s->runner);
 	s->queue = calloc(s->nunits, sizeof *s->queue);
 	s->workers = calloc((size_t)s->maxworkers, sizeof *s->workers);
+	s->out_at = calloc(s->nunits, sizeof *s->out_at);
+	s->direct_done = calloc(s->nunits, 1);
 	if (!s->units || !s->held || !s->mapped_at || !s->free_list || !s->runner || !s->queue || !s->workers ||
-	    core_reorder_init(&s->reorder, s->nunits)) {
+	    !s->out_at || !s->direct_done || core_reorder_init(&s->reorder, s->nunits)) {
 		free(s->units); free(s->held); free(s->mapped_at); free(s->free_list); free(s->runner); free(s->queue); free(s->workers);
+		free(s->out_at); free(s->direct_done);
 		snprintf(err, len, "out of memory");
 		return ACCEL_ENOMEM;
 	}
@@ -1414,7 +1548,10 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 		pthread_mutex_lock(&s->lock);
 		if (rc < 0)
 			fail_locked(s, rc, "cannot write the header: %s", accel_strerror(rc));
+		else
+			start_direct_locked(s, ops);
 		read_job(s, ops, user, in, &serial_ctx, &serial_slot);
+		end_direct_locked(s);
 		/* Where the data ended, a run of one job ends: every unit
 		 * before the cut is written. With more jobs the workers have
 		 * stopped, and it stays the data error it is to them. */
@@ -1486,6 +1623,8 @@ static int run_jobs(struct accel_ctx *ctx, const struct accel_stream_config *cfg
 	free(s->runner);
 	free(s->queue);
 	free(s->workers);
+	free(s->out_at);
+	free(s->direct_done);
 	core_reorder_free(&s->reorder);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->check_lock);

@@ -611,6 +611,21 @@ e = np.linalg.norm(a - b) / np.linalg.norm(a); print(e); sys.exit(1 if e > 1e-5 
 	[ "$(stat -c %s "$T/d")" -eq $((1234560 / 8 / 501 * 1000 * 4)) ]
 }
 
+@test "-o FILE: rows each worker wrote at their place are the bytes written in order to a pipe (every layout)" {
+	$REF gen cf32 $((1000 * 300)) 32 "$T/x"
+	head -c 1234560 "$T/x" > "$T/y"
+	for opts in "-n 1000" "-t f32 -n 1024 --hop 300" "-n 1000 --overlap 0.5 --out power --average 30" \
+		"-n 512 --out db --average 7 --npy" "-i --real -n 1000" "-i --real -n 1000 --npy" "-n 1000 --pad"; do
+		for in in "$T/x" "$T/y"; do
+			# shellcheck disable=SC2086
+			"$F" --plan estimate -T 2 $opts "$in" | cat > "$T/piped"
+			# shellcheck disable=SC2086
+			"$F" --plan estimate -T 2 $opts -f -o "$T/placed" "$in"
+			cmp "$T/piped" "$T/placed"
+		done
+	done
+}
+
 @test "an engine failing a unit (ACCEL_FAULT) with no engine to retry on: exit 1, one line, no -o file" {
 	$REF gen cf32 $((1 << 20)) 33 "$T/x"
 	run env ACCEL_FAULT='fftw:1' "$F" --plan estimate -n 1024 --fallback none -o "$T/o" "$T/x"

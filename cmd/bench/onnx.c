@@ -216,7 +216,7 @@ int onnx_run(struct bench *b, const struct kase *c, struct accel_input *in, stru
 		/* As accel-infer runs arrays: on this thread, no hand-offs. */
 		.inline_units = 1,
 	};
-	struct accel_stream_ops sops = { whole_input, NULL, NULL };
+	struct accel_stream_ops sops = { whole_input, NULL, NULL, NULL };
 	if (op_stream(c->op) && (uint64_t)in->size == onnx.array_bytes * STREAM_BATCHES) {
 		/* onnx.stream: an array a unit, several at once. */
 		cfg.threads = onnx.runs;

@@ -65,7 +65,7 @@ static int run_hash(struct bench *b, const struct kase *c, const char *path, str
 	struct accel_input none;
 	if ((rc = accel_input_mem(&none, "", 0, "files")) < 0)
 		return rc;
-	struct accel_stream_ops sops = { hash_next, NULL, NULL };
+	struct accel_stream_ops sops = { hash_next, NULL, NULL, NULL };
 	struct accel_stream_config cfg = stream_cfg(b, -1);
 	rc = accel_stream_run(b->ctx, &cfg, &route, &op, &sops, &h, &none, out, st, err, len);
 	accel_input_close(&none);

@@ -570,7 +570,7 @@ static int run_segment(struct hash_run *r, int algo, const struct accel_common *
 	}
 	struct accel_input none;
 	accel_input_mem(&none, "", 0, "files");
-	struct accel_stream_ops ops = { next_file, NULL, NULL };
+	struct accel_stream_ops ops = { next_file, NULL, NULL, NULL };
 	struct accel_stream_stats stats;
 	char err[512] = "";
 	/* On a terminal the meter would mix with the lines on stdout. */

@@ -139,7 +139,7 @@ static int age_run(struct accel_ctx *ctx, const struct accel_age_cfg *cfg, int d
 	int rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc == 0) {
 		struct cut c = { (size_t)(chunks * (decrypt ? SEALED : ACCEL_AGE_CHUNK)), decrypt, cfg };
-		struct accel_stream_ops ops = { next_unit, cfg->begin ? begin_header : NULL, NULL };
+		struct accel_stream_ops ops = { next_unit, cfg->begin ? begin_header : NULL, NULL, NULL };
 		/* A regular file (of 128 KiB or more) is mapped, and the
 		 * workers cut their units themselves (a few sums under the
 		 * run's lock): no reader thread waking a worker per unit (180

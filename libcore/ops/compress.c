@@ -456,7 +456,7 @@ static int decompress_run(struct accel_ctx *ctx, const struct accel_decompress_c
 	 * (claim_frame) and pread into the worker's buffer; what the
 	 * sequential decoder reads, it reads where it lies. */
 	core_input_map_large(in);
-	struct accel_stream_ops ops = { next_frame, NULL, NULL };
+	struct accel_stream_ops ops = { next_frame, NULL, NULL, NULL };
 	struct accel_stream_config sc = cfg->stream;
 	sc.worker_reads = 1;
 	/* Parts need the hook to check their frame's content; a caller's own
@@ -610,7 +610,7 @@ int accel_compress_jobs(struct accel_ctx *ctx, const struct accel_compress_cfg *
 		return rc;
 	/* Every job reads chunks of the same size: `user` is the chunking
 	 * whatever the jobs' start gives. */
-	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+	struct accel_stream_ops ops = { next_chunk, NULL, NULL, NULL };
 	struct chunk_jobs cj = { jobs, &c };
 	struct accel_stream_jobs wrap = { jobs->n, &cj, chunk_start, jobs->finish ? chunk_finish : NULL };
 	struct accel_stream_config scfg = cfg->stream;
@@ -641,7 +641,7 @@ int accel_compress(struct accel_ctx *ctx, const struct accel_compress_cfg *cfg, 
 	rc = accel_route_job(ctx, &req, cfg->verbose, cfg->report, &route, err, len);
 	if (rc < 0)
 		return rc;
-	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+	struct accel_stream_ops ops = { next_chunk, NULL, NULL, NULL };
 	struct accel_stream_config scfg = cfg->stream;
 	if (cfg->seek) {
 		cfg->seek->checksums = cfg->checksum;

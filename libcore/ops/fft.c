@@ -828,6 +828,7 @@ struct fft_run {
 	uint64_t start;          /* the input's offset at the first sample */
 	int started;             /* a unit was made */
 	uint64_t rows;           /* rows the units made so far hold */
+	uint64_t out_at;         /* the last unit's rows' byte offset in the job's output (fft_out_at) */
 	int64_t header_rows;     /* rows the .npy header says, -1: none written */
 	size_t header_len;
 	const char *name;
@@ -1061,6 +1062,7 @@ static int frames_read(struct fft_run *r, struct accel_input *in, struct accel_u
 	}
 	/* Rows of whole units are counted from the stream's start, so the
 	 * decimation of the last unit counts right. */
+	r->out_at = rows_of(f, r->done) * vals * 4;
 	r->rows = rows_of(f, r->done + frames);
 	r->done += fu;
 	if (r->sub)
@@ -1228,6 +1230,26 @@ static int split_write(void *user, struct accel_output *out, const struct accel_
 	return r->acc_frames >= f->average ? split_flush(r, out) : 0;
 }
 
+/* accel_stream_ops.out_at: where unit u's rows go in the job's output.
+ * Set only where they follow from its frames (fft_places): binary rows of
+ * one output, every row kept, none split across units (a unit's frames
+ * are whole rows but for the stream's last: unit_frames and cpu_units'
+ * stretches are multiples of the average), so the rows before u are those
+ * of the frames before it. */
+static int64_t fft_out_at(void *user, const struct accel_unit *u)
+{
+	(void)u;
+	const struct fft_run *r = user;
+	return (int64_t)r->out_at;
+}
+
+/* Whether f's units have places in the output (fft_out_at). */
+static int fft_places(const struct accel_fft *f)
+{
+	return f->channels == 1 && f->outputs == 1 && !f->split && f->decimate == 1 && f->format != ACCEL_FFT_TEXT &&
+	       f->unit_frames % f->average == 0;
+}
+
 /* The .npy header (NumPy format version 1.0: magic, version, header
  * length, a Python dict literal padded with spaces to a multiple of 64
  * bytes and ended by '\n'). The shape's row count is written in a field
@@ -1333,7 +1355,9 @@ int accel_fft_run(struct accel_ctx *ctx, const struct accel_fft_cfg *cfg, struct
 	}
 	if (cpu_route(ctx, &route))
 		cpu_units(f, &r.sub);
-	struct accel_stream_ops ops = { next_frames, NULL, NULL };
+	struct accel_stream_ops ops = { next_frames, NULL, NULL, NULL };
+	if (fft_places(f))
+		ops.out_at = fft_out_at;
 	if (f->format == ACCEL_FFT_NPY) {
 		ops.begin = npy_begin;
 		ops.end = npy_end;

@@ -162,7 +162,7 @@ static int run(struct accel_ctx *ctx, const struct accel_route *r, const struct 
 	assert_true(o.fd >= 0);
 	struct accel_stream_config cfg = { .threads = 2, .fallback = ACCEL_FALLBACK_NONE, .total_size = -1,
 					   .prog = "test_async", .verbose = -1 };
-	struct accel_stream_ops ops = { next_chunk, NULL, NULL };
+	struct accel_stream_ops ops = { next_chunk, NULL, NULL, NULL };
 	char err[256];
 	atomic_store(&inflight_max, 0);
 	atomic_store(&opened, 0);

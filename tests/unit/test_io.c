@@ -357,7 +357,7 @@ static void test_jobs_share_engine_contexts(void **state)
 	assert_int_equal(accel_output_fd(&out, fd), 0);
 	struct jobs_state j = { { "abc", "", "hello world, several units" }, .out = &out, .fail_at = -1, .skip_at = -1 };
 	struct accel_stream_jobs jobs = { 3, &j, jobs_start, jobs_finish };
-	struct accel_stream_ops ops = { next_chunk, begin, end };
+	struct accel_stream_ops ops = { next_chunk, begin, end, NULL };
 	struct accel_stream_config cfg = quiet_cfg();
 	char err[256];
 	assert_int_equal(accel_stream_run_jobs(ctx, &cfg, &route, &upper_op, &ops, &jobs, err, sizeof err), 0);
@@ -455,7 +455,7 @@ static void test_overlap_counted_once(void **state)
 	assert_int_equal(accel_input_mem(&in, text, 40, NULL), 0);
 	accel_output_null(&out);
 	struct overlap o = { .have_tail = 0 };
-	struct accel_stream_ops ops = { next_overlap, NULL, NULL };
+	struct accel_stream_ops ops = { next_overlap, NULL, NULL, NULL };
 	struct accel_stream_config cfg = quiet_cfg();
 	struct accel_stream_stats st;
 	char err[256];
@@ -621,7 +621,7 @@ static void test_timed_flush_emits_a_partial_unit(void **state)
 	assert_int_equal(pthread_create(&rt, NULL, read_output, &r), 0);
 	assert_int_equal(pthread_create(&wt, NULL, write_with_pause, &w), 0);
 	double max_wait = 0.2;
-	struct accel_stream_ops ops = { next_timed, NULL, NULL };
+	struct accel_stream_ops ops = { next_timed, NULL, NULL, NULL };
 	struct accel_stream_config cfg = quiet_cfg();
 	struct accel_stream_stats st;
 	char err[256];

@@ -732,7 +732,7 @@ static int upper_stream(struct accel_ctx *ctx, const struct accel_route *r, int 
 	assert_true(out.fd >= 0);
 	struct accel_stream_config cfg = { .threads = threads, .fallback = fallback, .total_size = -1,
 					   .prog = "test_registry", .verbose = -1 };
-	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	struct accel_stream_ops ops = { next_unit, NULL, NULL, NULL };
 	struct accel_stream_stats st;
 	err[0] = 0;
 	alarm(60);

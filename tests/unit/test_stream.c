@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <accel/stream.h>
@@ -47,11 +50,15 @@ static int upper_open(const struct accel_engine *e, const struct accel_op *op, v
 /* Upper-cases the unit; '!' in the input is bad data, and so is '?', but
  * the bytes before it are good output (out_good). Engine fa is slow on
  * every third unit, so units finish out of order. */
+static int slow_bad;   /* 1: a unit holding '?' takes 20 ms, the units after it finish first */
+
 static int upper_run(void *ctx, struct accel_unit *u, char *err, size_t len)
 {
 	const struct accel_engine *e = ctx;
 	if (!strcmp(e->backend->name, "fa") && u->seq % 3 == 0)
 		usleep(2000);
+	if (slow_bad && memchr(u->in.data, '?', u->in.len))
+		usleep(20000);
 	if (accel_buf_reserve(&u->out, u->in.len + 1) < 0)
 		return ACCEL_ENOMEM;
 	for (size_t i = 0; i < u->in.len; i++) {
@@ -161,7 +168,7 @@ static int run(struct fixture *f, enum accel_fallback fb, int with_header)
 {
 	struct accel_stream_config cfg = { .threads = 1, .fallback = fb, .total_size = -1,
 					   .prog = "test_stream", .verbose = -1 };
-	struct accel_stream_ops ops = { next_unit, with_header ? begin : NULL, with_header ? end : NULL };
+	struct accel_stream_ops ops = { next_unit, with_header ? begin : NULL, with_header ? end : NULL, NULL };
 	return accel_stream_run(f->ctx, &cfg, &f->route, &upper_op, &ops, &f->reader, &f->in, &f->out,
 				&f->stats, f->err, sizeof f->err);
 }
@@ -271,7 +278,7 @@ static void write_hook_sees_units_in_order(void **state)
 	hook_user = &f.reader;
 	struct accel_stream_config cfg = { .threads = 1, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
 					   .prog = "test_stream", .verbose = -1, .write = bracket_write };
-	struct accel_stream_ops ops = { next_unit, begin, end };
+	struct accel_stream_ops ops = { next_unit, begin, end, NULL };
 	assert_int_equal(accel_stream_run(f.ctx, &cfg, &f.route, &upper_op, &ops, &f.reader, &f.in, &f.out,
 					  &f.stats, f.err, sizeof f.err), 0);
 	assert_string_equal(output(&f), "<[0:ABCDEFGHIJ][1:KLMNOPQRST][2:UVWXYZ]>");
@@ -299,7 +306,7 @@ static void write_hook_error_is_its_line(void **state)
 		struct accel_stream_config cfg = { .threads = threads, .fallback = ACCEL_FALLBACK_NEXT,
 						   .total_size = -1, .prog = "test_stream", .verbose = -1,
 						   .write = refuse_second };
-		struct accel_stream_ops ops = { next_unit, NULL, NULL };
+		struct accel_stream_ops ops = { next_unit, NULL, NULL, NULL };
 		assert_int_equal(accel_stream_run(f.ctx, &cfg, &f.route, &upper_op, &ops, &f.reader, &f.in, &f.out,
 						  &f.stats, f.err, sizeof f.err),
 				 ACCEL_EDATA);
@@ -307,6 +314,146 @@ static void write_hook_error_is_its_line(void **state)
 		assert_string_equal(output(&f), "ABCDEFGHIJ");
 		teardown_run(&f);
 	}
+}
+
+/* accel_stream_ops.out_at: upper's output is as long as its input, so a
+ * unit's place is its input offset; shift moves unit 3's one byte on (a
+ * place that does not follow from the units before it). */
+static int shift_unit3;
+
+static int64_t upper_out_at(void *user, const struct accel_unit *u)
+{
+	(void)user;
+	return (int64_t)u->offset + (shift_unit3 && u->seq == 3);
+}
+
+/* Run upper on f's input into out (opened by the caller), header and
+ * trailer around, out_at given; `threads` workers an engine. */
+static int run_placed(struct fixture *f, struct accel_output *out, int threads)
+{
+	struct accel_stream_config cfg = { .threads = threads, .fallback = ACCEL_FALLBACK_NEXT, .total_size = -1,
+					   .prog = "test_stream", .verbose = -1 };
+	struct accel_stream_ops ops = { next_unit, begin, end, upper_out_at };
+	return accel_stream_run(f->ctx, &cfg, &f->route, &upper_op, &ops, &f->reader, &f->in, out, &f->stats,
+				f->err, sizeof f->err);
+}
+
+/* The file at path: its bytes (static buffer), or NULL when missing. */
+static const char *file_text(const char *path)
+{
+	static char buf[8192];
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Units with places (out_at) written at them, out of order (engine fa is
+ * slow on every third unit), into an output file's temporary: the file is
+ * the units in order between header and trailer, its size exact, as into
+ * a null output; a place that is not where the units before it end fails
+ * the run (so the places were used), while the same places are ignored
+ * for a regular file the caller opened (written in order). */
+static void units_written_at_their_places(void **state)
+{
+	(void)state;
+	char want[1001], path[96];
+	char *t = text(1000, want);
+	char full[1003];
+	snprintf(full, sizeof full, "<%s>", want);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct fixture f;
+		setup_run(&f, t, 1);
+		snprintf(path, sizeof path, "%s.placed", f.out_path);
+		struct accel_output out;
+		assert_int_equal(accel_output_open(&out, path, 1, 1), 0);
+		uint64_t base = 0;
+		assert_int_equal(core_output_positioned(&out, &base), 1);
+		assert_int_equal(base, 0);
+		/* Not a caller's fd (stdout's file: holes after a crash), nor
+		 * a window; /dev/null is. */
+		struct accel_output other;
+		assert_int_equal(accel_output_fd(&other, f.out.fd), 0);
+		assert_int_equal(core_output_positioned(&other, &base), 0);
+		accel_output_window(&out, 0, 5);
+		assert_int_equal(core_output_positioned(&out, &base), 0);
+		out.window = 0;
+		assert_int_equal(accel_output_open(&other, "/dev/null", 1, 1), 0);
+		assert_int_equal(core_output_positioned(&other, &base), 1);
+		assert_int_equal(accel_output_commit(&other), 0);
+		assert_int_equal(run_placed(&f, &out, threads), 0);
+		assert_int_equal(f.stats.units, 100);
+		assert_int_equal(f.stats.bytes_out, 1000);
+		assert_int_equal(out.written, 1002);
+		assert_int_equal(accel_output_commit(&out), 0);
+		assert_string_equal(file_text(path), full);
+		unlink(path);
+
+		struct accel_output null;
+		accel_output_null(&null);
+		accel_input_close(&f.in);
+		assert_int_equal(accel_input_open(&f.in, f.in_path), 0);
+		assert_int_equal(run_placed(&f, &null, threads), 0);
+		assert_int_equal(null.written, 1002);
+		assert_int_equal(null.size, 1002);
+
+		shift_unit3 = 1;
+		accel_input_close(&f.in);
+		assert_int_equal(accel_input_open(&f.in, f.in_path), 0);
+		assert_int_equal(accel_output_open(&out, path, 1, 1), 0);
+		assert_int_equal(run_placed(&f, &out, threads), ACCEL_EDEVICE);
+		assert_string_equal(f.err,
+				    "internal error: unit 3's output was placed at byte 31, the units before it end at 30");
+		accel_output_abort(&out);
+		assert_null(file_text(path));
+		accel_input_close(&f.in);
+		assert_int_equal(accel_input_open(&f.in, f.in_path), 0);
+		assert_int_equal(run_placed(&f, &f.out, threads), 0);
+		assert_string_equal(output(&f), full);
+		shift_unit3 = 0;
+		teardown_run(&f);
+	}
+	free(t);
+}
+
+/* A data error in unit 5 with good bytes before it ('?' at byte 55), found
+ * after the other worker wrote the units after it at their places: the
+ * placed output ends there (they are cut off), and the run fails with the
+ * unit's line. */
+static void placed_output_ends_at_a_cut(void **state)
+{
+	(void)state;
+	char want[1001], path[96];
+	char *t = text(1000, want);
+	t[55] = '?';
+	slow_bad = 1;
+	for (int threads = 1; threads <= 2; threads++) {
+		struct fixture f;
+		setup_run(&f, t, 1);
+		snprintf(path, sizeof path, "%s.placed", f.out_path);
+		struct accel_output out;
+		assert_int_equal(accel_output_open(&out, path, 1, 1), 0);
+		assert_int_equal(run_placed(&f, &out, threads), ACCEL_EDATA);
+		assert_string_equal(f.err, "bad byte at byte offset 50 (unit 5)");
+		struct stat st;
+		assert_int_equal(fstat(out.fd, &st), 0);
+		assert_int_equal(st.st_size, 56);
+		char got[57] = "";
+		int rfd = open(out.tmp, O_RDONLY);
+		assert_true(rfd >= 0);
+		assert_int_equal(pread(rfd, got, 56, 0), 56);
+		close(rfd);
+		assert_memory_equal(got, "<", 1);
+		assert_memory_equal(got + 1, want, 55);
+		assert_int_equal(lseek(out.fd, 0, SEEK_CUR), 56);
+		accel_output_abort(&out);
+		teardown_run(&f);
+	}
+	slow_bad = 0;
+	free(t);
 }
 
 static void fallback_next_retries_one_unit(void **state)
@@ -433,6 +580,8 @@ int main(void)
 		cmocka_unit_test(header_trailer_and_empty_input),
 		cmocka_unit_test(write_hook_sees_units_in_order),
 		cmocka_unit_test(write_hook_error_is_its_line),
+		cmocka_unit_test(units_written_at_their_places),
+		cmocka_unit_test(placed_output_ends_at_a_cut),
 		cmocka_unit_test(fallback_next_retries_one_unit),
 		cmocka_unit_test(failing_engine_is_dropped),
 		cmocka_unit_test(fallback_none_fails_the_run),

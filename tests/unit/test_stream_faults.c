@@ -280,7 +280,7 @@ static void setup_run(struct fixture *f, const char *text, const char *backends,
 
 static int run(struct fixture *f, const struct accel_op *op)
 {
-	struct accel_stream_ops ops = { next_unit, NULL, NULL };
+	struct accel_stream_ops ops = { next_unit, NULL, NULL, NULL };
 	alarm(60);  /* a hang is a failure, not a stuck test run */
 	int rc = accel_stream_run(f->ctx, &f->cfg, &f->route, op, &ops, &f->reader, &f->in, &f->out,
 				  &f->stats, f->err, sizeof f->err);

@@ -31,6 +31,19 @@ struct accel_stream_ops {
 	int (*begin)(void *user, struct accel_output *out);
 	/* Optional: write a trailer after the last unit's output. */
 	int (*end)(void *user, struct accel_output *out);
+	/* Optional, called right after next() made u: the byte offset of
+	 * u's output from the start of the job's (after begin's header),
+	 * where each unit's output size is known before it runs (rows of a
+	 * fixed size), else -1. Then, where the output takes writes at a
+	 * place (the temporary of an output file, /dev/null: never stdout's
+	 * regular file, pipes or a caller's fd), the worker that ran u writes
+	 * its output there at once from a buffer of its own, which stays in
+	 * its core's cache, rather than into the unit to wait for the units
+	 * before it; they are still counted, checked and ended in order: a
+	 * unit whose output does not end where the next one's begins fails
+	 * the run, and what was written past a cut is cut off. Not with
+	 * ACCEL_STREAM_SERIAL regions nor cfg->write. */
+	int64_t (*out_at)(void *user, const struct accel_unit *u);
 };
 #define ACCEL_STREAM_SERIAL 2
 
