@@ -180,10 +180,10 @@ int core_input_viewed(struct accel_input *in, core_stream_fn fn, void *ctx, stru
 /* Whether out takes writes at a place of its own (core_output_pwrite) in
  * any order: a null output, the temporary file of accel_output_open
  * (renamed only when the run succeeds, so a run stopped midway never
- * leaves holes in a file by the final name), or /dev/null; not stdout or
- * a caller's fd (a regular file there would show holes after a crash,
- * O_APPEND ignores the place), not a window, pipe or other device. 1 with
- * *base the place of the next byte, else 0. io.c. */
+ * leaves holes in a file by the final name), or /dev/null (stdout's
+ * too); not a regular file on stdout or a caller's fd (it would show holes
+ * after a crash; O_APPEND ignores the place), not a window, pipe or other
+ * device. 1 with *base the place of the next byte, else 0. io.c. */
 int core_output_positioned(struct accel_output *out, uint64_t *base);
 /* len bytes of data written at byte `at` of out (core_output_positioned),
  * leaving its position alone; a null output counts nothing here. 0, or

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <accel/cli.h>
@@ -1106,11 +1105,12 @@ static int write_all(struct accel_output *out, const void *data, size_t len)
 	return 0;
 }
 
-/* Whether fd is /dev/null (the character device 1,3 on Linux). */
+/* Whether fd is /dev/null: the character device that /dev/null is. */
 static int dev_null(int fd)
 {
-	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+	struct stat st, null;
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 &&
+	       S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev;
 }
 
 int core_output_positioned(struct accel_output *out, uint64_t *base)

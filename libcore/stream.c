@@ -583,6 +583,7 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 		rc = s->cfg->write ? s->cfg->write(s->user, s->out, u, why, sizeof why) :
 				     accel_output_write(s->out, u->out.data, u->out.len);
 	}
+	int werr = errno;   /* before the drop's madvise */
 	/* A unit that borrowed a mapped input is done with it: its pages
 	 * leave the mapping DROP_BATCH bytes at a time (each drop is a TLB
 	 * shoot-down on every core the workers run on). Units are written in
@@ -610,7 +611,7 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	}
 	if (rc < 0) {
 		fail_locked(s, rc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
-			    rc == ACCEL_EIO ? strerror(errno) : accel_strerror(rc));
+			    rc == ACCEL_EIO ? strerror(werr) : accel_strerror(rc));
 		return rc;
 	}
 	s->bytes_in += u->in.len - u->in_overlap;
@@ -649,6 +650,8 @@ static void write_ready_locked(struct stream *s)
 		if (write_unit_locked(s, u) < 0)
 			break;
 	s->writing = 0;
+	if (s->placing_wait)
+		pthread_cond_broadcast(&s->cond_free);
 }
 
 /* A free unit taken for the next read, numbered and emptied. A worker
@@ -854,7 +857,7 @@ static void *worker_main(void *arg)
 			u->out.cap = w->out.cap;
 		}
 		int prc = frc < 0 ? frc : process(w, u);
-		int wrc = 0;
+		int wrc = 0, werr = 0;
 		if (lent_out) {
 			pthread_mutex_lock(&s->lock);
 			int place = prc == 0 && u->seq < s->cut && !s->stop;
@@ -863,6 +866,7 @@ static void *worker_main(void *arg)
 			if (place) {
 				wrc = core_output_pwrite(s->out, u->out.data, u->out.len,
 							 s->direct_base + (uint64_t)s->out_at[k]);
+				werr = errno;
 				pthread_mutex_lock(&s->lock);
 				s->direct_done[k] = !wrc;
 				uint64_t end = (uint64_t)s->out_at[k] + u->out.len;
@@ -908,11 +912,16 @@ static void *worker_main(void *arg)
 			break;
 		}
 		if (wrc < 0) {
+			/* Past a cut its bytes were never to stay: no failure
+			 * (nor of a run that ended where its data did). */
 			pthread_mutex_lock(&s->lock);
-			fail_locked(s, wrc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
-				    strerror(s->out->error));
+			int counts = u->seq < s->cut;
+			if (counts)
+				fail_locked(s, wrc, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
+					    strerror(werr));
 			pthread_mutex_unlock(&s->lock);
-			break;
+			if (counts)
+				break;
 		}
 		pthread_mutex_lock(&s->lock);
 		s->runner[u - s->units] = w;
@@ -1241,9 +1250,10 @@ static int end_direct_locked(struct stream *s)
 	if (!s->direct)
 		return 0;
 	/* A worker that saw no cut yet may still be writing a unit after
-	 * one: its bytes are cut off once written. */
+	 * one (its bytes are cut off once written), and after a failure a
+	 * worker may still be writing units in order. */
 	s->placing_wait = 1;
-	while (s->placing)
+	while (s->placing || s->writing)
 		pthread_cond_wait(&s->cond_free, &s->lock);
 	s->placing_wait = 0;
 	s->direct = 0;
