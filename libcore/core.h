@@ -186,14 +186,14 @@ int core_input_viewed(struct accel_input *in, core_stream_fn fn, void *ctx, stru
  * device. 1 with *base the place of the next byte, else 0. io.c. */
 int core_output_positioned(struct accel_output *out, uint64_t *base);
 /* len bytes of data written at byte `at` of out (core_output_positioned),
- * leaving its position alone; a null output counts nothing here. 0, or
- * ACCEL_EIO with out->error and errno set. Thread-safe for distinct
- * places. */
+ * leaving its position alone and counting nothing (core_output_place
+ * does). 0, or ACCEL_EIO with out->error and errno set. Thread-safe for
+ * distinct places. */
 int core_output_pwrite(struct accel_output *out, const void *data, size_t len, uint64_t at);
-/* After positioned writes: out's position set to `end`, the bytes written
- * beyond it (up to `extent`: units written after a cut) cut off, and len
- * bytes counted as written. 0, or ACCEL_EIO with out->error set. */
-int core_output_place(struct accel_output *out, uint64_t end, uint64_t extent, uint64_t len);
+/* After positioned writes: out's position set to `end`, anything written
+ * beyond it (units written after a cut) cut off, and len bytes counted as
+ * written. 0, or ACCEL_EIO with out->error set. */
+int core_output_place(struct accel_output *out, uint64_t end, uint64_t len);
 
 /* A condition variable whose timed waits count on CLOCK_MONOTONIC, and
  * the deadline `seconds` from now on that clock, for pthread_cond_timedwait

@@ -1074,6 +1074,38 @@ int accel_output_write(struct accel_output *out, const void *data, size_t len)
 	return 0;
 }
 
+/* len bytes of p to out's fd: at its position (at < 0: write(2), each
+ * byte counted in out->written) or at byte `at` (pwrite(2), the position
+ * left alone, nothing counted), WRITE_MAX at a time, EINTR retried. 0,
+ * ACCEL_EPIPE (the reader went away: out->broken set), or ACCEL_EIO with
+ * out->error set. */
+static int fd_write_all(struct accel_output *out, const uint8_t *p, size_t len, int64_t at)
+{
+	while (len) {
+		size_t n = len > WRITE_MAX + WRITE_MAX / 4 ? WRITE_MAX : len;
+		ssize_t w = at < 0 ? write(out->fd, p, n) : pwrite(out->fd, p, n, (off_t)at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			if (errno == EPIPE) {
+				out->broken = 1;
+				return ACCEL_EPIPE;
+			}
+			out->error = errno;
+			return ACCEL_EIO;
+		}
+		p += w;
+		len -= (size_t)w;
+		if (at < 0)
+			out->written += (uint64_t)w;
+		else
+			at += w;
+	}
+	return 0;
+}
+
 static int write_all(struct accel_output *out, const void *data, size_t len)
 {
 	const uint8_t *p = data;
@@ -1086,23 +1118,7 @@ static int write_all(struct accel_output *out, const void *data, size_t len)
 			out->size = out->pos;
 		return 0;
 	}
-	while (len) {
-		ssize_t w = write(out->fd, p, len > WRITE_MAX + WRITE_MAX / 4 ? WRITE_MAX : len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			if (errno == EPIPE) {
-				out->broken = 1;
-				return ACCEL_EPIPE;
-			}
-			out->error = errno;
-			return ACCEL_EIO;
-		}
-		p += w;
-		len -= (size_t)w;
-		out->written += (uint64_t)w;
-	}
-	return 0;
+	return fd_write_all(out, p, len, -1);
 }
 
 /* Whether fd is /dev/null: the character device that /dev/null is. */
@@ -1139,39 +1155,21 @@ int core_output_positioned(struct accel_output *out, uint64_t *base)
 
 int core_output_pwrite(struct accel_output *out, const void *data, size_t len, uint64_t at)
 {
-	if (out->null)
-		return 0;
-	const uint8_t *p = data;
-	while (len) {
-		ssize_t w = pwrite(out->fd, p, len > WRITE_MAX + WRITE_MAX / 4 ? WRITE_MAX : len, (off_t)at);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			out->error = errno;
-			return ACCEL_EIO;
-		}
-		p += w;
-		len -= (size_t)w;
-		at += (uint64_t)w;
-	}
-	return 0;
+	return out->null ? 0 : fd_write_all(out, data, len, (int64_t)at);
 }
 
-int core_output_place(struct accel_output *out, uint64_t end, uint64_t extent, uint64_t len)
+int core_output_place(struct accel_output *out, uint64_t end, uint64_t len)
 {
+	out->written += len;
 	if (out->null) {
-		out->written += len;
 		out->pos = end;
 		if (out->pos > out->size)
 			out->size = out->pos;
 		return 0;
 	}
-	out->written += len;
 	if (!out->tmp)
 		return 0;   /* /dev/null */
-	if ((extent > end && ftruncate(out->fd, (off_t)end) < 0) || lseek(out->fd, (off_t)end, SEEK_SET) < 0) {
+	if (ftruncate(out->fd, (off_t)end) < 0 || lseek(out->fd, (off_t)end, SEEK_SET) < 0) {
 		out->error = errno;
 		return ACCEL_EIO;
 	}

@@ -107,11 +107,11 @@ struct stream {
 	 * and its ops give each unit's (out_at): out_at[i] is units[i]'s
 	 * from direct_base, -1 none; direct_done[i]: its worker wrote it.
 	 * direct_pos: the bytes of the units counted in order (the output's
-	 * end so far); direct_extent: the furthest byte written; placing:
+	 * end so far); placing:
 	 * workers between deciding to write a unit at its place and having
 	 * written it (the job's places end only when none is). */
 	int direct, placing, placing_wait;
-	uint64_t direct_base, direct_pos, direct_extent;
+	uint64_t direct_base, direct_pos;
 	int64_t *out_at;
 	unsigned char *direct_done;
 	const struct accel_stream_ops *job_ops;
@@ -616,11 +616,8 @@ static int write_unit_locked(struct stream *s, struct accel_unit *u)
 	}
 	s->bytes_in += u->in.len - u->in_overlap;
 	s->bytes_out += u->out.len;
-	if (direct) {
+	if (direct)
 		s->direct_pos += u->out.len;
-		if (s->direct_pos > s->direct_extent)
-			s->direct_extent = s->direct_pos;
-	}
 	if (s->progress)
 		accel_progress_update(s->progress, u->offset + u->in.len);
 	measure_locked(s, u);
@@ -869,9 +866,6 @@ static void *worker_main(void *arg)
 				werr = errno;
 				pthread_mutex_lock(&s->lock);
 				s->direct_done[k] = !wrc;
-				uint64_t end = (uint64_t)s->out_at[k] + u->out.len;
-				if (!wrc && end > s->direct_extent)
-					s->direct_extent = end;
 				if (!--s->placing && s->placing_wait)
 					pthread_cond_broadcast(&s->cond_free);
 				pthread_mutex_unlock(&s->lock);
@@ -1238,7 +1232,7 @@ static void start_direct_locked(struct stream *s, const struct accel_stream_ops 
 	if (s->direct) {
 		s->job_ops = ops;
 		s->direct_base = base;
-		s->direct_pos = s->direct_extent = 0;
+		s->direct_pos = 0;
 	}
 }
 
@@ -1257,8 +1251,7 @@ static int end_direct_locked(struct stream *s)
 		pthread_cond_wait(&s->cond_free, &s->lock);
 	s->placing_wait = 0;
 	s->direct = 0;
-	if (core_output_place(s->out, s->direct_base + s->direct_pos, s->direct_base + s->direct_extent,
-			      s->direct_pos) < 0) {
+	if (core_output_place(s->out, s->direct_base + s->direct_pos, s->direct_pos) < 0) {
 		fail_locked(s, ACCEL_EIO, "cannot write %s: %s", s->out->path ? s->out->path : "stdout",
 			    strerror(s->out->error));
 		return -1;

@@ -61,7 +61,7 @@ static int openssl_supports(const struct accel_engine *e, const struct accel_op 
 		double m = digests[d].measure ? measured_prior(d) : 0;
 		*prior_mbps = m > 0 ? m : digests[d].mbps;
 		if (m > 0)
-			snprintf(reason, len, "timed on 16 KiB at start, not profiled");
+			snprintf(reason, len, "%s", ACCEL_HASH_MEASURED);
 		return 0;
 	}
 	snprintf(reason, len, "openssl does not implement %s", op->name);

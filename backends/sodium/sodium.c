@@ -187,7 +187,7 @@ static int sodium_supports(const struct accel_engine *e, const struct accel_op *
 	pthread_once(&measure_once, measure_prior);
 	if (measured_mbps > 0) {
 		*prior_mbps = measured_mbps < PRIOR_MAX ? measured_mbps : PRIOR_MAX;
-		snprintf(reason, len, "timed on 16 KiB at start, not profiled");
+		snprintf(reason, len, "%s", ACCEL_HASH_MEASURED);
 	} else {
 		*prior_mbps = na.sodium_runtime_has_avx2() ? 1100 : 850;
 	}

@@ -78,7 +78,7 @@ double accel_hash_measure(const struct accel_hash_digest *d, void *arg, uint8_t 
 		if (d->init(arg) || d->update(arg, buf, n) || d->final(arg, md, &mdlen))
 			return 0;
 		double t = accel_now() - t0;
-		if (run && t > 0 && (!(best > 0) || t < best))
+		if (run && t > 0 && (best == 0 || t < best))
 			best = t;
 	}
 	return best > 0 ? (double)n / best / 1e6 : 0;

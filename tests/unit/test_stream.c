@@ -338,6 +338,15 @@ static int run_placed(struct fixture *f, struct accel_output *out, int threads)
 				f->err, sizeof f->err);
 }
 
+/* A run of input t whose output is the file path (f's output's name and
+ * ".placed"), opened by accel_output_open into out: its temporary. */
+static void setup_placed(struct fixture *f, const char *t, char *path, size_t len, struct accel_output *out)
+{
+	setup_run(f, t, 1);
+	snprintf(path, len, "%s.placed", f->out_path);
+	assert_int_equal(accel_output_open(out, path, 1, 1), 0);
+}
+
 /* The file at path: its bytes (static buffer), or NULL when missing. */
 static const char *file_text(const char *path)
 {
@@ -366,10 +375,8 @@ static void units_written_at_their_places(void **state)
 	snprintf(full, sizeof full, "<%s>", want);
 	for (int threads = 1; threads <= 2; threads++) {
 		struct fixture f;
-		setup_run(&f, t, 1);
-		snprintf(path, sizeof path, "%s.placed", f.out_path);
 		struct accel_output out;
-		assert_int_equal(accel_output_open(&out, path, 1, 1), 0);
+		setup_placed(&f, t, path, sizeof path, &out);
 		uint64_t base = 0;
 		assert_int_equal(core_output_positioned(&out, &base), 1);
 		assert_int_equal(base, 0);
@@ -432,10 +439,8 @@ static void placed_output_ends_at_a_cut(void **state)
 	slow_bad = 1;
 	for (int threads = 1; threads <= 2; threads++) {
 		struct fixture f;
-		setup_run(&f, t, 1);
-		snprintf(path, sizeof path, "%s.placed", f.out_path);
 		struct accel_output out;
-		assert_int_equal(accel_output_open(&out, path, 1, 1), 0);
+		setup_placed(&f, t, path, sizeof path, &out);
 		assert_int_equal(run_placed(&f, &out, threads), ACCEL_EDATA);
 		assert_string_equal(f.err, "bad byte at byte offset 50 (unit 5)");
 		struct stat st;

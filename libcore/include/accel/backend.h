@@ -110,10 +110,10 @@ struct accel_backend {
 	int (*probe)(struct accel_probe *p);
 
 	/* Whether engine `e` can run `op`. Returns 0 and sets *prior_mbps to a
-	 * static throughput guess in MB/s of input (where it came from, e.g.
-	 * "timed on 16 KiB at start", may go to reason[len]: the route prints it beside the
-	 * prior, else "not measured"), or ACCEL_ENOTSUP with the reason
-	 * written to reason[len]. Called by the router without a lock,
+	 * static throughput guess in MB/s of input (where it came from may go
+	 * to reason[len], e.g. ACCEL_HASH_MEASURED: the route prints it
+	 * beside the prior, else "not measured"), or ACCEL_ENOTSUP with the
+	 * reason written to reason[len]. Called by the router without a lock,
 	 * possibly from several threads at once: must be thread-safe. */
 	int (*supports)(const struct accel_engine *e, const struct accel_op *op,
 			double *prior_mbps, char *reason, size_t len);

@@ -157,6 +157,8 @@ int accel_hash_run_unit(const struct accel_op *op, struct accel_unit *u, uint8_t
  * in all at 0.5 GB/s. Returns 0 when d fails or n is 0.
  */
 #define ACCEL_HASH_MEASURE 16384
+/* What such an engine's supports() writes to its reason, for the route. */
+#define ACCEL_HASH_MEASURED "timed on 16 KiB at start, not profiled"
 double accel_hash_measure(const struct accel_hash_digest *d, void *arg, uint8_t *buf, size_t n);
 
 #pragma GCC visibility pop
